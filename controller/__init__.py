@@ -1,0 +1,1 @@
+"""The only package that wires things together: fusion, the service, MQTT, journal, CLI."""
