@@ -1,4 +1,43 @@
 """The referee core: shot records in, decisions and events out.
 
 Pure and deterministic: no I/O, no clock, no logging, and nothing else of ours is imported.
+A newcomer reads it in this order: ``facts`` (what the core is told), ``decisions`` (what it
+rules), ``state`` (what it keeps), ``game`` (what a game provides), ``referee`` (the match
+as a fold over its inputs), then one game module: ``tenball``.
 """
+
+from rules import tenball as tenball  # registers the game
+from rules.decisions import Decision, InHand, Spot
+from rules.errors import InvalidInput, RulesError
+from rules.facts import (
+    CUE,
+    UNKNOWN,
+    Call,
+    Drop,
+    Foul,
+    MatchSetup,
+    Pocket,
+    Rail,
+    ShotKind,
+    ShotRecord,
+    Special,
+)
+from rules.game import GAMES, Game
+from rules.referee import (
+    Answered,
+    Input,
+    MatchEnded,
+    NewMatch,
+    Referee,
+    ShotAmended,
+    ShotPlayed,
+    Undone,
+)
+from rules.state import MatchState, Question, QuestionKind, Status
+
+__all__ = [
+    "CUE", "GAMES", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul", "Game", "InHand",
+    "Input", "InvalidInput", "MatchEnded", "MatchSetup", "MatchState", "NewMatch", "Pocket",
+    "Question", "QuestionKind", "Rail", "Referee", "RulesError", "ShotAmended", "ShotKind",
+    "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Undone",
+]

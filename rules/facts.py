@@ -1,0 +1,162 @@
+"""What the referee core is told: the match set-up, shot records, answers.
+
+A shot record holds what is known about one shot. Each fact is either known or ``UNKNOWN``;
+the rules decide from the known facts, ask about an unknown one when the ruling depends on it,
+or apply a documented default (see each game's options).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final, Literal, TypeAlias, TypeVar
+
+T = TypeVar("T")
+
+
+class Unknown(enum.Enum):
+    """The single value of a fact nobody has told the core."""
+
+    UNKNOWN = "unknown"
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = Unknown.UNKNOWN
+Known: TypeAlias = T | Literal[Unknown.UNKNOWN]
+
+CUE: Final = "cue"
+#: An object ball's number, or ``"cue"``.
+Ball: TypeAlias = int | str
+
+
+class Pocket(enum.StrEnum):
+    """Pocket ids of interfaces §1, seen from the head end."""
+
+    HEAD_LEFT = "hl"
+    HEAD_RIGHT = "hr"
+    SIDE_LEFT = "sl"
+    SIDE_RIGHT = "sr"
+    FOOT_LEFT = "fl"
+    FOOT_RIGHT = "fr"
+
+
+class Rail(enum.StrEnum):
+    """Rail segment ids of interfaces §1 (a long rail has a head half and a foot half)."""
+
+    HEAD = "h"
+    FOOT = "f"
+    LEFT_HEAD = "lh"
+    LEFT_FOOT = "lf"
+    RIGHT_HEAD = "rh"
+    RIGHT_FOOT = "rf"
+
+
+class ShotKind(enum.StrEnum):
+    NORMAL = "normal"
+    SAFETY = "safety"
+    PUSH_OUT = "push_out"
+    IGRA = "igra"
+
+
+class Foul(enum.StrEnum):
+    """Foul codes: the declarable ones of interfaces §3, then those the core finds itself."""
+
+    MISS = "miss"
+    TOUCHED_BALL = "touched_ball"
+    BUTT_OR_SIDE = "butt_or_side"
+    MOVING_BALLS = "moving_balls"
+    FEET_OFF_FLOOR = "feet_off_floor"
+    PUSH = "push"
+    DOUBLE_HIT = "double_hit"
+    WRONG_BALL_FIRST = "wrong_ball_first"
+    WRONG_CUE_BALL = "wrong_cue_ball"
+    DIRECT_HIT_IN_KITCHEN = "direct_hit_in_kitchen"
+    CUE_ON_TABLE = "cue_on_table"
+    OUT_OF_TURN = "out_of_turn"
+    SLOW_PLAY = "slow_play"
+    BAD_PLACEMENT = "bad_placement"
+    GAME_OVER_TOUCH = "game_over_touch"
+    #: The break did not meet its game's requirement (declarable: sensors cannot count balls).
+    BAD_BREAK = "bad_break"
+    # Found by the core from the facts:
+    SCRATCH = "scratch"
+    CUE_OFF_TABLE = "cue_off_table"
+    BALL_OFF_TABLE = "ball_off_table"
+    NO_RAIL = "no_rail"
+    TWO_CUSHION = "two_cushion"
+
+
+#: Codes a referee may declare (interfaces §3, plus ``bad_break``).
+DECLARABLE_FOULS: Final = frozenset(
+    f for f in Foul if f not in {Foul.SCRATCH, Foul.CUE_OFF_TABLE, Foul.BALL_OFF_TABLE,
+                                 Foul.NO_RAIL, Foul.TWO_CUSHION}
+)
+
+
+class Special(enum.StrEnum):
+    """Positions a referee declares (interfaces §3 ``declare.special``)."""
+
+    INTERFERENCE = "interference"
+    ON_RAIL = "on_rail"
+    RETURNED_FROM_FLOOR = "returned_from_floor"
+    HANGING_BALL = "hanging_ball"
+    STALEMATE = "stalemate"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One called ball and pocket."""
+
+    ball: Ball
+    pocket: Pocket
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """A ball that fell; ``ball`` is None when nothing identified it, ``pocket`` None when
+    only the ball return saw it (a cue-ball detector with no beam to match)."""
+
+    pocket: Pocket | None
+    ball: Ball | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShotRecord:
+    """Everything known about one shot.
+
+    - ``calls``: the shooter's call (empty: no call given).
+    - ``drops``: balls that fell, in order, with identity where known.
+    - ``cue_sensed``: a cue-ball detector watches the ball return, so a drop it did not flag
+      is an object ball. Without one, an unidentified drop might be the cue ball.
+    - ``first_contact``: the first ball the cue ball touched; None: it touched none.
+    - ``cushions``: rail segments touched after the first contact, in order.
+    - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
+    - ``centre_line``: a ball crossed the centre line after the first contact (declared).
+    - ``fouls``: fouls a referee declared.
+    """
+
+    calls: tuple[Call, ...] = ()
+    kind: ShotKind = ShotKind.NORMAL
+    manner: str | None = None
+    drops: tuple[Drop, ...] = ()
+    cue_sensed: bool = False
+    first_contact: Known[Ball | None] = UNKNOWN
+    cushions: Known[tuple[Rail, ...]] = UNKNOWN
+    off_table: tuple[Ball, ...] = ()
+    centre_line: Known[bool] = UNKNOWN
+    fouls: tuple[Foul, ...] = ()
+    special: Special | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSetup:
+    """A match: the game, the players (in turn order), race to N games, first breaker."""
+
+    game: str
+    players: tuple[str, ...]
+    race_to: int = 1
+    breaker: int = 0
+    options: Mapping[str, object] = field(default_factory=dict)

@@ -1,0 +1,272 @@
+"""What a game module provides, and the helpers every game shares.
+
+A game is a small class wiring plain rule functions, selected from ``GAMES`` by name:
+``rack`` sets up a new game, ``check_call`` validates a call before the shot, ``rule`` turns
+one resolved shot into the next state and the decisions that led there. Questions go
+through the ``Asker``: ``ask`` returns the answer when one was given, else None, and the
+referee holds the shot open until every question is answered.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rules.decisions import Decision
+from rules.errors import InvalidInput
+from rules.facts import CUE, Ball, Call, Foul, Pocket, ShotKind, ShotRecord
+from rules.state import MatchState, Question, QuestionKind
+
+
+def option(default: Any, doc: str, choices: tuple[Any, ...] = ()) -> Any:
+    """Returns a dataclass field for a game option, with its documentation and allowed values."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "choices": choices})
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    """Options every game has. Each game's options extend these."""
+
+    break_order: str = option(
+        "alternate",
+        "who breaks the next game: players take turns, the winner breaks, or the loser breaks",
+        ("alternate", "winner", "loser"),
+    )
+    presume_called: bool = option(
+        True,
+        "with no identity reader, one unidentified drop in a called pocket is presumed to be "
+        "the called ball; off: every unidentified drop is asked (identify)",
+    )
+
+
+def parse_options(cls: type[Any], raw: Mapping[str, object]) -> Any:
+    """Returns ``cls`` built from ``raw`` with defaults for what is missing.
+
+    Raises InvalidInput naming the key, the value and why, for unknown keys and bad values.
+    """
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise InvalidInput(f"unknown option {key!r} (options of this game: {known})")
+        kind = hints[key]
+        ok = (
+            isinstance(value, bool)
+            if kind is bool
+            else isinstance(value, int) and not isinstance(value, bool)
+            if kind is int
+            else isinstance(value, kind)
+        )
+        if not ok:
+            raise InvalidInput(f"option {key!r} must be {kind.__name__}, not {value!r}")
+        choices = fields[key].metadata.get("choices", ())
+        if choices and value not in choices:
+            raise InvalidInput(f"option {key!r} must be one of {list(choices)}, not {value!r}")
+        values[key] = value
+    return cls(**values)
+
+
+def options_doc(cls: type[Any]) -> list[tuple[str, Any, str, tuple[Any, ...]]]:
+    """Returns (name, default, documentation, choices) for every option of ``cls``."""
+    return [
+        (f.name, f.default, f.metadata.get("doc", ""), f.metadata.get("choices", ()))
+        for f in dataclasses.fields(cls)
+    ]
+
+
+def options_json(options: Any) -> dict[str, Any]:
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+class Asker:
+    """Asks the questions of one shot, in the order the rules apply them.
+
+    Question ids are ``q-<shot>-<n>``: the same ruling asks the same ids, so answers given
+    earlier are found again when the shot is ruled anew.
+    """
+
+    def __init__(self, shot: int, answers: Mapping[str, Any]) -> None:
+        self._shot = shot
+        self._answers = answers
+        self._n = 0
+        self.open: list[Question] = []
+
+    def ask(
+        self, kind: QuestionKind, player: int, prompt: str, choices: tuple[Any, ...], count: int = 1
+    ) -> Any | None:
+        """Returns the answer to this question if it was given (and still fits), else None."""
+        question = Question(f"q-{self._shot}-{self._n}", kind, player, prompt, choices, count)
+        self._n += 1
+        if question.id in self._answers:
+            try:
+                return normalise_answer(question, self._answers[question.id])
+            except InvalidInput:
+                pass  # the question changed (the shot was ruled anew): ask again
+        self.open.append(question)
+        return None
+
+    def option(self, player: int, prompt: str, choices: tuple[str, ...]) -> str | None:
+        answer: str | None = self.ask(QuestionKind.OPTION, player, prompt, choices)
+        return answer
+
+    def confirm(self, player: int, prompt: str) -> bool | None:
+        answer: bool | None = self.ask(QuestionKind.CONFIRM, player, prompt, (True, False))
+        return answer
+
+    def pick_ball(self, player: int, prompt: str, choices: tuple[int, ...]) -> int | None:
+        answer: int | None = self.ask(QuestionKind.PICK_BALL, player, prompt, choices)
+        return answer
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.open)
+
+
+_TRUE = {True, "true", "yes", "1"}
+_FALSE = {False, "false", "no", "0"}
+
+
+def _ball(value: Any) -> Ball:
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    if isinstance(value, bool):
+        raise InvalidInput(f"{value!r} is not a ball")
+    if isinstance(value, int) or value == CUE:
+        return value  # type: ignore[no-any-return]
+    raise InvalidInput(f"{value!r} is not a ball (a number, or \"cue\")")
+
+
+def normalise_answer(question: Question, answer: Any) -> Any:
+    """Returns the answer in its canonical form. Raises InvalidInput when it does not fit."""
+    choices = list(question.choices)
+    if question.kind is QuestionKind.CONFIRM:
+        if isinstance(answer, str):
+            answer = answer.lower()
+        if answer in _TRUE and not (isinstance(answer, int) and answer not in (0, 1, True)):
+            return True
+        if answer in _FALSE:
+            return False
+        raise InvalidInput(f"{question.id} asks for true or false, not {answer!r}")
+    if question.kind is QuestionKind.OPTION:
+        if answer not in choices:
+            raise InvalidInput(f"{question.id}: answer one of {choices}, not {answer!r}")
+        return answer
+    if question.kind is QuestionKind.PICK_BALL:
+        ball = _ball(answer)
+        if ball not in choices:
+            raise InvalidInput(f"{question.id}: pick a ball on the table, one of {choices}")
+        return ball
+    # identify: one ball per drop
+    items = answer if isinstance(answer, list | tuple) else [answer]
+    balls = tuple(_ball(a) for a in items)
+    if len(balls) != question.count:
+        raise InvalidInput(f"{question.id}: name {question.count} ball(s), one per drop")
+    if len(set(balls)) != len(balls):
+        raise InvalidInput(f"{question.id}: a ball can fall only once")
+    for b in balls:
+        if b not in choices:
+            raise InvalidInput(f"{question.id}: ball {b!r} could not have fallen; one of {choices}")
+    return balls
+
+
+@dataclass(frozen=True, slots=True)
+class Shot:
+    """A shot with every drop identified, as the game's rules see it."""
+
+    record: ShotRecord
+    shooter: int
+    is_break: bool
+    #: Object balls that fell, with their pockets, in the order they fell.
+    pocketed: tuple[tuple[int, Pocket | None], ...]
+    cue_pocketed: bool
+    #: The cue ball's pocket, when it fell and the pocket is known.
+    cue_pocket: Pocket | None = None
+
+    @property
+    def kind(self) -> ShotKind:
+        return self.record.kind
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        return self.record.calls
+
+    @property
+    def balls_pocketed(self) -> tuple[int, ...]:
+        return tuple(b for b, _ in self.pocketed)
+
+    def fell_in(self, ball: Ball, pocket: Pocket) -> bool:
+        """Returns True when ``ball`` (an object ball or the cue ball) fell in ``pocket``."""
+        if ball == CUE:
+            return self.cue_pocketed and self.cue_pocket == pocket
+        return (ball, pocket) in self.pocketed
+
+    @property
+    def cue_off_table(self) -> bool:
+        return CUE in self.record.off_table
+
+    @property
+    def balls_off_table(self) -> tuple[int, ...]:
+        return tuple(b for b in self.record.off_table if isinstance(b, int))
+
+    def declared(self, *fouls: Foul) -> bool:
+        return any(f in self.record.fouls for f in fouls)
+
+
+class Game(abc.ABC):
+    """A game's rules. Subclasses are registered in ``GAMES`` by ``name``."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    balls: ClassVar[tuple[int, ...]]
+    Options: ClassVar[type[MatchOptions]] = MatchOptions
+    #: How many balls one call may name.
+    max_calls: ClassVar[int] = 1
+
+    def parse_options(self, raw: Mapping[str, object]) -> Any:
+        return parse_options(self.Options, raw)
+
+    @abc.abstractmethod
+    def rack(self, state: MatchState) -> MatchState:
+        """Returns the state at the start of a game (``game_no`` and ``breaker`` already set)."""
+
+    def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
+        """Raises InvalidInput when the call cannot be made now. The default checks balls."""
+        if len(calls) > self.max_calls:
+            raise InvalidInput(f"{self.name} allows {self.max_calls} called ball(s) per shot")
+        for call in calls:
+            if call.ball != CUE and call.ball not in state.on_table:
+                raise InvalidInput(f"ball {call.ball} is not on the table")
+        if kind is ShotKind.IGRA:
+            raise InvalidInput("\"Igra\" is a Siberian Ten shoot-out call")
+
+    def identity_matters(self, state: MatchState) -> bool:
+        """Returns False where balls are interchangeable (plain balls), so nobody is asked."""
+        return True
+
+    @abc.abstractmethod
+    def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
+        """Returns the state after the shot and the decisions, in the order the rules apply.
+
+        ``state`` already counts this shot. When a fact is missing, ask and return early;
+        the shot is ruled again once it is answered.
+        """
+
+    def shootout_json(self, state: MatchState) -> Any:
+        """Returns the snapshot's ``shootout`` field."""
+        return None
+
+
+GAMES: dict[str, Game] = {}
+
+
+def register(game: type[Game]) -> type[Game]:
+    """Class decorator adding a game to ``GAMES``."""
+    GAMES[game.name] = game()
+    return game

@@ -1,0 +1,419 @@
+"""The referee: a match as a fold over its inputs, in the style of h11.
+
+    ref = Referee()
+    ref.feed(NewMatch(setup))        # -> [MatchStarted(...)]
+    ref.feed(ShotPlayed(record))     # -> the shot's decisions, questions asked
+    ref.feed(Answered("q-3-0", 7))   # -> what the answer decided
+    ref.feed(ShotAmended(record))    # -> the last shot ruled anew (a late drop, a declared fact)
+    ref.feed(Undone(1))              # -> back to the state before the last shot
+
+Every shot keeps the state before it, its record and its answers, so a shot can be ruled anew
+and undone exactly. Nothing here does I/O or reads a clock.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules.decisions import (
+    Decision,
+    GameDrawn,
+    GameWon,
+    InHand,
+    MatchAbandoned,
+    MatchStarted,
+    MatchWon,
+    QuestionAnswered,
+    QuestionAsked,
+    RulingCorrected,
+    ShotsUndone,
+)
+from rules.errors import InvalidInput
+from rules.facts import CUE, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
+from rules.game import GAMES, Asker, Game, Shot, normalise_answer, options_json
+from rules.state import MatchState, PlayerState, Question, QuestionKind, Status
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatch:
+    setup: MatchSetup
+
+
+@dataclass(frozen=True, slots=True)
+class ShotPlayed:
+    record: ShotRecord
+
+
+@dataclass(frozen=True, slots=True)
+class ShotAmended:
+    """The last shot's record, corrected: it replaces the record the shot was ruled on."""
+
+    record: ShotRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """An answer; ``question`` None answers the oldest open question."""
+
+    question: str | None
+    answer: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    shots: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    pass
+
+
+Input = NewMatch | ShotPlayed | ShotAmended | Answered | Undone | MatchEnded
+
+
+@dataclass(slots=True)
+class _Frame:
+    before: MatchState
+    record: ShotRecord
+    answers: dict[str, Any]
+    after: MatchState
+    decisions: list[Decision]
+    open: tuple[Question, ...]
+
+
+@dataclass(slots=True)
+class Referee:
+    """Holds one table's match and rules every input fed to it."""
+
+    _start: MatchState = field(default_factory=MatchState)
+    _frames: list[_Frame] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def state(self) -> MatchState:
+        """Returns the current state (after the last shot, as far as it is ruled)."""
+        return self._frames[-1].after if self._frames else self._start
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        """Returns the open questions, in the order they must be answered."""
+        return self._frames[-1].open if self._frames else ()
+
+    @property
+    def game(self) -> Game | None:
+        setup = self.state.setup
+        return GAMES[setup.game] if setup else None
+
+    @property
+    def shots(self) -> int:
+        """Returns how many shots of this match can be undone."""
+        return len(self._frames)
+
+    def last_record(self) -> ShotRecord | None:
+        return self._frames[-1].record if self._frames else None
+
+    def snapshot(self) -> dict[str, Any]:
+        """Returns the state snapshot of interfaces §3, less ``v``, ``seq``, ``ts``, ``match_id``."""
+        s = self.state
+        game = self.game
+        open_q = self.questions
+        status = Status.AWAITING if open_q else s.status
+        return {
+            "game": s.setup.game if s.setup else None,
+            "options": options_json(s.options) if s.options is not None else {},
+            "race_to": s.setup.race_to if s.setup else None,
+            "game_no": s.game_no,
+            "players": [
+                {"name": p.name, "score": p.score, "games": p.games,
+                 "consecutive_fouls": p.consecutive_fouls}
+                for p in s.players
+            ],
+            "status": str(status),
+            "to_shoot": s.to_shoot,
+            "ball_in_hand": str(s.ball_in_hand),
+            "on_table": list(s.on_table),
+            "shot": s.shot,
+            "questions": [q.to_json() for q in open_q],
+            "winner": s.winner,
+            "draw": s.draw,
+            "shootout": game.shootout_json(s) if game else None,
+        }
+
+    # ------------------------------------------------------------------ checks
+    def check_call(self, calls: tuple[Call, ...], kind: ShotKind = ShotKind.NORMAL) -> None:
+        """Raises InvalidInput when this call cannot be made for the coming shot."""
+        state = self._ready_for_shot()
+        game = self._game_of(state)
+        game.check_call(self._racked_if_over(state, game), calls, kind)
+
+    def check_ball(self, ball: Ball, *, cue_allowed: bool = True) -> None:
+        """Raises InvalidInput unless ``ball`` is in play in this game (on the table, or fell
+        on the last shot)."""
+        state = self.state
+        if state.setup is None:
+            raise InvalidInput("no match is in progress")
+        game = self._game_of(state)
+        if ball == CUE:
+            if cue_allowed:
+                return
+            raise InvalidInput("the cue ball cannot be named here")
+        if not isinstance(ball, int) or isinstance(ball, bool) or ball not in game.balls:
+            raise InvalidInput(f"{ball!r} is not a ball of {game.name} ({min(game.balls)}–"
+                               f"{max(game.balls)} or \"cue\")")
+
+    # ------------------------------------------------------------------ feeding
+    def feed(self, event: Input) -> list[Decision]:
+        """Applies one input and returns the decisions it caused.
+
+        Raises InvalidInput, with the state unchanged, for an input that cannot be taken.
+        """
+        match event:
+            case ShotPlayed(record):
+                return self._shot(record)
+            case Answered(question, answer):
+                return self._answer(question, answer)
+            case ShotAmended(record):
+                return self._amend(record)
+            case Undone(shots):
+                return self._undo(shots)
+            case NewMatch(setup):
+                return self._new_match(setup)
+            case MatchEnded():
+                if self.state.setup is None:
+                    raise InvalidInput("no match is in progress")
+                self._start, self._frames = MatchState(), []
+                return [MatchAbandoned()]
+        raise InvalidInput(f"not an input of the referee: {event!r}")
+
+    def _new_match(self, setup: MatchSetup) -> list[Decision]:
+        if setup.game not in GAMES:
+            raise InvalidInput(f"unknown game {setup.game!r}; one of {sorted(GAMES)}")
+        game = GAMES[setup.game]
+        n = len(setup.players)
+        if not game.min_players <= n <= game.max_players:
+            span = (f"{game.min_players}" if game.min_players == game.max_players
+                    else f"{game.min_players}–{game.max_players}")
+            raise InvalidInput(f"{game.name} is played by {span} players, not {n}")
+        if any(not name.strip() for name in setup.players):
+            raise InvalidInput("every player needs a name")
+        if isinstance(setup.race_to, bool) or not 1 <= setup.race_to <= 99:
+            raise InvalidInput(f"race_to must be a number of games from 1 to 99, not {setup.race_to!r}")
+        if isinstance(setup.breaker, bool) or not 0 <= setup.breaker < n:
+            raise InvalidInput(f"breaker must be a player index from 0 to {n - 1}")
+        options = game.parse_options(setup.options)
+        state = MatchState(
+            setup=setup,
+            options=options,
+            game_no=1,
+            breaker=setup.breaker,
+            players=tuple(PlayerState(name) for name in setup.players),
+        )
+        self._start, self._frames = game.rack(state), []
+        return [MatchStarted(setup.game, tuple(setup.players), setup.race_to, setup.breaker)]
+
+    def _shot(self, record: ShotRecord) -> list[Decision]:
+        state = self._ready_for_shot()
+        frame = self._rule(state, record, {})
+        self._frames.append(frame)
+        return frame.decisions + [_asked(q) for q in frame.open]
+
+    def _answer(self, question_id: str | None, answer: Any) -> list[Decision]:
+        open_q = self.questions
+        if not open_q:
+            raise InvalidInput("there is no open question to answer")
+        if question_id is None:
+            question = open_q[0]
+        else:
+            found = [q for q in open_q if q.id == question_id]
+            if not found:
+                ids = ", ".join(q.id for q in open_q)
+                raise InvalidInput(f"{question_id} is not an open question (open: {ids})")
+            question = found[0]
+        value = normalise_answer(question, answer)
+        frame = self._frames[-1]
+        if question.kind is QuestionKind.IDENTIFY:
+            taken = {b for q, a in frame.answers.items() if q != question.id and isinstance(a, tuple)
+                     for b in a}
+            again = [b for b in value if b in taken]
+            if again:
+                raise InvalidInput(f"ball {again[0]!r} was already named for another drop")
+        answers = {**frame.answers, question.id: value}
+        new = self._rule(frame.before, frame.record, answers)
+        self._frames[-1] = new
+        return [QuestionAnswered(question.id, value)] + _difference(frame, new)
+
+    def _amend(self, record: ShotRecord) -> list[Decision]:
+        if not self._frames:
+            raise InvalidInput("no shot has been played to correct")
+        frame = self._frames[-1]
+        new = self._rule(frame.before, record, frame.answers)
+        self._frames[-1] = new
+        return _difference(frame, new)
+
+    def _undo(self, shots: int) -> list[Decision]:
+        if isinstance(shots, bool) or not isinstance(shots, int) or shots < 1:
+            raise InvalidInput("undo takes a number of shots, 1 or more")
+        if shots > len(self._frames):
+            raise InvalidInput(f"only {len(self._frames)} shot(s) of this match can be undone")
+        del self._frames[-shots:]
+        return [ShotsUndone(shots, self.state.shot)]
+
+    # ------------------------------------------------------------------ ruling
+    def _ready_for_shot(self) -> MatchState:
+        state = self.state
+        if state.setup is None:
+            raise InvalidInput("no match is in progress: start one with new_match")
+        if state.status is Status.MATCH_OVER:
+            raise InvalidInput("the match is over: start a new one with new_match")
+        if self.questions:
+            q = self.questions[0]
+            raise InvalidInput(f"question {q.id} is open ({q.prompt}): answer it first")
+        return state
+
+    @staticmethod
+    def _game_of(state: MatchState) -> Game:
+        assert state.setup is not None
+        return GAMES[state.setup.game]
+
+    @staticmethod
+    def _racked_if_over(state: MatchState, game: Game) -> MatchState:
+        if state.status is not Status.GAME_OVER:
+            return state
+        return game.rack(_next_game(state))
+
+    def _rule(self, before: MatchState, record: ShotRecord, answers: dict[str, Any]) -> _Frame:
+        game = self._game_of(before)
+        state = self._racked_if_over(before, game)
+        state = replace(state, shot=state.shot + 1)
+        ask = Asker(state.shot, answers)
+        shot = _resolve(game, state, record, ask)
+        if shot is None:  # a drop is not identified yet: ask, hold the shot
+            return _Frame(before, record, answers, state, [], tuple(ask.open))
+        after, decisions = game.rule(state, shot, ask)
+        after, decisions = _settle_game(after, decisions)
+        return _Frame(before, record, answers, after, decisions, tuple(ask.open))
+
+
+def _asked(q: Question) -> QuestionAsked:
+    return QuestionAsked(q.id, str(q.kind), q.player, q.prompt, q.choices)
+
+
+def _difference(old: _Frame, new: _Frame) -> list[Decision]:
+    """Returns what a re-ruled shot adds: the new decisions, or a correction and all of them."""
+    n = len(old.decisions)
+    if new.decisions[:n] == old.decisions:
+        out = list(new.decisions[n:])
+    else:
+        out = [RulingCorrected(new.after.shot), *new.decisions]
+    out += [_asked(q) for q in new.open if q not in old.open]
+    return out
+
+
+def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> Shot | None:
+    """Returns the shot with every drop identified, or None after asking ``identify``.
+
+    Identity comes from the sensors where they saw it; else, as the options say, one drop in a
+    called pocket is presumed the called ball; a drop that can only be one ball is that ball;
+    every other drop is asked about, pocket by pocket.
+    """
+    on_table = set(state.on_table)
+    known: list[tuple[int, Pocket | None]] = []
+    cue_pocketed, cue_pocket = False, None
+    unknown: list[Drop] = []
+    for drop in record.drops:
+        if drop.ball == CUE and not cue_pocketed:
+            cue_pocketed, cue_pocket = True, drop.pocket
+        elif isinstance(drop.ball, int) and drop.ball in on_table and drop.ball not in dict(known):
+            known.append((drop.ball, drop.pocket))
+        else:  # unidentified, or a reading that cannot be right (a ball not on the table)
+            unknown.append(Drop(drop.pocket))
+
+    if unknown and state.options.presume_called:
+        for call in record.calls:
+            if call.ball == CUE and cue_pocketed or call.ball in dict(known):
+                continue
+            here = [d for d in unknown if d.pocket == call.pocket]
+            if len(here) == 1 and (call.ball == CUE or call.ball in on_table):
+                unknown.remove(here[0])
+                if call.ball == CUE:
+                    cue_pocketed, cue_pocket = True, call.pocket
+                else:
+                    known.append((int(call.ball), call.pocket))
+
+    groups: dict[Pocket | None, int] = defaultdict(int)
+    for drop in unknown:
+        groups[drop.pocket] += 1
+    pending = False
+    for pocket, count in groups.items():
+        candidates: list[Ball] = sorted(on_table - set(dict(known)))
+        if not (record.cue_sensed or cue_pocketed):
+            candidates.append(CUE)
+        if len(candidates) == count and len(groups) == 1 or not game.identity_matters(state) and (
+            record.cue_sensed or cue_pocketed
+        ):
+            answer: tuple[Ball, ...] | None = tuple(candidates[:count])
+        else:
+            where = f"in {pocket}" if pocket else "into the ball return"
+            prompt = (f"which ball fell {where}?" if count == 1
+                      else f"which {count} balls fell {where}?")
+            answer = ask.ask(QuestionKind.IDENTIFY, state.to_shoot or 0, prompt,
+                             tuple(candidates), count)
+        if answer is None:
+            pending = True
+            continue
+        for ball in answer:
+            if ball == CUE:
+                cue_pocketed, cue_pocket = True, pocket
+            else:
+                known.append((int(ball), pocket))
+    if pending:
+        return None
+    assert state.to_shoot is not None
+    return Shot(
+        record=record,
+        shooter=state.to_shoot,
+        is_break=state.status is Status.BREAK,
+        pocketed=tuple(known),
+        cue_pocketed=cue_pocketed,
+        cue_pocket=cue_pocket,
+    )
+
+
+def _next_game(state: MatchState) -> MatchState:
+    """Returns the state set for the next game of the match: its number and its breaker."""
+    n = state.n_players
+    order = state.options.break_order
+    last = state.results[-1] if state.results else None
+    if order == "winner" and last is not None:
+        breaker = last
+    elif order == "loser" and last is not None and n == 2:
+        breaker = 1 - last
+    else:
+        breaker = state.next_player(state.breaker)
+    return replace(state, game_no=state.game_no + 1, breaker=breaker)
+
+
+def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
+    """Returns the state after a game's end is counted in the match (games won, match over)."""
+    ended = next((d for d in decisions if isinstance(d, GameWon | GameDrawn)), None)
+    if ended is None:
+        return state, decisions
+    assert state.setup is not None
+    race_to = state.setup.race_to
+    decisions = list(decisions)
+    if isinstance(ended, GameWon):
+        winner = ended.player
+        state = state.with_player(winner, games=state.players[winner].games + 1)
+        state = replace(state, results=state.results + (winner,), winner=winner, draw=False)
+        if state.players[winner].games >= race_to:
+            decisions.append(MatchWon(winner))
+            return replace(state, status=Status.MATCH_OVER, to_shoot=None,
+                           ball_in_hand=InHand.NONE), decisions
+    else:
+        state = replace(state, results=state.results + (None,), winner=None, draw=True)
+    nxt = _next_game(state)
+    return replace(state, status=Status.GAME_OVER, to_shoot=nxt.breaker,
+                   ball_in_hand=InHand.KITCHEN), decisions

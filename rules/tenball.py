@@ -1,0 +1,278 @@
+"""Ten-ball (rules TB-1…TB-14 of shared/spec/rules.md): a called-shot rotation game.
+
+The lowest-numbered ball on the table is hit first; legally pocketing the 10 wins. The
+rules of one shot, in the order they apply:
+
+1. a declared stalemate re-racks the game for the same breaker (TB-14);
+2. fouls: found from the facts (scratch, cue ball or a ball off the table, wrong ball
+   first, no rail) and declared by a referee (TB-11);
+3. on a foul: the 10 and balls off the table are spotted, the rest stay down; ball in hand
+   for the incoming player, behind the head string after a scratch; three fouls in a row
+   lose the game, with a warning at two (TB-12);
+4. without a foul: the break (TB-2, TB-5), a push-out (TB-6), a safety (TB-8), or a called
+   shot: the called ball in its pocket (TB-13), or an inning lost with the option to hand
+   the shot back (TB-9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rules.decisions import (
+    BallSpotted,
+    BallStaysDown,
+    Decision,
+    FoulCalled,
+    GameRestarted,
+    GameWon,
+    InHand,
+    Noted,
+    OptionChosen,
+    ShooterContinues,
+    Spot,
+    TurnPassed,
+    WarningIssued,
+)
+from rules.errors import InvalidInput
+from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
+from rules.game import Asker, Game, MatchOptions, Shot, option, register
+from rules.state import MatchState, PlayerState, Status
+
+TEN = 10
+
+SHOOT, HAND_BACK = "shoot", "hand_back"
+
+
+@dataclass(frozen=True, slots=True)
+class TenBallOptions(MatchOptions):
+    ten_on_break: str = option(
+        "wins",
+        "a 10 pocketed on a legal break wins the game, as the original says (TB-2); "
+        "'spot': it is spotted, as current WPA rules have it",
+        ("wins", "spot"),
+    )
+    scratch_in_hand: str = option(
+        "kitchen",
+        "after a scratch or the cue ball off the table the incoming player has the ball in "
+        "hand behind the head string, as the original says (TB-11); 'anywhere' as WPA",
+        ("kitchen", "anywhere"),
+    )
+    presume_legal_contact: bool = option(
+        True,
+        "when no sensor or referee said which ball the cue ball hit first, presume the lowest "
+        "ball (a referee declares otherwise); off: ask (confirm)",
+    )
+    missing_call: str = option(
+        "ask",
+        "a ball pocketed on a shot with no call recorded: 'ask' whether it was the called shot "
+        "(confirm), 'count' it as called, or 'no_count' (treated as not called, TB-9)",
+        ("ask", "count", "no_count"),
+    )
+    three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)")
+
+
+@dataclass(frozen=True, slots=True)
+class TenBallExtra:
+    #: The next shot may be a push-out: it is the first shot after a legal break (TB-6).
+    push_out_allowed: bool = False
+
+
+@register
+class TenBall(Game):
+    name = "ten-ball"
+    balls = tuple(range(1, 11))
+    Options = TenBallOptions
+    max_calls = 1
+
+    def rack(self, state: MatchState) -> MatchState:
+        # TB-4: the 1 on the foot spot, the 10 in the centre; all ten balls on the table.
+        return replace(
+            state,
+            status=Status.BREAK,
+            on_table=self.balls,
+            to_shoot=state.breaker,
+            ball_in_hand=InHand.KITCHEN,
+            winner=None,
+            draw=False,
+            players=tuple(PlayerState(p.name, games=p.games) for p in state.players),
+            extra=TenBallExtra(),
+        )
+
+    def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
+        super().check_call(state, calls, kind)
+        if any(c.ball == CUE for c in calls):
+            raise InvalidInput("in ten-ball the cue ball cannot be called")
+        breaking = state.status is Status.BREAK
+        if kind is ShotKind.PUSH_OUT and not state.extra.push_out_allowed:
+            raise InvalidInput("a push-out is allowed only on the shot right after a legal break")
+        if kind is ShotKind.SAFETY and breaking:
+            raise InvalidInput("a safety cannot be called on the break")
+
+    def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
+        opts: TenBallOptions = state.options
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        record = shot.record
+
+        if record.special is Special.STALEMATE:  # TB-14: the breaker of this game breaks again
+            restarted = self.rack(state)
+            restarted = replace(restarted, players=tuple(
+                replace(p, consecutive_fouls=0) for p in restarted.players))
+            return restarted, [GameRestarted(state.game_no, state.breaker, "stalemate")]
+
+        lowest = min(state.on_table)
+        pocketed = shot.balls_pocketed
+        push_out = shot.kind is ShotKind.PUSH_OUT and state.extra.push_out_allowed
+        fouls: list[Foul] = list(dict.fromkeys(record.fouls))
+        decisions: list[Decision] = []
+
+        # TB-11: fouls the facts show.
+        if shot.cue_pocketed:
+            fouls.append(Foul.SCRATCH)
+        if shot.cue_off_table:
+            fouls.append(Foul.CUE_OFF_TABLE)
+        if shot.balls_off_table:
+            fouls.append(Foul.BALL_OFF_TABLE)
+        if not push_out:  # TB-6: no wrong-ball or no-rail foul on a push-out
+            first = record.first_contact
+            if first is UNKNOWN:
+                if opts.presume_legal_contact:
+                    first = lowest
+                    decisions.append(Noted("first_contact_presumed", str(lowest)))
+                else:
+                    legal = ask.confirm(shooter, f"did the cue ball hit the {lowest} first?")
+                    if legal is None:
+                        return state, decisions
+                    first = lowest if legal else None
+                    if not legal:
+                        fouls.append(Foul.WRONG_BALL_FIRST)
+            if first is None and Foul.WRONG_BALL_FIRST not in fouls:
+                fouls.append(Foul.MISS)
+            elif first is not None and first != lowest:
+                fouls.append(Foul.WRONG_BALL_FIRST)
+            elif (first is not None and not shot.is_break and not pocketed
+                  and record.cushions is not UNKNOWN and not record.cushions):
+                fouls.append(Foul.NO_RAIL)  # no ball pocketed and no rail after contact
+        fouls = list(dict.fromkeys(fouls))
+
+        if fouls:
+            return self._foul(state, shot, fouls, decisions)
+
+        state = state.with_player(shooter, consecutive_fouls=0)
+        state = replace(state, extra=TenBallExtra(push_out_allowed=shot.is_break))
+
+        if shot.is_break:  # TB-2, TB-5
+            if TEN in pocketed and opts.ten_on_break == "wins":
+                state, decisions = self._down(state, shooter, pocketed, decisions, spot_ten=False)
+                return replace(state, status=Status.GAME_OVER), [
+                    *decisions, GameWon(shooter, state.game_no, "ten_on_the_break")]
+            state, decisions = self._down(state, shooter, pocketed, decisions)
+            if pocketed:
+                return self._continue(state, shooter, decisions)
+            return self._pass(state, opponent, decisions)
+
+        call = self._call(state, shot, ask)
+        if ask.pending:
+            return state, decisions
+        legal_pot = (call is not None and shot.kind is ShotKind.NORMAL
+                     and shot.fell_in(call.ball, call.pocket))
+        won = legal_pot and call is not None and call.ball == TEN
+        state, decisions = self._down(state, shooter, pocketed, decisions, spot_ten=not won)
+
+        if push_out:  # TB-6: the other player chooses who shoots
+            return self._offer(state, shooter, opponent, decisions, ask, "after the push-out")
+        if shot.kind is ShotKind.SAFETY:  # TB-8
+            if pocketed:
+                return self._offer(state, shooter, opponent, decisions, ask,
+                                   "a ball fell on the safety")
+            return self._pass(state, opponent, decisions)
+        if won:
+            return replace(state, status=Status.GAME_OVER), [
+                *decisions, GameWon(shooter, state.game_no, "ten_pocketed")]
+        if legal_pot:  # TB-13
+            return self._continue(state, shooter, decisions)
+        if pocketed:  # TB-9: a ball fell, but not the called ball in its pocket
+            return self._offer(state, shooter, opponent, decisions, ask,
+                               "the called ball missed its pocket")
+        return self._pass(state, opponent, decisions)
+
+    # -------------------------------------------------------------- pieces
+    @staticmethod
+    def _call(state: MatchState, shot: Shot, ask: Asker) -> Call | None:
+        """Returns the shot's call. TB-7: the core always records a call; when none came and a
+        ball fell, the ``missing_call`` option settles it (by default, the referee is asked
+        whether the first ball down was the called shot)."""
+        if shot.calls or shot.kind is not ShotKind.NORMAL or not shot.pocketed:
+            return shot.calls[0] if shot.calls else None
+        ball, pocket = shot.pocketed[0]
+        if pocket is None:
+            return None
+        how = state.options.missing_call
+        if how == "no_count":
+            return None
+        if how == "ask" and not ask.confirm(
+            shot.shooter, f"no call was recorded: was the {ball} in {pocket} the called shot?"
+        ):
+            return None
+        return Call(ball, pocket)
+
+    @staticmethod
+    def _down(state: MatchState, shooter: int, pocketed: tuple[int, ...],
+              decisions: list[Decision], spot_ten: bool = True,
+              off_table: tuple[int, ...] = ()) -> tuple[MatchState, list[Decision]]:
+        """TB-10: balls stay down except the 10 (when it must be spotted) and balls off the
+        table, which are spotted."""
+        spotted = sorted({b for b in off_table} | ({TEN} & set(pocketed) if spot_ten else set()))
+        down = [b for b in pocketed if b not in spotted]
+        decisions = [*decisions, *(BallStaysDown(b) for b in down),
+                     *(BallSpotted(b, Spot.FOOT_SPOT) for b in spotted)]
+        state = state.without_balls(set(down))
+        player = state.players[shooter]
+        return state.with_player(shooter, score=player.score + len(down)), decisions
+
+    def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
+              decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
+        opts: TenBallOptions = state.options
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        decisions = [*decisions, FoulCalled(shooter, tuple(fouls))]
+        state, decisions = self._down(state, shooter, shot.balls_pocketed, decisions,
+                                      off_table=shot.balls_off_table)
+        count = state.players[shooter].consecutive_fouls + 1
+        state = state.with_player(shooter, consecutive_fouls=count)
+        state = replace(state, extra=TenBallExtra())
+        if opts.three_fouls and count >= 3:  # TB-12
+            return replace(state, status=Status.GAME_OVER), [
+                *decisions, GameWon(opponent, state.game_no, "three_fouls")]
+        if opts.three_fouls and count == 2:
+            decisions.append(WarningIssued(shooter, "two_fouls"))
+        scratch = Foul.SCRATCH in fouls or Foul.CUE_OFF_TABLE in fouls
+        kitchen = scratch and opts.scratch_in_hand == "kitchen"
+        in_hand = InHand.KITCHEN if kitchen else InHand.ANYWHERE
+        return self._pass(state, opponent, decisions, in_hand)
+
+    @staticmethod
+    def _continue(state: MatchState, shooter: int,
+                  decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
+        state = replace(state, status=Status.IN_PLAY, to_shoot=shooter, ball_in_hand=InHand.NONE)
+        return state, [*decisions, ShooterContinues(shooter)]
+
+    @staticmethod
+    def _pass(state: MatchState, to: int, decisions: list[Decision],
+              in_hand: InHand = InHand.NONE) -> tuple[MatchState, list[Decision]]:
+        state = replace(state, status=Status.IN_PLAY, to_shoot=to, ball_in_hand=in_hand)
+        return state, [*decisions, TurnPassed(to, in_hand)]
+
+    def _offer(self, state: MatchState, shooter: int, opponent: int, decisions: list[Decision],
+               ask: Asker, why: str) -> tuple[MatchState, list[Decision]]:
+        """TB-6, TB-8, TB-9: the opponent shoots from here or hands the shot back."""
+        state = replace(state, status=Status.IN_PLAY, to_shoot=opponent, ball_in_hand=InHand.NONE)
+        name = state.players[opponent].name
+        choice = ask.option(opponent, f"{why}: {name}, shoot or hand the shot back?",
+                            (SHOOT, HAND_BACK))
+        if choice is None:
+            return state, decisions
+        decisions = [*decisions, OptionChosen(opponent, choice)]
+        if choice == SHOOT:
+            return self._pass(state, opponent, decisions)
+        return self._pass(state, shooter, decisions)
