@@ -1,0 +1,585 @@
+"""The serial sensor-board protocol: a sans-I/O frame codec (like h11), no I/O inside.
+
+This one file runs on the host (CPython) and on the board (MicroPython on the RP2040), so it
+keeps to the subset both understand: no dataclasses, enums, typing imports or f-strings with
+format specs; annotations are only ever builtins or classes of this file.
+
+A frame on the wire is COBS-encoded and ends with one 0x00 byte::
+
+    version:u8 | type:u8 | seq:u16 | body | crc32:u32      (little endian; CRC over the rest)
+
+``Codec.receive_data(bytes)`` buffers bytes; ``Codec.next_frame()`` returns the next good
+``Frame`` or ``NEED_DATA``. A frame that is too long, does not COBS-decode, fails its CRC, has
+another version or an unknown type, or whose body does not parse is counted in
+``bad_frames`` and skipped; decoding resumes after the next delimiter. A frame whose ``seq``
+is not the one after the previous frame's counts one ``sequence_gaps``; a ``Hello`` with a
+new ``boot_id`` resets that tracking. ``Codec.encode(message)`` returns the bytes of one
+frame, numbered with the codec's own outgoing ``seq``.
+
+Messages (``TYPE`` codes):
+    Hello      1  both ways: protocol and firmware version, board id, boot id, tick width, channels
+    Edges      2  board: several timestamped edges, numbered from ``first``
+    Heartbeat  3  board: tick now, edges counted, overflows
+    SyncRequest 4 host: a time-sync probe (nonce)
+    SyncReply  5  board: the nonce, tick on receipt, tick on sending
+    Config     6  host: configure one channel
+    Ack        7  both ways: host acknowledges edges up to ``edges``; board acknowledges a frame
+    Error      8  board: a request was refused
+"""
+
+import struct
+
+try:
+    from binascii import crc32 as _crc32
+except ImportError:  # pragma: no cover - a MicroPython build without CRC-32
+    _crc32 = None  # type: ignore[assignment]
+
+PROTOCOL_VERSION = 1
+TICK_BITS = 30
+TICK_MASK = (1 << TICK_BITS) - 1
+MAX_FRAME = 512  # largest decoded frame accepted (header + body + CRC)
+MAX_EDGES = 32  # edges per Edges frame
+
+MODE_OFF = 0
+MODE_DIGITAL = 1
+MODE_PIEZO = 2
+MODE_NAMES = ("off", "digital", "piezo")
+
+ERR_BAD_CHANNEL = 1
+ERR_BAD_PIN = 2
+ERR_BAD_REQUEST = 3
+
+NO_LEVEL = -1
+
+_STRUCT_ERROR = getattr(struct, "error", ValueError)  # MicroPython raises ValueError
+
+
+def crc32(data: bytes) -> int:
+    """Returns the CRC-32 (IEEE 802.3, as zlib) of ``data``."""
+    if _crc32 is not None:
+        return _crc32(data) & 0xFFFFFFFF
+    crc = 0xFFFFFFFF  # pragma: no cover - fallback for boards without binascii.crc32
+    for byte in data:  # pragma: no cover
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF  # pragma: no cover
+
+
+def cobs_encode(data: bytes) -> bytes:
+    """Returns ``data`` COBS-encoded (no zero byte in the result, no delimiter appended)."""
+    out = bytearray()
+    code_at = 0
+    out.append(0)
+    code = 1
+    for byte in data:
+        if byte:
+            out.append(byte)
+            code += 1
+        if not byte or code == 0xFF:
+            out[code_at] = code
+            code_at = len(out)
+            out.append(0)
+            code = 1
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data: bytes) -> bytes | None:
+    """Returns the decoded bytes, or None if ``data`` is not valid COBS."""
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        end = i + code
+        if code == 0 or end > n:
+            return None
+        for j in range(i + 1, end):
+            if data[j] == 0:
+                return None
+            out.append(data[j])
+        i = end
+        if code != 0xFF and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def _put_str(out: bytearray, text: str) -> None:
+    raw = text.encode()
+    if len(raw) > 255:
+        raise ValueError("string longer than 255 bytes")
+    out.append(len(raw))
+    out.extend(raw)
+
+
+class _Reader:
+    """Reads fields from a body; raises ValueError when the body is too short."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.at = 0
+
+    def take(self, fmt: str) -> tuple[int, ...]:
+        size = struct.calcsize(fmt)
+        if self.at + size > len(self.body):
+            raise ValueError("body too short")
+        values = struct.unpack(fmt, self.body[self.at : self.at + size])
+        self.at += size
+        return values
+
+    def string(self) -> str:
+        (size,) = self.take("<B")
+        if self.at + size > len(self.body):
+            raise ValueError("body too short")
+        raw = self.body[self.at : self.at + size]
+        self.at += size
+        return raw.decode()
+
+    def end(self) -> None:
+        if self.at != len(self.body):
+            raise ValueError("trailing bytes in body")
+
+
+class Message:
+    """Common behaviour of messages: equality and repr over the fields in ``FIELDS``."""
+
+    TYPE = 0
+    FIELDS: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return False
+        return all(getattr(self, name) == getattr(other, name) for name in self.FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple([getattr(self, name) for name in self.FIELDS]))
+
+    def __repr__(self) -> str:
+        parts = [name + "=" + repr(getattr(self, name)) for name in self.FIELDS]
+        return type(self).__name__ + "(" + ", ".join(parts) + ")"
+
+    def pack(self) -> bytes:
+        """Returns the body bytes."""
+        raise NotImplementedError
+
+    @staticmethod
+    def unpack(body: bytes) -> "Message":
+        """Returns the message a body encodes; raises ValueError if it does not parse."""
+        raise NotImplementedError
+
+
+class ChannelInfo(Message):
+    """One board channel: its index, its interfaces §2 name, its mode and pin."""
+
+    FIELDS = ("index", "name", "mode", "pin")
+
+    def __init__(self, index: int, name: str, mode: int = MODE_DIGITAL, pin: int = 0) -> None:
+        self.index = index
+        self.name = name
+        self.mode = mode
+        self.pin = pin
+
+
+class Hello(Message):
+    """Who is talking: versions, board id, boot id, tick width and the channel map."""
+
+    TYPE = 1
+    FIELDS = ("protocol", "firmware", "uid", "boot_id", "tick_bits", "channels")
+
+    def __init__(
+        self,
+        protocol: int,
+        firmware: str,
+        uid: str,
+        boot_id: int,
+        tick_bits: int = TICK_BITS,
+        channels: tuple[ChannelInfo, ...] = (),
+    ) -> None:
+        self.protocol = protocol
+        self.firmware = firmware
+        self.uid = uid
+        self.boot_id = boot_id
+        self.tick_bits = tick_bits
+        self.channels = tuple(channels)
+
+    def pack(self) -> bytes:
+        out = bytearray(struct.pack("<B", self.protocol))
+        _put_str(out, self.firmware)
+        _put_str(out, self.uid)
+        out.extend(struct.pack("<IBB", self.boot_id, self.tick_bits, len(self.channels)))
+        for ch in self.channels:
+            out.extend(struct.pack("<BBB", ch.index, ch.mode, ch.pin))
+            _put_str(out, ch.name)
+        return bytes(out)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Hello":
+        r = _Reader(body)
+        (protocol,) = r.take("<B")
+        firmware = r.string()
+        uid = r.string()
+        boot_id, tick_bits, count = r.take("<IBB")
+        channels = []
+        for _ in range(count):
+            index, mode, pin = r.take("<BBB")
+            channels.append(ChannelInfo(index, r.string(), mode, pin))
+        r.end()
+        return Hello(protocol, firmware, uid, boot_id, tick_bits, tuple(channels))
+
+
+class Edge(Message):
+    """One timestamped edge: channel index, value 0/1, tick (µs), raw level or NO_LEVEL."""
+
+    FIELDS = ("ch", "v", "tick", "level")
+
+    def __init__(self, ch: int, v: int, tick: int, level: int = NO_LEVEL) -> None:
+        self.ch = ch
+        self.v = v
+        self.tick = tick
+        self.level = level
+
+
+class Edges(Message):
+    """Edges numbered ``first``, ``first + 1``, … in the order the board saw them."""
+
+    TYPE = 2
+    FIELDS = ("first", "edges")
+
+    def __init__(self, first: int, edges: tuple[Edge, ...]) -> None:
+        self.first = first
+        self.edges = tuple(edges)
+
+    def pack(self) -> bytes:
+        if len(self.edges) > MAX_EDGES:
+            raise ValueError("too many edges in one frame")
+        out = bytearray(struct.pack("<IB", self.first, len(self.edges)))
+        for e in self.edges:
+            flags = (1 if e.v else 0) | (0 if e.level < 0 else 2)
+            out.extend(
+                struct.pack("<BBIH", e.ch, flags, e.tick & TICK_MASK, max(e.level, 0))
+            )
+        return bytes(out)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Edges":
+        r = _Reader(body)
+        first, count = r.take("<IB")
+        if count > MAX_EDGES:
+            raise ValueError("too many edges")
+        edges = []
+        for _ in range(count):
+            ch, flags, tick, level = r.take("<BBIH")
+            if flags & ~3 or tick > TICK_MASK:
+                raise ValueError("bad edge")
+            edges.append(Edge(ch, flags & 1, tick, level if flags & 2 else NO_LEVEL))
+        r.end()
+        return Edges(first, tuple(edges))
+
+
+class Heartbeat(Message):
+    """The board is alive: its tick now, edges counted since boot, edges lost to overflow."""
+
+    TYPE = 3
+    FIELDS = ("tick", "edges", "overflows")
+
+    def __init__(self, tick: int, edges: int, overflows: int) -> None:
+        self.tick = tick
+        self.edges = edges
+        self.overflows = overflows
+
+    def pack(self) -> bytes:
+        return struct.pack("<III", self.tick & TICK_MASK, self.edges, self.overflows)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Heartbeat":
+        r = _Reader(body)
+        tick, edges, overflows = r.take("<III")
+        r.end()
+        if tick > TICK_MASK:
+            raise ValueError("bad tick")
+        return Heartbeat(tick, edges, overflows)
+
+
+class SyncRequest(Message):
+    """A time-sync probe from the host."""
+
+    TYPE = 4
+    FIELDS = ("nonce",)
+
+    def __init__(self, nonce: int) -> None:
+        self.nonce = nonce
+
+    def pack(self) -> bytes:
+        return struct.pack("<I", self.nonce)
+
+    @staticmethod
+    def unpack(body: bytes) -> "SyncRequest":
+        r = _Reader(body)
+        (nonce,) = r.take("<I")
+        r.end()
+        return SyncRequest(nonce)
+
+
+class SyncReply(Message):
+    """The board's answer to a probe: tick when it was received, tick when this was sent."""
+
+    TYPE = 5
+    FIELDS = ("nonce", "received", "sent")
+
+    def __init__(self, nonce: int, received: int, sent: int) -> None:
+        self.nonce = nonce
+        self.received = received
+        self.sent = sent
+
+    def pack(self) -> bytes:
+        return struct.pack("<III", self.nonce, self.received & TICK_MASK, self.sent & TICK_MASK)
+
+    @staticmethod
+    def unpack(body: bytes) -> "SyncReply":
+        r = _Reader(body)
+        nonce, received, sent = r.take("<III")
+        r.end()
+        if received > TICK_MASK or sent > TICK_MASK:
+            raise ValueError("bad tick")
+        return SyncReply(nonce, received, sent)
+
+
+class Config(Message):
+    """Configure one channel: its name, mode, pin, debounce, piezo threshold and mask time."""
+
+    TYPE = 6
+    FIELDS = ("ch", "name", "mode", "pin", "debounce_us", "threshold", "mask_us")
+
+    def __init__(
+        self,
+        ch: int,
+        name: str,
+        mode: int = MODE_DIGITAL,
+        pin: int = 0,
+        debounce_us: int = 0,
+        threshold: int = 0,
+        mask_us: int = 0,
+    ) -> None:
+        self.ch = ch
+        self.name = name
+        self.mode = mode
+        self.pin = pin
+        self.debounce_us = debounce_us
+        self.threshold = threshold
+        self.mask_us = mask_us
+
+    def pack(self) -> bytes:
+        out = bytearray(struct.pack("<BBB", self.ch, self.mode, self.pin))
+        out.extend(struct.pack("<IHI", self.debounce_us, self.threshold, self.mask_us))
+        _put_str(out, self.name)
+        return bytes(out)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Config":
+        r = _Reader(body)
+        ch, mode, pin = r.take("<BBB")
+        debounce_us, threshold, mask_us = r.take("<IHI")
+        name = r.string()
+        r.end()
+        return Config(ch, name, mode, pin, debounce_us, threshold, mask_us)
+
+
+class Ack(Message):
+    """Acknowledges frame ``ref`` and, from the host, every edge numbered below ``edges``."""
+
+    TYPE = 7
+    FIELDS = ("ref", "edges")
+
+    def __init__(self, ref: int, edges: int = 0) -> None:
+        self.ref = ref
+        self.edges = edges
+
+    def pack(self) -> bytes:
+        return struct.pack("<HI", self.ref, self.edges)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Ack":
+        r = _Reader(body)
+        ref, edges = r.take("<HI")
+        r.end()
+        return Ack(ref, edges)
+
+
+class Error(Message):
+    """A request (frame ``ref``) was refused: an ``ERR_*`` code and a reason."""
+
+    TYPE = 8
+    FIELDS = ("ref", "code", "reason")
+
+    def __init__(self, ref: int, code: int, reason: str) -> None:
+        self.ref = ref
+        self.code = code
+        self.reason = reason
+
+    def pack(self) -> bytes:
+        out = bytearray(struct.pack("<HB", self.ref, self.code))
+        _put_str(out, self.reason)
+        return bytes(out)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Error":
+        r = _Reader(body)
+        ref, code = r.take("<HB")
+        reason = r.string()
+        r.end()
+        return Error(ref, code, reason)
+
+
+#: Every message type by its code: the one table the decoder consults.
+MESSAGES: dict[int, type[Message]] = {
+    Hello.TYPE: Hello,
+    Edges.TYPE: Edges,
+    Heartbeat.TYPE: Heartbeat,
+    SyncRequest.TYPE: SyncRequest,
+    SyncReply.TYPE: SyncReply,
+    Config.TYPE: Config,
+    Ack.TYPE: Ack,
+    Error.TYPE: Error,
+}
+
+
+class Frame:
+    """One decoded frame: its sequence number and its message."""
+
+    def __init__(self, seq: int, message: Message) -> None:
+        self.seq = seq
+        self.message = message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Frame) and other.seq == self.seq and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((self.seq, self.message))
+
+    def __repr__(self) -> str:
+        return "Frame(seq=" + str(self.seq) + ", message=" + repr(self.message) + ")"
+
+
+class NeedData:
+    """The sentinel type of ``NEED_DATA``: no complete frame is buffered yet."""
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+NEED_DATA = NeedData()
+
+
+def _find_zero(buf: bytearray, start: int) -> int:
+    try:
+        return buf.find(b"\x00", start)
+    except AttributeError:  # pragma: no cover - MicroPython without bytearray.find
+        for i in range(start, len(buf)):
+            if buf[i] == 0:
+                return i
+        return -1
+
+
+class Codec:
+    """One end of a link: decodes received bytes into frames and encodes outgoing messages.
+
+    Counters: ``frames`` (good frames decoded), ``bad_frames``, ``sequence_gaps``,
+    ``skipped`` (bytes discarded before the first delimiter). ``boot_id`` is the peer's,
+    from its last ``Hello``.
+    """
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buf = bytearray()
+        self._scanned = 0
+        self._max_encoded = max_frame + max_frame // 254 + 2
+        self._dropping = False
+        self._tx_seq = 0
+        self._rx_seq = -1
+        self.boot_id = -1
+        self.frames = 0
+        self.bad_frames = 0
+        self.sequence_gaps = 0
+
+    def receive_data(self, data: bytes) -> None:
+        """Buffers received bytes; decode them with ``next_frame``."""
+        self._buf.extend(data)
+
+    def next_frame(self) -> Frame | NeedData:
+        """Returns the next good frame, or NEED_DATA when no complete frame is buffered."""
+        while True:
+            end = _find_zero(self._buf, self._scanned)
+            if end < 0:
+                if len(self._buf) > self._max_encoded:
+                    # Too long to be a frame: drop it and everything up to the next delimiter.
+                    if not self._dropping:
+                        self.bad_frames += 1
+                        self._dropping = True
+                    self._buf = bytearray()
+                self._scanned = len(self._buf)
+                return NEED_DATA
+            chunk = bytes(self._buf[:end])
+            self._buf = self._buf[end + 1 :]
+            self._scanned = 0
+            if self._dropping:
+                self._dropping = False
+                continue
+            if not chunk:
+                continue  # an empty frame: a delimiter sent to resync the line
+            frame = self._decode(chunk)
+            if frame is None:
+                self.bad_frames += 1
+                continue
+            return frame
+
+    def _decode(self, chunk: bytes) -> Frame | None:
+        if len(chunk) > self._max_encoded:
+            return None
+        raw = cobs_decode(chunk)
+        if raw is None or len(raw) < 8:
+            return None
+        if crc32(raw[:-4]) != struct.unpack("<I", raw[-4:])[0]:
+            return None
+        version, kind, seq = struct.unpack("<BBH", raw[:4])
+        cls = MESSAGES.get(kind)
+        if version != PROTOCOL_VERSION or cls is None:
+            return None
+        try:
+            message = cls.unpack(raw[4:-4])
+        except (ValueError, UnicodeError):
+            return None
+        if isinstance(message, Hello) and message.boot_id != self.boot_id:
+            self.boot_id = message.boot_id
+            self._rx_seq = -1
+        if self._rx_seq >= 0 and seq != (self._rx_seq + 1) & 0xFFFF:
+            self.sequence_gaps += 1
+        self._rx_seq = seq
+        self.frames += 1
+        return Frame(seq, message)
+
+    def encode(self, message: Message) -> bytes:
+        """Returns the wire bytes of one frame carrying ``message`` (delimiter included).
+
+        Raises ValueError if the message cannot be encoded (a field out of range).
+        """
+        seq = self._tx_seq
+        self._tx_seq = (seq + 1) & 0xFFFF
+        return encode_frame(seq, message)
+
+    @property
+    def next_seq(self) -> int:
+        """Returns the seq the next encoded frame will carry."""
+        return self._tx_seq
+
+
+def encode_frame(seq: int, message: Message, version: int = PROTOCOL_VERSION) -> bytes:
+    """Returns the wire bytes of one frame (delimiter included).
+
+    Raises ValueError if a field is out of range.
+    """
+    try:
+        raw = struct.pack("<BBH", version, message.TYPE, seq) + message.pack()
+    except (OverflowError, _STRUCT_ERROR) as exc:
+        raise ValueError(str(exc)) from exc
+    raw = raw + struct.pack("<I", crc32(raw))
+    return cobs_encode(raw) + b"\x00"
