@@ -9,7 +9,8 @@ low); SW-420-style vibration modules (cushions, strike, click) are high when sha
 Times come from the source: the tick the pin factory reports with each edge (lgpio's kernel
 timestamp, on ``CLOCK_MONOTONIC``; MockFactory's tick), converted to the host's monotonic
 seconds by subtracting the edge's age on the factory's clock from the host clock, not the
-moment the callback or the event loop ran. gpiozero keeps only a weak reference to a pin's
+moment the callback or the event loop ran. The factory's ``ticks()`` must be local and cheap
+(lgpio, MockFactory; not a remote pigpio daemon). gpiozero keeps only a weak reference to a pin's
 ``when_changed``, so the backend holds its handlers itself. Handlers run on the library's
 thread and hand each event to the loop with ``call_soon_threadsafe``; the loop appends it to
 a bounded buffer, and an event that finds the buffer full is counted in
@@ -45,6 +46,9 @@ from hardware.backend import BackendStats
 from hardware.events import ChannelError, Kind, LinkChanged, SensorEvent, parse_channel
 
 log = logging.getLogger(__name__)
+
+#: Longest acceptable gap between the host readings around a factory tick (seconds).
+_BRACKET = 0.0002
 
 __all__ = [
     "DEFAULT_WIRING",
@@ -254,9 +258,17 @@ class GpioBackend:
 
         def on_edge(ticks: Any, state: Any) -> None:
             # On the library's thread. The edge's age on the factory's clock, taken from now
-            # on the host's clock: no offset to drift, no tick wrap-around to track.
-            age = factory.ticks_diff(factory.ticks(), ticks)
-            event = SensorEvent(t=clock() - age, ch=channel, v=int(bool(state) == active_high))
+            # on the host's clock: no offset to drift, no tick wrap-around to track. "Now" is
+            # bracketed by two host readings, retried if the thread lost the GIL in between.
+            for _ in range(3):
+                before = clock()
+                now_tick = factory.ticks()
+                after = clock()
+                if after - before < _BRACKET:
+                    break
+            age = factory.ticks_diff(now_tick, ticks)
+            t = (before + after) / 2 - age
+            event = SensorEvent(t=t, ch=channel, v=int(bool(state) == active_high))
             loop = self._loop
             if loop is None or not self._open:
                 return

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from gpiozero import Device, DigitalInputDevice
 
-from hardware import LinkChanged, SensorEvent
+from hardware import Health, HealthMonitor, LinkChanged, SensorEvent
 from hardware.gpio import (
     GpioBackend,
     GpioError,
@@ -315,3 +315,18 @@ async def test_the_stream_ends_after_close_with_the_link_going_down(factory: Any
     assert backend.stats().links == {"gpio": False}
     # Closed pins are released: edges after close reach nobody.
     assert factory.pin(17).when_changed is None
+
+
+async def test_a_ball_lodged_in_a_beam_at_start_is_judged_stuck_by_health(factory: Any) -> None:
+    now = [100.0]
+    factory.pin(17).forced = False  # blocked before the backend opens
+    async with GpioBackend(PINS, pin_factory=factory, clock=lambda: now[0]) as backend:
+        health = HealthMonitor(backend.channels, clock=lambda: now[0])
+        stream = backend.events()
+        records = [r for _ in range(2) for r in health.feed(await anext(stream))]
+        assert records == [] and health.is_usable("beam.fl")
+        now[0] = 102.5
+        [fault] = health.tick()
+        assert (fault.channel, fault.state) == ("beam.fl", Health.STUCK)
+        assert not health.is_usable("beam.fl") and health.is_usable("beam.hr")
+        assert health.note_stats(backend.name, backend.stats()) == []
