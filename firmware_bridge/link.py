@@ -113,6 +113,7 @@ class BoardLink:
         self.info: BoardInfo | None = None
         self.fit = ClockFit()
         self.up = False
+        self.last_error = ""
         self._unwrap = TickUnwrapper()
         self._names: dict[int, str] = {}
         self._next_edge = 0
@@ -175,6 +176,11 @@ class BoardLink:
         return tuple(name for _, name in sorted(self._names.items()))
 
     @property
+    def last_tick(self) -> int:
+        """Returns the board's newest unwrapped tick seen on this connection."""
+        return self._unwrap.newest
+
+    @property
     def bad_frames(self) -> int:
         return self.counters.bad_frames + self._codec.bad_frames
 
@@ -191,6 +197,7 @@ class BoardLink:
                 await self._session()
             except (LinkError, OSError) as exc:  # SerialException is an OSError
                 reason = str(exc) or type(exc).__name__
+                self.last_error = reason
             finally:
                 self._close()
             if self.up:

@@ -278,13 +278,20 @@ class SimBoard:
         self.machine = SimMachine(self.clock, bytes.fromhex(uid))
         self.port = PtyPort(str(link) if link else None)
         self.uid = uid
+        self._drift_ppm = drift_ppm
+        self._channels = channels
+        self._ring_size = ring_size
+        self._heartbeat_ms = heartbeat_ms
         self.boot_id = int.from_bytes(os.urandom(4), "little") if boot_id is None else boot_id
-        self.firmware = Firmware(
-            self.machine, self.clock, self.port, self.boot_id, uid=uid, channels=channels,
-            ring_size=ring_size, heartbeat_ms=heartbeat_ms,
-        )
+        self.firmware = self._boot()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def _boot(self) -> Firmware:
+        return Firmware(
+            self.machine, self.clock, self.port, self.boot_id, uid=self.uid,
+            channels=self._channels, ring_size=self._ring_size, heartbeat_ms=self._heartbeat_ms,
+        )
 
     @property
     def path(self) -> str:
@@ -300,12 +307,28 @@ class SimBoard:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
-        """Stops the firmware and removes the pty."""
+    def hang(self) -> None:
+        """Stops the firmware but leaves the pty in place: a board that hangs."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(2.0)
+            self._thread = None
+
+    def stop(self) -> None:
+        """Stops the firmware and removes the pty."""
+        self.hang()
         self.port.close()
+
+    def reboot(self, boot_id: int | None = None) -> None:
+        """Resets the board: a new boot id, ticks from 0, edges numbered from 0."""
+        self.hang()
+        self.boot_id = int.from_bytes(os.urandom(4), "little") if boot_id is None else boot_id
+        self.clock = SimClock(0, self._drift_ppm)
+        self.machine.clock = self.clock
+        self.machine.irqs.clear()
+        self.firmware = self._boot()
+        self._stop = threading.Event()
+        self.start()
 
     def __enter__(self) -> SimBoard:
         return self.start()

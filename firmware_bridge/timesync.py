@@ -47,6 +47,11 @@ class TickUnwrapper:
         self._last += delta
         return self._last
 
+    @property
+    def newest(self) -> int:
+        """Returns the newest unwrapped tick seen (0 before any)."""
+        return self._last or 0
+
     def reset(self) -> None:
         """Forgets every tick seen (a new boot or a new connection)."""
         self._last = None
