@@ -3,9 +3,11 @@
 Pure and deterministic: no I/O, no clock, no logging, and nothing else of ours is imported.
 A newcomer reads it in this order: ``facts`` (what the core is told), ``decisions`` (what it
 rules), ``state`` (what it keeps), ``game`` (what a game provides), ``referee`` (the match
-as a fold over its inputs), then one game module: ``tenball``.
+as a fold over its inputs), then one game module: ``tenball``; ``pyramid`` (Point pyramid,
+two to four players, points by ball number) is the second.
 """
 
+from rules import pyramid as pyramid  # registers the game
 from rules import tenball as tenball  # registers the game
 from rules.decisions import Decision, InHand, Spot
 from rules.errors import InvalidInput, RulesError

@@ -1,0 +1,328 @@
+"""Point pyramid (rules PP-1…PP-13 of shared/spec/rules.md): 15 numbered balls, points by number.
+
+Two, three or four players, each for themselves, in turn order. A ball scores its number, the
+ace and (with more players) the 2 and the 3 ten more, the last ball ten more; the first to
+71 / 51 / 41 wins at once. The rules of one shot, in the order they apply:
+
+1. fouls: found from the facts (cue ball pocketed or off the table, the cue ball touched no
+   ball) and declared by a referee; fouls the club waived are noted and ignored (PP-8);
+2. on a 5-point foul: 5 points move from the offender to the next player in turn, everything
+   that fell is spotted, the next player shoots, from hand in the house after the cue ball
+   fell or left the table (PP-8, PP-9, PP-11); on a non-counting stroke the same without the
+   5 points (PP-10);
+3. without a foul: the shot scores when its called ball fell in its called pocket (in clean
+   designation also as called, which the referee confirms): every ball that fell scores and
+   the shooter continues; otherwise what fell is spotted and the turn passes (PP-5, PP-6);
+4. the end: the first to the target wins at once, whoever brought the points (a ball or a
+   penalty); a table cleared with nobody at the target is a draw (PP-4).
+
+Which ball fell is never guessed: the referee core resolves every drop before the rules run
+(sensors, the one-drop-in-the-called-pocket presumption, or an ``identify`` question).
+
+Spotting: the first ball spotted on a shot is placed on the foot spot, the others on the foot
+short rail (``Spot.FOOT_SPOT`` / ``Spot.FOOT_RAIL``). The core does not see the cloth: when the
+foot spot is already taken by a ball that lies there, the person placing the ball uses the
+rail, as PP-9 says.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules.decisions import (
+    BallCredited,
+    BallSpotted,
+    Decision,
+    FoulCalled,
+    GameDrawn,
+    GameWon,
+    InHand,
+    Noted,
+    PointsMoved,
+    ShooterContinues,
+    Spot,
+    TurnPassed,
+)
+from rules.errors import InvalidInput
+from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
+from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
+from rules.state import MatchState, PlayerState, Status
+
+#: Points to win, by number of players (PP-4); one point less each is the draw.
+TARGETS = {2: 71, 3: 51, 4: 41}
+#: Balls worth 10 more than their number, by number of players (PP-3).
+BONUS_BALLS = {2: frozenset({1}), 3: frozenset({1, 2}), 4: frozenset({1, 2, 3})}
+BONUS = 10
+PENALTY = 5
+
+#: Fouls that cost 5 points (PP-8).
+FIVE_POINT_FOULS = frozenset({
+    Foul.SCRATCH, Foul.CUE_OFF_TABLE, Foul.WRONG_CUE_BALL, Foul.MISS, Foul.BUTT_OR_SIDE,
+    Foul.TOUCHED_BALL, Foul.MOVING_BALLS, Foul.GAME_OVER_TOUCH, Foul.DIRECT_HIT_IN_KITCHEN,
+})
+#: Non-counting strokes (PP-10): a push or press, the body past the long-rail line when
+#: playing from hand (declared as ``bad_placement``), no foot on the floor.
+NON_COUNTING = frozenset({Foul.PUSH, Foul.BAD_PLACEMENT, Foul.FEET_OFF_FLOOR})
+
+BALL_POCKET, CLEAN = "ball_pocket", "clean"
+
+
+def target(n_players: int) -> int:
+    """Returns the points that win a game of ``n_players`` (PP-4)."""
+    return TARGETS[n_players]
+
+
+def ball_value(ball: int, n_players: int) -> int:
+    """Returns what ``ball`` scores with ``n_players``, without the last-ball bonus (PP-3)."""
+    return ball + (BONUS if ball in BONUS_BALLS[n_players] else 0)
+
+
+def total_points(n_players: int) -> int:
+    """Returns the points of a whole rack, the last-ball bonus included: 140 / 150 / 160."""
+    return sum(ball_value(b, n_players) for b in range(1, 16)) + BONUS
+
+
+@dataclass(frozen=True, slots=True)
+class PyramidOptions(MatchOptions):
+    break_order: str = option(
+        "winner",
+        "who starts the next game: the winner of the previous one, as the original says "
+        "(PP-13; after a draw the next player in turn after the last starter); or players "
+        "take turns; or the loser (two players)",
+        ("winner", "alternate", "loser"),
+    )
+    call_mode: str = option(
+        BALL_POCKET,
+        "'ball_pocket': the call names ball and pocket; 'clean' (clean designation): the call "
+        "also states the manner (the record's manner), and the referee confirms a called ball "
+        "that fell was played as called (PP-5)",
+        (BALL_POCKET, CLEAN),
+    )
+    missing_call: str = option(
+        "ask",
+        "balls pocketed on a normal shot with no call recorded: 'ask' whether a ball that fell "
+        "was called in its pocket (confirm), 'count' as called, or 'no_count' (not called: "
+        "nothing scores, PP-6)",
+        ("ask", "count", "no_count"),
+    )
+    presume_contact: bool = option(
+        True,
+        "when no sensor or referee said whether the cue ball touched a ball and no object "
+        "ball fell, presume it did (a referee declares 'miss' otherwise); off: ask (confirm)",
+    )
+    penalise_butt_or_side: bool = option(
+        True, "striking with the butt or side of the cue costs 5 points; off: waived (PP-8)")
+    penalise_touched_ball: bool = option(
+        True, "touching a ball with the cue, a hand or clothes costs 5 points; off: waived (PP-8)")
+    handicap: tuple[int, ...] = option(
+        (),
+        "points each player starts a game with, in turn order (PP-12, usually 5–35; missing "
+        "players start at 0); the targets stay",
+    )
+
+
+@register
+class PointPyramid(Game):
+    name = "pyramid"
+    min_players = 2
+    max_players = 4
+    balls = tuple(range(1, 16))
+    Options = PyramidOptions
+    max_calls = 1
+
+    def parse_options(self, raw: Mapping[str, object]) -> Any:
+        """Returns the options; ``handicap`` is a list of whole points, one per player."""
+        rest = dict(raw)
+        handicap = rest.pop("handicap", ())
+        if not isinstance(handicap, list | tuple) or len(handicap) > self.max_players or any(
+            isinstance(h, bool) or not isinstance(h, int) or h < 0 for h in handicap
+        ):
+            raise InvalidInput(
+                f"option 'handicap' must be a list of points (0 or more), one per player in "
+                f"turn order, not {handicap!r}")
+        options: PyramidOptions = parse_options(self.Options, rest)
+        return dataclasses.replace(options, handicap=tuple(handicap))
+
+    def rack(self, state: MatchState) -> MatchState:
+        # PP-2: the pyramid on the foot spot, the cue ball in the house.
+        opts: PyramidOptions = state.options
+        n = state.n_players
+        if len(opts.handicap) > n or any(h >= target(n) for h in opts.handicap):
+            raise InvalidInput(
+                f"handicap {list(opts.handicap)}: at most one number per player ({n}), each "
+                f"below the {target(n)} points that win")
+        start = opts.handicap + (0,) * (n - len(opts.handicap))  # PP-12
+        return replace(
+            state,
+            status=Status.BREAK,
+            on_table=self.balls,
+            to_shoot=state.breaker,
+            ball_in_hand=InHand.KITCHEN,
+            winner=None,
+            draw=False,
+            players=tuple(PlayerState(p.name, score=start[i], games=p.games)
+                          for i, p in enumerate(state.players)),
+            extra=None,
+        )
+
+    def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
+        if any(c.ball == CUE for c in calls):
+            raise InvalidInput("in pyramid the cue ball cannot be called")
+        if kind is ShotKind.PUSH_OUT:
+            raise InvalidInput("pyramid has no push-out (that is a Ten-ball shot)")
+        if kind is ShotKind.SAFETY and calls:
+            raise InvalidInput("a safety calls no ball")
+        if len(state.on_table) == 1:  # PP-5: the last ball needs no number
+            calls = tuple(Call(state.on_table[0], c.pocket) for c in calls)
+        super().check_call(state, calls, kind)
+
+    def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
+        shooter = shot.shooter
+        following = state.next_player(shooter)
+        decisions: list[Decision] = []
+        if shot.record.special is not None:
+            decisions.append(Noted("special_not_in_rules", str(shot.record.special)))
+
+        fouls = self._fouls(state, shot, ask, decisions)
+        if fouls is None:
+            return state, decisions
+        if fouls:
+            decisions.append(FoulCalled(shooter, tuple(fouls)))
+            if any(f in FIVE_POINT_FOULS for f in fouls):  # PP-8: one penalty per shot
+                state = _add(state, shooter, -PENALTY)
+                state = _add(state, following, PENALTY)
+                decisions.append(PointsMoved(shooter, following, PENALTY))
+            # PP-9, PP-10: nothing scores, what fell is spotted.
+            decisions += _spotted(shot.balls_pocketed + _off_table(state, shot))
+            if state.players[following].score >= target(state.n_players):
+                return _won(state, following, "penalty_points", decisions)
+            scratch = Foul.SCRATCH in fouls or Foul.CUE_OFF_TABLE in fouls
+            return _pass(state, following, decisions, InHand.KITCHEN if scratch else InHand.NONE)
+
+        scores = self._scores(state, shot, ask)
+        if scores is None:
+            return state, decisions
+        if not scores:  # PP-6 (decision): nothing scores, what fell is spotted
+            decisions += _spotted(shot.balls_pocketed + _off_table(state, shot))
+            return _pass(state, following, decisions)
+
+        # PP-6: every ball that fell on the shot scores; PP-3: values and the last ball.
+        pocketed = shot.balls_pocketed
+        state = state.without_balls(set(pocketed))
+        n = state.n_players
+        points = [ball_value(b, n) for b in pocketed]
+        if not state.on_table:
+            points[-1] += BONUS  # PP-3 (decision): the last ball's 10, once per clearing shot
+        decisions += [BallCredited(shooter, b, p) for b, p in zip(pocketed, points, strict=True)]
+        player = state.players[shooter]
+        state = state.with_player(shooter, score=player.score + sum(points),
+                                  balls=player.balls + pocketed)
+        decisions += _spotted(_off_table(state, shot))
+        if state.players[shooter].score >= target(n):  # PP-4: wins at once
+            return _won(state, shooter, "points", decisions)
+        if not state.on_table:  # PP-4: nobody can reach the target any more
+            return replace(state, status=Status.GAME_OVER), [*decisions, GameDrawn(state.game_no)]
+        state = replace(state, status=Status.IN_PLAY, to_shoot=shooter, ball_in_hand=InHand.NONE)
+        return state, [*decisions, ShooterContinues(shooter)]
+
+    # -------------------------------------------------------------- pieces
+    @staticmethod
+    def _fouls(state: MatchState, shot: Shot, ask: Asker,
+               decisions: list[Decision]) -> list[Foul] | None:
+        """Returns the shot's fouls (empty: none), or None after asking whether the cue ball
+        touched a ball. Waived fouls and fouls pyramid does not know are noted, not called."""
+        opts: PyramidOptions = state.options
+        waived = {Foul.BUTT_OR_SIDE: not opts.penalise_butt_or_side,
+                  Foul.TOUCHED_BALL: not opts.penalise_touched_ball}
+        fouls: list[Foul] = []
+        for foul in dict.fromkeys(shot.record.fouls):
+            if waived.get(foul, False):
+                decisions.append(Noted("foul_waived", str(foul)))
+            elif foul in FIVE_POINT_FOULS or foul in NON_COUNTING:
+                fouls.append(foul)
+            else:
+                decisions.append(Noted("foul_not_in_rules", str(foul)))
+        if shot.cue_pocketed:
+            fouls.append(Foul.SCRATCH)
+        if shot.cue_off_table:
+            fouls.append(Foul.CUE_OFF_TABLE)
+        if any(f in FIVE_POINT_FOULS for f in fouls):
+            return list(dict.fromkeys(fouls))  # the penalty is due: contact changes nothing
+        contact = shot.record.first_contact
+        if contact is UNKNOWN and not shot.pocketed:  # a ball that fell was touched
+            if opts.presume_contact:
+                decisions.append(Noted("contact_presumed"))
+            else:
+                touched = ask.confirm(shot.shooter, "did the cue ball touch a ball?")
+                if touched is None:
+                    return None
+                contact = None if not touched else contact
+        if contact is None:
+            fouls.append(Foul.MISS)
+        return list(dict.fromkeys(fouls))
+
+    @staticmethod
+    def _scores(state: MatchState, shot: Shot, ask: Asker) -> bool | None:
+        """Returns whether the shot scores (its called ball fell as called), or None after
+        asking the referee."""
+        opts: PyramidOptions = state.options
+        clean = opts.call_mode == CLEAN
+        if shot.kind is not ShotKind.NORMAL or not shot.pocketed:
+            return False
+        if not shot.calls:
+            down = [(b, p) for b, p in shot.pocketed if p is not None]
+            if not down or opts.missing_call == "no_count":
+                return False
+            if opts.missing_call == "count":
+                return True
+            fell = ", ".join(f"the {b} in {p}" for b, p in down)
+            how = ", with its manner, and played as called" if clean else ""
+            answer = ask.confirm(
+                shot.shooter,
+                f"no call was recorded: was a ball that fell ({fell}) called in that pocket{how}?")
+            return answer
+        call = shot.calls[0]
+        ball = state.on_table[0] if len(state.on_table) == 1 else call.ball  # PP-5: last ball
+        if not shot.fell_in(ball, call.pocket):
+            return False
+        if not clean:
+            return True
+        manner = (shot.record.manner or "").strip()
+        if not manner:  # PP-5: clean designation states the manner before the shot
+            return False
+        answer = ask.confirm(
+            state.next_player(shot.shooter),
+            f"the {ball} fell in {call.pocket}: was it played as called ({manner})?")
+        return answer
+
+
+def _add(state: MatchState, player: int, points: int) -> MatchState:
+    return state.with_player(player, score=state.players[player].score + points)
+
+
+def _off_table(state: MatchState, shot: Shot) -> tuple[int, ...]:
+    """Returns the object balls driven off the table (not pocketed): they are spotted."""
+    return tuple(b for b in dict.fromkeys(shot.balls_off_table)
+                 if b in state.on_table and b not in shot.balls_pocketed)
+
+
+def _spotted(balls: tuple[int, ...]) -> list[Decision]:
+    """PP-9: the first ball on the foot spot, the others on the foot short rail."""
+    return [BallSpotted(b, Spot.FOOT_SPOT if i == 0 else Spot.FOOT_RAIL)
+            for i, b in enumerate(balls)]
+
+
+def _won(state: MatchState, player: int, reason: str,
+         decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
+    return replace(state, status=Status.GAME_OVER), [
+        *decisions, GameWon(player, state.game_no, reason)]
+
+
+def _pass(state: MatchState, to: int, decisions: list[Decision],
+          in_hand: InHand = InHand.NONE) -> tuple[MatchState, list[Decision]]:
+    """Returns the state with the turn passed (PP-1, PP-11)."""
+    state = replace(state, status=Status.IN_PLAY, to_shoot=to, ball_in_hand=in_hand)
+    return state, [*decisions, TurnPassed(to, in_hand)]
