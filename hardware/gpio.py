@@ -23,7 +23,8 @@ Errors::
 
     GpioError                          root of this module's errors
     ├── PinConfigError (ValueError)    a channel or pin the mapping cannot use
-    └── PinFactoryError (RuntimeError) the pin factory failed (pin in use, no RP1 chip, ...)
+    ├── PinFactoryError (RuntimeError) the pin factory failed (pin in use, no RP1 chip, ...)
+    └── NotEntered (RuntimeError)      events() asked of a backend outside its ``async with``
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -54,6 +56,7 @@ __all__ = [
     "DEFAULT_WIRING",
     "GpioBackend",
     "GpioError",
+    "NotEntered",
     "PinConfigError",
     "PinFactory",
     "PinFactoryError",
@@ -75,6 +78,10 @@ class PinConfigError(GpioError, ValueError):
 
 class PinFactoryError(GpioError, RuntimeError):
     """The pin factory could not give the backend its pins."""
+
+
+class NotEntered(GpioError, RuntimeError):
+    """The backend was used outside its ``async with``."""
 
 
 class PinFactory(Protocol):
@@ -164,7 +171,10 @@ class GpioBackend:
         self._inputs: list[_Input] = []
         self._stats = BackendStats(links={name: False})
         self._lost_since_report = 0
+        self._lock = threading.Lock()  # the counters: touched by the library thread too
+        self._held = 0  # items admitted and not yet taken by the consumer
         self._open = False
+        self._ended = False
 
     @property
     def channels(self) -> tuple[str, ...]:
@@ -182,7 +192,8 @@ class GpioBackend:
             raise PinFactoryError(f"{self.name}: cannot open pins: {exc}") from exc
         self._open = True
         now = self._clock()
-        self._stats.links[self.name] = True
+        with self._lock:
+            self._stats.links[self.name] = True
         self._push(LinkChanged(t=now, source=self.name, up=True, channels=self.channels))
         # A reading, not an edge: a channel already at 1 (a ball lodged in a beam) is reported.
         for inp in self._inputs:
@@ -202,14 +213,15 @@ class GpioBackend:
         await asyncio.sleep(0)
         was_open, self._open = self._open, False
         if was_open:
-            self._stats.links[self.name] = False
+            with self._lock:
+                self._stats.links[self.name] = False
             self._push(
                 LinkChanged(
                     t=self._clock(), source=self.name, up=False, reason="closed",
                     channels=self.channels,
-                ),
-                closing=True,
+                )
             )
+            self._ended = True
         if self._ready is not None:
             self._ready.set()
 
@@ -219,11 +231,13 @@ class GpioBackend:
         One consumer at a time.
         """
         if self._ready is None:
-            raise GpioError(f"{self.name}: events() before the backend was entered")
+            raise NotEntered(f"{self.name}: events() before the backend was entered")
         ready = self._ready
         while True:
             while self._buffer:
-                yield self._buffer.popleft()
+                item = self._buffer.popleft()
+                self._release()
+                yield item
             if not self._open:
                 return
             ready.clear()
@@ -231,11 +245,12 @@ class GpioBackend:
 
     def stats(self) -> BackendStats:
         """Returns a copy of the counters: edges received, overflows, link state."""
-        s = self._stats
-        return BackendStats(
-            events=s.events, overflows=s.overflows, bad_frames=s.bad_frames,
-            sequence_gaps=s.sequence_gaps, reconnects=s.reconnects, links=dict(s.links),
-        )
+        with self._lock:
+            s = self._stats
+            return BackendStats(
+                events=s.events, overflows=s.overflows, bad_frames=s.bad_frames,
+                sequence_gaps=s.sequence_gaps, reconnects=s.reconnects, links=dict(s.links),
+            )
 
     # --- the library thread's side ------------------------------------------------------
 
@@ -270,41 +285,60 @@ class GpioBackend:
             t = (before + after) / 2 - age
             event = SensorEvent(t=t, ch=channel, v=int(bool(state) == active_high))
             loop = self._loop
-            if loop is None or not self._open:
+            if loop is None or not self._open or not self._admit(event):
                 return
             try:
-                loop.call_soon_threadsafe(self._push, event)
+                loop.call_soon_threadsafe(self._deliver, event)
             except RuntimeError:  # the loop closed under us: the backend is going away
                 log.debug("%s: edge on %s after the loop closed", self.name, channel)
 
         return on_edge
 
+    def _admit(self, item: SensorEvent | LinkChanged) -> bool:
+        """Returns whether the item fits: the bound covers items queued and in flight.
+
+        Counts every event and every overflow; logs the first loss of a run, and the run's
+        size once there is room again.
+        """
+        with self._lock:
+            if isinstance(item, SensorEvent):
+                self._stats.events += 1
+            if self._held >= self._maxlen:
+                self._stats.overflows += 1
+                self._lost_since_report += 1
+                admitted, first, lost = False, self._lost_since_report == 1, 0
+            else:
+                self._held += 1
+                admitted, first, lost = True, False, self._lost_since_report
+                self._lost_since_report = 0
+            total = self._stats.overflows
+        if first:
+            log.warning("%s: event queue full (%d); dropping %s and counting overflows",
+                        self.name, self._maxlen, item)
+        elif lost:
+            log.warning("%s: queue has room again; %d events were lost (%d in all)",
+                        self.name, lost, total)
+        return admitted
+
     # --- the loop's side ----------------------------------------------------------------
 
-    def _push(self, item: SensorEvent | LinkChanged, *, closing: bool = False) -> None:
-        if not (self._open or closing):
+    def _deliver(self, item: SensorEvent | LinkChanged) -> None:
+        if self._ended:  # a late edge after the link-down record: the stream is over
+            self._release()
             log.debug("%s: %s after close, not delivered", self.name, item)
             return
-        if isinstance(item, SensorEvent):
-            self._stats.events += 1
-        if len(self._buffer) >= self._maxlen:
-            self._stats.overflows += 1
-            self._lost_since_report += 1
-            if self._lost_since_report == 1:
-                log.warning(
-                    "%s: event queue full (%d); dropping %s and counting overflows",
-                    self.name, self._maxlen, item,
-                )
-            return
-        if self._lost_since_report:
-            log.warning(
-                "%s: queue has room again; %d events were lost (%d in all)",
-                self.name, self._lost_since_report, self._stats.overflows,
-            )
-            self._lost_since_report = 0
         self._buffer.append(item)
         if self._ready is not None:
             self._ready.set()
+
+    def _push(self, item: SensorEvent | LinkChanged) -> None:
+        """Queues an item made on the loop (link records, first readings) like an edge."""
+        if self._admit(item):
+            self._deliver(item)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._held -= 1
 
     def _close_inputs(self) -> None:
         for inp in self._inputs:

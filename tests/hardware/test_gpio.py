@@ -195,6 +195,28 @@ async def test_overflow_is_counted_and_logged_when_the_queue_is_full(
     assert backend.stats().overflows == 3
 
 
+async def test_the_bound_holds_while_the_loop_is_blocked(factory: Any) -> None:
+    # Edges handed over but not yet run by the loop count against the bound too, so a
+    # stalled loop cannot pile up callbacks without limit.
+    async with GpioBackend(PINS, pin_factory=factory, queue_size=3) as backend:
+        driver = PinDriver(factory, PINS)
+        try:
+            futures = [driver.submit("strike", i % 2 ^ 1, 0.001 * i) for i in range(6)]
+            time.sleep(0.1)  # the loop is stuck; the library thread keeps calling back
+            assert all(f.done() for f in futures)
+            assert (backend.stats().events, backend.stats().overflows) == (6, 4)
+            got = await take(backend.events(), 2)
+        finally:
+            driver.stop()
+    assert [e.v for e in got] == [1, 0]
+
+
+async def test_events_outside_async_with_is_an_error(factory: Any) -> None:
+    backend = GpioBackend(PINS, pin_factory=factory)
+    with pytest.raises(RuntimeError):
+        await anext(backend.events())
+
+
 async def test_callbacks_still_fire_after_gc_collect(factory: Any) -> None:
     async with GpioBackend(PINS, pin_factory=factory) as backend:
         gc.collect()
