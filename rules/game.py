@@ -250,6 +250,11 @@ class Game(abc.ABC):
         """Returns False where balls are interchangeable (plain balls), so nobody is asked."""
         return True
 
+    def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
+        """Returns the object balls a drop on the coming shot can be: by default, those on the
+        table (a game whose balls are set out anew, as in a shoot-out, returns those)."""
+        return state.on_table
+
     @abc.abstractmethod
     def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
         """Returns the state after the shot and the decisions, in the order the rules apply.

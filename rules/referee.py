@@ -319,7 +319,7 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
     called pocket is presumed the called ball; a drop that can only be one ball is that ball;
     every other drop is asked about, pocket by pocket.
     """
-    on_table = set(state.on_table)
+    on_table = set(game.balls_in_play(state))
     known: list[tuple[int, Pocket | None]] = []
     cue_pocketed, cue_pocket = False, None
     unknown: list[Drop] = []
