@@ -1,0 +1,522 @@
+"""Sensor fusion: raw sensor edges and requests in, shot records out.
+
+Pure and clock-injected: time is only what the events say (their source time) and what
+``advance(now)`` tells, so it runs the same live and in replay.
+
+What real sensors do, and what is done about it:
+
+- **Pocket beams.** A level that reverts within ``noise_s`` (glitches of a millisecond or
+  two, in either direction) never happened. A block that lasts ``min_block_s`` is a ball;
+  its drop is reported at once, timed at the block's start. Two balls close together give
+  two blocks with a short gap; a gap longer than the noise is a second ball. A ball that
+  rattles in the jaws never crosses a beam in the drop path, so it is no drop.
+- **Cushions.** One hit is a train of pulses: pulses closer than ``cushion_gap_s`` are one
+  burst, one hit, timed at its first edge; a sensor stuck on after a light tap ends its
+  burst after ``cushion_max_on_s``. A hit on one half of a long rail also shakes the other
+  half slightly later and weaker: of two bursts on the same rail starting within
+  ``crosstalk_s``, only the stronger (analogue ``level`` peak, else time on) counts.
+- **Identity.** The cue-ball detector and the identity reader sit in the ball return; their
+  events are matched to the oldest drop (in the reported pocket, if any) that fell between
+  ``identity_min_s`` and ``identity_max_s`` earlier. An event with no such drop is a drop
+  the beams missed.
+- **Shot boundaries.** A shot opens with its call or with the first activity after rest.
+  ``quiet_s`` after its last activity (and, where a ball-return sensor is fitted, not before
+  it had time to report the last drop) it is ruled provisionally. Until the next shot opens
+  (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
+  correct it. ``shot_end`` rules the open shot now and closes it.
+- **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
+  click count; without one, all hits of the shot are presumed to be after the first contact
+  (option ``cushions_without_click = "all"``) or the fact is left unknown (``"unknown"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hardware.events import SensorEvent
+from rules import CUE, UNKNOWN, Call, Drop, Foul, Pocket, Rail, ShotKind, ShotRecord, Special
+
+INF = float("inf")
+
+SAME_RAIL = {Rail.LEFT_HEAD: Rail.LEFT_FOOT, Rail.LEFT_FOOT: Rail.LEFT_HEAD,
+             Rail.RIGHT_HEAD: Rail.RIGHT_FOOT, Rail.RIGHT_FOOT: Rail.RIGHT_HEAD}
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """Timing of the physics and what is fitted; every value in seconds."""
+
+    noise_s: float = 0.0025
+    min_block_s: float = 0.005
+    cushion_gap_s: float = 0.060
+    cushion_max_on_s: float = 0.400
+    crosstalk_s: float = 0.025
+    quiet_s: float = 2.5
+    max_roll_s: float = 12.0
+    identity_min_s: float = 0.3
+    identity_max_s: float = 2.5
+    cue_detector: bool = False
+    identity_reader: bool = False
+    cushion_sensors: bool = True
+    cushions_without_click: str = "all"
+
+
+# ------------------------------------------------------------------ outputs
+@dataclass(frozen=True, slots=True)
+class DropSeen:
+    """A ball fell (live, as the beam saw it); ``ball`` when already known."""
+
+    t: float
+    pocket: Pocket | None
+    ball: int | str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShot:
+    """A shot to be ruled (the first time)."""
+
+    t: float
+    record: ShotRecord
+
+
+@dataclass(frozen=True, slots=True)
+class AmendShot:
+    """The last ruled shot's facts changed: rule it again."""
+
+    t: float
+    record: ShotRecord
+
+
+Action = DropSeen | RuleShot | AmendShot
+
+
+# ------------------------------------------------------------------ internals
+@dataclass(slots=True)
+class _Drop:
+    t: float
+    pocket: Pocket | None
+    ball: int | str | None = None
+    matched: bool = False  # a ball-return event was matched to it
+
+
+@dataclass(slots=True)
+class _Shot:
+    opened: float
+    last_activity: float
+    calls: tuple[Call, ...] = ()
+    kind: ShotKind = ShotKind.NORMAL
+    manner: str | None = None
+    drops: list[_Drop] = field(default_factory=list)
+    hits: list[tuple[float, Rail]] = field(default_factory=list)
+    clicks: list[float] = field(default_factory=list)
+    active: bool = False  # a sensor saw something
+    declared: dict[str, Any] = field(default_factory=dict)
+    ruled: bool = False
+
+
+@dataclass(slots=True)
+class _Beam:
+    level: int = 0
+    pend_t: float = INF
+    pend_v: int = 0
+    block_start: float = INF
+    counted: bool = False
+
+
+@dataclass(slots=True)
+class _Burst:
+    rail: Rail
+    start: float
+    last: float
+    on_time: float = 0.0
+    peak: float | None = None
+    closed: bool = False
+
+
+@dataclass(slots=True)
+class _Cushion:
+    on: bool = False
+    on_since: float = 0.0
+    burst: _Burst | None = None
+
+
+class Fusion:
+    """Turns sensor events and requests into shot records. See the module docstring."""
+
+    def __init__(self, config: FusionConfig | None = None) -> None:
+        self.config = config or FusionConfig()
+        self._beams = {p: _Beam() for p in Pocket}
+        self._cushions = {r: _Cushion() for r in Rail}
+        self._bursts: list[_Burst] = []  # closed, waiting for a crosstalk partner
+        self._cur: _Shot | None = None  # open, not yet ruled
+        self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
+        self._late_ok = False  # late activity still belongs to the last shot
+        self._closed_at = -INF  # activity before this belongs to the last shot
+        self._next = INF
+        self.glitches = 0
+        self.crosstalk = 0
+        self.now = 0.0
+
+    # -------------------------------------------------------------- reading
+    @property
+    def open_shot(self) -> bool:
+        """Returns True while a shot is open and not yet ruled."""
+        return self._cur is not None
+
+    @property
+    def next_deadline(self) -> float:
+        return self._next
+
+    # -------------------------------------------------------------- inputs
+    def sensor(self, ev: SensorEvent) -> list[Action]:
+        """Takes one sensor event (in source-time order) and returns what it caused."""
+        out = self.advance(ev.t) if ev.t >= self._next else []
+        self.now = max(self.now, ev.t)
+        ch = ev.ch
+        if ch.startswith("beam."):
+            self._beam(Pocket(ch[5:]), ev.t, ev.v, out)
+        elif ch.startswith("cushion."):
+            self._cushion(Rail(ch[8:]), ev.t, ev.v, ev.level, out)
+        elif ch == "cue":
+            if ev.v:
+                self._returned(ev.t, CUE, None, out)
+        elif ch == "ball_id":
+            if ev.ball is not None:
+                self._returned(ev.t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
+        elif ch == "strike":
+            if ev.v:
+                self._close_for_next(ev.t, out)
+                self._open(ev.t).active = True
+        elif ch == "click":
+            if ev.v:
+                shot = self._shot_at(ev.t, out)
+                shot.clicks.append(ev.t)
+                self._touch(shot, ev.t)
+        self._reschedule()
+        return out
+
+    def call(self, t: float, calls: tuple[Call, ...], kind: ShotKind, manner: str | None,
+             amend: bool = False) -> list[Action]:
+        """The shooter's call: closes the open shot (or, with ``amend``, replaces its call
+        while nothing has happened yet) and opens the next one."""
+        out = self.advance(t)
+        cur = self._cur
+        if not (amend and cur is not None and not cur.active):
+            self._close_for_next(t, out)
+            cur = self._open(t)
+        cur.calls, cur.kind, cur.manner = calls, kind, manner
+        self._reschedule()
+        return out
+
+    def declare(self, t: float, facts: dict[str, Any]) -> list[Action]:
+        """Facts the sensors cannot see, for the open shot, or else the last ruled one."""
+        out = self.advance(t)
+        shot = self._cur or self._last
+        if shot is None:
+            raise LookupError("no shot has been played to declare facts about")
+        for key, value in facts.items():
+            if key == "fouls":
+                shot.declared["fouls"] = tuple(dict.fromkeys(
+                    (*shot.declared.get("fouls", ()), *value)))
+            elif key == "off_table":
+                shot.declared["off_table"] = tuple(dict.fromkeys(
+                    (*shot.declared.get("off_table", ()), *value)))
+            elif key == "pocketed":
+                for ball, pocket in value:
+                    self._declare_drop(shot, t, ball, pocket)
+            else:
+                shot.declared[key] = value
+        if shot is self._last:
+            out.append(AmendShot(t, self._record(shot)))
+        self._reschedule()
+        return out
+
+    def shot_end(self, t: float) -> list[Action]:
+        """Rules the open shot now; what comes after belongs to the next shot."""
+        out = self.advance(t)
+        if self._cur is not None:
+            self._rule(t, out)
+        self._late_ok, self._closed_at = False, t
+        self._reschedule()
+        return out
+
+    def forget(self) -> None:
+        """Drops every shot in progress (after an undo, a new match, the end of a match)."""
+        self._cur = self._last = None
+        self._late_ok = False
+        self._reschedule()
+
+    def retry(self, t: float) -> list[Action]:
+        """Rules a shot that was due but could not be ruled (a question was open)."""
+        out: list[Action] = []
+        if self._cur is not None and self._due(self._cur) <= t:
+            self._rule(t, out)
+        self._reschedule()
+        return out
+
+    def advance(self, now: float) -> list[Action]:
+        """Runs the clock to ``now``: confirms edges, closes bursts, rules quiet shots."""
+        out: list[Action] = []
+        if now < self._next:
+            self.now = max(self.now, now)
+            return out
+        cfg = self.config
+        for pocket, beam in self._beams.items():
+            if beam.pend_t + cfg.noise_s <= now:
+                self._confirm(pocket, beam, out)
+            if beam.level and not beam.counted and beam.block_start + cfg.min_block_s <= now:
+                beam.counted = True
+                self._drop(beam.block_start, pocket, out)
+        for cushion in self._cushions.values():
+            burst = cushion.burst
+            if burst is None:
+                continue
+            if cushion.on and cushion.on_since + cfg.cushion_max_on_s <= now:
+                burst.on_time += now - cushion.on_since
+                cushion.on_since = now
+                self._close_burst(cushion, out)
+            elif not cushion.on and burst.last + cfg.cushion_gap_s <= now:
+                self._close_burst(cushion, out)
+        self._settle_bursts(now, out)
+        cur = self._cur
+        if cur is not None and cur.active and self._due(cur) <= now:
+            self._rule(self._due(cur), out)
+        self.now = max(self.now, now)
+        self._reschedule()
+        return out
+
+    # -------------------------------------------------------------- shots
+    def _open(self, t: float) -> _Shot:
+        self._cur = _Shot(opened=t, last_activity=t)
+        return self._cur
+
+    def _close_for_next(self, t: float, out: list[Action]) -> None:
+        """The next shot is about to open: rule the open one, and the last one is final."""
+        if self._cur is not None:
+            self._rule(t, out)
+        self._late_ok, self._closed_at = False, t
+
+    def _shot_at(self, t: float, out: list[Action]) -> _Shot:
+        """Returns the shot that activity at ``t`` belongs to, opening one after rest."""
+        cur = self._cur
+        if cur is not None and t >= cur.opened:
+            return cur
+        last = self._last
+        if last is not None and (t < self._closed_at or self._late_ok
+                                 and t - last.last_activity <= self.config.max_roll_s):
+            return last
+        if cur is not None:
+            return cur
+        self._late_ok = False
+        return self._open(t)
+
+    def _touch(self, shot: _Shot, t: float) -> None:
+        shot.active = True
+        if t > shot.last_activity:
+            shot.last_activity = t
+
+    def _due(self, shot: _Shot) -> float:
+        cfg = self.config
+        due = shot.last_activity + cfg.quiet_s
+        if cfg.cue_detector or cfg.identity_reader:
+            waiting = [d.t for d in shot.drops if not d.matched and d.pocket is not None]
+            if waiting:
+                due = max(due, max(waiting) + cfg.identity_max_s)
+        return due
+
+    def _rule(self, t: float, out: list[Action]) -> None:
+        shot = self._cur
+        assert shot is not None
+        out.append(RuleShot(t, self._record(shot)))
+        shot.ruled = True
+        self._last, self._cur = shot, None
+        self._late_ok, self._closed_at = True, -INF
+
+    def _changed(self, shot: _Shot, t: float, out: list[Action]) -> None:
+        if shot is self._last:
+            out.append(AmendShot(t, self._record(shot)))
+
+    def _record(self, shot: _Shot) -> ShotRecord:
+        cfg = self.config
+        d = shot.declared
+        cushions: Any
+        if not cfg.cushion_sensors:
+            cushions = UNKNOWN
+        elif shot.clicks:
+            first_click = shot.clicks[0]
+            cushions = tuple(r for t, r in sorted(shot.hits) if t >= first_click)
+        elif cfg.cushions_without_click == "all":
+            cushions = tuple(r for _, r in sorted(shot.hits))
+        else:
+            cushions = UNKNOWN
+        return ShotRecord(
+            calls=shot.calls,
+            kind=shot.kind,
+            manner=shot.manner,
+            drops=tuple(Drop(x.pocket, x.ball) for x in shot.drops),
+            cue_sensed=cfg.cue_detector,
+            first_contact=d.get("first_contact", UNKNOWN),
+            cushions=cushions,
+            off_table=tuple(d.get("off_table", ())),
+            centre_line=d.get("centre_line", UNKNOWN),
+            fouls=tuple(Foul(f) for f in d.get("fouls", ())),
+            special=Special(d["special"]) if d.get("special") else None,
+        )
+
+    # -------------------------------------------------------------- beams
+    def _beam(self, pocket: Pocket, t: float, v: int, out: list[Action]) -> None:
+        beam = self._beams[pocket]
+        v = 1 if v else 0
+        if beam.pend_t != INF:
+            if t - beam.pend_t < self.config.noise_s:
+                if v == beam.level:  # it went back: a glitch
+                    beam.pend_t = INF
+                    self.glitches += 1
+                return
+            self._confirm(pocket, beam, out)
+        if v != beam.level:
+            beam.pend_t, beam.pend_v = t, v
+
+    def _confirm(self, pocket: Pocket, beam: _Beam, out: list[Action]) -> None:
+        t, v = beam.pend_t, beam.pend_v
+        beam.pend_t = INF
+        beam.level = v
+        if v:
+            beam.block_start, beam.counted = t, False
+            return
+        if not beam.counted and t - beam.block_start >= self.config.min_block_s:
+            self._drop(beam.block_start, pocket, out)
+        beam.counted = False
+        beam.block_start = INF
+
+    def _drop(self, t: float, pocket: Pocket, out: list[Action]) -> None:
+        shot = self._shot_at(t, out)
+        shot.drops.append(_Drop(t, pocket))
+        self._touch(shot, t)
+        out.append(DropSeen(t, pocket))
+        self._changed(shot, t, out)
+
+    def _declare_drop(self, shot: _Shot, t: float, ball: int | str, pocket: Pocket) -> None:
+        for drop in shot.drops:
+            if drop.ball == ball:
+                drop.pocket = pocket
+                return
+        for drop in shot.drops:
+            if drop.ball is None and drop.pocket == pocket:
+                drop.ball = ball
+                return
+        shot.drops.append(_Drop(t, pocket, ball))
+
+    def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
+        """A ball passed the ball return: match it to the drop it came from."""
+        cfg = self.config
+        lo, hi = t - cfg.identity_max_s, t - cfg.identity_min_s
+        for shot in (self._last, self._cur):
+            if shot is None:
+                continue
+            for drop in shot.drops:
+                if (not drop.matched and lo <= drop.t <= hi
+                        and (pocket is None or drop.pocket is None or drop.pocket == pocket)):
+                    drop.matched = True
+                    if drop.ball is None:
+                        drop.ball = ball
+                    self._changed(shot, t, out)
+                    return
+        # no drop to match: the beams missed one
+        shot = self._shot_at(t, out)
+        shot.drops.append(_Drop(t, pocket, ball, matched=True))
+        self._touch(shot, t)
+        out.append(DropSeen(t, pocket, ball))
+        self._changed(shot, t, out)
+
+    # -------------------------------------------------------------- cushions
+    def _cushion(self, rail: Rail, t: float, v: int, level: float | None, out: list[Action]) -> None:
+        cushion = self._cushions[rail]
+        burst = cushion.burst
+        if v:
+            if burst is None or (not cushion.on and t - burst.last > self.config.cushion_gap_s):
+                if burst is not None:
+                    self._close_burst(cushion, out)
+                burst = cushion.burst = _Burst(rail, t, t)
+                shot = self._shot_at(t, out)
+                self._touch(shot, t)
+            if not cushion.on:
+                cushion.on, cushion.on_since = True, t
+            if level is not None:
+                burst.peak = level if burst.peak is None else max(burst.peak, level)
+        elif cushion.on:
+            cushion.on = False
+            if burst is not None:
+                burst.on_time += t - cushion.on_since
+                burst.last = t
+
+    def _close_burst(self, cushion: _Cushion, out: list[Action]) -> None:
+        burst = cushion.burst
+        assert burst is not None
+        cushion.burst = None
+        burst.closed = True
+        self._bursts.append(burst)
+
+    def _settle_bursts(self, now: float, out: list[Action]) -> None:
+        """Counts each closed burst once its crosstalk partner (if any) is closed too."""
+        if not self._bursts:
+            return
+        window = self.config.crosstalk_s
+        waiting: list[_Burst] = []
+        done: set[int] = set()
+        for i, burst in enumerate(self._bursts):
+            if i in done:
+                continue
+            twin_rail = SAME_RAIL.get(burst.rail)
+            partner: _Burst | None = None
+            if twin_rail is not None:
+                open_twin = self._cushions[twin_rail].burst
+                if open_twin is not None and abs(open_twin.start - burst.start) <= window:
+                    waiting.append(burst)
+                    continue
+                for j in range(i + 1, len(self._bursts)):
+                    other = self._bursts[j]
+                    if other.rail == twin_rail and j not in done and abs(
+                            other.start - burst.start) <= window:
+                        partner = other
+                        done.add(j)
+                        break
+            if partner is None:
+                self._hit(burst, out)
+            else:
+                self.crosstalk += 1
+                self._hit(max(burst, partner, key=_strength), out)
+        self._bursts = waiting
+
+    def _hit(self, burst: _Burst, out: list[Action]) -> None:
+        t = burst.start
+        shot = self._shot_at(t, out)
+        shot.hits.append((t, burst.rail))
+        self._changed(shot, t, out)
+
+    # -------------------------------------------------------------- timers
+    def _reschedule(self) -> None:
+        cfg = self.config
+        nxt = INF
+        for beam in self._beams.values():
+            if beam.pend_t != INF:
+                nxt = min(nxt, beam.pend_t + cfg.noise_s)
+            if beam.level and not beam.counted:
+                nxt = min(nxt, beam.block_start + cfg.min_block_s)
+        for cushion in self._cushions.values():
+            if cushion.burst is not None:
+                nxt = min(nxt, cushion.on_since + cfg.cushion_max_on_s if cushion.on
+                          else cushion.burst.last + cfg.cushion_gap_s)
+        if self._bursts:
+            nxt = min(nxt, self.now)
+        cur = self._cur
+        if cur is not None and cur.active:
+            nxt = min(nxt, self._due(cur))
+        self._next = nxt
+
+
+def _strength(burst: _Burst) -> tuple[float, float, float]:
+    """Stronger first: the analogue peak, then time on, then the earlier start."""
+    return (burst.peak if burst.peak is not None else 0.0, burst.on_time, -burst.start)
+

@@ -1,0 +1,77 @@
+"""``python -m controller replay TRACE``: a trace through the pipeline, no broker.
+
+Prints every message the table would publish, one JSON object a line; reports each trace
+line it cannot read (with its number) on standard error and goes on. Time is the trace's:
+at its end the clock runs on until every open shot has settled.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from controller.fusion import FusionConfig
+from controller.table import Message, Table
+from controller.trace import BadLine, Header, RequestLine, read_trace
+from hardware.events import SensorEvent
+
+
+def replay(lines: Iterable[str], publish: Callable[[Message], None],
+           errors: Callable[[BadLine], None], fusion: FusionConfig | None = None) -> Table:
+    """Feeds a trace through a new Table; returns it, settled."""
+    table: Table | None = None
+    prefix = "m-replay"
+    for item in read_trace(lines):
+        if isinstance(item, Header):
+            recorded = str(item.fields.get("recorded", ""))[:10].replace("-", "")
+            prefix = f"m-{recorded}" if recorded else prefix
+            continue
+        if isinstance(item, BadLine):
+            errors(item)
+            continue
+        if table is None:
+            table = _table(publish, prefix, fusion, item.t)
+        if isinstance(item, SensorEvent):
+            table.sensor(item)
+        elif isinstance(item, RequestLine):
+            table.advance(item.t)
+            table.request(item.name, item.payload, item.t)
+    if table is None:
+        table = _table(publish, prefix, fusion, 0.0)
+    table.settle()
+    return table
+
+
+def _table(publish: Callable[[Message], None], prefix: str, fusion: FusionConfig | None,
+           t: float) -> Table:
+    table = Table(publish, fusion=fusion, match_id=lambda n: f"{prefix}-{n}")
+    table.start(t)
+    return table
+
+
+def main(path: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+         fusion: FusionConfig | None = None) -> int:
+    """Runs a replay; returns the exit status (1 when any line could not be read)."""
+    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    write = out.write
+    bad = 0
+
+    def publish(msg: Message) -> None:
+        write(dumps(msg.to_json()))
+        write("\n")
+
+    def report(line: BadLine) -> None:
+        nonlocal bad
+        bad += 1
+        err.write(f"{path}:{line.line}: {line.reason}\n")
+
+    try:
+        handle: Any = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        err.write(f"cannot read {path}: {exc.strerror}\n")
+        return 2
+    with handle:
+        replay(handle, publish, report, fusion)
+    return 1 if bad else 0

@@ -1,0 +1,147 @@
+"""Traces (interfaces §2): one JSON object a line; a header, then sensor and request lines.
+
+``read_trace`` yields what each line holds and reports each line it cannot read with its
+line number, then goes on. ``TraceWriter`` records a live session, rotating its files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from hardware.events import ChannelError, SensorEvent, parse_channel
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestLine:
+    t: float
+    name: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    line: int
+    reason: str
+
+
+TraceItem = Header | SensorEvent | RequestLine | BadLine
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def parse_line(text: str, lineno: int) -> TraceItem:
+    """Returns the item a trace line holds, or a BadLine saying why it cannot be read."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return BadLine(lineno, f"not JSON: {exc.msg}")
+    if not isinstance(obj, dict):
+        return BadLine(lineno, "not a JSON object")
+    if "trace" in obj:
+        if obj["trace"] != 1:
+            return BadLine(lineno, f"unsupported trace version {obj['trace']!r}")
+        return Header(obj)
+    t = obj.get("t")
+    if not _number(t):
+        return BadLine(lineno, "no time 't'")
+    ch = obj.get("ch")
+    if ch is not None:
+        if not isinstance(ch, str):
+            return BadLine(lineno, "channel 'ch' must be a string")
+        try:
+            parse_channel(ch)
+        except ChannelError as exc:
+            return BadLine(lineno, str(exc))
+        v = obj.get("v", 1)
+        if v not in (0, 1) or isinstance(v, float):
+            return BadLine(lineno, f"value 'v' must be 0 or 1, not {v!r}")
+        level = obj.get("level")
+        if level is not None and not (_number(level) and 0 <= level <= 1):
+            return BadLine(lineno, f"level must be a number from 0 to 1, not {level!r}")
+        ball = obj.get("ball")
+        pocket = obj.get("pocket")
+        if ch == "ball_id" and not (isinstance(ball, int) and not isinstance(ball, bool)
+                                    or ball == "cue"):
+            return BadLine(lineno, "ball_id needs 'ball': a number or \"cue\"")
+        if pocket is not None and pocket not in ("hl", "hr", "sl", "sr", "fl", "fr"):
+            return BadLine(lineno, f"unknown pocket {pocket!r}")
+        return SensorEvent(float(t), ch, int(v), level, ball, pocket)
+    name = obj.get("request")
+    if isinstance(name, str):
+        payload = obj.get("payload", {})
+        if not isinstance(payload, dict):
+            return BadLine(lineno, "request 'payload' must be a JSON object")
+        return RequestLine(float(t), name, payload)
+    return BadLine(lineno, "neither a sensor line ('ch') nor a request line ('request')")
+
+
+def read_trace(lines: Iterable[str]) -> Iterator[TraceItem]:
+    """Yields the items of a trace, in order; out-of-order and unreadable lines as BadLine."""
+    last_t = float("-inf")
+    for lineno, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        item = parse_line(text, lineno)
+        if lineno == 1 and not isinstance(item, Header):
+            yield BadLine(1, "the first line is not a trace header {\"trace\": 1}")
+        if isinstance(item, SensorEvent | RequestLine):
+            if item.t < last_t:
+                yield BadLine(lineno, f"time {item.t} goes back (after {last_t})")
+                continue
+            last_t = item.t
+        yield item
+
+
+class TraceWriter:
+    """Writes a live session as a trace, starting a new file past ``max_bytes``."""
+
+    def __init__(self, directory: Path, header: dict[str, Any], max_bytes: int = 32 << 20,
+                 keep: int = 20) -> None:
+        self.directory = directory
+        self.header = {"trace": 1, **header}
+        self.max_bytes = max_bytes
+        self.keep = keep
+        self._file: IO[str] | None = None
+        self._written = 0
+        self._n = 0
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def write(self, line: dict[str, Any]) -> None:
+        if self._file is None or self._written > self.max_bytes:
+            self._rotate()
+        assert self._file is not None
+        text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+        self._file.write(text)
+        self._written += len(text)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _rotate(self) -> None:
+        self.close()
+        existing = sorted(self.directory.glob("trace-*.jsonl"))
+        self._n = int(existing[-1].stem.split("-")[1]) + 1 if existing else 1
+        path = self.directory / f"trace-{self._n:06d}.jsonl"
+        self._file = path.open("w", encoding="utf-8")
+        head = json.dumps(self.header, separators=(",", ":")) + "\n"
+        self._file.write(head)
+        self._written = len(head)
+        for old in existing[: max(0, len(existing) + 1 - self.keep)]:
+            old.unlink(missing_ok=True)
