@@ -269,7 +269,8 @@ def test_board_code_imports_only_what_micropython_has(path: str) -> None:
     tree = ast.parse(file.read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            assert {a.name.split(".")[0] for a in node.names} <= MICROPYTHON_MODULES, a.name
+            modules = {alias.name.split(".")[0] for alias in node.names}
+            assert modules <= MICROPYTHON_MODULES, modules
         elif isinstance(node, ast.ImportFrom):
             assert node.module and node.module.split(".")[0] in MICROPYTHON_MODULES, node.module
         elif isinstance(node, ast.FunctionDef | ast.ClassDef):

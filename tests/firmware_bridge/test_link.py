@@ -1,0 +1,261 @@
+"""The real firmware on a real pty (``SimBoard``) talking to the real link and backend."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge import protocol as P
+from firmware_bridge.backend import SerialBackend
+from firmware_bridge.errors import ConfigRejected, LinkTimeout
+from firmware_bridge.link import BoardLink
+from firmware_bridge.sim import SimBoard
+from hardware import LinkChanged, SensorBackend, SensorEvent
+
+PERIOD = 1 << 30
+
+
+class Collector:
+    """Pulls a backend's events in the background, noting when each arrived."""
+
+    def __init__(self, backend: SerialBackend) -> None:
+        self.items: list[tuple[float, SensorEvent | LinkChanged]] = []
+        self._new = asyncio.Event()
+        self._task = asyncio.create_task(self._pull(backend))
+
+    async def _pull(self, backend: SerialBackend) -> None:
+        async for item in backend.events():
+            self.items.append((time.monotonic(), item))
+            self._new.set()
+
+    @property
+    def events(self) -> list[SensorEvent]:
+        return [i for _, i in self.items if isinstance(i, SensorEvent)]
+
+    @property
+    def changes(self) -> list[tuple[float, LinkChanged]]:
+        return [(at, i) for at, i in self.items if isinstance(i, LinkChanged)]
+
+    async def until(self, done: Callable[[Collector], bool], timeout: float = 3.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not done(self):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out; got {[i for _, i in self.items]}")
+            self._new.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._new.wait(), left)
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+@contextlib.asynccontextmanager
+async def connected(board: SimBoard, **options: float) -> AsyncIterator[
+    tuple[SerialBackend, Collector]
+]:
+    backend = SerialBackend([board.path], **{"sync_interval": 0.2, **options})
+    async with backend:
+        collector = Collector(backend)
+        await backend.links[0].wait_up(5.0)
+        try:
+            yield backend, collector
+        finally:
+            collector.stop()
+
+
+async def play(board: SimBoard, script: list[tuple[str, int, float]]) -> list[float]:
+    """Makes each edge happen ``at`` seconds from now; returns their true host times."""
+    start = time.monotonic() + 0.02
+    truth = []
+    for channel, value, at in script:
+        target = start + at
+        await asyncio.sleep(max(0.0, target - time.monotonic()))
+        board.edge(channel, value, target)
+        truth.append(target)
+    return truth
+
+
+def assert_on_time(events: list[SensorEvent], script: list[tuple[str, int, float]],
+                   truth: list[float], within: float = 1e-3) -> None:
+    assert [(e.ch, e.v) for e in events] == [(ch, v) for ch, v, _ in script]
+    errors = [abs(e.t - t) for e, t in zip(events, truth, strict=True)]
+    assert max(errors) < within, [f"{err * 1e3:.3f} ms" for err in errors]
+
+
+SCRIPT = [
+    ("beam.fl", 1, 0.000),
+    ("beam.fl", 0, 0.012),
+    ("cushion.lf", 1, 0.050),
+    ("cushion.lf", 0, 0.061),
+    ("cue", 1, 0.120),
+    ("beam.hl", 1, 0.300),
+    ("beam.hl", 0, 0.530),
+]
+
+
+async def test_board_edges_arrive_in_order_on_the_host_timeline_within_1_ms() -> None:
+    with SimBoard(start_tick=123_456_789) as board:
+        async with connected(board) as (backend, got):
+            assert isinstance(backend, SensorBackend)
+            truth = await play(board, SCRIPT)
+            await got.until(lambda c: len(c.events) == len(SCRIPT))
+            assert_on_time(got.events, SCRIPT, truth)
+            stats = backend.stats()
+            assert (stats.events, stats.overflows, stats.bad_frames) == (len(SCRIPT), 0, 0)
+            assert stats.links == {board.uid: True}
+            [(_, up)] = got.changes
+            assert up.up and up.source == board.uid and "beam.fl" in up.channels
+
+
+async def test_a_piezo_hit_is_sent_with_its_peak_as_level_then_quiet_after_the_mask() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (_, got):
+            hit = time.monotonic() + 0.05
+
+            def signal(t: float) -> float:  # a knock: 50000 at once, decaying in 20 ms
+                return 0.0 if t < hit else 50000 * math.exp(-(t - hit) / 0.020)
+
+            board.set_analog("click", signal)
+            await got.until(lambda c: len(c.events) == 2)
+            on, off = got.events
+            assert (on.ch, on.v, off.ch, off.v) == ("click", 1, "click", 0)
+            assert 0 <= on.t - hit < 3e-3  # sampled in the board's loop
+            assert on.level is not None and 0.6 < on.level <= 50000 / 65535
+            assert 0.030 <= off.t - on.t < 0.040  # the 30 ms mask
+
+
+async def test_unplug_is_reported_within_1_s_and_replug_recovers_nothing_lost_or_doubled(
+    tmp_path: Path,
+) -> None:
+    stable = tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00"
+    with SimBoard(link=stable) as board:
+        async with connected(board) as (backend, got):
+            await play(board, [("beam.fl", 1, 0.0)])
+            await got.until(lambda c: len(c.events) == 1)
+            await asyncio.sleep(0.05)
+            board.firmware.ring.ctl[1] = 0  # as if the host's ack was lost: A will come again
+            pulled = time.monotonic()
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            down_at, down = got.changes[1]
+            assert not down.up and down.source == board.uid
+            assert down_at - pulled < 1.0
+            assert backend.stats().links == {board.uid: False}
+            truth_b = await play(board, [("beam.fl", 0, 0.0)])  # while the cable is out
+            await asyncio.sleep(0.3)
+            board.replug()
+            await got.until(lambda c: len(c.changes) == 3)
+            assert got.changes[2][1].up
+            truth_c = await play(board, [("cue", 1, 0.0)])
+            await got.until(lambda c: len(c.events) == 3)
+            await asyncio.sleep(0.3)  # anything sent twice would have arrived by now
+            assert [(e.ch, e.v) for e in got.events] == [("beam.fl", 1), ("beam.fl", 0),
+                                                        ("cue", 1)]
+            assert abs(got.events[1].t - truth_b[0]) < 1e-3
+            assert abs(got.events[2].t - truth_c[0]) < 1e-3
+            stats = backend.stats()
+            assert (stats.events, stats.reconnects, stats.links) == (3, 1, {board.uid: True})
+            assert [c.up for _, c in got.changes] == [True, False, True]
+            assert backend.links[0].counters.duplicates == 1  # A again, dropped
+
+
+async def test_a_board_that_stops_talking_is_reported_down_within_1_s() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (_, got):
+            hung = time.monotonic()
+            board.hang()
+            await got.until(lambda c: len(c.changes) == 2)
+            at, down = got.changes[1]
+            assert not down.up and "silent" in down.reason
+            assert at - hung < 1.0
+
+
+async def test_a_wrapped_tick_counter_is_unwrapped() -> None:
+    # The board's 30-bit counter wraps 0.3 s after it starts; the edges straddle the wrap.
+    with SimBoard(start_tick=PERIOD - 300_000) as board:
+        async with connected(board) as (_, got):
+            script = [("beam.sr", i % 2 ^ 1, 0.1 * i) for i in range(8)]
+            truth = await play(board, script)
+            await got.until(lambda c: len(c.events) == len(script))
+            assert board.clock.ticks_us() < 300_000 + 2_000_000  # it did wrap
+            assert_on_time(got.events, script, truth)
+
+
+async def test_a_skewed_and_drifting_board_clock_is_corrected_to_within_1_ms() -> None:
+    # The board's clock reads ~760 s off and runs 800 ppm fast: 0.8 ms off per second.
+    with SimBoard(start_tick=760_123_456, drift_ppm=800.0) as board:
+        async with connected(board, sync_interval=0.1) as (backend, got):
+            await asyncio.sleep(2.5)
+            script = [("beam.sl", i % 2 ^ 1, 0.15 * i) for i in range(8)]
+            truth = await play(board, script)
+            await got.until(lambda c: len(c.events) == len(script))
+            assert_on_time(got.events, script, truth)
+            fit = backend.links[0].fit
+            assert fit.fitted_drift and fit.drift_ppm == pytest.approx(800, abs=50)
+
+
+async def test_a_rebooted_board_starts_afresh_and_its_first_edges_are_not_dropped() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (backend, got):
+            await play(board, [("beam.fl", 1, 0.0), ("beam.fl", 0, 0.01)])
+            await got.until(lambda c: len(c.events) == 2)
+            board.reboot()  # new boot id, ticks from 0, edges numbered from 0 again
+            await got.until(lambda c: len(c.changes) == 3)
+            truth = await play(board, [("cue", 1, 0.0)])
+            await got.until(lambda c: len(c.events) == 3)
+            assert (got.events[2].ch, got.events[2].v) == ("cue", 1)
+            assert abs(got.events[2].t - truth[0]) < 1e-3
+            assert backend.links[0].info is not None
+            assert backend.links[0].info.boot_id == board.boot_id
+            assert backend.stats().reconnects == 1
+
+
+async def test_garbage_on_the_line_is_counted_and_the_next_edges_still_arrive() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (backend, got):
+            board.port.write(b"\x05noise\x00\x03\xff\xfe\x00")
+            script = [("beam.fr", 1, 0.0), ("beam.fr", 0, 0.02)]
+            truth = await play(board, script)
+            await got.until(lambda c: len(c.events) == 2)
+            assert_on_time(got.events, script, truth)
+            assert backend.stats().bad_frames == 2
+
+
+async def test_edges_beyond_the_boards_buffer_are_counted_as_overflows() -> None:
+    with SimBoard(ring_size=4) as board:
+        async with connected(board) as (backend, got):
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            await play(board, [("beam.fl", i % 2 ^ 1, 0.001 * i) for i in range(7)])
+            board.replug()
+            await got.until(lambda c: len(c.events) == 4 and backend.stats().overflows == 3)
+            assert [e.v for e in got.events] == [1, 0, 1, 0]
+
+
+async def test_a_channel_is_renamed_by_configuration_and_a_bad_pin_is_refused() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (backend, got):
+            link = backend.links[0]
+            await link.configure(P.Config(4, "strike", P.MODE_DIGITAL, 6, 300))
+            assert "strike" in link.channels and "beam.fl" not in link.channels
+            with pytest.raises(ConfigRejected) as refused:
+                await link.configure(P.Config(13, "click", P.MODE_PIEZO, 5))
+            assert refused.value.code == P.ERR_BAD_PIN
+            await play(board, [("strike", 1, 0.0)])
+            await got.until(lambda c: len(c.events) == 1)
+            assert (got.events[0].ch, got.events[0].v) == ("strike", 1)
+
+
+async def test_the_port_is_opened_exclusively() -> None:
+    with SimBoard() as board:
+        async with connected(board), BoardLink(board.path, lambda _: None) as second:
+            with pytest.raises(LinkTimeout):
+                await second.wait_up(0.5)
+            assert "exclusive" in second.last_error.lower()
