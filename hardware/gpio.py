@@ -142,9 +142,9 @@ class GpioBackend:
 
     ``pins`` maps channels (interfaces §2) to gpiozero pin names (``17``, ``"GPIO17"``,
     ``"BOARD11"``); ``wiring`` overrides ``DEFAULT_WIRING`` per channel; ``queue_size``
-    bounds the events waiting for the consumer; ``clock`` is the host's monotonic clock.
-    Raises PinConfigError for a channel GPIO cannot carry (``ball_id``), an unknown
-    channel, or a pin given twice.
+    bounds the items waiting for the consumer, queued or still in flight to the loop;
+    ``clock`` is the host's monotonic clock. Raises PinConfigError for a channel GPIO cannot
+    carry (``ball_id``), an unknown channel, or a pin given twice.
     """
 
     def __init__(
@@ -252,7 +252,7 @@ class GpioBackend:
                 sequence_gaps=s.sequence_gaps, reconnects=s.reconnects, links=dict(s.links),
             )
 
-    # --- the library thread's side ------------------------------------------------------
+    # --- pins and their handlers (handlers run on the library's thread) ----------------------
 
     def _open_input(self, channel: str, pin: int | str) -> _Input:
         w = self._wiring[channel]
@@ -290,6 +290,7 @@ class GpioBackend:
             try:
                 loop.call_soon_threadsafe(self._deliver, event)
             except RuntimeError:  # the loop closed under us: the backend is going away
+                self._release()
                 log.debug("%s: edge on %s after the loop closed", self.name, channel)
 
         return on_edge

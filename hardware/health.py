@@ -382,7 +382,10 @@ class HealthMonitor:
 
     def _add(self, name: str, t: float) -> _Channel:
         kind, _ = parse_channel(name)
-        ch = _Channel(name=name, kind=kind, limits=self._config.limits_for(name), since=t)
+        limits = self._config.limits_for(name)
+        # Only whether more than chatter_edges fall in the window matters: keep that many + 1.
+        ch = _Channel(name=name, kind=kind, limits=limits, since=t,
+                      recent=deque(maxlen=limits.chatter_edges + 1))
         self._channels[name] = ch
         return ch
 
@@ -410,7 +413,7 @@ class HealthMonitor:
             ch.over_limit_at = event.t
             if not ch.chattering:
                 ch.chattering = True
-                detail = f"{len(ch.recent)} events in {window:g} s"
+                detail = f"more than {ch.limits.chatter_edges} events in {window:g} s"
         return self._settle(ch, event.t, recovered_by, detail=detail)
 
     def _link_changed(self, change: LinkChanged) -> list[HealthRecord]:

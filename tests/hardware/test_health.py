@@ -242,6 +242,16 @@ def test_a_disconnected_beam_is_not_judged_stuck_by_its_last_level() -> None:
     assert mon.state("beam.fl") is Health.DISCONNECTED
 
 
+def test_shots_played_while_a_channel_is_disconnected_do_not_make_it_silent() -> None:
+    mon, clock = monitor()
+    mon.feed(LinkChanged(t=0.0, source="board-a", up=False, channels=("cushion.lf",)))
+    for _ in range(12):
+        shot(mon, clock, "cushion.h")
+    assert mon.feed(LinkChanged(t=clock.now, source="board-a", up=True,
+                                channels=("cushion.lf",)))[0].state is Health.OK
+    assert mon.is_usable("cushion.lf")
+
+
 def test_the_most_serious_fault_shows_and_the_change_names_what_it_was() -> None:
     mon, clock = monitor()
     records: list[HealthRecord] = []
