@@ -1,0 +1,288 @@
+"""Fusion of noisy sensor streams into drops, cushion hits and shot records."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from hardware import SensorEvent
+from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
+from rules import CUE, UNKNOWN, Call, Pocket, Rail, ShotKind
+
+
+def run(events: list[SensorEvent], config: FusionConfig | None = None,
+        until: float | None = None) -> tuple[Fusion, list[Action]]:
+    fusion = Fusion(config)
+    out: list[Action] = []
+    for ev in sorted(events, key=lambda e: e.t):
+        out += fusion.sensor(ev)
+    out += fusion.advance(until if until is not None else max(e.t for e in events) + 30)
+    return fusion, out
+
+
+def drops(out: list[Action]) -> list[DropSeen]:
+    return [a for a in out if isinstance(a, DropSeen)]
+
+
+def rulings(out: list[Action]) -> list[RuleShot]:
+    return [a for a in out if isinstance(a, RuleShot)]
+
+
+def ev(t: float, ch: str, v: int = 1, **kw) -> SensorEvent:
+    return SensorEvent(t, ch, v, **kw)
+
+
+# ------------------------------------------------------------------ pocket beams
+def test_a_glitch_of_a_millisecond_or_two_is_no_drop():
+    rng = random.Random(1)
+    _, out = run([e for t in (1.0, 1.5, 2.0) for e in beam_glitch("fl", t, rng)])
+    assert drops(out) == [] and rulings(out) == []
+
+
+@pytest.mark.parametrize("speed", [0.3, 1.0, 4.5])
+def test_every_ball_speed_gives_exactly_one_drop_timed_at_the_block(speed):
+    rng = random.Random(2)
+    fusion, out = run(beam_block("sr", 3.0, rng, speed=speed))
+    assert [(d.t, d.pocket) for d in drops(out)] == [(3.0, Pocket.SIDE_RIGHT)]
+
+
+def test_a_dropout_inside_a_block_is_still_one_ball():
+    rng = random.Random(3)
+    _, out = run(beam_block("fr", 1.0, rng, speed=0.5, glitch=True))
+    assert len(drops(out)) == 1
+
+
+def test_two_balls_into_one_pocket_tens_of_ms_apart_are_two_drops():
+    rng = random.Random(4)
+    first = beam_block("fl", 1.0, rng, speed=2.0)
+    end = first[-1].t
+    second = beam_block("fl", end + 0.004, rng, speed=2.0)  # blocks nearly merge: a 4 ms gap
+    _, out = run(first + second)
+    assert [d.t for d in drops(out)] == [1.0, end + 0.004]
+
+
+def test_the_drop_is_reported_while_the_ball_still_blocks_the_beam():
+    fusion = Fusion()
+    assert fusion.sensor(ev(1.0, "beam.hl", 1)) == []
+    out = fusion.advance(1.006)
+    assert [d.t for d in drops(out)] == [1.0]
+    assert drops(fusion.sensor(ev(1.2, "beam.hl", 0))) == []  # counted once
+
+
+# ------------------------------------------------------------------ cushions
+def record_of(out: list[Action]):
+    (ruling,) = rulings(out)
+    return ruling.record
+
+
+def test_a_pulse_train_is_one_hit():
+    rng = random.Random(5)
+    _, out = run(cushion_hit("f", 1.0, rng, strength=0.9))
+    assert record_of(out).cushions == (Rail.FOOT,)
+
+
+def test_a_sensor_stuck_on_after_a_light_tap_is_one_hit():
+    _, out = run([ev(1.0, "cushion.h", 1), ev(2.5, "cushion.h", 0)])
+    assert record_of(out).cushions == (Rail.HEAD,)
+
+
+def test_two_hits_on_one_rail_a_second_apart_count_twice():
+    rng = random.Random(6)
+    _, out = run(cushion_hit("h", 1.0, rng) + cushion_hit("h", 2.0, rng))
+    assert record_of(out).cushions == (Rail.HEAD, Rail.HEAD)
+
+
+@pytest.mark.parametrize("rail", ["lh", "lf", "rh", "rf"])
+def test_vibration_along_a_long_rail_counts_once_at_the_hit_segment(rail):
+    rng = random.Random(7)
+    events = cushion_hit(rail, 1.0, rng, strength=0.9, crosstalk=True)
+    assert len({e.ch for e in events}) == 2  # both halves fired
+    fusion, out = run(events)
+    assert record_of(out).cushions == (Rail(rail),)
+    assert fusion.crosstalk == 1
+
+
+def test_analogue_levels_decide_the_segment():
+    _, out = run([ev(1.0, "cushion.lf", 1, level=0.3), ev(1.004, "cushion.lf", 0),
+                  ev(1.003, "cushion.lh", 1, level=0.8), ev(1.007, "cushion.lh", 0)])
+    assert record_of(out).cushions == (Rail.LEFT_HEAD,)
+
+
+def test_hits_on_both_halves_far_apart_in_time_both_count():
+    rng = random.Random(8)
+    _, out = run(cushion_hit("lh", 1.0, rng, crosstalk=False)
+                 + cushion_hit("lf", 1.5, rng, crosstalk=False))
+    assert record_of(out).cushions == (Rail.LEFT_HEAD, Rail.LEFT_FOOT)
+
+
+def test_only_cushions_after_the_first_click_count():
+    rng = random.Random(9)
+    events = cushion_hit("h", 1.0, rng, crosstalk=False) + [ev(1.3, "click")] + cushion_hit(
+        "f", 1.6, rng, crosstalk=False)
+    _, out = run(events)
+    assert record_of(out).cushions == (Rail.FOOT,)
+
+
+def test_cushions_without_a_click_sensor_can_be_left_unknown():
+    rng = random.Random(10)
+    _, out = run(cushion_hit("h", 1.0, rng), FusionConfig(cushions_without_click="unknown"))
+    assert record_of(out).cushions is UNKNOWN
+
+
+# ------------------------------------------------------------------ identity
+def test_the_cue_detector_is_matched_to_its_drop_and_the_shot_waits_for_it():
+    rng = random.Random(11)
+    cfg = FusionConfig(cue_detector=True, quiet_s=1.0)
+    events = beam_block("fl", 1.0, rng) + beam_block("sr", 1.4, rng)
+    events += [ev(3.0, "cue", 1), ev(3.05, "cue", 0)]  # 2.0 s after the fl drop
+    _, out = run(events, cfg)
+    record = record_of(out)
+    assert record.cue_sensed is True
+    assert [(d.pocket, d.ball) for d in record.drops] == [(Pocket.FOOT_LEFT, CUE),
+                                                          (Pocket.SIDE_RIGHT, None)]
+    assert rulings(out)[0].t >= 1.4 + cfg.identity_max_s  # waited for the ball return
+
+
+def test_identities_match_the_drop_in_their_pocket():
+    rng = random.Random(12)
+    cfg = FusionConfig(identity_reader=True)
+    events = beam_block("fl", 1.0, rng) + beam_block("hr", 1.1, rng)
+    events += ball_return(7, 1.1, rng, pocket="hr", identity_reader=True)
+    events += ball_return(3, 1.0, rng, pocket="fl", identity_reader=True)
+    _, out = run(events, cfg)
+    assert {(d.pocket, d.ball) for d in record_of(out).drops} == {
+        (Pocket.FOOT_LEFT, 3), (Pocket.HEAD_RIGHT, 7)}
+
+
+def test_a_ball_return_event_with_no_drop_is_a_drop_the_beams_missed():
+    _, out = run([ev(1.0, "cushion.f"), ev(1.01, "cushion.f", 0),
+                  ev(5.0, "ball_id", ball=4, pocket="sl")])
+    assert record_of(out).drops == ()  # ruled at 3.5 s: nothing fell, as far as anyone knew
+    amended = [a for a in out if isinstance(a, AmendShot)][-1].record
+    assert [(d.pocket, d.ball) for d in amended.drops] == [(Pocket.SIDE_LEFT, 4)]
+    assert [d.t for d in drops(out)] == [5.0]  # and it is announced live
+
+
+# ------------------------------------------------------------------ shot boundaries
+def test_a_quiet_shot_is_ruled_provisionally_and_a_late_drop_corrects_it():
+    rng = random.Random(13)
+    cfg = FusionConfig(quiet_s=2.0)
+    fusion = Fusion(cfg)
+    out: list[Action] = []
+    for e in cushion_hit("f", 1.0, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(3.5)
+    assert len(rulings(out)) == 1 and record_of(out).drops == ()
+    late: list[Action] = []
+    for e in beam_block("fr", 4.0, rng):  # the slow ball drops after the ruling
+        late += fusion.sensor(e)
+    amended = [a for a in late if isinstance(a, AmendShot)]
+    assert amended and [d.pocket for d in amended[-1].record.drops] == [Pocket.FOOT_RIGHT]
+    assert rulings(late) == []
+
+
+def test_the_next_call_closes_the_shot_for_good():
+    rng = random.Random(14)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    for e in cushion_hit("f", 1.0, rng):
+        fusion.sensor(e)
+    fusion.advance(4.0)
+    fusion.call(5.0, (Call(3, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    out: list[Action] = []
+    for e in beam_block("fl", 6.0, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(10.0)
+    assert not [a for a in out if isinstance(a, AmendShot)]
+    record = record_of(out)
+    assert record.calls == (Call(3, Pocket.FOOT_LEFT),)
+    assert [d.pocket for d in record.drops] == [Pocket.FOOT_LEFT]
+
+
+def test_a_shot_with_no_activity_is_closed_by_shot_end():
+    fusion = Fusion()
+    fusion.call(1.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    assert fusion.advance(100.0) == []  # silence proves nothing
+    record = record_of(fusion.shot_end(101.0))
+    assert record.calls == (Call(1, Pocket.FOOT_LEFT),) and record.cushions == ()
+
+
+def test_a_second_call_with_amend_replaces_the_call_before_anything_happened():
+    fusion = Fusion()
+    fusion.call(1.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    assert fusion.call(2.0, (Call(1, Pocket.FOOT_RIGHT),), ShotKind.NORMAL, None, amend=True) == []
+    assert record_of(fusion.shot_end(3.0)).calls == (Call(1, Pocket.FOOT_RIGHT),)
+
+
+def test_a_second_call_without_amend_closes_the_silent_shot():
+    fusion = Fusion()
+    fusion.call(1.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    out = fusion.call(2.0, (Call(1, Pocket.FOOT_RIGHT),), ShotKind.NORMAL, None)
+    assert record_of(out).calls == (Call(1, Pocket.FOOT_LEFT),)
+
+
+def test_after_shot_end_late_activity_opens_the_next_shot():
+    rng = random.Random(15)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    for e in cushion_hit("f", 1.0, rng):
+        fusion.sensor(e)
+    assert len(rulings(fusion.shot_end(1.5))) == 1
+    out: list[Action] = []
+    for e in beam_block("fl", 2.0, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(10.0)
+    assert not [a for a in out if isinstance(a, AmendShot)] and len(rulings(out)) == 1
+
+
+def test_activity_after_the_longest_roll_is_a_new_shot():
+    rng = random.Random(16)
+    cfg = FusionConfig(quiet_s=2.0, max_roll_s=10.0)
+    _, out = run(cushion_hit("f", 1.0, rng) + cushion_hit("h", 20.0, rng), cfg)
+    assert [r.record.cushions for r in rulings(out)] == [(Rail.FOOT,), (Rail.HEAD,)]
+
+
+def test_declared_facts_go_to_the_open_shot_or_re_rule_the_last():
+    rng = random.Random(17)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    for e in cushion_hit("f", 1.0, rng):
+        fusion.sensor(e)
+    assert fusion.declare(1.5, {"fouls": ("touched_ball",)}) == []  # open: merged
+    (ruled,) = rulings(fusion.advance(5.0))
+    assert [str(f) for f in ruled.record.fouls] == ["touched_ball"]
+    (amend,) = fusion.declare(6.0, {"off_table": (5,), "centre_line": True,
+                                    "pocketed": [(3, "sl")]})
+    assert isinstance(amend, AmendShot)
+    assert amend.record.off_table == (5,) and amend.record.centre_line is True
+    assert [(d.pocket, d.ball) for d in amend.record.drops] == [("sl", 3)]
+
+
+def test_declare_with_no_shot_is_an_error():
+    with pytest.raises(LookupError):
+        Fusion().declare(1.0, {"fouls": ("push",)})
+
+
+# ------------------------------------------------------------------ noise at scale
+def test_noisy_streams_give_the_true_drops_and_hits():
+    rng = random.Random(18)
+    for _ in range(50):
+        events: list[SensorEvent] = []
+        truth_drops, truth_hits = [], []
+        t = 1.0
+        for _ in range(rng.randint(1, 6)):
+            t += rng.uniform(0.15, 0.6)
+            if rng.random() < 0.5:
+                pocket = rng.choice(list(Pocket))
+                events += beam_block(pocket, t, rng, speed=rng.uniform(0.3, 4.5),
+                                     glitch=rng.random() < 0.3)
+                truth_drops.append(pocket)
+            else:
+                rail = rng.choice(list(Rail))
+                events += cushion_hit(rail, t, rng, strength=rng.uniform(0.2, 1.0))
+                truth_hits.append(rail)
+            if rng.random() < 0.3:
+                events += beam_glitch(rng.choice(list(Pocket)), t + 0.05, rng)
+        _, out = run(events)
+        record = record_of(out)
+        assert [d.pocket for d in record.drops] == truth_drops
+        assert record.cushions == tuple(truth_hits)
