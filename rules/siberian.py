@@ -1,0 +1,647 @@
+"""Siberian Ten (rules ST-1…ST-21 of shared/spec/rules.md): Russian-billiards rules played with
+ten object balls on a pool table; first to six balls; a shoot-out ("bullets") at 5:5.
+
+Balls are credited, never lost: every object ball is at every moment on the table or in exactly
+one player's ``balls`` (``PlayerState.score`` counts them; a called cue ball with no object ball
+left counts as ``"cue"``). The rules of one shot, in the order they apply:
+
+1. the shoot-out, once it runs (ST-20, ST-21), rules its own shots (below);
+2. a referee's special position (ST-18): interference replays the shot; a ball on the rail
+   top passes the turn with pocketed balls counting; a cue ball back from the floor passes the
+   turn with pocketed balls spotted; a hanging ball that fell is spotted and the shooter keeps
+   the shot from the kitchen;
+3. the break (ST-4, ST-5): everything that falls counts for the breaker, the cue ball
+   included; with nothing down the two-cushion rule (ST-14) must hold, else the opponent
+   chooses ``rebreak`` / ``break`` / ``accept`` (no penalty ball);
+4. fouls (ST-15): declared, a miss (``first_contact`` None; UNKNOWN is taken as contact, a
+   miss is sensed or declared), a ball off the table, the cue ball off the table unless a
+   called ball was legally pocketed (ST-11), the two-cushion rule when nothing fell (ST-14).
+   A foul: pocketed balls count for the opponent, or are spotted at the foot rail after a
+   touched ball, the cue ball off the table, or feet off the floor (ST-17); balls off the
+   table count for the opponent (ST-10); the opponent takes a ball of their choice off the
+   table (``pick_ball``), then chooses ``shoot`` or ``hand_back`` (``option``), asked and
+   listed in that order (ST-16). The next shot is from hand in the kitchen (ST-12 reads so).
+   A declared ``direct_hit_in_kitchen`` alone (ST-12) costs no penalty ball by default: the
+   opponent plays on from the kitchen.
+5. without a foul, called play (ST-6…ST-9): a called ball in its called pocket counts for the
+   shooter, every other ball that fell for the opponent; the shooter continues only when every
+   called ball fell as called. A called cue ball ("свояк") that fell as called counts: the
+   opponent picks a table ball for the shooter (``pick_ball``), or with none left the cue ball
+   itself is the point; the shooter continues from the kitchen. Uncalled play (ST-13):
+   everything that fell counts for the shooter, who continues if anything fell.
+6. a handicap of k balls (ST-19): the first k balls the giver pockets count for the receiver;
+7. the end: six balls win; the table empty at 5:5 starts the shoot-out.
+
+Decisions taken where the originals are silent or ambiguous:
+
+- An uncalled cue ball that fell (called play) scores nothing and is no foul; the next shot is
+  from hand in the kitchen ("выставление битка по обычным правилам").
+- The two-cushion rule counts distinct cushions (``lh``/``lf`` are one cushion); a ball
+  crossing the centre line counts as one. It applies when no ball, object or cue, fell.
+- The first shooter of the shoot-out is the shooter of the shot that cleared the table when the
+  last object ball fell in a pocket on that shot, else the player it was credited to.
+- In the shoot-out the same player shoots first in every round. A declared foul or a ball off
+  the table scores a bullet 0 (no retake); in "Игра" it loses the game, as a miss does.
+- An illegal break's ``break`` / ``rebreak`` re-racks the game (``GameRestarted``); nothing was
+  credited, since a break is illegal only when nothing fell.
+
+The ``shootout`` field of the state snapshot (``null`` before the shoot-out)::
+
+    {"round": 2,              # the round being played, from 1
+     "first": 1,              # who shoots first in every round
+     "shooting": 0,           # whose bullet (or "Игра" shot) comes next
+     "attempt": 1,            # attempt at this bullet, 1-3 (a miss of the object ball retakes)
+     "points": [1, null],     # this round's bullet points per player; null: not shot yet
+     "rounds": [[0, 0]],      # earlier, tied rounds: points per player
+     "igra": false,           # "Игра" is being played (no more bullets)
+     "igra_by": null,         # the player who declared it
+     "igra_allowed": null}    # the player who may declare it for the coming shot, or null
+
+During the shoot-out the table is empty (``on_table`` []): the bullet's object ball is one of the
+credited balls set out again; drops on a bullet resolve to ball ``BULLET_BALL``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules.decisions import (
+    BallCredited,
+    BallSpotted,
+    Decision,
+    FoulCalled,
+    GameRestarted,
+    GameWon,
+    InHand,
+    Noted,
+    OptionChosen,
+    ShooterContinues,
+    Spot,
+    TurnPassed,
+)
+from rules.errors import InvalidInput
+from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Rail, ShotKind, Special
+from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
+from rules.state import MatchState, PlayerState, Status
+
+GOAL = 6
+TIED = 5
+#: The object ball of a bullet, as drops on a bullet resolve (the table is empty then).
+BULLET_BALL = 1
+MAX_RETAKES = 2
+
+SHOOT, HAND_BACK = "shoot", "hand_back"
+REBREAK, BREAK, ACCEPT = "rebreak", "break", "accept"
+
+#: Fouls whose pocketed balls do not count and are spotted (ST-17).
+VOIDING = frozenset({Foul.TOUCHED_BALL, Foul.CUE_OFF_TABLE, Foul.FEET_OFF_FLOOR})
+
+_CUSHION = {Rail.HEAD: "h", Rail.FOOT: "f", Rail.LEFT_HEAD: "l", Rail.LEFT_FOOT: "l",
+            Rail.RIGHT_HEAD: "r", Rail.RIGHT_FOOT: "r"}
+
+
+@dataclass(frozen=True, slots=True)
+class SiberianOptions(MatchOptions):
+    called: bool = option(
+        True,
+        "called play (ST-6): ball and pocket are called; off: uncalled play (ST-13), every ball "
+        "the shooter pockets on a legal shot counts for the shooter, plain balls allowed",
+    )
+    handicap: int = option(
+        0, "handicap (фора, ST-19): the first k balls the giver pockets count for the receiver",
+        (0, 1, 2, 3, 4, 5),
+    )
+    handicap_giver: int = option(
+        0, "the player (0 or 1) who gives the handicap; the giver breaks every game", (0, 1),
+    )
+    centre_line_unknown: str = option(
+        "ask",
+        "when the two-cushion ruling hangs on the centre line (one cushion touched) and nobody "
+        "declared it: 'ask' (confirm), or presume 'crossed' / 'not_crossed'",
+        ("ask", "crossed", "not_crossed"),
+    )
+    cushions_unknown: str = option(
+        "ask",
+        "with no cushion sensor reading for a shot the two-cushion rule applies to: 'ask' "
+        "(confirm), or presume it was met ('legal')",
+        ("ask", "legal"),
+    )
+    missing_call: str = option(
+        "ask",
+        "a ball pocketed in called play with no call recorded: 'ask' whether it was the called "
+        "shot (confirm), 'count' it as called, or 'no_count' (nothing was called)",
+        ("ask", "count", "no_count"),
+    )
+    kitchen_penalty: bool = option(
+        False,
+        "a direct hit on a ball in the kitchen when shooting from hand (ST-12) also costs a "
+        "penalty ball; off: the opponent only plays on from the kitchen, as ST-12 says",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Shootout:
+    """The shoot-out (ST-20) and "Игра" (ST-21)."""
+
+    first: int
+    shooting: int
+    round: int = 1
+    misses: int = 0
+    points: tuple[int | None, int | None] = (None, None)
+    rounds: tuple[tuple[int, int], ...] = ()
+    igra: bool = False
+    igra_by: int | None = None
+    igra_allowed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "first": self.first,
+            "shooting": self.shooting,
+            "attempt": self.misses + 1,
+            "points": list(self.points),
+            "rounds": [list(r) for r in self.rounds],
+            "igra": self.igra,
+            "igra_by": self.igra_by,
+            "igra_allowed": self.igra_allowed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SiberianExtra:
+    #: Balls the giver still pockets for the receiver (ST-19).
+    handicap_left: int = 0
+    shootout: Shootout | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShootoutStarted(Decision):
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class BulletRetaken(Decision):
+    player: int
+    misses: int
+
+
+@dataclass(frozen=True, slots=True)
+class BulletScored(Decision):
+    player: int
+    points: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundTied(Decision):
+    round: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class IgraDeclared(Decision):
+    player: int
+
+
+Ruled = tuple[MatchState, list[Decision]]
+
+
+@register
+class SiberianTen(Game):
+    name = "siberian-ten"
+    balls = tuple(range(1, 11))
+    Options = SiberianOptions
+    max_calls = 2
+
+    # ------------------------------------------------------------------ the game's frame
+    def parse_options(self, raw: Mapping[str, object]) -> Any:
+        return parse_options(SiberianOptions, raw)
+
+    def rack(self, state: MatchState) -> MatchState:
+        opts: SiberianOptions = state.options
+        breaker = opts.handicap_giver if opts.handicap else state.breaker  # ST-19
+        return self._rack(state, breaker)
+
+    @staticmethod
+    def _rack(state: MatchState, breaker: int) -> MatchState:
+        # ST-2: all ten balls racked, the breaker's cue ball in the kitchen (ST-4).
+        opts: SiberianOptions = state.options
+        return replace(
+            state,
+            status=Status.BREAK,
+            breaker=breaker,
+            on_table=SiberianTen.balls,
+            to_shoot=breaker,
+            ball_in_hand=InHand.KITCHEN,
+            winner=None,
+            draw=False,
+            players=tuple(PlayerState(p.name, games=p.games) for p in state.players),
+            extra=SiberianExtra(handicap_left=opts.handicap),
+        )
+
+    def identity_matters(self, state: MatchState) -> bool:
+        return bool(state.options.called)
+
+    def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
+        if state.status is Status.SHOOTOUT:
+            return (BULLET_BALL,)
+        return state.on_table
+
+    def shootout_json(self, state: MatchState) -> Any:
+        extra = state.extra
+        if isinstance(extra, SiberianExtra) and extra.shootout is not None:
+            return extra.shootout.to_json()
+        return None
+
+    def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
+        if state.status is Status.SHOOTOUT:
+            if calls:
+                raise InvalidInput("no call is made in the shoot-out")
+            so = state.extra.shootout
+            if kind is ShotKind.IGRA:
+                if so.igra:
+                    raise InvalidInput("\"Igra\" is already being played")
+                if so.igra_allowed is None:
+                    raise InvalidInput("\"Igra\" may be declared only after a legal bullet that "
+                                       "pocketed nothing")
+            elif kind is not ShotKind.NORMAL:
+                raise InvalidInput(f"no {kind} shot in the shoot-out")
+            return
+        if kind is ShotKind.IGRA:
+            raise InvalidInput("\"Igra\" is declared only in the shoot-out")
+        if kind is not ShotKind.NORMAL:
+            raise InvalidInput(f"Siberian Ten has no {kind} shot")
+        if calls and state.status is Status.BREAK:
+            raise InvalidInput("no call on the break: every ball that falls counts")
+        if calls and not state.options.called:
+            raise InvalidInput("uncalled play: no call is made")
+        if len(calls) > self.max_calls:
+            raise InvalidInput(f"{self.name} allows {self.max_calls} called balls per shot")
+        if len({c.ball for c in calls}) != len(calls):
+            raise InvalidInput("a ball can be called only once per shot")
+        for call in calls:
+            if call.ball != CUE and call.ball not in state.on_table:
+                raise InvalidInput(f"ball {call.ball} is not on the table")
+
+    # ------------------------------------------------------------------ one shot
+    def rule(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
+        if state.status is Status.SHOOTOUT:
+            return self._shootout(state, shot)
+        special = shot.record.special
+        decisions: list[Decision] = []
+        if special is Special.INTERFERENCE:  # ST-18 в): position restored, shot replayed
+            return state, [Noted("replayed", "interference"),
+                           ShooterContinues(shot.shooter, state.ball_in_hand)]
+        if special is Special.HANGING_BALL:  # ST-18 г)
+            decisions = [BallSpotted(b, Spot.FOOT_SPOT) for b in shot.balls_pocketed]
+            state = replace(state, ball_in_hand=InHand.KITCHEN)
+            return state, [*decisions, ShooterContinues(shot.shooter, InHand.KITCHEN)]
+        if special is Special.RETURNED_FROM_FLOOR:  # ST-18 а): nothing counts, turn passes
+            decisions = [BallSpotted(b, Spot.FOOT_RAIL) for b in shot.balls_pocketed]
+            return self._next(state, shot, decisions, state.next_player(shot.shooter),
+                              InHand.NONE)
+        if special is Special.ON_RAIL:  # ST-18 б): pocketed balls count, turn passes
+            calls = self._calls(state, shot, ask)
+            if calls is None:
+                return state, decisions
+            every = shot.is_break or not state.options.called
+            counted = self._count(state, shot, None if every else calls, decisions, ask)
+            if counted is None:
+                return state, decisions
+            return self._next(counted[0], shot, decisions, state.next_player(shot.shooter),
+                              InHand.KITCHEN if shot.cue_pocketed else InHand.NONE)
+        if special is not None:
+            decisions.append(Noted("special_ignored", str(special)))
+        if shot.is_break:
+            return self._break(state, shot, ask, decisions)
+        return self._play(state, shot, ask, decisions)
+
+    def _break(self, state: MatchState, shot: Shot, ask: Asker,
+               decisions: list[Decision]) -> Ruled:
+        """ST-4, ST-5: everything that falls counts for the breaker; with nothing down the
+        two-cushion rule holds or the opponent chooses."""
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        record = shot.record
+        anything = bool(shot.pocketed) or shot.cue_pocketed
+        fouls = self._facts_fouls(shot, legal_pot=anything)
+        fouls = [f for f in fouls if f is not Foul.BAD_BREAK]
+        if fouls:
+            return self._foul(state, shot, fouls, decisions, ask)
+        if anything:
+            counted = self._count(state, shot, None, decisions, ask)
+            if counted is None:
+                return state, decisions
+            state, continues = counted
+            in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
+            return self._next(state, shot, decisions, shooter if continues else opponent, in_hand)
+        if Foul.BAD_BREAK in record.fouls:
+            legal: bool | None = False
+        else:
+            legal = self._two_cushions(state, shot, ask, decisions)
+            if legal is None:
+                return state, decisions
+        if legal:
+            return self._next(state, shot, decisions, opponent, InHand.NONE)
+        why = Foul.BAD_BREAK if Foul.BAD_BREAK in record.fouls else Foul.TWO_CUSHION
+        decisions.append(FoulCalled(shooter, (why,)))
+        name = state.players[opponent].name
+        choice = ask.option(opponent, f"illegal break: {name}, have it broken again (rebreak), "
+                            "break yourself (break), or accept and shoot (accept)?",
+                            (REBREAK, BREAK, ACCEPT))
+        if choice is None:
+            return replace(state, to_shoot=opponent), decisions
+        decisions.append(OptionChosen(opponent, choice))
+        if choice == ACCEPT:
+            return self._next(state, shot, decisions, opponent, InHand.NONE)
+        breaker = shooter if choice == REBREAK else opponent
+        return self._rack(state, breaker), [*decisions, GameRestarted(state.game_no, breaker,
+                                                                      choice)]
+
+    def _play(self, state: MatchState, shot: Shot, ask: Asker, decisions: list[Decision]) -> Ruled:
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        calls = self._calls(state, shot, ask)
+        if calls is None:
+            return state, decisions
+        if state.options.called:
+            legal_pot = bool(calls) and any(shot.fell_in(c.ball, c.pocket) for c in calls)
+        else:
+            legal_pot = bool(shot.pocketed)
+        fouls = self._facts_fouls(shot, legal_pot)
+        nothing_fell = not shot.pocketed and not shot.cue_pocketed
+        if not fouls and nothing_fell:  # ST-14
+            legal = self._two_cushions(state, shot, ask, decisions)
+            if legal is None:
+                return state, decisions
+            if not legal:
+                fouls.append(Foul.TWO_CUSHION)
+        if fouls:
+            return self._foul(state, shot, fouls, decisions, ask)
+        counted = self._count(state, shot, calls if state.options.called else None,
+                              decisions, ask)
+        if counted is None:
+            return state, decisions
+        state, continues = counted
+        in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
+        return self._next(state, shot, decisions, shooter if continues else opponent, in_hand)
+
+    # ------------------------------------------------------------------ pieces
+    @staticmethod
+    def _calls(state: MatchState, shot: Shot, ask: Asker) -> tuple[Call, ...] | None:
+        """Returns the shot's calls, None while asking. With no call recorded and a ball down,
+        the ``missing_call`` option settles it."""
+        if not state.options.called or shot.calls or not shot.pocketed or shot.is_break:
+            return tuple(dict.fromkeys(shot.calls))
+        ball, pocket = shot.pocketed[0]
+        how = state.options.missing_call
+        if pocket is None or how == "no_count":
+            return ()
+        if how == "ask":
+            was = ask.confirm(shot.shooter,
+                              f"no call was recorded: was the {ball} in {pocket} the called shot?")
+            if was is None:
+                return None
+            if not was:
+                return ()
+        return (Call(ball, pocket),)
+
+    @staticmethod
+    def _facts_fouls(shot: Shot, legal_pot: bool) -> list[Foul]:
+        """ST-15: the declared fouls and those the facts show (not the two-cushion rule)."""
+        record = shot.record
+        fouls = list(dict.fromkeys(record.fouls))
+        if record.first_contact is None and Foul.MISS not in fouls:
+            fouls.append(Foul.MISS)
+        if shot.balls_off_table:
+            fouls.append(Foul.BALL_OFF_TABLE)
+        # ST-11: the cue ball off the table is no foul after a legal pot (its decision)
+        if shot.cue_off_table and (fouls or not legal_pot):
+            fouls.append(Foul.CUE_OFF_TABLE)
+        return fouls
+
+    @staticmethod
+    def _two_cushions(state: MatchState, shot: Shot, ask: Asker,
+                      decisions: list[Decision]) -> bool | None:
+        """ST-14: returns whether the balls touched two cushions after contact (the centre line
+        counting as one), None while asking."""
+        opts: SiberianOptions = state.options
+        record = shot.record
+        if record.cushions is UNKNOWN:
+            if opts.cushions_unknown == "legal":
+                decisions.append(Noted("two_cushions_presumed"))
+                return True
+            return ask.confirm(shot.shooter, "did the balls touch two cushions after contact "
+                               "(a ball crossing the centre line counts as one)?")
+        cushions = len({_CUSHION[r] for r in record.cushions})
+        if cushions != 1:
+            return cushions >= 2
+        if record.centre_line is not UNKNOWN:
+            return record.centre_line
+        if opts.centre_line_unknown == "ask":
+            return ask.confirm(shot.shooter, "one cushion was touched: did a ball cross the "
+                               "centre line?")
+        decisions.append(Noted("centre_line_presumed", opts.centre_line_unknown))
+        return opts.centre_line_unknown == "crossed"
+
+    def _count(self, state: MatchState, shot: Shot, calls: tuple[Call, ...] | None,
+               decisions: list[Decision], ask: Asker) -> tuple[MatchState, bool] | None:
+        """Credits the balls of a shot without a foul; returns the state and whether the
+        shooter continues, None while the opponent's pick is asked. ``calls`` None: every ball
+        counts for the shooter (the break, uncalled play)."""
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        for ball, pocket in shot.pocketed:
+            if calls is None or any(c.ball == ball and c.pocket == pocket for c in calls):
+                state = self._credit(state, shooter, ball, decisions, own=True)  # ST-6, ST-13
+            else:
+                state = self._credit(state, opponent, ball, decisions)  # ST-6…ST-8
+        if calls is None:
+            cue_counts = shot.cue_pocketed
+            continues = bool(shot.pocketed) or shot.cue_pocketed
+        else:
+            cue_counts = any(c.ball == CUE and shot.fell_in(CUE, c.pocket) for c in calls)
+            continues = bool(calls) and all(shot.fell_in(c.ball, c.pocket) for c in calls)
+        if cue_counts and self._winner(state) is None:  # ST-9
+            if state.on_table:
+                picked = self._pick(state, opponent, ask, "the cue ball counts: "
+                                    f"{state.players[opponent].name}, take a ball off the table "
+                                    f"for {state.players[shooter].name}")
+                if picked is None:
+                    return None
+                state = self._credit(state, shooter, picked, decisions, own=True)
+            else:
+                state = self._credit(state, shooter, CUE, decisions, own=True)
+        return state, continues and not shot.cue_off_table  # ST-11
+
+    def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
+              decisions: list[Decision], ask: Asker) -> Ruled:
+        """ST-15…ST-17 (and ST-12 alone without a penalty ball, by default)."""
+        opts: SiberianOptions = state.options
+        shooter = shot.shooter
+        opponent = state.next_player(shooter)
+        decisions.append(FoulCalled(shooter, tuple(fouls)))
+        voided = any(f in VOIDING for f in fouls)
+        for ball in shot.balls_pocketed:
+            if voided:  # ST-17
+                decisions.append(BallSpotted(ball, Spot.FOOT_RAIL))
+            else:  # ST-16
+                state = self._credit(state, opponent, ball, decisions)
+        for ball in shot.balls_off_table:  # ST-10
+            if ball in state.on_table and ball not in shot.balls_pocketed:
+                state = self._credit(state, opponent, ball, decisions)
+        kitchen_only = fouls == [Foul.DIRECT_HIT_IN_KITCHEN] and not opts.kitchen_penalty
+        if kitchen_only:  # ST-12: the opponent plays on from the kitchen
+            return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+        if self._ends(state):
+            return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+        picked: int | None = None
+        if state.on_table:  # ST-16: the penalty ball, the opponent's choice
+            picked = self._pick(state, opponent, ask, f"foul: {state.players[opponent].name}, "
+                                "take a ball off the table")
+            if picked is None:
+                # Which ball does not change whether the game ends here; if it does, ask no more.
+                if self._ends(self._credit(state, opponent, state.on_table[0], [])):
+                    return replace(state, to_shoot=opponent), decisions
+            else:
+                state = self._credit(state, opponent, picked, decisions)
+                if self._ends(state):
+                    return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+        else:
+            decisions.append(Noted("no_penalty_ball", "no object ball is left on the table"))
+        name = state.players[opponent].name
+        choice = ask.option(opponent, f"foul: {name}, shoot or hand the shot back?",
+                            (SHOOT, HAND_BACK))
+        if choice is None or (picked is None and state.on_table):
+            return replace(state, status=Status.IN_PLAY, to_shoot=opponent,
+                           ball_in_hand=InHand.KITCHEN), decisions
+        decisions.append(OptionChosen(opponent, choice))
+        to = opponent if choice == SHOOT else shooter
+        state, decisions = self._next(state, shot, decisions, to, InHand.KITCHEN)
+        return state, decisions
+
+    def _pick(self, state: MatchState, player: int, ask: Asker, prompt: str) -> int | None:
+        """Returns the ball ``player`` takes off the table, None while asking. Nobody is asked
+        when there is no choice: one ball left, or plain balls (uncalled play)."""
+        if len(state.on_table) == 1 or not self.identity_matters(state):
+            return state.on_table[0]
+        return ask.pick_ball(player, prompt, state.on_table)
+
+    @staticmethod
+    def _credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision],
+                own: bool = False) -> MatchState:
+        """Credits ``ball`` (off the table) to ``player``; ``own``: the player pocketed it, so a
+        handicap still owed passes it to the receiver (ST-19)."""
+        opts: SiberianOptions = state.options
+        extra: SiberianExtra = state.extra
+        if own and player == opts.handicap_giver and extra.handicap_left > 0:
+            player = state.next_player(player)
+            state = replace(state, extra=replace(extra, handicap_left=extra.handicap_left - 1))
+            decisions.append(Noted("handicap", f"ball {ball} counts for the receiver"))
+        p = state.players[player]
+        state = state.with_player(player, score=p.score + 1, balls=(*p.balls, ball))
+        if isinstance(ball, int):
+            state = state.without_balls({ball})
+        decisions.append(BallCredited(player, ball))
+        return state
+
+    @staticmethod
+    def _winner(state: MatchState) -> int | None:
+        return next((i for i, p in enumerate(state.players) if p.score >= GOAL), None)
+
+    def _ends(self, state: MatchState) -> bool:
+        """Returns True when the game is won or goes to the shoot-out in this state."""
+        return self._winner(state) is not None or not state.on_table
+
+    def _next(self, state: MatchState, shot: Shot, decisions: list[Decision], to: int,
+              in_hand: InHand) -> Ruled:
+        """Ends the game at six (ST-3), starts the shoot-out on an empty table (ST-20), or gives
+        the next shot to ``to``."""
+        winner = self._winner(state)
+        if winner is not None:
+            return replace(state, status=Status.GAME_OVER), [
+                *decisions, GameWon(winner, state.game_no, "six_balls")]
+        if not state.on_table:  # 5:5: ten balls credited, nobody at six
+            last = next((d for d in reversed(decisions)
+                         if isinstance(d, BallCredited) and isinstance(d.ball, int)), None)
+            first = (shot.shooter if last is None or last.ball in shot.balls_pocketed
+                     else last.player)
+            so = Shootout(first=first, shooting=first)
+            state = replace(state, status=Status.SHOOTOUT, to_shoot=first,
+                            ball_in_hand=InHand.NONE, extra=replace(state.extra, shootout=so))
+            return state, [*decisions, ShootoutStarted(first)]
+        state = replace(state, status=Status.IN_PLAY, to_shoot=to, ball_in_hand=in_hand)
+        if to == shot.shooter and not any(isinstance(d, OptionChosen) for d in decisions):
+            return state, [*decisions, ShooterContinues(to, in_hand)]
+        return state, [*decisions, TurnPassed(to, in_hand)]
+
+    # ------------------------------------------------------------------ the shoot-out
+    def _shootout(self, state: MatchState, shot: Shot) -> Ruled:
+        """ST-20 bullets and ST-21 "Игра"."""
+        so: Shootout = state.extra.shootout
+        shooter = shot.shooter
+        other = state.next_player(shooter)
+        record = shot.record
+        decisions: list[Decision] = []
+        if record.special is Special.INTERFERENCE:
+            return state, [Noted("replayed", "interference"), ShooterContinues(shooter)]
+        fouls = [f for f in dict.fromkeys(record.fouls) if f is not Foul.MISS]
+        if shot.cue_off_table:
+            fouls.append(Foul.CUE_OFF_TABLE)
+        if shot.balls_off_table:
+            fouls.append(Foul.BALL_OFF_TABLE)
+        missed = record.first_contact is None or Foul.MISS in record.fouls
+        fell = bool(shot.pocketed) or shot.cue_pocketed
+        if not so.igra and record.kind is ShotKind.IGRA:
+            if so.igra_allowed == other:
+                so = replace(so, igra=True, igra_by=other, igra_allowed=None)
+                decisions.append(IgraDeclared(other))
+            else:
+                decisions.append(Noted("igra_refused", "not after a legal bullet with nothing down"))
+
+        if so.igra:  # ST-21: first to pocket a ball wins; a miss (or a foul) loses
+            if missed or fouls:
+                if fouls:
+                    decisions.append(FoulCalled(shooter, tuple(fouls)))
+                why = "igra_miss" if missed else "igra_foul"
+                return self._shootout_won(state, so, other, decisions, why)
+            if fell:
+                return self._shootout_won(state, so, shooter, decisions, "igra")
+            so = replace(so, shooting=other)
+            state = replace(state, to_shoot=other, extra=replace(state.extra, shootout=so))
+            return state, [*decisions, TurnPassed(other)]
+
+        if missed and not fouls and so.misses < MAX_RETAKES:  # ST-20: retake
+            so = replace(so, misses=so.misses + 1, igra_allowed=None)
+            state = replace(state, extra=replace(state.extra, shootout=so))
+            return state, [BulletRetaken(shooter, so.misses), ShooterContinues(shooter)]
+        if fouls:
+            decisions.append(FoulCalled(shooter, tuple(fouls)))
+        points = 0 if missed or fouls else int(bool(shot.pocketed)) + int(shot.cue_pocketed)
+        decisions.append(BulletScored(shooter, points, so.round))
+        scored = list(so.points)
+        scored[shooter] = points
+        legal_blank = not missed and not fouls and points == 0
+        first_done = scored[other] is None
+        if first_done:
+            so = replace(so, points=(scored[0], scored[1]), shooting=other, misses=0,
+                         igra_allowed=shooter if legal_blank else None)
+        else:
+            a, b = scored[0] or 0, scored[1] or 0
+            if a != b:
+                return self._shootout_won(state, so, 0 if a > b else 1, decisions, "shootout")
+            decisions.append(RoundTied(so.round, a))
+            so = replace(so, round=so.round + 1, points=(None, None), rounds=(*so.rounds, (a, b)),
+                         shooting=so.first, misses=0,
+                         igra_allowed=shooter if legal_blank and so.first != shooter else None)
+        state = replace(state, to_shoot=so.shooting, extra=replace(state.extra, shootout=so))
+        return state, [*decisions, TurnPassed(so.shooting)]
+
+    @staticmethod
+    def _shootout_won(state: MatchState, so: Shootout, winner: int, decisions: list[Decision],
+                      why: str) -> Ruled:
+        so = replace(so, igra_allowed=None)
+        state = replace(state, status=Status.GAME_OVER, extra=replace(state.extra, shootout=so))
+        return state, [*decisions, GameWon(winner, state.game_no, why)]
