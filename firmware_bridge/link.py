@@ -198,6 +198,9 @@ class BoardLink:
             except (LinkError, OSError) as exc:  # SerialException is an OSError
                 reason = str(exc) or type(exc).__name__
                 self.last_error = reason
+            except Exception as exc:  # a bug: say so, but keep the board connected
+                log.exception("board link on %s failed", self.port)
+                reason = self.last_error = f"internal error: {exc!r}"
             finally:
                 self._close()
             if self.up:
@@ -236,8 +239,6 @@ class BoardLink:
             await self._sync(wait=0.25)
         if not self.fit.ready:
             raise LinkTimeout("no time-sync reply from the board")
-        self._delivering = True
-        self._flush()
         self.up = True
         self._up_event.set()
         if self._ever_up:
@@ -246,6 +247,8 @@ class BoardLink:
         self._emit(LinkChanged(self._monotonic(), self.source, True,
                                "reconnected" if self._ever_up else "connected", self.channels))
         self._ever_up = True
+        self._delivering = True
+        self._flush()  # what the board kept while we were away, now that times are known
         next_sync = self._monotonic() + self._sync_interval
         while True:
             await asyncio.wait({self._lost}, timeout=0.05)

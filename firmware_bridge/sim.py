@@ -259,6 +259,24 @@ class PtyPort:
         self.unplug()
 
 
+Specs = tuple[tuple[int, str, int, int, int, int, int], ...]
+
+
+class SimStore:
+    """The board's flash, for its channel configuration: kept across ``reboot``."""
+
+    def __init__(self, specs: Specs) -> None:
+        self.specs = specs
+        self.saves = 0
+
+    def load(self) -> Specs:
+        return self.specs
+
+    def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None:
+        self.specs = tuple(specs)
+        self.saves += 1
+
+
 class SimBoard:
     """The real firmware on a simulated RP2040 on a pty, in a thread; a context manager."""
 
@@ -279,7 +297,7 @@ class SimBoard:
         self.port = PtyPort(str(link) if link else None)
         self.uid = uid
         self._drift_ppm = drift_ppm
-        self._channels = channels
+        self.store = SimStore(channels)
         self._ring_size = ring_size
         self._heartbeat_ms = heartbeat_ms
         self.boot_id = int.from_bytes(os.urandom(4), "little") if boot_id is None else boot_id
@@ -290,7 +308,8 @@ class SimBoard:
     def _boot(self) -> Firmware:
         return Firmware(
             self.machine, self.clock, self.port, self.boot_id, uid=self.uid,
-            channels=self._channels, ring_size=self._ring_size, heartbeat_ms=self._heartbeat_ms,
+            channels=self.store.load(), ring_size=self._ring_size,
+            heartbeat_ms=self._heartbeat_ms, store=self.store,
         )
 
     @property

@@ -119,8 +119,10 @@ class Firmware:
         channels: tuple[tuple[int, str, int, int, int, int, int], ...] = DEFAULT_CHANNELS,
         ring_size: int = RING_SIZE,
         heartbeat_ms: int = HEARTBEAT_MS,
+        store: object = None,
     ) -> None:
         self.m = machine
+        self.store = store  # keeps the channel configuration across reboots (None: no)
         self.clock = clock
         self.port = port
         self.boot_id = boot_id
@@ -189,6 +191,13 @@ class Firmware:
         elif channel.mode == P.MODE_PIEZO:
             channel.adc = self.m.ADC(Pin(channel.pin_no))  # type: ignore[attr-defined]
         self.channels[i] = channel
+
+    def specs(self) -> list[tuple[int, str, int, int, int, int, int]]:
+        """Returns the channel configuration, in the form of ``DEFAULT_CHANNELS``."""
+        return [
+            (c.index, c.name, c.mode, c.pin_no, c.debounce_us, c.threshold, c.mask_us)
+            for c in sorted(self.channels.values(), key=lambda c: c.index)
+        ]
 
     def _push(self, ch: int, v: int, tick: int, level: int) -> None:
         state = self.m.disable_irq()  # type: ignore[attr-defined]
@@ -267,6 +276,8 @@ class Firmware:
             except ValueError as exc:
                 self._send(P.Error(frame.seq, P.ERR_BAD_PIN, str(exc)))
             else:
+                if self.store is not None:
+                    self.store.save(self.specs())  # type: ignore[attr-defined]
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
@@ -356,6 +367,27 @@ class UsbPort:  # pragma: no cover - MicroPython only
         pass
 
 
+class FlashStore:  # pragma: no cover - MicroPython only
+    """The channel configuration in ``channels.json`` on the board's flash."""
+
+    PATH = "channels.json"
+
+    def load(self) -> tuple[tuple[int, str, int, int, int, int, int], ...]:
+        import json
+
+        try:
+            with open(self.PATH) as f:
+                return tuple([tuple(spec) for spec in json.load(f)])
+        except (OSError, ValueError):
+            return DEFAULT_CHANNELS
+
+    def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None:
+        import json
+
+        with open(self.PATH, "w") as f:
+            json.dump([list(spec) for spec in specs], f)
+
+
 def main() -> None:  # pragma: no cover - MicroPython only
     """Starts the firmware on the board."""
     import os
@@ -363,9 +395,12 @@ def main() -> None:  # pragma: no cover - MicroPython only
     import time
 
     import machine  # type: ignore[import-not-found,unused-ignore]
+    import micropython  # type: ignore[import-not-found,unused-ignore]
 
+    micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
+    store = FlashStore()
     boot_id = struct.unpack("<I", os.urandom(4))[0]
-    Firmware(machine, time, UsbPort(), boot_id).run()
+    Firmware(machine, time, UsbPort(), boot_id, channels=store.load(), store=store).run()
 
 
 if __name__ == "__main__":  # pragma: no cover

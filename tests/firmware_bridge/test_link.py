@@ -259,3 +259,13 @@ async def test_the_port_is_opened_exclusively() -> None:
             with pytest.raises(LinkTimeout):
                 await second.wait_up(0.5)
             assert "exclusive" in second.last_error.lower()
+
+
+async def test_a_channel_configuration_survives_a_reboot() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (backend, got):
+            await backend.links[0].configure(P.Config(6, "strike", P.MODE_DIGITAL, 8, 300))
+            board.reboot()
+            await got.until(lambda c: len(c.changes) == 3)
+            assert "strike" in got.changes[2][1].channels
+            assert "cue" not in got.changes[2][1].channels
