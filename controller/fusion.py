@@ -31,6 +31,7 @@ What real sensors do, and what is done about it:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,26 @@ class FusionConfig:
     identity_reader: bool = False
     cushion_sensors: bool = True
     cushions_without_click: str = "all"
+
+
+def fusion_config(raw: dict[str, Any]) -> FusionConfig:
+    """Returns the configuration named in ``raw`` (a trace header's ``fusion``, a config file).
+
+    Raises ValueError naming an unknown key or a value of the wrong type.
+    """
+    fields = {f.name: f for f in dataclasses.fields(FusionConfig)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            raise ValueError(f"unknown fusion setting {key!r} (known: {', '.join(fields)})")
+        default = fields[key].default
+        if isinstance(default, bool) and not isinstance(value, bool) or isinstance(
+                default, float) and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ValueError(f"fusion setting {key!r} must be {type(default).__name__}, not {value!r}")
+        if key == "cushions_without_click" and value not in ("all", "unknown"):
+            raise ValueError("fusion setting 'cushions_without_click' must be 'all' or 'unknown'")
+        values[key] = float(value) if isinstance(default, float) else value
+    return FusionConfig(**values)
 
 
 # ------------------------------------------------------------------ outputs

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from controller.fusion import FusionConfig
+from controller.fusion import FusionConfig, fusion_config
 from controller.table import Message, Table
 from controller.trace import BadLine, Header, RequestLine, read_trace
 from hardware.events import SensorEvent
@@ -27,6 +27,11 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
         if isinstance(item, Header):
             recorded = str(item.fields.get("recorded", ""))[:10].replace("-", "")
             prefix = f"m-{recorded}" if recorded else prefix
+            if fusion is None and isinstance(item.fields.get("fusion"), dict):
+                try:
+                    fusion = fusion_config(item.fields["fusion"])
+                except ValueError as exc:
+                    errors(BadLine(1, str(exc)))
             continue
         if isinstance(item, BadLine):
             errors(item)

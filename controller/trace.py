@@ -36,7 +36,7 @@ class BadLine:
 TraceItem = Header | SensorEvent | RequestLine | BadLine
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> bool:  # a JSON number, not a bool
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -52,9 +52,10 @@ def parse_line(text: str, lineno: int) -> TraceItem:
         if obj["trace"] != 1:
             return BadLine(lineno, f"unsupported trace version {obj['trace']!r}")
         return Header(obj)
-    t = obj.get("t")
-    if not _number(t):
+    raw_t = obj.get("t")
+    if not _number(raw_t):
         return BadLine(lineno, "no time 't'")
+    t = float(raw_t)  # type: ignore[arg-type]
     ch = obj.get("ch")
     if ch is not None:
         if not isinstance(ch, str):
@@ -76,13 +77,13 @@ def parse_line(text: str, lineno: int) -> TraceItem:
             return BadLine(lineno, "ball_id needs 'ball': a number or \"cue\"")
         if pocket is not None and pocket not in ("hl", "hr", "sl", "sr", "fl", "fr"):
             return BadLine(lineno, f"unknown pocket {pocket!r}")
-        return SensorEvent(float(t), ch, int(v), level, ball, pocket)
+        return SensorEvent(t, ch, int(v), level, ball, pocket)
     name = obj.get("request")
     if isinstance(name, str):
         payload = obj.get("payload", {})
         if not isinstance(payload, dict):
             return BadLine(lineno, "request 'payload' must be a JSON object")
-        return RequestLine(float(t), name, payload)
+        return RequestLine(t, name, payload)
     return BadLine(lineno, "neither a sensor line ('ch') nor a request line ('request')")
 
 
