@@ -40,15 +40,17 @@ class TraceBuilder:
         for rail in cushions:
             at += self.rng.uniform(0.2, 0.5)
             events += cushion_hit(rail, at, self.rng, strength=self.rng.uniform(0.3, 0.9))
+        identities = dict((p, b) for b, p in returns)
         for pocket in drops:
             at += self.rng.uniform(0.2, 0.5)
             events += beam_block(pocket, at, self.rng, speed=self.rng.uniform(0.3, 4.5))
+            if pocket in identities:
+                events += ball_return(identities.pop(pocket), at, self.rng, pocket=pocket,
+                                      identity_reader=True)
         if cue_drop:
             at += 0.3
             events += beam_block(cue_drop, at, self.rng)
             events += ball_return("cue", at, self.rng)
-        for ball, pocket in returns:
-            events += ball_return(ball, start + 0.2, self.rng, pocket=pocket, identity_reader=True)
         for e in sorted(events, key=lambda e: e.t):
             self.lines.append(e.to_json())
         self.t = max([at] + [e.t for e in events]) + 4.0  # the balls roll, then the table rests
