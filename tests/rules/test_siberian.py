@@ -1,0 +1,627 @@
+"""Siberian Ten, rule by rule (ST-n of shared/spec/rules.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import UNKNOWN, Foul, InHand, InvalidInput, Status
+from rules.decisions import (
+    BallCredited,
+    BallSpotted,
+    FoulCalled,
+    GameRestarted,
+    GameWon,
+    Noted,
+    OptionChosen,
+    ShooterContinues,
+    Spot,
+    TurnPassed,
+)
+from rules.facts import Call, Pocket, ShotKind
+from rules.siberian import BulletRetaken, BulletScored, IgraDeclared, RoundTied, ShootoutStarted
+from tests.rules.build import answer, new, play
+
+ALL = list(range(1, 11))
+TWO = ("f", "lh")  # two different cushions: the two-cushion rule is met
+ANN, BOB = 0, 1
+
+
+def sib(**options: object):
+    return new("siberian-ten", **options)
+
+
+def after_break(**options: object):  # a legal break with nothing down: Bob to shoot
+    ref = sib(**options)
+    play(ref, first=1, cushions=TWO)
+    assert ref.state.to_shoot == BOB
+    return ref
+
+
+def scored(a: int, b: int, **options: object):
+    """Ann a balls (1…a), Bob b balls (the next b); Bob to shoot; a >= 1."""
+    ref = sib(**options)
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, a + 1)])  # ST-4: all for Ann
+    nxt = a + 1
+    if b:  # ST-8: the called ball in another pocket, and the rest, count for Bob
+        play(ref, call=(nxt, "fl"), first=nxt, drops=[(i, "fr") for i in range(nxt, nxt + b)])
+    else:
+        play(ref, call=(nxt, "fl"), first=nxt, cushions=TWO)
+    assert [p.score for p in ref.state.players] == [a, b]
+    return ref
+
+
+def fouls_of(decisions):
+    return [d.fouls for d in decisions if isinstance(d, FoulCalled)]
+
+
+def credits(decisions):
+    return [(d.player, d.ball) for d in decisions if isinstance(d, BallCredited)]
+
+
+def kinds(ref):
+    return [q["kind"] for q in ref.snapshot()["questions"]]
+
+
+def accounted(ref) -> bool:
+    credited = [b for p in ref.state.players for b in p.balls if b != "cue"]
+    together = credited + list(ref.state.on_table)
+    return sorted(together) == ALL
+
+
+# ---------------------------------------------------------------- ST-1
+def test_st_1_two_players_ten_object_balls():
+    assert sib().snapshot()["on_table"] == ALL
+    with pytest.raises(InvalidInput, match="2 players"):
+        new("siberian-ten", players=("Ann", "Bob", "Cy"))
+
+
+def test_st_1_two_balls_may_be_called_not_three():
+    ref = after_break()
+    ref.check_call((Call(1, Pocket.FOOT_LEFT), Call(2, Pocket.FOOT_RIGHT)))
+    with pytest.raises(InvalidInput, match="2 called"):
+        ref.check_call((Call(1, Pocket.FOOT_LEFT), Call(2, Pocket.FOOT_RIGHT),
+                        Call(3, Pocket.SIDE_LEFT)))
+
+
+# ---------------------------------------------------------------- ST-2
+def test_st_2_rack_puts_ten_balls_up_and_the_breaker_in_the_kitchen():
+    snap = sib(breaker=1).snapshot()
+    assert snap["on_table"] == ALL and snap["status"] == "break"
+    assert snap["to_shoot"] == BOB and snap["ball_in_hand"] == "kitchen"
+    assert snap["shootout"] is None
+
+
+# ---------------------------------------------------------------- ST-3
+def test_st_3_six_balls_win_the_game():
+    ref = sib()
+    out = play(ref, first=1, drops=[(i, "fl") for i in range(1, 7)])
+    assert GameWon(ANN, 1, "six_balls") in out
+    assert ref.snapshot()["status"] == "match_over" and ref.state.winner == ANN
+
+
+def test_st_3_five_balls_do_not():
+    ref = sib()
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 6)])
+    assert ref.snapshot()["status"] == "in_play" and ref.state.winner is None
+
+
+def test_st_3_breaks_alternate_by_default():
+    ref = sib(race_to=3, breaker=1)
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 7)])  # Bob wins game 1
+    assert ref.snapshot()["status"] == "game_over" and ref.state.to_shoot == ANN
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 7)])  # game 2: Ann breaks, wins
+    assert [p.games for p in ref.state.players] == [1, 1]
+    assert ref.state.to_shoot == BOB
+
+
+def test_st_3_option_winner_breaks():
+    ref = sib(race_to=3, breaker=0, break_order="winner")
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 7)])
+    assert ref.state.to_shoot == ANN
+
+
+# ---------------------------------------------------------------- ST-4
+def test_st_4_every_ball_on_the_break_counts_for_the_breaker_who_continues():
+    ref = sib()
+    out = play(ref, first=1, drops=[(4, "fl"), (9, "sr")])
+    assert credits(out) == [(ANN, 4), (ANN, 9)]
+    assert out[-1] == ShooterContinues(ANN, InHand.NONE)
+    assert ref.state.on_table == (1, 2, 3, 5, 6, 7, 8, 10)
+
+
+def test_st_4_cue_ball_on_the_break_counts_too():
+    ref = sib()
+    play(ref, first=1, drops=[(4, "fl"), ("cue", "hl")])
+    (q,) = ref.snapshot()["questions"]
+    assert q["kind"] == "pick_ball" and q["player"] == BOB and 4 not in q["choices"]
+    answer(ref, 7)
+    assert ref.state.players[ANN].balls == (4, 7)
+    assert ref.state.to_shoot == ANN and ref.state.ball_in_hand is InHand.KITCHEN
+
+
+def test_st_4_no_call_on_the_break():
+    ref = sib()
+    with pytest.raises(InvalidInput, match="no call on the break"):
+        ref.check_call((Call(1, Pocket.FOOT_LEFT),))
+
+
+# ---------------------------------------------------------------- ST-5
+def test_st_5_break_with_nothing_down_and_one_cushion_is_illegal_without_penalty_ball():
+    ref = sib()
+    out = play(ref, first=1, cushions=("f",), centre=False)
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
+    (q,) = ref.snapshot()["questions"]
+    assert q["kind"] == "option" and q["player"] == BOB
+    assert q["choices"] == ["rebreak", "break", "accept"]
+    assert [p.score for p in ref.state.players] == [0, 0]
+
+
+@pytest.mark.parametrize(("choice", "to_shoot", "status", "restarted"), [
+    ("rebreak", ANN, Status.BREAK, True),
+    ("break", BOB, Status.BREAK, True),
+    ("accept", BOB, Status.IN_PLAY, False),
+])
+def test_st_5_opponent_chooses_after_an_illegal_break(choice, to_shoot, status, restarted):
+    ref = sib()
+    play(ref, first=1, cushions=())
+    out = answer(ref, choice)
+    assert OptionChosen(BOB, choice) in out
+    assert ref.state.to_shoot == to_shoot and ref.state.status is status
+    assert any(isinstance(d, GameRestarted) for d in out) == restarted
+    assert ref.state.on_table == tuple(ALL) and not ref.questions
+
+
+def test_st_5_declared_bad_break_is_illegal_too():
+    ref = sib()
+    out = play(ref, first=1, cushions=TWO, fouls=("bad_break",))
+    assert fouls_of(out) == [(Foul.BAD_BREAK,)] and kinds(ref) == ["option"]
+
+
+@pytest.mark.parametrize(("cushions", "centre"), [(("f", "lh"), UNKNOWN), (("rf",), True)])
+def test_st_5_break_meeting_the_two_cushion_rule_passes_the_turn(cushions, centre):
+    ref = sib()
+    out = play(ref, first=1, cushions=cushions, centre=centre)
+    assert out[-1] == TurnPassed(BOB, InHand.NONE) and not fouls_of(out)
+
+
+# ---------------------------------------------------------------- ST-6
+def test_st_6_called_ball_counts_and_others_go_to_the_opponent():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl"), (5, "sr")])
+    assert credits(out) == [(BOB, 3), (ANN, 5)]
+    assert out[-1] == ShooterContinues(BOB, InHand.NONE)
+
+
+# ---------------------------------------------------------------- ST-7
+def test_st_7_called_ball_missed_a_fool_goes_to_the_opponent_turn_passes():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "sr")])
+    assert credits(out) == [(ANN, 5)] and not fouls_of(out)
+    assert out[-1] == TurnPassed(ANN, InHand.NONE)
+
+
+def test_st_7_called_ball_missed_nothing_down_turn_passes():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, cushions=TWO)
+    assert credits(out) == [] and out[-1] == TurnPassed(ANN, InHand.NONE)
+
+
+# ---------------------------------------------------------------- ST-8
+@pytest.mark.parametrize(("drops", "credited", "to_shoot"), [
+    ([(3, "fl"), (4, "fr")], [(BOB, 3), (BOB, 4)], BOB),  # both as called: continue
+    ([(3, "fl")], [(BOB, 3)], ANN),  # one of two: it counts, turn passes
+    ([(3, "fl"), (4, "sl")], [(BOB, 3), (ANN, 4)], ANN),  # one in another pocket: opponent's
+    ([(3, "fr"), (4, "fl")], [(ANN, 3), (ANN, 4)], ANN),  # both in the wrong pockets
+])
+def test_st_8_two_called_balls(drops, credited, to_shoot):
+    ref = after_break()
+    out = play(ref, call=[(3, "fl"), (4, "fr")], first=3, drops=drops)
+    assert credits(out) == credited and ref.state.to_shoot == to_shoot
+    assert not fouls_of(out)
+
+
+# ---------------------------------------------------------------- ST-9
+def test_st_9_called_cue_ball_credits_a_table_ball():
+    ref = after_break()
+    play(ref, call=("cue", "hl"), first=3, drops=[("cue", "hl")])
+    (q,) = ref.snapshot()["questions"]
+    assert q["kind"] == "pick_ball" and q["player"] == ANN and q["choices"] == ALL
+    out = answer(ref, 8)
+    assert BallCredited(BOB, 8) in out
+    assert ref.state.players[BOB].balls == (8,) and 8 not in ref.state.on_table
+    assert out[-1] == ShooterContinues(BOB, InHand.KITCHEN)
+
+
+def test_st_9_called_ball_and_called_cue_ball_both_count():
+    ref = after_break()
+    play(ref, call=[(3, "fl"), ("cue", "hl")], first=3, drops=[(3, "fl"), ("cue", "hl")])
+    answer(ref, 10)
+    assert ref.state.players[BOB].balls == (3, 10) and ref.state.to_shoot == BOB
+
+
+def test_st_9_cue_ball_with_no_object_ball_left_still_counts():
+    ref = scored(4, 5)  # the 10 alone on the table, Bob to shoot
+    play(ref, call=(10, "fl"), first=10, cushions=TWO)  # Bob misses: Ann to shoot
+    out = play(ref, call=[(10, "fl"), ("cue", "hl")], first=10,
+               drops=[(10, "fl"), ("cue", "hl")])
+    assert credits(out) == [(ANN, 10), (ANN, "cue")]
+    assert GameWon(ANN, 1, "six_balls") in out  # 4:5 became 6:5
+    assert ref.state.players[ANN].score == 6 and not ref.questions
+
+
+def test_st_9_uncalled_cue_ball_scores_nothing_and_is_no_foul():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl"), ("cue", "hl")])
+    assert credits(out) == [(BOB, 3)] and not fouls_of(out) and not ref.questions
+    assert out[-1] == ShooterContinues(BOB, InHand.KITCHEN)
+
+
+def test_st_9_cue_ball_in_a_pocket_other_than_called_does_not_count():
+    ref = after_break()
+    out = play(ref, call=("cue", "hl"), first=3, drops=[("cue", "hr")])
+    assert credits(out) == [] and not ref.questions
+    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN)
+
+
+# ---------------------------------------------------------------- ST-10
+def test_st_10_ball_off_the_table_counts_for_the_opponent():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, off=(6,), cushions=TWO)
+    assert fouls_of(out) == [(Foul.BALL_OFF_TABLE,)]
+    assert credits(out) == [(ANN, 6)] and 6 not in ref.state.on_table
+    assert kinds(ref) == ["pick_ball", "option"]  # and it is a foul (ST-15, ST-16)
+
+
+# ---------------------------------------------------------------- ST-11
+def test_st_11_cue_ball_off_the_table_after_a_legal_pot_is_no_foul():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], off=("cue",))
+    assert not fouls_of(out) and credits(out) == [(BOB, 3)] and not ref.questions
+    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN)
+
+
+def test_st_11_cue_ball_off_the_table_without_a_legal_pot_is_a_foul_and_voids_the_balls():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "fr")], off=("cue",))
+    assert fouls_of(out) == [(Foul.CUE_OFF_TABLE,)]
+    assert BallSpotted(5, Spot.FOOT_RAIL) in out and 5 in ref.state.on_table
+    assert credits(out) == [] and kinds(ref) == ["pick_ball", "option"]
+
+
+# ---------------------------------------------------------------- ST-12
+def test_st_12_direct_hit_in_the_kitchen_gives_the_opponent_the_kitchen():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], fouls=("direct_hit_in_kitchen",))
+    assert fouls_of(out) == [(Foul.DIRECT_HIT_IN_KITCHEN,)]
+    assert credits(out) == [(ANN, 3)]  # not a legal pot: the ball is the opponent's
+    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN) and not ref.questions
+
+
+def test_st_12_option_makes_the_direct_hit_cost_a_penalty_ball():
+    ref = after_break(kitchen_penalty=True)
+    play(ref, call=(3, "fl"), first=3, cushions=TWO, fouls=("direct_hit_in_kitchen",))
+    assert kinds(ref) == ["pick_ball", "option"]
+
+
+def test_st_12_after_a_foul_the_next_shot_is_from_the_kitchen():
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=None)  # a miss
+    answer(ref, 2)
+    answer(ref, "shoot")
+    assert ref.state.to_shoot == ANN and ref.state.ball_in_hand is InHand.KITCHEN
+
+
+# ---------------------------------------------------------------- ST-13
+def test_st_13_uncalled_play_counts_every_ball_for_the_shooter():
+    ref = after_break(called=False)
+    with pytest.raises(InvalidInput, match="uncalled"):
+        ref.check_call((Call(3, Pocket.FOOT_LEFT),))
+    out = play(ref, first=3, drops=[(3, "fl"), (5, "sr")])
+    assert credits(out) == [(BOB, 3), (BOB, 5)]
+    assert out[-1] == ShooterContinues(BOB, InHand.NONE)
+
+
+def test_st_13_plain_balls_nobody_is_asked_which_ball_fell():
+    ref = after_break(called=False)
+    play(ref, first=3, drops=[(None, "fl"), (None, "sr"), ("cue", "hl")])
+    assert not ref.questions  # neither identify nor pick_ball: the balls are interchangeable
+    assert ref.state.players[BOB].score == 3 and len(ref.state.on_table) == 7
+    assert accounted(ref)
+
+
+def test_st_13_uncalled_play_nothing_down_passes_the_turn():
+    ref = after_break(called=False)
+    out = play(ref, first=3, cushions=TWO)
+    assert out[-1] == TurnPassed(ANN, InHand.NONE)
+
+
+# ---------------------------------------------------------------- ST-14
+@pytest.mark.parametrize(("cushions", "centre", "legal"), [
+    (("f", "h"), UNKNOWN, True),  # two cushions
+    (("lh", "rf"), False, True),
+    (("lh", "lf"), False, False),  # two halves of one long cushion are one cushion
+    (("f", "f"), False, False),  # the same cushion twice
+    (("f",), True, True),  # one cushion and the centre line
+    (("f",), False, False),
+    ((), True, False),  # the centre line alone counts as only one
+    ((), False, False),
+])
+def test_st_14_two_cushion_rule(cushions, centre, legal):
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, cushions=cushions, centre=centre)
+    assert fouls_of(out) == ([] if legal else [(Foul.TWO_CUSHION,)])
+    assert ref.questions == () if legal else kinds(ref) == ["pick_ball", "option"]
+
+
+@pytest.mark.parametrize(("crossed", "foul"), [(True, False), (False, True)])
+def test_st_14_centre_line_unknown_is_asked_by_default(crossed, foul):
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=3, cushions=("rf",))
+    (q,) = ref.snapshot()["questions"]
+    assert q["kind"] == "confirm"
+    out = answer(ref, crossed)
+    assert bool(fouls_of(out)) == foul
+
+
+@pytest.mark.parametrize(("default", "foul"), [("crossed", False), ("not_crossed", True)])
+def test_st_14_centre_line_default_option(default, foul):
+    ref = after_break(centre_line_unknown=default)
+    out = play(ref, call=(3, "fl"), first=3, cushions=("rf",))
+    assert Noted("centre_line_presumed", default) in out
+    assert bool(fouls_of(out)) == foul
+
+
+def test_st_14_unknown_cushions_asked_or_presumed():
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=3)
+    assert kinds(ref) == ["confirm"]
+    ref = after_break(cushions_unknown="legal")
+    out = play(ref, call=(3, "fl"), first=3)
+    assert not fouls_of(out) and not ref.questions
+
+
+def test_st_14_does_not_apply_when_a_ball_fell():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
+    assert not fouls_of(out)
+
+
+# ---------------------------------------------------------------- ST-15
+@pytest.mark.parametrize(("declared", "foul"), [
+    ("touched_ball", Foul.TOUCHED_BALL),
+    ("butt_or_side", Foul.BUTT_OR_SIDE),
+    ("moving_balls", Foul.MOVING_BALLS),
+    ("feet_off_floor", Foul.FEET_OFF_FLOOR),
+    ("push", Foul.PUSH),
+    ("miss", Foul.MISS),
+])
+def test_st_15_declared_fouls(declared, foul):
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, cushions=TWO, fouls=(declared,))
+    assert fouls_of(out) == [(foul,)] and kinds(ref) == ["pick_ball", "option"]
+
+
+def test_st_15_cue_ball_touching_no_ball_is_a_miss():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=None, cushions=TWO)
+    assert fouls_of(out) == [(Foul.MISS,)]
+
+
+# ---------------------------------------------------------------- ST-16
+def test_st_16_penalty_ball_first_then_shoot_or_hand_back():
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=None)
+    p, o = ref.snapshot()["questions"]
+    assert (p["kind"], p["player"], p["choices"]) == ("pick_ball", ANN, ALL)
+    assert (o["kind"], o["player"], o["choices"]) == ("option", ANN, ["shoot", "hand_back"])
+    out = answer(ref, 9, p["id"])
+    assert BallCredited(ANN, 9) in out and ref.questions[0].id == o["id"]
+    out = answer(ref, "hand_back")
+    assert out[-1] == TurnPassed(BOB, InHand.KITCHEN)
+    assert ref.state.players[ANN].balls == (9,) and accounted(ref)
+
+
+def test_st_16_option_answered_first_still_waits_for_the_ball():
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=None)
+    p, o = ref.snapshot()["questions"]
+    answer(ref, "shoot", o["id"])
+    assert [q.id for q in ref.questions] == [p["id"]]
+    answer(ref, 4)
+    assert ref.state.to_shoot == ANN and ref.state.players[ANN].balls == (4,)
+
+
+def test_st_16_balls_pocketed_on_a_foul_count_for_the_opponent():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl"), (6, "sr")], fouls=("push",))
+    assert credits(out) == [(ANN, 3), (ANN, 6)]
+
+
+def test_st_16_penalty_ball_that_makes_six_ends_the_game_without_the_option():
+    ref = scored(5, 2)  # Bob to shoot; 8, 9, 10 on the table
+    play(ref, call=(8, "fl"), first=None)
+    assert kinds(ref) == ["pick_ball"]
+    out = answer(ref, 9)
+    assert GameWon(ANN, 1, "six_balls") in out
+
+
+# ---------------------------------------------------------------- ST-17
+@pytest.mark.parametrize("declared", ["touched_ball", "feet_off_floor"])
+def test_st_17_voiding_fouls_spot_pocketed_balls_at_the_foot_rail(declared):
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl"), (6, "sr")], fouls=(declared,))
+    assert BallSpotted(3, Spot.FOOT_RAIL) in out and BallSpotted(6, Spot.FOOT_RAIL) in out
+    assert credits(out) == [] and ref.state.on_table == tuple(ALL)
+
+
+# ---------------------------------------------------------------- ST-18
+def test_st_18_interference_replays_the_shot():
+    ref = after_break()
+    before = ref.snapshot()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="interference")
+    assert out[-1] == ShooterContinues(BOB, InHand.NONE) and credits(out) == []
+    after = ref.snapshot()
+    assert {k: v for k, v in after.items() if k != "shot"} == {
+        k: v for k, v in before.items() if k != "shot"}
+
+
+def test_st_18_ball_on_the_rail_passes_the_turn_and_pocketed_balls_count():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="on_rail")
+    assert credits(out) == [(BOB, 3)] and not fouls_of(out)
+    assert out[-1] == TurnPassed(ANN, InHand.NONE)
+
+
+def test_st_18_cue_ball_back_from_the_floor_the_ball_does_not_count():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="returned_from_floor")
+    assert credits(out) == [] and not fouls_of(out) and 3 in ref.state.on_table
+    assert out[-1] == TurnPassed(ANN, InHand.NONE) and not ref.questions
+
+
+def test_st_18_hanging_ball_spotted_and_the_shooter_keeps_the_shot_from_the_kitchen():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=None, drops=[(7, "fr")], special="hanging_ball")
+    assert BallSpotted(7, Spot.FOOT_SPOT) in out and not fouls_of(out)
+    assert out[-1] == ShooterContinues(BOB, InHand.KITCHEN) and 7 in ref.state.on_table
+
+
+# ---------------------------------------------------------------- ST-19
+def test_st_19_handicap_giver_breaks_and_the_first_k_balls_count_for_the_receiver():
+    ref = sib(handicap=2, handicap_giver=1)
+    assert ref.state.to_shoot == BOB  # the giver breaks, whoever won the lag
+    out = play(ref, first=1, drops=[(2, "fl"), (5, "fr"), (6, "sl")])
+    assert credits(out) == [(ANN, 2), (ANN, 5), (BOB, 6)]
+    assert ref.state.to_shoot == BOB
+    out = play(ref, call=(7, "fl"), first=7, drops=[(7, "fl")])
+    assert credits(out) == [(BOB, 7)]
+
+
+def test_st_19_handicap_does_not_apply_to_the_receivers_balls():
+    ref = sib(handicap=1, handicap_giver=1)
+    play(ref, first=1, cushions=TWO)  # Bob breaks, nothing down: Ann
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")])
+    assert credits(out) == [(ANN, 3)]
+
+
+def test_st_19_bad_handicap_option_is_refused():
+    with pytest.raises(InvalidInput, match="handicap"):
+        sib(handicap=7)
+
+
+# ---------------------------------------------------------------- ST-20
+def at_shootout():
+    ref = scored(5, 5)  # Ann's shot cleared the table: Ann shoots first
+    return ref
+
+
+def test_st_20_shootout_starts_at_five_all_with_the_table_empty():
+    ref = sib()
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 6)])
+    out = play(ref, call=(6, "fl"), first=6, drops=[(i, "fr") for i in range(6, 11)])
+    assert ShootoutStarted(ANN) in out and not any(isinstance(d, GameWon) for d in out)
+    snap = ref.snapshot()
+    assert snap["status"] == "shootout" and snap["on_table"] == [] and snap["to_shoot"] == ANN
+    assert snap["shootout"] == {"round": 1, "first": ANN, "shooting": ANN, "attempt": 1,
+                                "points": [None, None], "rounds": [], "igra": False,
+                                "igra_by": None, "igra_allowed": None}
+
+
+def test_st_20_the_player_who_pocketed_the_last_ball_shoots_first():
+    ref = scored(5, 4)  # the 10 left, Bob to shoot
+    out = play(ref, call=(10, "fl"), first=10, drops=[(10, "fl")])
+    assert ShootoutStarted(BOB) in out and ref.state.to_shoot == BOB
+
+
+def test_st_20_no_call_in_the_shootout():
+    ref = at_shootout()
+    with pytest.raises(InvalidInput, match="no call"):
+        ref.check_call((Call(1, Pocket.FOOT_LEFT),))
+
+
+@pytest.mark.parametrize(("drops", "points"), [
+    ([(None, "fl"), ("cue", "sl")], 2),
+    ([(None, "fl")], 1),
+    ([("cue", "hl")], 1),
+    ([], 0),
+])
+def test_st_20_bullet_scores_two_one_or_none(drops, points):
+    ref = at_shootout()
+    out = play(ref, first=1, drops=drops, cushions=("f",))
+    assert BulletScored(ANN, points, 1) in out
+    assert ref.snapshot()["shootout"]["points"] == [points, None]
+    assert ref.state.to_shoot == BOB and ref.state.status is Status.SHOOTOUT
+
+
+def test_st_20_missing_the_object_ball_retakes_at_most_twice():
+    ref = at_shootout()
+    assert BulletRetaken(ANN, 1) in play(ref, first=None)
+    assert ref.snapshot()["shootout"]["attempt"] == 2 and ref.state.to_shoot == ANN
+    assert BulletRetaken(ANN, 2) in play(ref, first=None)
+    out = play(ref, first=None)
+    assert BulletScored(ANN, 0, 1) in out and ref.state.to_shoot == BOB
+
+
+def test_st_20_higher_total_wins_the_game():
+    ref = at_shootout()
+    play(ref, first=1, drops=[(None, "fl")])
+    out = play(ref, first=1, cushions=("f",))
+    assert GameWon(ANN, 1, "shootout") in out
+    assert ref.snapshot()["status"] == "match_over"
+    assert [p.score for p in ref.state.players] == [5, 5]
+
+
+def test_st_20_tied_round_repeats_with_the_same_first_shooter():
+    ref = at_shootout()
+    play(ref, first=1, drops=[(None, "fl")])
+    out = play(ref, first=1, drops=[(None, "fr")])
+    assert RoundTied(1, 1) in out and not any(isinstance(d, GameWon) for d in out)
+    so = ref.snapshot()["shootout"]
+    assert (so["round"], so["rounds"], so["points"]) == (2, [[1, 1]], [None, None])
+    assert ref.state.to_shoot == ANN
+    play(ref, first=1, cushions=())
+    out = play(ref, first=1, drops=[(None, "fr")])
+    assert GameWon(BOB, 1, "shootout") in out
+
+
+# ---------------------------------------------------------------- ST-21
+def after_blank_bullet():
+    ref = at_shootout()
+    play(ref, first=1, cushions=("f",))  # Ann's legal bullet, nothing down
+    return ref
+
+
+def test_st_21_igra_only_after_a_legal_bullet_that_pocketed_nothing():
+    with pytest.raises(InvalidInput, match="only in the shoot-out"):
+        after_break().check_call((), ShotKind.IGRA)
+    ref = at_shootout()
+    with pytest.raises(InvalidInput, match="legal bullet"):
+        ref.check_call((), ShotKind.IGRA)
+    play(ref, first=None)  # a miss: a retake, not a legal bullet
+    with pytest.raises(InvalidInput, match="legal bullet"):
+        ref.check_call((), ShotKind.IGRA)
+    play(ref, first=1, drops=[(None, "fl")])  # it scored
+    with pytest.raises(InvalidInput, match="legal bullet"):
+        ref.check_call((), ShotKind.IGRA)
+    ref = after_blank_bullet()
+    ref.check_call((), ShotKind.IGRA)
+    assert ref.snapshot()["shootout"]["igra_allowed"] == ANN
+
+
+def test_st_21_first_to_pocket_a_ball_wins():
+    ref = after_blank_bullet()
+    out = play(ref, kind="igra", first=1, cushions=("f",))
+    assert IgraDeclared(ANN) in out and out[-1] == TurnPassed(ANN, InHand.NONE)
+    so = ref.snapshot()["shootout"]
+    assert so["igra"] and so["igra_by"] == ANN
+    play(ref, first=1, cushions=())  # Ann, nothing down: Bob again, no more bullets
+    assert ref.state.to_shoot == BOB
+    out = play(ref, first=1, drops=[("cue", "fr")])
+    assert GameWon(BOB, 1, "igra") in out
+
+
+def test_st_21_missing_the_object_ball_in_igra_loses():
+    ref = after_blank_bullet()
+    out = play(ref, kind="igra", first=None)
+    assert GameWon(ANN, 1, "igra_miss") in out
+    assert not any(isinstance(d, BulletRetaken) for d in out)
