@@ -340,19 +340,34 @@ class Firmware:
 
 
 class UsbPort:  # pragma: no cover - MicroPython only
-    """The board's USB CDC serial line (MicroPython's stdin / stdout), raw and non-blocking."""
+    """The board's USB CDC serial line (MicroPython's stdin / stdout), raw and non-blocking.
+
+    Ctrl-C is disabled (0x03 occurs inside frames), so to get the REPL back for ``mpremote``
+    hold the BOOTSEL button for two seconds: the firmware stops and Ctrl-C works again.
+    """
 
     def __init__(self) -> None:
         import select
         import sys
+        import time
 
         import micropython  # type: ignore[import-not-found,unused-ignore]
 
+        try:
+            import rp2  # type: ignore[import-not-found,unused-ignore]
+
+            self._bootsel = rp2.bootsel_button
+        except (ImportError, AttributeError):
+            self._bootsel = None
+        self._micropython = micropython
+        self._time = time
         micropython.kbd_intr(-1)  # 0x03 in a frame must not interrupt the firmware
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
+        self._next_check = time.ticks_ms()  # type: ignore[attr-defined]
+        self._held = 0
 
     def read(self) -> bytes | None:
         data = bytearray()
@@ -364,7 +379,16 @@ class UsbPort:  # pragma: no cover - MicroPython only
         self._out.write(data)
 
     def idle(self) -> None:
-        pass
+        # bootsel_button() masks interrupts for some µs: look only twice a second.
+        clock: object = self._time
+        now = clock.ticks_ms()  # type: ignore[attr-defined]
+        if self._bootsel is None or clock.ticks_diff(now, self._next_check) < 0:  # type: ignore[attr-defined]
+            return
+        self._next_check = clock.ticks_add(now, 500)  # type: ignore[attr-defined]
+        self._held = self._held + 1 if self._bootsel() else 0
+        if self._held >= 4:
+            self._micropython.kbd_intr(3)
+            raise SystemExit("BOOTSEL held: back to the REPL")
 
 
 class FlashStore:  # pragma: no cover - MicroPython only
