@@ -260,7 +260,7 @@ def test_corrupted_streams_yield_only_frames_that_were_sent_and_lose_only_touche
 # -- the shared file stays in MicroPython's subset ------------------------------------------
 
 MICROPYTHON_MODULES = {"struct", "binascii", "array", "micropython", "machine", "time", "os",
-                       "select", "sys", "json", "protocol", "firmware_bridge"}
+                       "select", "sys", "json", "rp2", "protocol", "firmware_bridge"}
 
 
 @pytest.mark.parametrize("path", ["protocol.py", "firmware/main.py"])
