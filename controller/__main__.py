@@ -1,23 +1,60 @@
-"""``python -m controller``: run, demo, replay, simulate (interfaces §4)."""
+"""``python -m controller``: run, demo, replay, simulate (interfaces §4).
+
+Each command lives in its own module; this file only parses the command line.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+
+COMMANDS = {
+    "run": ("controller.service", "run_main"),
+    "demo": ("controller.demo", "main"),
+    "replay": ("controller.replay", "cli"),
+    "simulate": ("controller.simulator", "cli"),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m controller",
+                                description="Billiards table controller: referee, sensors, MQTT.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="the table service: sensors, referee, MQTT, journal")
+    run.add_argument("--config", help="the TOML configuration file")
+    run.add_argument("--broker", help="mqtt://[user:pass@]host:port, or mqtts://… for TLS")
+    run.add_argument("--venue", help="venue id ([a-z0-9_-]+)")
+    run.add_argument("--table", help="table id ([a-z0-9_-]+)")
+    run.add_argument("--backend", choices=["sim", "gpio", "serial"], help="sensor backend")
+    run.add_argument("--data", help="directory for the journal and recorded traces")
+
+    demo = sub.add_parser("demo", help="a simulated table and a broker, no hardware, no set-up")
+    demo.add_argument("--broker", help="use this broker instead of starting one")
+    demo.add_argument("--tables", type=int, default=2, help="how many simulated tables (default 2)")
+    demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
+    demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    demo.add_argument("--game", choices=["siberian-ten", "ten-ball", "pyramid"], default=None)
+
+    rep = sub.add_parser("replay", help="feed a trace through the pipeline, print what it publishes")
+    rep.add_argument("trace", help="a trace file (JSONL), or - for standard input")
+
+    sim = sub.add_parser("simulate", help="write the trace of a simulated match to standard output")
+    sim.add_argument("--game", required=True, choices=["siberian-ten", "ten-ball", "pyramid"])
+    sim.add_argument("--shots", type=int, required=True, help="how many shots to play (at most)")
+    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--noise", action="store_true", help="glitches, crosstalk, rattles, stuck sensors")
+    sim.add_argument("--players", type=int, default=2, help="players (pyramid: 2–4)")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m controller",
-                                     description="Billiards table controller")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("replay", help="feed a trace through the pipeline and print what it publishes")
-    p.add_argument("trace", help="a trace file (JSONL), or - for standard input")
-    args = parser.parse_args(argv)
-    if args.command == "replay":
-        from controller.replay import main as replay_main
-
-        return replay_main(args.trace)
-    return 2
+    args = parser().parse_args(argv)
+    module, func = COMMANDS[args.command]
+    handler = getattr(importlib.import_module(module), func)
+    code: int = handler(args)
+    return code
 
 
 if __name__ == "__main__":

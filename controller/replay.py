@@ -80,3 +80,8 @@ def main(path: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
     with handle:
         replay(handle, publish, report, fusion)
     return 1 if bad else 0
+
+
+def cli(args: Any) -> int:
+    """The ``replay`` command."""
+    return main(args.trace)
