@@ -63,9 +63,9 @@ FIVE_POINT_FOULS = frozenset({
     Foul.SCRATCH, Foul.CUE_OFF_TABLE, Foul.WRONG_CUE_BALL, Foul.MISS, Foul.BUTT_OR_SIDE,
     Foul.TOUCHED_BALL, Foul.MOVING_BALLS, Foul.GAME_OVER_TOUCH, Foul.DIRECT_HIT_IN_KITCHEN,
 })
-#: Non-counting strokes (PP-10): a push or press, the body past the long-rail line when
-#: playing from hand (declared as ``bad_placement``), no foot on the floor.
-NON_COUNTING = frozenset({Foul.PUSH, Foul.BAD_PLACEMENT, Foul.FEET_OFF_FLOOR})
+#: Non-counting strokes (PP-10): a push or press (a double hit is one), the body past the
+#: long-rail line when playing from hand (declared as ``bad_placement``), no foot on the floor.
+NON_COUNTING = frozenset({Foul.PUSH, Foul.DOUBLE_HIT, Foul.BAD_PLACEMENT, Foul.FEET_OFF_FLOOR})
 
 BALL_POCKET, CLEAN = "ball_pocket", "clean"
 

@@ -18,6 +18,7 @@ from rules.decisions import (
     GameDrawn,
     GameWon,
     MatchWon,
+    Noted,
     PointsMoved,
     ShooterContinues,
     Spot,
@@ -411,6 +412,14 @@ def test_pp_8_unknown_contact_can_be_asked():
     assert fouls_of(out) == [(Foul.MISS,)] and PointsMoved(0, 1, 5) in out
 
 
+@pytest.mark.parametrize("foul", ["wrong_ball_first", "cue_on_table", "slow_play", "bad_break"])
+def test_pp_8_fouls_of_other_games_are_noted_and_cost_nothing(foul):
+    ref = game()
+    out = play(ref, call=(7, "fl"), first=7, drops=[(7, "fl")], fouls=(foul,))
+    assert Noted("foul_not_in_rules", foul) in out
+    assert not fouls_of(out) and credited(out) == [(7, 7)] and scores(ref) == [7, 0]
+
+
 # ---------------------------------------------------------------- PP-9
 def test_pp_9_called_ball_with_the_cue_ball_down_is_spotted_on_the_third_spot():
     ref = game()
@@ -434,8 +443,19 @@ def test_pp_9_every_five_point_foul_spots_what_fell(foul):
     assert scores(ref) == [-5, 5] and ref.state.to_shoot == 1
 
 
+def test_pp_9_an_object_ball_driven_off_the_table_is_spotted_and_never_scores():
+    # decision: PP-8 does not list it as a foul; the ball comes back like any spotted ball
+    ref = game()
+    out = play(ref, call=(7, "fl"), first=7, drops=[(7, "fl")], off=(9,))
+    assert credited(out) == [(7, 7)] and BallSpotted(9, Spot.FOOT_SPOT) in out
+    assert not fouls_of(out) and out[-1] == ShooterContinues(0) and 9 in ref.state.on_table
+    out = play(ref, call=(3, "fl"), first=3, off=(12,))
+    assert BallSpotted(12, Spot.FOOT_SPOT) in out and out[-1] == TurnPassed(1)
+    assert scores(ref) == [7, 0] and 12 in ref.state.on_table
+
+
 # ---------------------------------------------------------------- PP-10
-@pytest.mark.parametrize("foul", ["push", "bad_placement", "feet_off_floor"])
+@pytest.mark.parametrize("foul", ["push", "double_hit", "bad_placement", "feet_off_floor"])
 def test_pp_10_non_counting_stroke_spots_the_ball_without_penalty(foul):
     ref = game(3)
     out = play(ref, call=(7, "fl"), first=7, drops=[(7, "fl")], fouls=(foul,))
@@ -488,11 +508,12 @@ def test_pp_12_bad_handicaps_are_refused(handicap):
 
 # ---------------------------------------------------------------- PP-13
 def test_pp_13_first_game_starter_by_lot_later_the_previous_winner():
-    ref = game(3, race_to=2, breaker=2)
-    assert ref.state.to_shoot == 2
+    ref = game(3, race_to=2, breaker=1)
+    assert ref.state.to_shoot == 1 and ref.snapshot()["options"]["break_order"] == "winner"
+    miss(ref)  # Bob
     miss(ref)  # Cy
     run(ref, 15, 14, 13, 9)  # Ann: 51
-    assert ref.state.winner == 0 and ref.state.to_shoot == 0
+    assert ref.state.winner == 0 and ref.state.to_shoot == 0  # not Cy, next after Bob
     play(ref, call=(7, "fl"), first=7)  # game 2
     assert ref.state.game_no == 2 and ref.state.breaker == 0
 
