@@ -22,7 +22,23 @@ Which ball fell is never guessed: the referee core resolves every drop before th
 Spotting: the first ball spotted on a shot is placed on the foot spot, the others on the foot
 short rail (``Spot.FOOT_SPOT`` / ``Spot.FOOT_RAIL``). The core does not see the cloth: when the
 foot spot is already taken by a ball that lies there, the person placing the ball uses the
-rail, as PP-9 says.
+rail, as PP-9 says. Likewise the temporary house of PP-11 (every object ball in the house:
+the deep end by the third spot) is the placer's call; the snapshot says ``kitchen``.
+
+Readings of the original, where it is silent:
+- one 5-point penalty per shot, however many fouls it had;
+- an object ball driven off the table is no foul (PP-8 does not list it): it is spotted and
+  never scores, and the rest of the shot is ruled as usual;
+- a double hit is a push (PP-10); playing from hand with the body past the long-rail line is
+  declared as ``bad_placement``; fouls pyramid does not know (``wrong_ball_first``,
+  ``cue_on_table``, ``out_of_turn``, ``slow_play``, ``bad_break``) and declared specials are
+  noted and cost nothing;
+- touching the balls in the belief that the game is over happens after a shot: declare
+  ``game_over_touch`` on a record of its own (no drops), so the shot before keeps its points;
+- a shot declared a safety calls nothing and scores nothing;
+- points moved by a penalty count like any others: they can bring the next player to the
+  target, and that player wins;
+- when one shot clears the table, the last ball's 10 is credited with the last ball listed.
 """
 
 from __future__ import annotations
