@@ -412,6 +412,15 @@ def test_pp_8_unknown_contact_can_be_asked():
     assert fouls_of(out) == [(Foul.MISS,)] and PointsMoved(0, 1, 5) in out
 
 
+def test_pp_8_touching_balls_believing_the_game_over_costs_five_and_the_turn():
+    ref = game()
+    run(ref, 15, 14, 13, 12, 11)  # Ann 65, thinks it is over, and mixes the balls
+    out = play(ref, fouls=("game_over_touch",))  # declared on a record of its own
+    assert fouls_of(out) == [(Foul.GAME_OVER_TOUCH,)] and PointsMoved(0, 1, 5) in out
+    assert out[-1] == TurnPassed(1, InHand.NONE)  # position restored, the turn passes
+    assert scores(ref) == [60, 5] and ref.state.players[0].balls == (15, 14, 13, 12, 11)
+
+
 @pytest.mark.parametrize("foul", ["wrong_ball_first", "cue_on_table", "slow_play", "bad_break"])
 def test_pp_8_fouls_of_other_games_are_noted_and_cost_nothing(foul):
     ref = game()
