@@ -497,24 +497,21 @@ class SiberianTen(Game):
             return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
         if self._ends(state):
             return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
-        picked: int | None = None
-        if state.on_table:  # ST-16: the penalty ball, the opponent's choice
-            picked = self._pick(state, opponent, ask, f"foul: {state.players[opponent].name}, "
-                                "take a ball off the table")
-            if picked is None:
-                # Which ball does not change whether the game ends here; if it does, ask no more.
-                if self._ends(self._credit(state, opponent, state.on_table[0], [])):
-                    return replace(state, to_shoot=opponent), decisions
-            else:
-                state = self._credit(state, opponent, picked, decisions)
-                if self._ends(state):
-                    return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+        # ST-16: the penalty ball, the opponent's choice (the table is not empty: see _ends)
+        picked = self._pick(state, opponent, ask, f"foul: {state.players[opponent].name}, "
+                            "take a ball off the table")
+        if picked is None:
+            # Which ball does not change whether the game ends here; if it does, ask no more.
+            if self._ends(self._credit(state, opponent, state.on_table[0], [])):
+                return replace(state, to_shoot=opponent), decisions
         else:
-            decisions.append(Noted("no_penalty_ball", "no object ball is left on the table"))
+            state = self._credit(state, opponent, picked, decisions)
+            if self._ends(state):
+                return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
         name = state.players[opponent].name
         choice = ask.option(opponent, f"foul: {name}, shoot or hand the shot back?",
                             (SHOOT, HAND_BACK))
-        if choice is None or (picked is None and state.on_table):
+        if choice is None or picked is None:
             return replace(state, status=Status.IN_PLAY, to_shoot=opponent,
                            ball_in_hand=InHand.KITCHEN), decisions
         decisions.append(OptionChosen(opponent, choice))
