@@ -306,6 +306,22 @@ class Table:
                 self._event(kind, data, t)
         self._publish_state(t)
 
+    # -------------------------------------------------------------- the service's hooks
+    def stamp(self, t: float) -> dict[str, Any]:
+        """Returns ``{"v", "seq", "ts"}`` for a message the service publishes itself (seq taken)."""
+        return self._next(t)
+
+    def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
+        return [(tx, name, response) for tx, (name, response) in self._answers.items()]
+
+    def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
+        """Remembers an answer given before a restart, so its transaction is applied once."""
+        self._answers[tx] = (name, response)
+        self._answers.move_to_end(tx)
+        while len(self._answers) > TRANSACTIONS_KEPT:
+            self._answers.popitem(last=False)
+
     # -------------------------------------------------------------- publishing
     def _next(self, t: float) -> dict[str, Any]:
         self.seq += 1
