@@ -625,3 +625,19 @@ def test_st_21_missing_the_object_ball_in_igra_loses():
     out = play(ref, kind="igra", first=None)
     assert GameWon(ANN, 1, "igra_miss") in out
     assert not any(isinstance(d, BulletRetaken) for d in out)
+
+
+def test_st_20_a_foul_on_a_bullet_scores_nothing_without_a_retake():
+    ref = at_shootout()
+    out = play(ref, first=None, fouls=("touched_ball",))
+    assert fouls_of(out) == [(Foul.TOUCHED_BALL,)] and BulletScored(ANN, 0, 1) in out
+    assert not any(isinstance(d, BulletRetaken) for d in out) and ref.state.to_shoot == BOB
+
+
+def test_st_21_no_igra_after_the_third_miss():
+    ref = at_shootout()
+    for _ in range(3):
+        play(ref, first=None)
+    assert ref.state.to_shoot == BOB  # the bullet counted 0, but it was no legal stroke
+    with pytest.raises(InvalidInput, match="legal bullet"):
+        ref.check_call((), ShotKind.IGRA)
