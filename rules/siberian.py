@@ -242,7 +242,8 @@ class SiberianTen(Game):
         )
 
     def identity_matters(self, state: MatchState) -> bool:
-        return bool(state.options.called)
+        # plain balls in uncalled play; a bullet has one object ball (a second reading is noise)
+        return bool(state.options.called) and state.status is not Status.SHOOTOUT
 
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
         if state.status is Status.SHOOTOUT:

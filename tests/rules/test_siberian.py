@@ -641,3 +641,9 @@ def test_st_21_no_igra_after_the_third_miss():
     assert ref.state.to_shoot == BOB  # the bullet counted 0, but it was no legal stroke
     with pytest.raises(InvalidInput, match="legal bullet"):
         ref.check_call((), ShotKind.IGRA)
+
+
+def test_st_20_a_bullet_has_one_object_ball_so_a_double_reading_scores_one():
+    ref = at_shootout()
+    out = play(ref, first=1, drops=[(None, "fl"), (None, "fr")])
+    assert not ref.questions and BulletScored(ANN, 1, 1) in out
