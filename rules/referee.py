@@ -415,5 +415,7 @@ def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchSta
     else:
         state = replace(state, results=state.results + (None,), winner=None, draw=True)
     nxt = _next_game(state)
-    return replace(state, status=Status.GAME_OVER, to_shoot=nxt.breaker,
+    # the game's rack names who breaks (a game may fix the breaker, e.g. a handicap giver)
+    first = GAMES[state.setup.game].rack(nxt).to_shoot
+    return replace(state, status=Status.GAME_OVER, to_shoot=first,
                    ball_in_hand=InHand.KITCHEN), decisions

@@ -1,0 +1,198 @@
+"""The journal: every input of the table, and every message not yet delivered, on disk.
+
+One SQLite database (standard library) in WAL mode under the data directory::
+
+    inputs(id, line)          every input, in order, as the table saw it: trace lines
+                              (sensor and request lines, interfaces §2) and the clock's
+                              ticks that made the table act ({"t": ..., "tick": 1})
+    outbox(id, topic, ...)    messages produced and not yet acknowledged by the broker
+    answers(tx, name, ...)    answers to transactions whose inputs were compacted away
+    meta(key, value)          the match-id prefix, the clock's offset, the last seq, ...
+
+Writes are grouped: ``add_*`` and ``drop_outgoing`` only note what to write; ``take()``
+hands the noted writes over as one ``Batch`` and ``write(batch)`` makes them durable in one
+transaction (one fsync in ``sync = "full"``), so a burst of sensor edges costs one sync, not
+one per edge. The service publishes a message only once the batch that holds it, and the
+input that caused it, is written: after ``kill -9`` or a power cut the table is rebuilt from
+``inputs`` to the exact state, and ``outbox`` still holds what the broker has not acknowledged.
+
+When a new match starts, the inputs before it are dropped (the match starts from nothing);
+the answers to their transactions are kept in ``answers`` so a late duplicate is still
+answered, not applied again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs (id INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL,
+    retain INTEGER NOT NULL, qos INTEGER NOT NULL, expiry INTEGER,
+    correlation BLOB);
+CREATE TABLE IF NOT EXISTS answers (
+    n INTEGER PRIMARY KEY, tx TEXT NOT NULL, name TEXT NOT NULL, response TEXT NOT NULL);
+"""
+
+
+class JournalError(Exception):
+    """The journal cannot be opened or written."""
+
+
+@dataclass(slots=True)
+class Outgoing:
+    """One message to deliver: ``topic`` is absolute; ``expiry`` seconds (MQTT 5), if any."""
+
+    id: int
+    topic: str
+    payload: bytes
+    retain: bool
+    qos: int = 1
+    expiry: int | None = None
+    correlation: bytes | None = None
+
+
+@dataclass(slots=True)
+class Batch:
+    """Writes noted since the last ``take()``, to be made durable together."""
+
+    inputs: list[tuple[int, str]] = field(default_factory=list)
+    outgoing: list[Outgoing] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+    meta: dict[str, str] = field(default_factory=dict)
+    compact_before: int | None = None
+    answers: list[tuple[str, str, dict[str, Any]]] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.inputs or self.outgoing or self.dropped or self.meta
+                    or self.compact_before is not None)
+
+
+class Journal:
+    """The journal database at ``path`` (see the module docstring).
+
+    Raises JournalError when the file cannot be opened (a read-only or missing directory,
+    a file that is not a database).
+    """
+
+    def __init__(self, path: Path, *, sync: str = "full") -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
+            self._db.executescript(_SCHEMA)
+            self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
+            self._next_input = self._max("inputs") + 1
+            self._next_out = self._max("outbox") + 1
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc}") from exc
+        self._lock = threading.Lock()
+        self._pending = Batch()
+
+    def _max(self, table: str) -> int:
+        (value,) = self._db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()
+        return int(value)
+
+    # ------------------------------------------------------------------ reading
+    def inputs(self) -> list[dict[str, Any]]:
+        """Returns every journaled input, oldest first."""
+        return [json.loads(line) for (line,) in self._db.execute(
+            "SELECT line FROM inputs ORDER BY id")]
+
+    def outbox(self) -> list[Outgoing]:
+        """Returns the messages not yet delivered, oldest first."""
+        rows = self._db.execute(
+            "SELECT id, topic, payload, retain, qos, expiry, correlation FROM outbox ORDER BY id")
+        return [Outgoing(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
+                for i, t, p, r, q, e, c in rows]
+
+    def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Returns the kept answers of compacted transactions, oldest first."""
+        return [(tx, name, json.loads(resp)) for tx, name, resp in self._db.execute(
+            "SELECT tx, name, response FROM answers ORDER BY n")]
+
+    # ------------------------------------------------------------------ noting writes
+    def add_input(self, line: dict[str, Any]) -> int:
+        """Notes an input; returns its id."""
+        n = self._next_input
+        self._next_input += 1
+        self._pending.inputs.append((n, json.dumps(line, separators=(",", ":"))))
+        return n
+
+    def new_outgoing(self, topic: str, payload: bytes, retain: bool, qos: int = 1,
+                     expiry: int | None = None, correlation: bytes | None = None) -> Outgoing:
+        """Notes a message to deliver; returns it with its id."""
+        item = Outgoing(self._next_out, topic, payload, retain, qos, expiry, correlation)
+        self._next_out += 1
+        self._pending.outgoing.append(item)
+        return item
+
+    def drop_outgoing(self, ident: int) -> None:
+        """Notes that a message was delivered (or given up)."""
+        with self._lock:
+            self._pending.dropped.append(ident)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self.meta[key] = str(value)
+        self._pending.meta[key] = str(value)
+
+    def compact(self, before: int, answers: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Notes that inputs before id ``before`` are no longer needed; keeps ``answers``."""
+        self._pending.compact_before = before
+        self._pending.answers = answers
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
+    # ------------------------------------------------------------------ writing
+    def take(self) -> Batch:
+        """Returns the writes noted so far, and starts a new batch."""
+        with self._lock:
+            batch, self._pending = self._pending, Batch()
+        return batch
+
+    def write(self, batch: Batch) -> None:
+        """Makes a batch durable, in one transaction. Raises JournalError if it cannot."""
+        if not batch:
+            return
+        db = self._db
+        try:
+            db.execute("BEGIN")
+            if batch.inputs:
+                db.executemany("INSERT INTO inputs (id, line) VALUES (?, ?)", batch.inputs)
+            if batch.outgoing:
+                db.executemany(
+                    "INSERT INTO outbox (id, topic, payload, retain, qos, expiry, correlation)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(o.id, o.topic, o.payload, int(o.retain), o.qos, o.expiry, o.correlation)
+                     for o in batch.outgoing])
+            if batch.dropped:
+                db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in batch.dropped])
+            if batch.meta:
+                db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                               list(batch.meta.items()))
+            if batch.compact_before is not None:
+                db.execute("DELETE FROM inputs WHERE id < ?", (batch.compact_before,))
+                db.execute("DELETE FROM answers")
+                db.executemany("INSERT INTO answers (n, tx, name, response) VALUES (?, ?, ?, ?)",
+                               [(n, tx, name, json.dumps(resp)) for n, (tx, name, resp)
+                                in enumerate(batch.answers or ())])
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise JournalError(f"cannot write the journal {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        self.write(self.take())
+        self._db.close()

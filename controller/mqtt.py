@@ -1,0 +1,310 @@
+"""The service's link to the broker: aiomqtt 2 with reconnect, and the outbox it drains.
+
+``MqttLink.run()`` connects, subscribes to ``B/request/+``, tells the service it is
+connected (the service then republishes status, state, display and health), hands each
+request to the service and publishes the ``Outbox`` in order, one message at a time, each
+acknowledged (QoS 1) before the next and before it leaves the outbox. When the connection
+drops it connects again after a jittered, growing delay; aiomqtt does not reconnect by
+itself. MQTT 5 where the broker speaks it (message expiry, response topic and correlation
+data), MQTT 3.1.1 otherwise; TLS for ``mqtts://``.
+
+Errors::
+
+    MqttLinkError                        root of this module's errors
+    └── BrokerRefused (ConnectionError)  the broker refused our credentials at the first try
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import ssl
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import aiomqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.config import Broker, MqttConfig
+from controller.journal import Journal, Outgoing
+from controller.requests import ControllerError
+
+log = logging.getLogger(__name__)
+
+#: CONNACK codes that mean "not with these credentials" (3.1.1: 4, 5; MQTT 5: 134, 135).
+_REFUSED = {4, 5, 134, 135}
+#: CONNACK codes that mean "not this protocol version" (3.1.1: 1; MQTT 5: 132).
+_OLD_BROKER = {1, 132}
+
+
+class MqttLinkError(ControllerError):
+    """Root of the MQTT link's errors."""
+
+
+class BrokerRefused(MqttLinkError, ConnectionError):
+    """The broker refused the service's credentials."""
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """A request received: its name, raw payload and (MQTT 5) where to answer it."""
+
+    name: str
+    payload: bytes
+    response_topic: str | None = None
+    correlation: bytes | None = None
+
+
+class Outbox:
+    """Messages waiting for the broker, in order; bounded, and mirrored in the journal.
+
+    A message is ``add``-ed when produced and becomes sendable once ``release()``-d (after
+    the journal batch holding it is written). A retained message supersedes an older one of
+    the same topic still waiting. Past ``limit`` the oldest is dropped and counted.
+    """
+
+    def __init__(self, journal: Journal, limit: int) -> None:
+        self._journal = journal
+        self._limit = limit
+        self._items: deque[Outgoing] = deque()
+        self._dead: set[int] = set()
+        self._retained: dict[str, Outgoing] = {}
+        self._released = 0
+        self._sending: int | None = None
+        self._ready = asyncio.Event()
+        self._empty = asyncio.Event()
+        self._empty.set()
+        self.dropped = 0
+        self.delivered = 0
+
+    def restore(self, items: list[Outgoing]) -> None:
+        """Takes the messages a previous run left undelivered (already journaled)."""
+        for item in items:
+            self._items.append(item)
+            if item.retain:
+                self._retained[item.topic] = item
+        self.release()
+
+    def add(self, item: Outgoing) -> None:
+        if item.retain:
+            older = self._retained.get(item.topic)
+            if older is not None and older.id != self._sending:
+                self._kill(older)
+            self._retained[item.topic] = item
+        self._items.append(item)
+        self._empty.clear()
+        while len(self._items) - len(self._dead) > self._limit:
+            oldest = next(i for i in self._items if i.id not in self._dead and i.id != self._sending)
+            self._kill(oldest)
+            self.dropped += 1
+            log.warning("outbox full (%d messages): dropped %s seq %s", self._limit, oldest.topic,
+                        _seq(oldest))
+
+    def _kill(self, item: Outgoing) -> None:
+        self._dead.add(item.id)
+        self._journal.drop_outgoing(item.id)
+        if self._retained.get(item.topic) is item:
+            del self._retained[item.topic]
+
+    def release(self) -> None:
+        """Makes every message added so far sendable."""
+        if self._items:
+            self._released = self._items[-1].id
+            self._ready.set()
+
+    def __len__(self) -> int:
+        return len(self._items) - len(self._dead)
+
+    async def next(self) -> Outgoing:
+        """Returns the oldest sendable message (it stays in the outbox until ``done``)."""
+        while True:
+            while self._items and self._items[0].id in self._dead:
+                self._dead.discard(self._items.popleft().id)
+            if self._items and self._items[0].id <= self._released:
+                self._sending = self._items[0].id
+                return self._items[0]
+            if not self._items:
+                self._empty.set()
+            self._ready.clear()
+            await self._ready.wait()
+
+    def done(self, item: Outgoing) -> None:
+        """Removes a delivered message."""
+        self._sending = None
+        if self._items and self._items[0] is item:
+            self._items.popleft()
+        if self._retained.get(item.topic) is item:
+            del self._retained[item.topic]
+        self._journal.drop_outgoing(item.id)
+        self.delivered += 1
+        if not self:
+            self._empty.set()
+
+    def unsend(self) -> None:
+        """The message being sent was not acknowledged; it will be sent again."""
+        self._sending = None
+
+    async def drained(self) -> None:
+        """Returns when every message added so far has been delivered."""
+        await self._empty.wait()
+
+
+def _seq(item: Outgoing) -> object:
+    try:
+        return json.loads(item.payload).get("seq")
+    except (ValueError, AttributeError):
+        return None
+
+
+def _first(group: BaseExceptionGroup[aiomqtt.MqttError]) -> aiomqtt.MqttError:
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    assert isinstance(exc, aiomqtt.MqttError)
+    return exc
+
+
+def _rc(exc: aiomqtt.MqttError) -> int | None:
+    rc = getattr(exc, "rc", None)
+    if isinstance(rc, ReasonCode):
+        return int(rc.value)
+    return rc if isinstance(rc, int) else None
+
+
+class MqttLink:
+    """The connection to the broker (see the module docstring).
+
+    ``on_connected`` is called after each (re)connection and subscription; ``on_request``
+    with each request received (retained requests are ignored). ``will`` is the Last Will
+    payload for ``B/status``.
+    """
+
+    def __init__(self, broker: Broker, settings: MqttConfig, base: str, outbox: Outbox, *,
+                 client_id: str, will: bytes, on_connected: Callable[[], None],
+                 on_request: Callable[[Incoming], None]) -> None:
+        self.broker = broker
+        self.settings = settings
+        self.base = base
+        self.outbox = outbox
+        self.client_id = client_id
+        self.will = will
+        self.on_connected = on_connected
+        self.on_request = on_request
+        self.connected = False
+        self.connections = 0
+        self.v5 = settings.protocol != "3.1.1"
+        self._client: aiomqtt.Client | None = None
+
+    def _tls(self) -> ssl.SSLContext | None:
+        if not self.broker.tls:
+            return None
+        tls = self.settings.tls
+        ctx = ssl.create_default_context(cafile=str(tls.ca_file) if tls.ca_file else None)
+        if tls.cert_file:
+            ctx.load_cert_chain(str(tls.cert_file), str(tls.key_file) if tls.key_file else None)
+        if tls.insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+
+    def _client_for(self) -> aiomqtt.Client:
+        will = aiomqtt.Will(f"{self.base}/status", self.will, qos=1, retain=True)
+        common = {
+            "username": self.broker.username, "password": self.broker.password,
+            "identifier": self.client_id, "will": will, "keepalive": self.settings.keepalive,
+            "tls_context": self._tls(), "timeout": 10.0,
+        }
+        if self.v5:
+            props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+            props.SessionExpiryInterval = 3600  # requests sent while we restart wait for us
+            return aiomqtt.Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V5,
+                                  clean_start=False, properties=props, **common)  # type: ignore[arg-type]
+        return aiomqtt.Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V311,
+                              clean_session=False, **common)  # type: ignore[arg-type]
+
+    async def run(self) -> None:
+        """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
+        delay = self.settings.reconnect_min_s
+        first = True
+        while True:
+            error = aiomqtt.MqttError("the connection ended")
+            try:
+                async with self._client_for() as client:
+                    self._client = client
+                    await client.subscribe(f"{self.base}/request/+", qos=1)
+                    self.connected = True
+                    self.connections += 1
+                    first = False
+                    delay = self.settings.reconnect_min_s
+                    log.info("connected to %s (MQTT %s)", self.broker.address, "5" if self.v5 else "3.1.1")
+                    self.on_connected()
+                    async with asyncio.TaskGroup() as tg:
+                        tg.create_task(self._reader(client), name="mqtt-requests")
+                        tg.create_task(self._writer(client), name="mqtt-publisher")
+            except aiomqtt.MqttError as exc:
+                error = exc
+            except ExceptionGroup as group:
+                found, rest = group.split(aiomqtt.MqttError)
+                if rest is not None or found is None:
+                    raise
+                error = _first(found)
+            finally:
+                was_connected = self.connected
+                self.connected = False
+                self._client = None
+                self.outbox.unsend()
+            rc = _rc(error)
+            if rc in _OLD_BROKER and self.v5 and self.settings.protocol == "auto":
+                log.info("%s does not speak MQTT 5; using 3.1.1", self.broker.address)
+                self.v5 = False
+                continue
+            if rc in _REFUSED:
+                who = f"user {self.broker.username!r}" if self.broker.username else "anonymous clients"
+                text = f"the broker at {self.broker.address} refused {who}: {error}"
+                if first:
+                    raise BrokerRefused(text) from error
+                log.error("%s; trying again in %.1f s", text, delay)
+            elif was_connected:
+                log.warning("lost the broker at %s: %s", self.broker.address, error)
+            else:
+                log.warning("cannot reach the broker at %s: %s; trying again in %.1f s",
+                            self.broker.address, error, delay)
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, self.settings.reconnect_max_s)
+
+    async def _reader(self, client: aiomqtt.Client) -> None:
+        prefix = f"{self.base}/request/"
+        async for message in client.messages:
+            topic = str(message.topic)
+            if not topic.startswith(prefix):
+                continue
+            if message.retain:
+                log.warning("ignored a retained request on %s (requests are never retained)", topic)
+                continue
+            payload = message.payload
+            if not isinstance(payload, bytes | bytearray):
+                payload = str(payload).encode() if payload is not None else b""
+            props = message.properties
+            response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
+            correlation = getattr(props, "CorrelationData", None) if props is not None else None
+            self.on_request(Incoming(topic[len(prefix):], bytes(payload), response_topic or None,
+                                     bytes(correlation) if correlation else None))
+
+    async def _writer(self, client: aiomqtt.Client) -> None:
+        while True:
+            item = await self.outbox.next()
+            props = None
+            if self.v5 and (item.expiry or item.correlation):
+                props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+                if item.expiry:
+                    props.MessageExpiryInterval = item.expiry
+                if item.correlation:
+                    props.CorrelationData = item.correlation
+            await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
+                                 properties=props)
+            self.outbox.done(item)

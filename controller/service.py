@@ -1,0 +1,440 @@
+"""``python -m controller run``: one table on the network.
+
+    backend(s) ──► input queue ──► table (fusion, referee) ──► journal ──► outbox ──► broker
+    broker B/request/+ ──┘                                     (commit)    (QoS 1, in order)
+
+One ``TaskGroup``, named tasks: ``backend:<name>`` (sensor events in), ``table`` (the only
+task that touches the table, the health monitor and the journal's writes), ``mqtt`` (the
+link: requests in, the outbox out, reconnecting), ``watchdog`` (systemd).
+
+Nothing lost: every input is journaled (``controller.journal``) before anything it caused is
+published. The table task groups what it finds in the queue within ``commit_interval_ms``,
+writes it as one transaction, then releases the messages to the outbox. On start the table is
+rebuilt from the journal: same match id, seq continuing, transactions still answered once.
+
+Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
+for the simulator), kept increasing across restarts: after a reboot the monotonic clock
+starts again, and the offset is moved so the clock resumes after the last journaled input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.config import Config, ConfigError, load
+from controller.journal import Journal, JournalError
+from controller.mqtt import BrokerRefused, Incoming, MqttLink, Outbox
+from controller.simbackend import SimBackend, matches_for
+from controller.table import VERSION, Message, Table
+from controller.trace import RequestLine, TraceWriter, parse_line
+from hardware.backend import SensorBackend
+from hardware.events import LinkChanged, SensorEvent
+from hardware.health import HealthMonitor, HealthRecord
+
+from .systemd import Notifier
+
+log = logging.getLogger(__name__)
+
+#: Sensor edges reach the loop a little after they happen: the clock's ticks stay this far
+#: behind (seconds of host time) so an edge never arrives older than a tick already taken.
+LAG = 0.05
+QUEUE_SIZE = 10000
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    name: str
+    payload: bytes | dict[str, Any]
+    t: float | None = None  # host time (simulated keypad), else now
+    response_topic: str | None = None
+    correlation: bytes | None = None
+
+
+class _Connected:
+    pass
+
+
+class _Stop:
+    pass
+
+
+_Input = SensorEvent | LinkChanged | _Request | _Connected | _Stop
+
+
+class Service:
+    """One table's service (see the module docstring); ``async with`` it, then ``run()``."""
+
+    def __init__(self, config: Config, *, backend: SensorBackend | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.base = config.base
+        self.speed = config.sim.speed if config.backend == "sim" else 1.0
+        self._mono = clock
+        self._backend = backend
+        self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
+        self._stopping = asyncio.Event()
+        self._replaying = False
+        self._reply: tuple[str, bytes | None] | None = None
+        self._shot_ended = False
+        self._last_t = 0.0
+        self._last_input = 0
+        self._next_health = 0.0
+        self._next_commit_check = 0.0
+        self.stopped_cleanly = False
+        self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
+        self.outbox = Outbox(self.journal, config.mqtt.outbox_max)
+        self.trace: TraceWriter | None = None
+        self._offset = 0.0
+        self._resume_clock()
+        self.health = HealthMonitor((), clock=self.clock)
+        self.table = self._rebuild()
+        self.link = MqttLink(
+            config.broker(), config.mqtt, self.base, self.outbox,
+            client_id=config.mqtt.client_id or f"billiards-{config.venue}-{config.table}",
+            will=json.dumps({"v": 1, "state": "offline", "version": VERSION}).encode(),
+            on_connected=lambda: self._put(_Connected()),
+            on_request=self._incoming)
+
+    # ------------------------------------------------------------------ the clock
+    def clock(self) -> float:
+        """Returns the service's time now (see the module docstring)."""
+        return self._offset + self._mono() * self.speed
+
+    def _resume_clock(self) -> None:
+        meta = self.journal.meta
+        self._offset = float(meta.get("offset", "0"))
+        last = float(meta.get("last_t", "0"))
+        if self.clock() <= last:  # the host rebooted: its monotonic clock started again
+            away = max(0.0, time.time() - float(meta.get("wall", "0")))
+            self._offset = last + min(away, 86400.0) * self.speed + 0.001 - self._mono() * self.speed
+            log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
+                     self.clock())
+        self._last_t = last
+        self.journal.set_meta("offset", repr(self._offset))
+
+    def _host(self, t: float) -> float:
+        """Returns the service time of a backend's host-monotonic time."""
+        return self._offset + t * self.speed
+
+    # ------------------------------------------------------------------ rebuilding
+    def _rebuild(self) -> Table:
+        meta = self.journal.meta
+        prefix = meta.get("prefix")
+        if prefix is None:
+            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
+            self.journal.set_meta("prefix", prefix)
+        table = Table(self._publish, fusion=self.config.fusion_settings(),
+                      match_id=lambda n: f"{prefix}-{n}", record=self._record,
+                      health=self._health_payload)
+        table.matches = int(meta.get("matches_before", "0"))
+        inputs = self.journal.inputs()
+        self._replaying = True
+        try:
+            for n, line in enumerate(inputs, start=1):
+                if "tick" in line:
+                    table.advance(float(line["t"]))
+                    continue
+                item = parse_line(json.dumps(line), n)
+                if isinstance(item, SensorEvent):
+                    table.sensor(item)
+                elif isinstance(item, RequestLine):
+                    table.request(item.name, item.payload, item.t)
+                else:
+                    log.error("journal line %d cannot be read: %s", n, line)
+        finally:
+            self._replaying = False
+        known = {tx for tx, _, _ in table.transactions()}
+        for tx, name, response in self.journal.answers():
+            if tx not in known:
+                table.remember(tx, name, response)
+        table.seq = max(table.seq, int(meta.get("seq", "0")))
+        if inputs:
+            log.info("resumed from the journal: %d inputs, match %s, seq %d",
+                     len(inputs), table.match_id, table.seq)
+        self.outbox.restore(self.journal.outbox())
+        if self.config.recording.enabled:
+            self.trace = TraceWriter(
+                self.config.data / "traces",
+                {"venue": self.config.venue, "table": self.config.table,
+                 "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "fusion": self.config.fusion, "resumed": len(inputs)},
+                max_bytes=int(self.config.recording.max_mb * (1 << 20)),
+                keep=self.config.recording.keep)
+            for line in inputs:  # each session's trace replays from the match's start
+                if "tick" not in line:
+                    self.trace.write(line)
+        return table
+
+    # ------------------------------------------------------------------ table callbacks
+    def _record(self, line: dict[str, Any]) -> None:
+        if self._replaying:
+            return
+        self._last_input = self.journal.add_input(line)
+        if self.trace is not None:
+            self.trace.write(line)
+
+    def _publish(self, msg: Message) -> None:
+        if self._replaying:
+            return
+        payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode()
+        expiry = None
+        if msg.topic == "event":
+            expiry = self.config.mqtt.event_expiry_s or None
+            if msg.payload.get("type") == "shot_result" and not msg.payload["data"].get("corrected"):
+                self._shot_ended = True
+        elif msg.topic.startswith("response/"):
+            expiry = self.config.mqtt.response_expiry_s or None
+        self.outbox.add(self.journal.new_outgoing(f"{self.base}/{msg.topic}", payload, msg.retain,
+                                                  msg.qos, expiry))
+        if msg.topic.startswith("response/") and self._reply is not None:
+            topic, correlation = self._reply
+            self.outbox.add(self.journal.new_outgoing(topic, payload, False, 1, expiry, correlation))
+
+    def _health_payload(self) -> dict[str, Any]:
+        return {**self.health.snapshot(), "summary": self.health.summary()}
+
+    # ------------------------------------------------------------------ inputs from tasks
+    def _put(self, item: _Input) -> None:
+        try:
+            self._queue.put_nowait(item)
+        except asyncio.QueueFull:
+            log.error("input queue full (%d): %s dropped", QUEUE_SIZE, type(item).__name__)
+
+    def _incoming(self, msg: Incoming) -> None:
+        self._put(_Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation))
+
+    def _sim_request(self, name: str, payload: dict[str, Any], t: float) -> None:
+        self._put(_Request(name, payload, t))
+
+    def request(self, name: str, payload: dict[str, Any]) -> None:
+        """Queues a request as if it came from the broker (for embedding and tests)."""
+        self._put(_Request(name, payload))
+
+    # ------------------------------------------------------------------ the table task
+    def _now(self) -> float:
+        return max(self._last_t, self.clock() - LAG * self.speed)
+
+    def _tick(self, now: float) -> None:
+        if now >= self.table.fusion.next_deadline:
+            self._last_t = max(self._last_t, now)
+            self._last_input = self.journal.add_input({"t": round(now, 6), "tick": 1})
+            self.table.advance(now)
+
+    def _handle(self, item: _Input) -> None:
+        if isinstance(item, SensorEvent):
+            t = max(self._host(item.t), self._last_t)
+            ev = dataclasses.replace(item, t=t)
+            self._last_t = t
+            self.table.sensor(ev)
+            self._health(self.health.feed(ev), t)
+        elif isinstance(item, LinkChanged):
+            t = max(self._host(item.t), self._last_t)
+            records = self.health.feed(dataclasses.replace(item, t=t))
+            self._health(records, t, force=True)
+        elif isinstance(item, _Request):
+            t = self._now() if item.t is None else max(self._host(item.t), self._last_t)
+            self._tick(t)
+            self._last_t = t
+            matches = self.table.matches
+            self._reply = (item.response_topic, item.correlation) if item.response_topic else None
+            try:
+                self.table.request(item.name, item.payload, t)
+            finally:
+                self._reply = None
+            if self.table.matches > matches:  # a new match: what came before is not needed
+                self.journal.compact(self._last_input, self.table.transactions())
+                self.journal.set_meta("matches_before", self.table.matches - 1)
+        elif isinstance(item, _Connected):
+            self.table.publish_all(self._now())
+        if self._shot_ended:
+            self._shot_ended = False
+            self._health(self.health.shot_ended() + self.health.shot_started(), self._now())
+
+    def _health(self, records: list[HealthRecord], t: float, force: bool = False) -> None:
+        for rec in records:
+            self._publish(Message("event", {**self.table.stamp(t), "type": rec.event_type,
+                                            "data": rec.to_json()}))
+        if records or force:
+            self._publish(Message("health", {**self.table.stamp(t), **self._health_payload()},
+                                  retain=True))
+
+    def _periodic(self, now: float) -> None:
+        """What time alone decides: rulings falling due, stuck sensors, counters."""
+        self._tick(self._now())
+        mono = self._mono()
+        if mono >= self._next_health:
+            self._next_health = mono + self.config.health.tick_s
+            records = list(self.health.tick())
+            if self._backend is not None:
+                records += self.health.note_stats(self._backend.name, self._backend.stats())
+            self._health(records, now)
+
+    def _wait(self) -> float:
+        """Returns how long the table task may sleep (host seconds)."""
+        due = (self.table.fusion.next_deadline - self.clock()) / self.speed + LAG
+        health = self._next_health - self._mono()
+        return max(0.001, min(due, health, 1.0))
+
+    async def _commit(self) -> None:
+        self.journal.set_meta("seq", self.table.seq)
+        self.journal.set_meta("last_t", repr(self._last_t))
+        self.journal.set_meta("wall", repr(time.time()))
+        batch = self.journal.take()
+        if batch:
+            await asyncio.to_thread(self.journal.write, batch)
+        if self.trace is not None:
+            self.trace.flush()
+        self.outbox.release()
+
+    async def _table_task(self) -> None:
+        loop = asyncio.get_running_loop()
+        group = self.config.journal.commit_interval_ms / 1000
+        while True:
+            try:
+                item: _Input | None = await asyncio.wait_for(self._queue.get(), self._wait())
+            except TimeoutError:
+                item = None
+            stop = False
+            if item is not None:
+                deadline = loop.time() + group
+                while True:
+                    if isinstance(item, _Stop):
+                        stop = True
+                        break
+                    self._handle(item)
+                    try:
+                        item = self._queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        left = deadline - loop.time()
+                        if left <= 0:
+                            break
+                        try:
+                            item = await asyncio.wait_for(self._queue.get(), left)
+                        except TimeoutError:
+                            break
+            self._periodic(self.clock())
+            if stop:
+                now = self._now()
+                self._publish(Message("status", {**self.table.stamp(now), "state": "stopped",
+                                                 "version": VERSION}, retain=True))
+            await self._commit()
+            if stop:
+                return
+
+    # ------------------------------------------------------------------ other tasks
+    async def _backend_task(self, backend: SensorBackend) -> None:
+        async for item in backend.events():
+            await self._queue.put(item)
+        log.info("backend %s ended", backend.name)
+
+    def _make_backend(self) -> SensorBackend:
+        cfg = self.config
+        if cfg.backend == "sim":
+            sim = cfg.sim
+            matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
+                                  noise=sim.noise, players=sim.players, loop=sim.loop)
+            return SimBackend(matches, speed=self.speed, on_request=self._sim_request,
+                              clock=self._mono)
+        if cfg.backend == "gpio":
+            from hardware.gpio import GpioBackend, pi_pin_factory
+            if not cfg.gpio.pins:
+                raise ConfigError("gpio.pins: the gpio backend needs at least one channel = pin")
+            return GpioBackend(cfg.gpio.pins, pin_factory=pi_pin_factory())
+        from firmware_bridge.backend import SerialBackend
+        if not cfg.serial.ports:
+            raise ConfigError("serial.ports: the serial backend needs at least one port")
+        return SerialBackend(cfg.serial.ports)
+
+    def stop(self) -> None:
+        """Asks the service to stop cleanly (publishes ``stopped``, delivers what it can)."""
+        self._stopping.set()
+
+    async def run(self, *, ready: Callable[[], None] | None = None) -> None:
+        """Runs until ``stop()``. Raises BrokerRefused, JournalError, or a backend's error."""
+        notifier = Notifier()
+        backend = self._backend or self._make_backend()
+        self._backend = backend
+        self.table.start(self._now())
+        await self._commit()
+        try:
+            async with backend, asyncio.TaskGroup() as tg:
+                table = tg.create_task(self._table_task(), name="table")
+                others = [
+                    tg.create_task(self._backend_task(backend), name=f"backend:{backend.name}"),
+                    tg.create_task(notifier.watchdog(), name="watchdog"),
+                ]
+                link = tg.create_task(self.link.run(), name="mqtt")
+                notifier.notify("READY=1")
+                if ready is not None:
+                    ready()
+                await self._stopping.wait()
+                notifier.notify("STOPPING=1")
+                for task in others:
+                    task.cancel()
+                self._put(_Stop())
+                await table
+                if self.link.connected:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.outbox.drained(), 3.0)
+                    self.stopped_cleanly = True
+                link.cancel()
+        finally:
+            if self.trace is not None:
+                self.trace.close()
+            self.journal.close()
+
+
+def overrides_of(args: Any) -> dict[str, Any]:
+    """Returns the configuration keys the command line sets (interfaces §4)."""
+    return {"mqtt.url": getattr(args, "broker", None), "venue": getattr(args, "venue", None),
+            "table": getattr(args, "table", None), "backend": getattr(args, "backend", None),
+            "data": getattr(args, "data", None)}
+
+
+async def serve(config: Config) -> None:
+    """Runs a service until SIGTERM or SIGINT."""
+    service = Service(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, service.stop)
+    await service.run()
+
+
+def run_main(args: Any) -> int:
+    """The ``run`` command; returns the exit status (2: configuration or credentials)."""
+    try:
+        config = load(args.config, overrides_of(args))
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=config.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(config))
+    except (Exception, ExceptionGroup) as exc:  # noqa: B014
+        cause = _first(exc)
+        if isinstance(cause, BrokerRefused | ConfigError):
+            print(f"error: {cause}", file=sys.stderr)
+            return 2
+        if isinstance(cause, JournalError):
+            print(f"error: {cause}", file=sys.stderr)
+            return 1
+        raise
+    return 0
+
+
+def _first(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
