@@ -402,7 +402,7 @@ def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchSta
     if ended is None:
         return state, decisions
     assert state.setup is not None
-    race_to = state.setup.race_to
+    race_to, race_game = state.setup.race_to, state.setup.game
     decisions = list(decisions)
     if isinstance(ended, GameWon):
         winner = ended.player
@@ -416,6 +416,6 @@ def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchSta
         state = replace(state, results=state.results + (None,), winner=None, draw=True)
     nxt = _next_game(state)
     # the game's rack names who breaks (a game may fix the breaker, e.g. a handicap giver)
-    first = GAMES[state.setup.game].rack(nxt).to_shoot
+    first = GAMES[race_game].rack(nxt).to_shoot
     return replace(state, status=Status.GAME_OVER, to_shoot=first,
                    ball_in_hand=InHand.KITCHEN), decisions

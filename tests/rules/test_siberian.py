@@ -647,3 +647,12 @@ def test_st_20_a_bullet_has_one_object_ball_so_a_double_reading_scores_one():
     ref = at_shootout()
     out = play(ref, first=1, drops=[(None, "fl"), (None, "fr")])
     assert not ref.questions and BulletScored(ANN, 1, 1) in out
+
+
+def test_st_19_the_giver_breaks_every_game():
+    ref = sib(handicap=1, handicap_giver=1, race_to=2, breaker=1)
+    play(ref, first=1, drops=[(i, "fl") for i in range(1, 8)])  # Bob's first ball is Ann's
+    assert ref.state.players[BOB].score == 6 and ref.snapshot()["status"] == "game_over"
+    assert ref.state.to_shoot == BOB  # alternate order would say Ann: the giver breaks
+    play(ref, first=1, cushions=TWO)
+    assert ref.state.game_no == 2 and ref.state.breaker == BOB
