@@ -1,0 +1,202 @@
+"""``python -m controller demo``: simulated tables playing matches over a real broker.
+
+No hardware and no set-up beyond the README's (which installs Mosquitto): unless ``--broker``
+names one, the demo starts its own Mosquitto on a free port with a configuration of its own
+in a temporary directory, runs ``--tables`` services on the ``sim`` backend (venue ``demo``,
+tables ``t1``, ``t2``, …), prints the broker's address and a ``mosquitto_sub`` line to watch
+the traffic, and shows each table's live score as it changes. ``--seconds`` stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from controller.config import ConfigError, validate
+from controller.service import Service
+
+log = logging.getLogger(__name__)
+
+GAMES = ("ten-ball", "siberian-ten", "pyramid")
+
+
+class DemoError(RuntimeError):
+    """The demo cannot start (no broker)."""
+
+
+class EmbeddedBroker:
+    """A Mosquitto of the demo's own, on a free port of 127.0.0.1 (Mosquitto 2 ignores ``-p``
+    when its configuration has a listener, so the port is written in the file)."""
+
+    def __init__(self, directory: Path) -> None:
+        found = shutil.which("mosquitto") or next(
+            (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
+        if found is None:
+            raise DemoError("Mosquitto is not installed (sudo apt install mosquitto), "
+                            "or pass --broker mqtt://host:port")
+        self.binary = found
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port: int = s.getsockname()[1]
+        self.host = "127.0.0.1"
+        self.conf = directory / "mosquitto.conf"
+        self.conf.write_text("\n".join([
+            f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false",
+            f"log_dest file {directory / 'mosquitto.log'}", ""]))
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.process = subprocess.Popen([self.binary, "-c", str(self.conf)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise DemoError(f"mosquitto exited: {err.strip()}")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise DemoError(f"mosquitto did not listen on port {self.port} within {timeout} s")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def score_line(table: str, state: dict[str, Any]) -> str:
+    """Returns one terminal line for a table's state."""
+    players = state.get("players") or []
+    if not players:
+        return f"{table:>4}  (no match)"
+    key = "games" if state.get("game") == "ten-ball" else "score"
+    names = "  ".join(f"{'>' if state.get('to_shoot') == i else ' '}{p['name']} {p[key]}"
+                      for i, p in enumerate(players))
+    status = state.get("status", "")
+    if status == "match_over" and state.get("winner") is not None:
+        status = f"match over, {players[state['winner']]['name']} wins"
+    return f"{table:>4}  {state.get('game', ''):<12} shot {state.get('shot', 0):>3}  {names}  [{status}]"
+
+
+async def scoreboard(url: str, out: TextIO, counts: dict[str, int]) -> None:
+    """Prints each table's score whenever its state changes; counts messages per topic kind."""
+    parts = urlsplit(url)
+    shown: dict[str, str] = {}
+    while True:
+        try:
+            async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883,
+                                      identifier=None) as client:
+                await client.subscribe("billiards/demo/#", qos=1)
+                async for message in client.messages:
+                    topic = str(message.topic)
+                    kind = topic.split("/")[3] if topic.count("/") >= 3 else topic
+                    counts[kind] = counts.get(kind, 0) + 1
+                    if not topic.endswith("/state"):
+                        continue
+                    state = json.loads(message.payload if isinstance(message.payload, bytes) else b"{}")
+                    table = topic.split("/")[2]
+                    line = score_line(table, state)
+                    if shown.get(table) != line:
+                        shown[table] = line
+                        out.write(line + "\n")
+                        out.flush()
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.5)
+
+
+async def play(args: Any, out: TextIO = sys.stdout) -> int:
+    """Runs the demo; returns the exit status."""
+    with tempfile.TemporaryDirectory(prefix="billiards-demo-") as tmp:
+        root = Path(tmp)
+        embedded: EmbeddedBroker | None = None
+        url = args.broker
+        if not url:
+            embedded = EmbeddedBroker(root)
+            embedded.start()
+            url = embedded.url
+        try:
+            return await _run(args, url, root, embedded is not None, out)
+        finally:
+            if embedded is not None:
+                embedded.stop()
+
+
+async def _run(args: Any, url: str, root: Path, embedded: bool, out: TextIO) -> int:
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 1883
+    out.write(f"broker: {url}{' (embedded Mosquitto, started by the demo)' if embedded else ''}\n")
+    out.write(f"watch:  mosquitto_sub -h {host} -p {port} -t 'billiards/#' -v\n")
+    out.flush()
+    games = itertools.repeat(args.game) if args.game else itertools.cycle(GAMES)
+    services = []
+    for n, game in zip(range(1, max(1, args.tables) + 1), games, strict=False):
+        try:
+            config = validate({
+                "venue": "demo", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
+                "log_level": "warning",
+                "mqtt": {"url": url, "client_id": f"billiards-demo-t{n}-{port}",
+                         "reconnect_min_s": 0.2, "reconnect_max_s": 2.0},
+                "journal": {"sync": "normal"},
+                "sim": {"game": game, "seed": n, "speed": args.speed, "shots": 80, "loop": True},
+            }, "demo")
+        except ConfigError as exc:
+            out.write(f"error: {exc}\n")
+            return 2
+        services.append(Service(config))
+    counts: dict[str, int] = {}
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, done.set)
+    async with asyncio.TaskGroup() as tg:
+        board = tg.create_task(scoreboard(url, out, counts), name="scoreboard")
+        runs = [tg.create_task(s.run(), name=f"table:{s.config.table}") for s in services]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), args.seconds)
+        for s in services:
+            s.stop()
+        await asyncio.gather(*runs)
+        await asyncio.sleep(0.2)
+        board.cancel()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.remove_signal_handler(sig)
+    total = sum(counts.values())
+    out.write(f"published {total} messages ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n")
+    return 0
+
+
+def main(args: Any) -> int:
+    """The ``demo`` command."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(play(args))
+    except DemoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
