@@ -20,7 +20,8 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
    touched ball, the cue ball off the table, or feet off the floor (ST-17); balls off the
    table count for the opponent (ST-10); the opponent takes a ball of their choice off the
    table (``pick_ball``), then chooses ``shoot`` or ``hand_back`` (``option``), asked and
-   listed in that order (ST-16). The next shot is from hand in the kitchen (ST-12 reads so).
+   listed in that order (ST-16). The next shot is from hand in the kitchen (ST-12 reads so;
+   option ``after_foul``).
    A declared ``direct_hit_in_kitchen`` alone (ST-12) costs no penalty ball by default: the
    opponent plays on from the kitchen.
 5. without a foul, called play (ST-6…ST-9): a called ball in its called pocket counts for the
@@ -133,6 +134,13 @@ class SiberianOptions(MatchOptions):
         "a ball pocketed in called play with no call recorded: 'ask' whether it was the called "
         "shot (confirm), 'count' it as called, or 'no_count' (nothing was called)",
         ("ask", "count", "no_count"),
+    )
+    after_foul: str = option(
+        "kitchen",
+        "after a foul the next shot is from hand in the kitchen, as ST-12 presumes ('kitchen'); "
+        "'as_lies': the cue ball is played where it stopped (from the kitchen only after it "
+        "fell or left the table)",
+        ("kitchen", "as_lies"),
     )
     kitchen_penalty: bool = option(
         False,
@@ -496,8 +504,10 @@ class SiberianTen(Game):
         kitchen_only = fouls == [Foul.DIRECT_HIT_IN_KITCHEN] and not opts.kitchen_penalty
         if kitchen_only:  # ST-12: the opponent plays on from the kitchen
             return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+        scratch = shot.cue_pocketed or shot.cue_off_table
+        in_hand = InHand.KITCHEN if opts.after_foul == "kitchen" or scratch else InHand.NONE
         if self._ends(state):
-            return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+            return self._next(state, shot, decisions, opponent, in_hand)
         # ST-16: the penalty ball, the opponent's choice (the table is not empty: see _ends)
         picked = self._pick(state, opponent, ask, f"foul: {state.players[opponent].name}, "
                             "take a ball off the table")
@@ -508,17 +518,16 @@ class SiberianTen(Game):
         else:
             state = self._credit(state, opponent, picked, decisions)
             if self._ends(state):
-                return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
+                return self._next(state, shot, decisions, opponent, in_hand)
         name = state.players[opponent].name
         choice = ask.option(opponent, f"foul: {name}, shoot or hand the shot back?",
                             (SHOOT, HAND_BACK))
         if choice is None or picked is None:
             return replace(state, status=Status.IN_PLAY, to_shoot=opponent,
-                           ball_in_hand=InHand.KITCHEN), decisions
+                           ball_in_hand=in_hand), decisions
         decisions.append(OptionChosen(opponent, choice))
         to = opponent if choice == SHOOT else shooter
-        state, decisions = self._next(state, shot, decisions, to, InHand.KITCHEN)
-        return state, decisions
+        return self._next(state, shot, decisions, to, in_hand)
 
     def _pick(self, state: MatchState, player: int, ask: Asker, prompt: str) -> int | None:
         """Returns the ball ``player`` takes off the table, None while asking. Nobody is asked

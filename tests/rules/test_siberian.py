@@ -656,3 +656,16 @@ def test_st_19_the_giver_breaks_every_game():
     assert ref.state.to_shoot == BOB  # alternate order would say Ann: the giver breaks
     play(ref, first=1, cushions=TWO)
     assert ref.state.game_no == 2 and ref.state.breaker == BOB
+
+
+@pytest.mark.parametrize(("after_foul", "cue_falls", "in_hand"), [
+    ("kitchen", False, InHand.KITCHEN),
+    ("as_lies", False, InHand.NONE),
+    ("as_lies", True, InHand.KITCHEN),
+])
+def test_st_12_where_the_next_shot_after_a_foul_is_played_from(after_foul, cue_falls, in_hand):
+    ref = after_break(after_foul=after_foul)
+    play(ref, call=(3, "fl"), first=None, drops=[("cue", "hl")] if cue_falls else [])
+    answer(ref, 2)
+    out = answer(ref, "hand_back")
+    assert out[-1] == TurnPassed(BOB, in_hand) and ref.state.ball_in_hand is in_hand

@@ -180,6 +180,8 @@ def test_siberian_random_play_keeps_the_invariants(data: st.DataObject) -> None:
         "cushions_unknown": st.sampled_from(["ask", "legal"]),
         "missing_call": st.sampled_from(["ask", "count", "no_count"]),
         "presume_called": st.booleans(),
+        "after_foul": st.sampled_from(["kitchen", "as_lies"]),
+        "kitchen_penalty": st.booleans(),
     }))
     setup = MatchSetup("siberian-ten", ("Ann", "Bob"), race_to=data.draw(st.integers(1, 3)),
                        breaker=data.draw(st.integers(0, 1)), options=options)
