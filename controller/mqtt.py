@@ -29,6 +29,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import Broker, MqttConfig
 from controller.journal import Journal, Outgoing
@@ -68,8 +69,10 @@ class Outbox:
     the same topic still waiting. Past ``limit`` the oldest is dropped and counted.
     """
 
-    def __init__(self, journal: Journal, limit: int) -> None:
+    def __init__(self, journal: Journal, limit: int,
+                 on_delivered: Callable[[], None] | None = None) -> None:
         self._journal = journal
+        self._on_delivered = on_delivered
         self._limit = limit
         self._items: deque[Outgoing] = deque()
         self._dead: set[int] = set()
@@ -142,6 +145,8 @@ class Outbox:
             del self._retained[item.topic]
         self._journal.drop_outgoing(item.id)
         self.delivered += 1
+        if self._on_delivered is not None:
+            self._on_delivered()
         if not self:
             self._empty.set()
 
@@ -236,7 +241,11 @@ class MqttLink:
             try:
                 async with self._client_for() as client:
                     self._client = client
-                    await client.subscribe(f"{self.base}/request/+", qos=1)
+                    if self.v5:  # see a request's retain flag as published, to ignore it
+                        await client.subscribe(f"{self.base}/request/+", options=SubscribeOptions(
+                            qos=1, retainAsPublished=True))
+                    else:
+                        await client.subscribe(f"{self.base}/request/+", qos=1)
                     self.connected = True
                     self.connections += 1
                     first = False

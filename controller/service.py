@@ -69,7 +69,11 @@ class _Stop:
     pass
 
 
-_Input = SensorEvent | LinkChanged | _Request | _Connected | _Stop
+class _Flush:
+    """Wakes the table task to make deliveries durable (their outbox rows deleted)."""
+
+
+_Input = SensorEvent | LinkChanged | _Request | _Connected | _Stop | _Flush
 
 
 class Service:
@@ -93,7 +97,8 @@ class Service:
         self._next_commit_check = 0.0
         self.stopped_cleanly = False
         self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
-        self.outbox = Outbox(self.journal, config.mqtt.outbox_max)
+        self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
+        self._flush_soon: asyncio.TimerHandle | None = None
         self.trace: TraceWriter | None = None
         self._offset = 0.0
         self._resume_clock()
@@ -210,6 +215,13 @@ class Service:
             self._queue.put_nowait(item)
         except asyncio.QueueFull:
             log.error("input queue full (%d): %s dropped", QUEUE_SIZE, type(item).__name__)
+
+    def _delivered(self) -> None:
+        if self._flush_soon is None:
+            def flush() -> None:
+                self._flush_soon = None
+                self._put(_Flush())
+            self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
     def _incoming(self, msg: Incoming) -> None:
         self._put(_Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation))

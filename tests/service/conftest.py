@@ -1,0 +1,166 @@
+"""Fixtures for the service against a real Mosquitto: configs, a running service, a subscriber."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from controller.config import Config, validate
+from controller.service import Service
+from tests.broker import Broker
+
+B = "billiards/club/t1"
+
+
+def idle_trace(directory: Path) -> Path:
+    """A trace with no events: the sim backend then only reports its link."""
+    path = directory / "idle.jsonl"
+    path.write_text('{"trace": 1}\n')
+    return path
+
+
+def make_config(tmp_path: Path, broker: Broker, **sections: Any) -> Config:
+    raw: dict[str, Any] = {
+        "venue": "club", "table": "t1", "backend": "sim", "data": str(tmp_path / "data"),
+        "mqtt": {"url": broker.url, "reconnect_min_s": 0.1, "reconnect_max_s": 0.5},
+        "journal": {"sync": "normal", "commit_interval_ms": 5},
+        "sim": {"trace": str(idle_trace(tmp_path)), "loop": False},
+    }
+    for key, value in sections.items():
+        if isinstance(value, dict):
+            raw.setdefault(key, {}).update(value)
+        else:
+            raw[key] = value
+    return validate(raw, "test")
+
+
+@dataclass
+class Seen:
+    topic: str
+    payload: dict[str, Any]
+    retain: bool
+    properties: Any = None
+
+    @property
+    def kind(self) -> str:
+        return self.topic.removeprefix(B + "/")
+
+
+@dataclass
+class Collector:
+    """A real subscriber; reconnects (with its session) when the broker goes away."""
+
+    broker: Broker
+    topic: str = "billiards/#"
+    identifier: str | None = None
+    persistent: bool = False
+    v5: bool = False
+    seen: list[Seen] = field(default_factory=list)
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(
+                        self.broker.host, self.broker.port, identifier=self.identifier,
+                        clean_session=False if self.persistent else None,
+                        protocol=aiomqtt.ProtocolVersion.V5 if self.v5 else None) as client:
+                    await client.subscribe(self.topic, qos=1)
+                    self.connected.set()
+                    async for m in client.messages:
+                        raw = m.payload if isinstance(m.payload, bytes) else b"null"
+                        try:
+                            payload = json.loads(raw)
+                        except ValueError:
+                            payload = {"raw": raw.decode(errors="replace")}
+                        self.seen.append(Seen(str(m.topic), payload, m.retain, m.properties))
+            except aiomqtt.MqttError:
+                self.connected.clear()
+                await asyncio.sleep(0.05)
+
+    async def __aenter__(self) -> Collector:
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self.connected.wait(), 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [s.payload for s in self.seen if s.kind == kind]
+
+    def events(self, type_: str | None = None) -> list[dict[str, Any]]:
+        return [p for p in self.of("event") if type_ is None or p["type"] == type_]
+
+    def last(self, kind: str) -> dict[str, Any]:
+        return self.of(kind)[-1]
+
+    async def wait(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            result = check()
+            if result:
+                return result
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"timed out; saw {[(s.kind, s.payload) for s in self.seen][-8:]}")
+            await asyncio.sleep(0.02)
+
+    async def response(self, name: str, tx: str, count: int = 1) -> dict[str, Any]:
+        def found() -> list[dict[str, Any]]:
+            got = [p for p in self.of(f"response/{name}") if p.get("transaction") == tx]
+            return got if len(got) >= count else []
+        got: list[dict[str, Any]] = await self.wait(found)
+        return got[-1]
+
+
+class Requester:
+    """Publishes requests as a scorekeeper's app would."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self.client = client
+
+    async def send(self, name: str, payload: dict[str, Any] | bytes, **kw: Any) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        await self.client.publish(f"{B}/request/{name}", data, qos=1, **kw)
+
+
+@contextlib.asynccontextmanager
+async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester]:
+    async with aiomqtt.Client(broker.host, broker.port,
+                              protocol=aiomqtt.ProtocolVersion.V5 if v5 else None) as client:
+        yield Requester(client)
+
+
+@contextlib.asynccontextmanager
+async def running(config: Config) -> AsyncIterator[Service]:
+    """A service running in this event loop, connected; stopped cleanly afterwards."""
+    service = Service(config)
+    task = asyncio.create_task(service.run())
+    deadline = asyncio.get_running_loop().time() + 10
+    while not service.link.connected:
+        if task.done():
+            task.result()
+        assert asyncio.get_running_loop().time() < deadline, "the service did not connect"
+        await asyncio.sleep(0.02)
+    try:
+        yield service
+    finally:
+        service.stop()
+        await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+def config(tmp_path: Path, broker: Broker) -> Config:
+    return make_config(tmp_path, broker)
