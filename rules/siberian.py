@@ -638,6 +638,7 @@ class SiberianTen(Game):
         else:
             a, b = scored[0] or 0, scored[1] or 0
             if a != b:
+                so = replace(so, points=(a, b))
                 return self._shootout_won(state, so, 0 if a > b else 1, decisions, "shootout")
             decisions.append(RoundTied(so.round, a))
             so = replace(so, round=so.round + 1, points=(None, None), rounds=(*so.rounds, (a, b)),

@@ -568,6 +568,7 @@ def test_st_20_higher_total_wins_the_game():
     out = play(ref, first=1, cushions=("f",))
     assert GameWon(ANN, 1, "shootout") in out
     assert ref.snapshot()["status"] == "match_over"
+    assert ref.snapshot()["shootout"]["points"] == [1, 0]
     assert [p.score for p in ref.state.players] == [5, 5]
 
 
