@@ -63,6 +63,7 @@ class LinkCounters:
     reconnects: int = 0
     overflows: int = 0  # edges the board lost (its ring was full)
     duplicates: int = 0  # edges received again after a reconnect, dropped
+    resends: int = 0  # times edges were asked for again (a frame of them was lost)
     unknown_channels: int = 0  # edges on a channel with no interfaces §2 name
     edges: int = 0  # edges delivered
     pending_overflows: int = 0  # edges dropped while waiting for the first clock fit
@@ -116,7 +117,8 @@ class BoardLink:
         self.last_error = ""
         self._unwrap = TickUnwrapper()
         self._names: dict[int, str] = {}
-        self._next_edge = 0
+        self._next_edge: int | None = None  # None: not yet known for this boot
+        self._resend: tuple[int, float] = (-1, 0.0)
         self._board_overflows = 0
         self._boot_id: int | None = None
         self._codec = P.Codec()
@@ -236,7 +238,12 @@ class BoardLink:
         self._send(P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ()))
         await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
         for _ in range(self._sync_burst):
+            if self._lost.done():
+                break
             await self._sync(wait=0.25)
+        if self._lost.done():
+            self._lost.result()
+            raise LinkError("port closed")
         if not self.fit.ready:
             raise LinkTimeout("no time-sync reply from the board")
         self.up = True
@@ -293,6 +300,8 @@ class BoardLink:
             transport.write(self._codec.encode(message))
 
     def _close(self) -> None:
+        if self._lost is not None and self._lost.done() and not self._lost.cancelled():
+            self._lost.exception()  # seen: the session ended for this or another reason
         self.counters.bad_frames += self._codec.bad_frames
         self.counters.sequence_gaps += self._codec.sequence_gaps
         self._codec = P.Codec()
@@ -326,6 +335,10 @@ class BoardLink:
             self._on_edges(frame.seq, msg)
         elif isinstance(msg, P.Heartbeat):
             self._unwrap.unwrap(msg.tick)
+            if self._next_edge is None:
+                self._next_edge = msg.sent  # what came before went to another host
+            elif msg.sent > self._next_edge:
+                self._request_resend(frame.seq)  # edges were sent that never arrived
             if msg.overflows > self._board_overflows:
                 self.counters.overflows += msg.overflows - self._board_overflows
                 log.warning("board %s lost %d edges (buffer full)", self.source,
@@ -372,25 +385,44 @@ class BoardLink:
                 # The board rebooted under a live connection: start the session over.
                 self._lost.set_exception(LinkError("board rebooted"))
             self._boot_id = msg.boot_id
-            self._next_edge = 0
+            self._next_edge = None
             self._board_overflows = 0
             self._pending.clear()
         if self._hello is not None and not self._hello.done():
             self._hello.set_result(msg)
 
     def _on_edges(self, seq: int, msg: P.Edges) -> None:
+        if self._next_edge is None:
+            self._next_edge = msg.first
         for n, edge in enumerate(msg.edges):
             number = msg.first + n
             if number < self._next_edge:
                 self.counters.duplicates += 1
                 continue
+            if number > self._next_edge:  # a frame of edges was lost: have them all again
+                self._request_resend(seq)
+                break
             self._next_edge = number + 1
             if len(self._pending) >= self._max_pending:
                 self.counters.pending_overflows += 1
                 continue
             self._pending.append((self._unwrap.unwrap(edge.tick), edge))
-        self._send(P.Ack(seq, self._next_edge))
+        else:
+            self._send(P.Ack(seq, self._next_edge))
         self._flush()
+
+    def _request_resend(self, seq: int) -> None:
+        """Asks the board to send every edge from the first missing one again (at most once
+        per quarter second for the same edge: the edges in flight will show the gap too)."""
+        assert self._next_edge is not None
+        now = self._monotonic()
+        last_from, last_at = self._resend
+        if last_from == self._next_edge and now - last_at < 0.25:
+            return
+        self._resend = (self._next_edge, now)
+        self.counters.resends += 1
+        log.info("board %s: edges from %d lost, asking again", self.source, self._next_edge)
+        self._send(P.Ack(seq, self._next_edge, resend=1))
 
     def _flush(self) -> None:
         if not self._delivering:

@@ -19,11 +19,12 @@ frame, numbered with the codec's own outgoing ``seq``.
 Messages (``TYPE`` codes):
     Hello      1  both ways: protocol and firmware version, board id, boot id, tick width, channels
     Edges      2  board: several timestamped edges, numbered from ``first``
-    Heartbeat  3  board: tick now, edges counted, overflows
+    Heartbeat  3  board: tick now, edges counted, overflows, next edge to send
     SyncRequest 4 host: a time-sync probe (nonce)
     SyncReply  5  board: the nonce, tick on receipt, tick on sending
     Config     6  host: configure one channel
-    Ack        7  both ways: host acknowledges edges up to ``edges``; board acknowledges a frame
+    Ack        7  both ways: host acknowledges edges below ``edges`` (or asks for them again);
+                  board acknowledges a frame
     Error      8  board: a request was refused
 """
 
@@ -278,27 +279,31 @@ class Edges(Message):
 
 
 class Heartbeat(Message):
-    """The board is alive: its tick now, edges counted since boot, edges lost to overflow."""
+    """The board is alive: its tick now, edges counted since boot, edges lost to overflow,
+    and the number of the next edge it will send (every edge below it is on the wire)."""
 
     TYPE = 3
-    FIELDS = ("tick", "edges", "overflows")
+    FIELDS = ("tick", "edges", "overflows", "sent")
 
-    def __init__(self, tick: int, edges: int, overflows: int) -> None:
+    def __init__(self, tick: int, edges: int, overflows: int, sent: int = 0) -> None:
         self.tick = tick
         self.edges = edges
         self.overflows = overflows
+        self.sent = sent
 
     def pack(self) -> bytes:
-        return struct.pack("<III", self.tick & TICK_MASK, self.edges, self.overflows)
+        return struct.pack(
+            "<IIII", self.tick & TICK_MASK, self.edges, self.overflows, self.sent
+        )
 
     @staticmethod
     def unpack(body: bytes) -> "Heartbeat":
         r = _Reader(body)
-        tick, edges, overflows = r.take("<III")
+        tick, edges, overflows, sent = r.take("<IIII")
         r.end()
         if tick > TICK_MASK:
             raise ValueError("bad tick")
-        return Heartbeat(tick, edges, overflows)
+        return Heartbeat(tick, edges, overflows, sent)
 
 
 class SyncRequest(Message):
@@ -386,24 +391,28 @@ class Config(Message):
 
 
 class Ack(Message):
-    """Acknowledges frame ``ref`` and, from the host, every edge numbered below ``edges``."""
+    """Acknowledges frame ``ref`` and, from the host, every edge numbered below ``edges``;
+    with ``resend`` the host also asks for every edge from ``edges`` on again (some were lost)."""
 
     TYPE = 7
-    FIELDS = ("ref", "edges")
+    FIELDS = ("ref", "edges", "resend")
 
-    def __init__(self, ref: int, edges: int = 0) -> None:
+    def __init__(self, ref: int, edges: int = 0, resend: int = 0) -> None:
         self.ref = ref
         self.edges = edges
+        self.resend = resend
 
     def pack(self) -> bytes:
-        return struct.pack("<HI", self.ref, self.edges)
+        return struct.pack("<HIB", self.ref, self.edges, 1 if self.resend else 0)
 
     @staticmethod
     def unpack(body: bytes) -> "Ack":
         r = _Reader(body)
-        ref, edges = r.take("<HI")
+        ref, edges, resend = r.take("<HIB")
         r.end()
-        return Ack(ref, edges)
+        if resend > 1:
+            raise ValueError("bad flag")
+        return Ack(ref, edges, resend)
 
 
 class Error(Message):

@@ -178,6 +178,8 @@ class PtyPort:
         self.slave = -1
         self.device = ""
         self.dropped = 0  # bytes written while unplugged or never read
+        #: A fault to inject: each write's bytes pass through it (None: untouched).
+        self.mangle: Callable[[bytes], bytes] | None = None
         self.plug()
 
     @property
@@ -227,6 +229,8 @@ class PtyPort:
                 raise
 
     def write(self, data: bytes) -> None:
+        if self.mangle is not None:
+            data = self.mangle(data)
         view = memoryview(data)
         deadline = time.monotonic() + 0.2
         with self._lock:

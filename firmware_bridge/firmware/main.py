@@ -260,8 +260,8 @@ class Firmware:
             ctl = self.ring.ctl
             if ctl[1] < msg.edges <= ctl[0]:
                 ctl[1] = msg.edges
-                if ctl[2] < ctl[1]:
-                    ctl[2] = ctl[1]
+            if ctl[2] < ctl[1] or msg.resend:
+                ctl[2] = ctl[1]  # go back to the first edge the host does not have
         elif isinstance(msg, P.Hello):
             self.host_seen = True
             self.ring.ctl[2] = self.ring.ctl[1]  # a new host: send what is unacknowledged again
@@ -284,7 +284,7 @@ class Firmware:
 
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
-        self._send(P.Heartbeat(now, ctl[0], ctl[3]))
+        self._send(P.Heartbeat(now, ctl[0], ctl[3], ctl[2]))
         self.next_heartbeat = self.clock.ticks_add(now, self.heartbeat_us)  # type: ignore[attr-defined]
 
     def _send_edges(self) -> None:

@@ -17,11 +17,11 @@ CHANNELS = (P.ChannelInfo(0, "beam.hl", P.MODE_DIGITAL, 2), P.ChannelInfo(13, "c
 SAMPLES: list[P.Message] = [
     P.Hello(1, "0.1.0", "e6614103e7000001", 0xDEADBEEF, 30, CHANNELS),
     P.Edges(7, (P.Edge(0, 1, 123, P.NO_LEVEL), P.Edge(13, 1, P.TICK_MASK, 0xFFFF))),
-    P.Heartbeat(1 << 29, 12, 0),
+    P.Heartbeat(1 << 29, 12, 0, 11),
     P.SyncRequest(0xFFFFFFFF),
     P.SyncReply(3, 0, P.TICK_MASK),
     P.Config(4, "beam.fl", P.MODE_DIGITAL, 6, 300, 0, 0),
-    P.Ack(65535, 99),
+    P.Ack(65535, 99, 1),
     P.Error(12, P.ERR_BAD_PIN, "not an ADC pin"),
 ]
 
@@ -176,12 +176,12 @@ messages = st.one_of(
                                  st.integers(0, 255), st.integers(0, 255)),
                        max_size=8).map(tuple)),
     st.builds(P.Edges, u32, st.lists(edges, max_size=P.MAX_EDGES).map(tuple)),
-    st.builds(P.Heartbeat, ticks, u32, u32),
+    st.builds(P.Heartbeat, ticks, u32, u32, u32),
     st.builds(P.SyncRequest, u32),
     st.builds(P.SyncReply, u32, ticks, ticks),
     st.builds(P.Config, st.integers(0, 255), names, st.integers(0, 255), st.integers(0, 255),
               u32, st.integers(0, 0xFFFF), u32),
-    st.builds(P.Ack, st.integers(0, 0xFFFF), u32),
+    st.builds(P.Ack, st.integers(0, 0xFFFF), u32, st.integers(0, 1)),
     st.builds(P.Error, st.integers(0, 0xFFFF), st.integers(0, 255), names),
 )
 
