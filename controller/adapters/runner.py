@@ -1,0 +1,146 @@
+"""All adapters of one table, and the async runner that feeds them from MQTT.
+
+``Adapters`` is still pure: ``receive(topic, payload)`` returns the publications. The runner
+``run_adapters`` is the only I/O: it subscribes, publishes, and waits out delayed
+publications (a WLED restore) in named tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiomqtt
+
+from controller.adapters.awtrix import AwtrixAdapter
+from controller.adapters.base import Adapter, Publication
+from controller.adapters.config import AdaptersConfig
+from controller.adapters.homeassistant import HomeAssistantAdapter
+from controller.adapters.text import TextDisplayAdapter
+from controller.adapters.wled import WledAdapter
+
+log = logging.getLogger(__name__)
+
+
+class Adapters:
+    """The configured adapters of the table at ``base_topic``."""
+
+    def __init__(self, base_topic: str, config: AdaptersConfig) -> None:
+        self.base = base_topic.rstrip("/")
+        self.state_topic = f"{self.base}/state"
+        self.event_topic = f"{self.base}/event"
+        self.adapters: list[Adapter] = [
+            *(AwtrixAdapter(c) for c in config.awtrix),
+            *(TextDisplayAdapter(c, self.base) for c in config.text),
+            *(WledAdapter(c) for c in config.wled),
+        ]
+        if config.homeassistant is not None:
+            self.adapters.append(HomeAssistantAdapter(config.homeassistant, self.base))
+        self.ignored = 0  # payloads that were not a JSON object
+        self._last_seq: int | None = None
+
+    def subscriptions(self) -> list[str]:
+        """Returns every topic to subscribe to (``B/state``, ``B/event``, then the adapters')."""
+        extra = [t for a in self.adapters for t in a.subscriptions()]
+        return [self.state_topic, self.event_topic, *dict.fromkeys(extra)]
+
+    def start(self) -> list[Publication]:
+        return [p for a in self.adapters for p in a.start()]
+
+    def receive(self, topic: str, payload: bytes) -> list[Publication]:
+        """Returns what the adapters publish for one received message."""
+        if topic in (self.state_topic, self.event_topic):
+            data = _object(payload)
+            if data is None:
+                self.ignored += 1
+                return []
+            if topic == self.state_topic:
+                return self.state(data)
+            return [p for a in self.adapters for p in a.on_event(data)]
+        return [p for a in self.adapters for p in a.on_message(topic, payload)]
+
+    def state(self, data: dict[str, Any]) -> list[Publication]:
+        seq = data.get("seq")
+        if isinstance(seq, int) and self._last_seq is not None and seq < self._last_seq:
+            return []  # an older snapshot than one already shown
+        if isinstance(seq, int):
+            self._last_seq = seq
+        return [p for a in self.adapters for p in a.on_state(data)]
+
+
+def _object(payload: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _forget(waiting: dict[str, asyncio.Task[None]], key: str) -> Any:
+    def done(task: asyncio.Task[None]) -> None:
+        if waiting.get(key) is task:
+            del waiting[key]
+    return done
+
+
+async def _messages(client: aiomqtt.Client) -> AsyncIterator[aiomqtt.Message]:
+    async for message in client.messages:
+        yield message
+
+
+async def run_adapters(client: aiomqtt.Client, base_topic: str, config: AdaptersConfig, *,
+                       messages: AsyncIterator[aiomqtt.Message] | None = None,
+                       ready: asyncio.Event | None = None) -> None:
+    """Drives the adapters from ``client`` until cancelled or the connection fails.
+
+    Subscribes to ``B/state``, ``B/event`` and the adapters' topics, publishes what the adapters
+    return. ``messages``: where to read from instead of ``client.messages`` (a service that
+    routes one client's messages to several consumers passes its own stream here). ``ready``
+    is set once the subscriptions are made and the start publications sent. Raises
+    aiomqtt.MqttError when the connection is lost (the caller reconnects).
+    """
+    adapters = Adapters(base_topic, config)
+    waiting: dict[str, asyncio.Task[None]] = {}
+
+    async def send(p: Publication) -> None:
+        await client.publish(p.topic, p.encoded(), qos=1, retain=p.retain)
+
+    async def later(p: Publication) -> None:
+        await asyncio.sleep(p.delay)
+        await send(p)
+
+    async with asyncio.TaskGroup() as tg:
+
+        async def publish(pubs: list[Publication]) -> None:
+            for p in pubs:
+                if p.key is not None and (old := waiting.pop(p.key, None)) is not None:
+                    old.cancel()
+                if p.delay > 0:
+                    task = tg.create_task(later(p), name=f"adapter {p.key or p.topic}")
+                    if p.key is not None:
+                        waiting[p.key] = task
+                        task.add_done_callback(_forget(waiting, p.key))
+                else:
+                    await send(p)
+
+        for topic in adapters.subscriptions():
+            await client.subscribe(topic, qos=1)
+        await publish(adapters.start())
+        if ready is not None:
+            ready.set()
+        async for message in messages if messages is not None else _messages(client):
+            topic = str(message.topic)
+            payload = message.payload
+            raw = payload if isinstance(payload, bytes) else str(payload or "").encode()
+            try:
+                pubs = adapters.receive(topic, raw)
+            except Exception:  # one bad payload must not stop the displays
+                log.exception("adapters failed on a message on %s", topic)
+                continue
+            await publish(pubs)
+            if adapters.ignored:
+                log.warning("ignored %s payload(s) that were not JSON objects", adapters.ignored)
+                adapters.ignored = 0
