@@ -55,10 +55,14 @@ class SimClock:
         """Returns the host time of an unwrapped tick."""
         return self.origin + (ext_tick - self.start_tick) / self.rate
 
+    def now(self) -> float:
+        """Returns the host time now (or the frozen instant, inside ``frozen``)."""
+        at: float | None = getattr(self._frozen, "at", None)
+        return self._monotonic() if at is None else at
+
     def ticks_us(self) -> int:
         """Returns the tick now (or the frozen instant, inside ``frozen``), wrapped."""
-        at = getattr(self._frozen, "at", None)
-        return self.ext_at(self._monotonic() if at is None else at) % _PERIOD
+        return self.ext_at(self.now()) % _PERIOD
 
     @contextlib.contextmanager
     def frozen(self, host_t: float | None) -> Iterator[None]:
@@ -127,7 +131,7 @@ class SimADC:
         signal = self._machine.analog.get(self.pin)
         if signal is None:
             return 0
-        return max(0, min(0xFFFF, int(signal(time.monotonic()))))
+        return max(0, min(0xFFFF, int(signal(self._machine.clock.now()))))
 
 
 class SimMachine:
@@ -387,6 +391,6 @@ class SimBoard:
 
     def true_time(self, raw_tick: int) -> float:
         """Returns the host time of a wrapped tick (the one nearest to now)."""
-        now_ext = self.clock.ext_at(time.monotonic())
+        now_ext = self.clock.ext_at(self.clock.now())
         ext = now_ext - ((now_ext - raw_tick) % _PERIOD)
         return self.clock.host_at(ext)
