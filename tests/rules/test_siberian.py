@@ -670,3 +670,63 @@ def test_st_12_where_the_next_shot_after_a_foul_is_played_from(after_foul, cue_f
     answer(ref, 2)
     out = answer(ref, "hand_back")
     assert out[-1] == TurnPassed(BOB, in_hand) and ref.state.ball_in_hand is in_hand
+
+
+def test_st_21_igra_may_follow_the_second_bullet_of_a_tied_round():
+    ref = at_shootout()
+    play(ref, first=1, drops=[(None, "fl")])  # Ann 1
+    play(ref, first=1, drops=[(None, "fr")])  # Bob 1: tied, Ann first again
+    play(ref, first=1, cushions=("f",))  # Ann 0, legal
+    play(ref, first=1, cushions=("h",))  # Bob 0, legal: tied again, Bob may declare
+    assert ref.snapshot()["shootout"]["igra_allowed"] == BOB and ref.state.to_shoot == ANN
+    out = play(ref, kind="igra", first=1, drops=[(None, "sl")])
+    assert IgraDeclared(BOB) in out and GameWon(ANN, 1, "igra") in out
+
+
+def test_st_13_options_are_published_in_the_snapshot():
+    assert sib().snapshot()["options"]["called"] is True
+    assert sib(called=False).snapshot()["options"]["called"] is False
+
+
+def test_siberian_decisions_are_json_ready():
+    import json
+
+    ref = at_shootout()
+    out = play(ref, first=None) + play(ref, first=1, drops=[(None, "fl"), ("cue", "hl")])
+    assert json.loads(json.dumps([d.to_event() for d in out]))[0]["decision"] == "BulletRetaken"
+
+
+def test_st_9_the_last_ball_needs_no_pick():
+    ref = scored(4, 4)  # 9 and 10 left, Bob to shoot
+    play(ref, call=(9, "fl"), first=9, cushions=TWO)  # Bob misses: Ann
+    out = play(ref, call=[(9, "fl"), ("cue", "hl")], first=9, drops=[(9, "fl"), ("cue", "hl")])
+    assert not ref.questions and credits(out) == [(ANN, 9), (ANN, 10)]
+    assert GameWon(ANN, 1, "six_balls") in out
+
+
+def test_st_9_no_pick_once_the_called_ball_has_won():
+    ref = scored(5, 2)  # 8, 9, 10 left, Bob to shoot
+    play(ref, call=(8, "fl"), first=8, cushions=TWO)
+    out = play(ref, call=[(8, "fl"), ("cue", "hl")], first=8, drops=[(8, "fl"), ("cue", "hl")])
+    assert not ref.questions and GameWon(ANN, 1, "six_balls") in out
+    assert ref.state.on_table == (9, 10)
+
+
+# ---------------------------------------------------------------- ST-6: a call not recorded
+@pytest.mark.parametrize(("was_called", "credited", "to_shoot"), [
+    (True, [(BOB, 3)], BOB),
+    (False, [(ANN, 3)], ANN),
+])
+def test_st_6_missing_call_is_asked_by_default(was_called, credited, to_shoot):
+    ref = after_break()
+    play(ref, first=3, drops=[(3, "fl")])
+    assert kinds(ref) == ["confirm"]
+    out = answer(ref, was_called)
+    assert credits(out) == credited and ref.state.to_shoot == to_shoot
+
+
+@pytest.mark.parametrize(("how", "credited"), [("count", [(BOB, 3)]), ("no_count", [(ANN, 3)])])
+def test_st_6_missing_call_options(how, credited):
+    ref = after_break(missing_call=how)
+    out = play(ref, first=3, drops=[(3, "fl")])
+    assert not ref.questions and credits(out) == credited
