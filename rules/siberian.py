@@ -111,7 +111,8 @@ class SiberianOptions(MatchOptions):
         "the shooter pockets on a legal shot counts for the shooter, plain balls allowed",
     )
     handicap: int = option(
-        0, "handicap (фора, ST-19): the first k balls the giver pockets count for the receiver",
+        0, "handicap (фора, ST-19): in each game, the first k balls the giver pockets count for "
+        "the receiver (penalty balls the giver takes are not pocketed, so they do not)",
         (0, 1, 2, 3, 4, 5),
     )
     handicap_giver: int = option(
