@@ -169,7 +169,7 @@ def replayed(inputs: list[Any]) -> Referee:
     return again
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_siberian_random_play_keeps_the_invariants(data: st.DataObject) -> None:
     options: dict[str, object] = data.draw(st.fixed_dictionaries({}, optional={
@@ -193,7 +193,7 @@ def test_siberian_random_play_keeps_the_invariants(data: st.DataObject) -> None:
     assert replayed(inputs).snapshot() == ref.snapshot()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_siberian_random_shootout_stays_five_all_until_a_winner(
         data: st.DataObject) -> None:
