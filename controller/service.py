@@ -94,6 +94,7 @@ class Service:
         self._last_t = 0.0
         self._last_input = 0
         self._next_health = 0.0
+        self._next_health_publish = clock() + config.health.publish_interval_s
         self._next_commit_check = 0.0
         self.stopped_cleanly = False
         self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
@@ -290,7 +291,10 @@ class Service:
             records = list(self.health.tick())
             if self._backend is not None:
                 records += self.health.note_stats(self._backend.name, self._backend.stats())
-            self._health(records, now)
+            due = mono >= self._next_health_publish
+            if due or records:
+                self._next_health_publish = mono + self.config.health.publish_interval_s
+            self._health(records, now, force=due)
 
     def _wait(self) -> float:
         """Returns how long the table task may sleep (host seconds)."""

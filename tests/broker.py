@@ -78,3 +78,15 @@ class Broker:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+
+def password_file(directory: Path, users: dict[str, str]) -> Path:
+    """Writes a Mosquitto password file for ``users`` (name: password); returns its path."""
+    path = directory / "passwords"
+    directory.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    for name, password in users.items():
+        subprocess.run([shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd",
+                        "-b", str(path), name, password], check=True, capture_output=True)
+    path.chmod(0o600)
+    return path
