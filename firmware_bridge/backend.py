@@ -80,7 +80,9 @@ class SerialBackend:
         """Returns the backend's counters (a snapshot)."""
         return BackendStats(
             events=self._events,
-            overflows=self._overflows + sum(link.counters.overflows for link in self.links),
+            overflows=self._overflows + sum(
+                link.counters.overflows + link.counters.pending_overflows for link in self.links
+            ),
             bad_frames=sum(link.bad_frames for link in self.links),
             sequence_gaps=sum(link.sequence_gaps for link in self.links),
             reconnects=sum(link.counters.reconnects for link in self.links),
