@@ -66,7 +66,8 @@ class Outbox:
 
     A message is ``add``-ed when produced and becomes sendable once ``release()``-d (after
     the journal batch holding it is written). A retained message supersedes an older one of
-    the same topic still waiting. Past ``limit`` the oldest is dropped and counted.
+    the same topic still waiting. Past ``limit`` the oldest retained message (republished after
+    every reconnect anyway), else the oldest message, is dropped and counted.
     """
 
     def __init__(self, journal: Journal, limit: int,
@@ -102,11 +103,15 @@ class Outbox:
         self._items.append(item)
         self._empty.clear()
         while len(self._items) - len(self._dead) > self._limit:
-            oldest = next(i for i in self._items if i.id not in self._dead and i.id != self._sending)
+            # a retained message first: the service republishes its topic after reconnecting
+            waiting = [i for i in self._retained.values() if i.id != self._sending]
+            oldest = min(waiting, key=lambda i: i.id) if waiting else next(
+                i for i in self._items if i.id not in self._dead and i.id != self._sending)
             self._kill(oldest)
             self.dropped += 1
-            log.warning("outbox full (%d messages): dropped %s seq %s", self._limit, oldest.topic,
-                        _seq(oldest))
+            if self.dropped == 1 or self.dropped % 1000 == 0:
+                log.warning("outbox full (%d messages): dropped %s seq %s (%d dropped so far)",
+                            self._limit, oldest.topic, _seq(oldest), self.dropped)
 
     def _kill(self, item: Outgoing) -> None:
         self._dead.add(item.id)

@@ -1,0 +1,70 @@
+"""The journal and the outbox, without a broker: grouped writes, bounds, what survives."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from controller.journal import Journal
+from controller.mqtt import Outbox
+
+
+def test_nothing_is_on_disk_until_the_batch_is_written(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.add_input({"t": 1.0, "ch": "beam.fl", "v": 1})
+    journal.new_outgoing("b/event", b"{}", False)
+    assert Journal(path).inputs() == [] and Journal(path).outbox() == []
+    journal.write(journal.take())
+    again = Journal(path)
+    assert again.inputs() == [{"t": 1.0, "ch": "beam.fl", "v": 1}]
+    assert [o.topic for o in again.outbox()] == ["b/event"]
+
+
+def test_ids_continue_after_a_restart_and_compaction_keeps_answers(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    for n in range(3):
+        journal.add_input({"t": float(n), "request": "get", "payload": {}})
+    last = journal.add_input({"t": 3.0, "request": "new_match", "payload": {}})
+    journal.compact(last, [("tx1", "call", {"status": "ok", "transaction": "tx1", "data": None})])
+    journal.write(journal.take())
+    again = Journal(path)
+    assert again.inputs() == [{"t": 3.0, "request": "new_match", "payload": {}}]
+    assert again.answers() == [("tx1", "call", {"status": "ok", "transaction": "tx1", "data": None})]
+    assert again.add_input({"t": 4.0, "tick": 1}) == last + 1
+
+
+async def test_the_outbox_keeps_order_supersedes_retained_and_counts_what_it_drops(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=100)
+
+    def add(topic: str, n: int, retain: bool = False) -> None:
+        outbox.add(journal.new_outgoing(topic, json.dumps({"seq": n}).encode(), retain))
+
+    add("b/state", 1, retain=True)
+    for n in range(2, 150):
+        add("b/event", n)
+    add("b/state", 150, retain=True)
+    outbox.release()
+    journal.write(journal.take())
+    assert len(outbox) == 100 and outbox.dropped == 50  # the old state, then the oldest events
+    sent = []
+    while len(outbox):
+        item = await outbox.next()
+        sent.append(json.loads(item.payload)["seq"])
+        outbox.done(item)
+    assert sent == [*range(51, 150), 150]  # in order; the older state gave way to the newer
+    journal.write(journal.take())
+    assert journal.outbox() == []
+
+
+async def test_a_message_is_not_sent_before_it_is_released(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=100)
+    outbox.add(journal.new_outgoing("b/event", b"{}", False))
+    waiting = asyncio.create_task(outbox.next())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    outbox.release()
+    assert (await asyncio.wait_for(waiting, 1)).topic == "b/event"
