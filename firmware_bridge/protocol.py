@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - a MicroPython build without CRC-32
 PROTOCOL_VERSION = 1
 TICK_BITS = 30
 TICK_MASK = (1 << TICK_BITS) - 1
-MAX_FRAME = 512  # largest decoded frame accepted (header + body + CRC)
+MAX_FRAME = 1024  # largest decoded frame (header + body + CRC) sent or accepted
 MAX_EDGES = 32  # edges per Edges frame
 
 MODE_OFF = 0
@@ -591,4 +591,6 @@ def encode_frame(seq: int, message: Message, version: int = PROTOCOL_VERSION) ->
     except (OverflowError, _STRUCT_ERROR) as exc:
         raise ValueError(str(exc)) from exc
     raw = raw + struct.pack("<I", crc32(raw))
+    if len(raw) > MAX_FRAME:
+        raise ValueError("frame longer than MAX_FRAME")
     return cobs_encode(raw) + b"\x00"

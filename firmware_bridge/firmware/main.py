@@ -49,6 +49,7 @@ DEFAULT_CHANNELS = (
     (13, "click", P.MODE_PIEZO, 26, 0, 12000, 30000),
 )
 MAX_CHANNELS = 32
+MAX_NAME = 16
 ADC_PINS = (26, 27, 28)
 
 
@@ -169,10 +170,16 @@ class Firmware:
         """
         if not 0 <= channel.index < MAX_CHANNELS:
             raise ValueError("no such channel")
+        if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
+            raise ValueError("name too long")
         if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
             raise ValueError("not an ADC pin")
         if not 0 <= channel.pin_no <= 29:
             raise ValueError("no such pin")
+        for other in self.channels.values():
+            if (other.index != channel.index and other.mode != P.MODE_OFF
+                    and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
+                raise ValueError("pin in use by channel " + str(other.index))
         old = self.channels.get(channel.index)
         if old is not None and old.pin is not None and old.mode == P.MODE_DIGITAL:
             old.pin.irq(handler=None)  # type: ignore[attr-defined]

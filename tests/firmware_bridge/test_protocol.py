@@ -156,11 +156,23 @@ def test_a_body_that_does_not_parse_is_a_bad_frame_even_with_a_good_crc() -> Non
     assert codec.bad_frames == 1
 
 
+def test_a_hello_with_every_channel_named_fits_in_a_frame() -> None:
+    channels = tuple(P.ChannelInfo(i, f"cushion.{i:02}-long-name", P.MODE_DIGITAL, i)
+                     for i in range(32))
+    hello = P.Hello(1, "0.1.0", "e6614103e7000001", 1, 30, channels)
+    codec = P.Codec()
+    codec.receive_data(P.Codec().encode(hello))
+    assert [f.message for f in decode_all(codec)] == [hello]
+
+
 def test_encoding_an_out_of_range_field_raises_value_error() -> None:
     with pytest.raises(ValueError):
         P.Codec().encode(P.Ack(70000))
     with pytest.raises(ValueError):
         P.Codec().encode(P.Edges(0, tuple(P.Edge(0, 1, 0) for _ in range(P.MAX_EDGES + 1))))
+    with pytest.raises(ValueError):
+        P.Codec().encode(P.Hello(1, "x", "y", 1, 30, tuple(
+            P.ChannelInfo(i, "n" * 200, 1, 0) for i in range(8))))
 
 
 # -- properties ----------------------------------------------------------------------------
