@@ -104,7 +104,7 @@ class Outbox:
         self._empty.clear()
         while len(self._items) - len(self._dead) > self._limit:
             # a retained message first: the service republishes its topic after reconnecting
-            waiting = [i for i in self._retained.values() if i.id != self._sending]
+            waiting = [i for i in self._retained.values() if i.id != self._sending and i is not item]
             oldest = min(waiting, key=lambda i: i.id) if waiting else next(
                 i for i in self._items if i.id not in self._dead and i.id != self._sending)
             self._kill(oldest)
