@@ -166,20 +166,20 @@ class Firmware:
     def configure(self, channel: Channel) -> None:
         """Applies a channel's configuration (replacing the old one).
 
-        Raises ValueError for a channel number or pin the board does not have.
+        Raises ValueError(ERR_* code, reason) for a channel, name or pin it cannot have.
         """
         if not 0 <= channel.index < MAX_CHANNELS:
-            raise ValueError("no such channel")
+            raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
         if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
-            raise ValueError("name too long")
+            raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
         if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
-            raise ValueError("not an ADC pin")
+            raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
         if not 0 <= channel.pin_no <= 29:
-            raise ValueError("no such pin")
+            raise ValueError(P.ERR_BAD_PIN, "no such pin")
         for other in self.channels.values():
             if (other.index != channel.index and other.mode != P.MODE_OFF
                     and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
-                raise ValueError("pin in use by channel " + str(other.index))
+                raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
         old = self.channels.get(channel.index)
         if old is not None and old.pin is not None and old.mode == P.MODE_DIGITAL:
             old.pin.irq(handler=None)  # type: ignore[attr-defined]
@@ -281,7 +281,8 @@ class Firmware:
                             msg.mask_us)
                 )
             except ValueError as exc:
-                self._send(P.Error(frame.seq, P.ERR_BAD_PIN, str(exc)))
+                code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
+                self._send(P.Error(frame.seq, code, reason))
             else:
                 if self.store is not None:
                     self.store.save(self.specs())  # type: ignore[attr-defined]

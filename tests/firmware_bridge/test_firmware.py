@@ -153,11 +153,13 @@ def test_a_configuration_is_applied_and_acknowledged_and_a_bad_one_refused() -> 
     bench.say(P.Config(0, "beam.sr", P.MODE_DIGITAL, 5, 300))
     bench.say(P.Config(1, "click", P.MODE_PIEZO, 5))  # GP5 has no ADC
     bench.say(P.Config(1, "click", P.MODE_DIGITAL, 5))  # GP5 is channel 0's now
+    bench.say(P.Config(40, "click", P.MODE_DIGITAL, 9))  # no channel 40
     bench.say(P.Hello(1, "host", "host", 1))
     bench.run(0.001)
     frames = bench.frames()
     assert P.Ack(0) in frames
-    assert [m.code for m in frames if isinstance(m, P.Error)] == [P.ERR_BAD_PIN] * 2
+    errors = [(m.ref, m.code) for m in frames if isinstance(m, P.Error)]
+    assert errors == [(1, P.ERR_BAD_PIN), (2, P.ERR_BAD_PIN), (3, P.ERR_BAD_CHANNEL)]
     [hello] = [m for m in frames if isinstance(m, P.Hello)]
     assert [(c.name, c.pin) for c in hello.channels] == [("beam.sr", 5), ("click", 26)]
     bench.machine.drive(6, 1, bench.t)  # the old pin says nothing any more
