@@ -170,6 +170,7 @@ class Fusion:
         self._beams = {p: _Beam() for p in Pocket}
         self._cushions = {r: _Cushion() for r in Rail}
         self._bursts: list[_Burst] = []  # closed, waiting for a crosstalk partner
+        self._bursts_ready = False
         self._cur: _Shot | None = None  # open, not yet ruled
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
@@ -478,9 +479,11 @@ class Fusion:
         cushion.burst = None
         burst.closed = True
         self._bursts.append(burst)
+        self._bursts_ready = True
 
     def _settle_bursts(self, now: float, out: list[Action]) -> None:
         """Counts each closed burst once its crosstalk partner (if any) is closed too."""
+        self._bursts_ready = False  # what stays waits for an open twin: its closing wakes us
         if not self._bursts:
             return
         window = self.config.crosstalk_s
@@ -529,7 +532,7 @@ class Fusion:
             if cushion.burst is not None:
                 nxt = min(nxt, cushion.on_since + cfg.cushion_max_on_s if cushion.on
                           else cushion.burst.last + cfg.cushion_gap_s)
-        if self._bursts:
+        if self._bursts_ready:
             nxt = min(nxt, self.now)
         cur = self._cur
         if cur is not None and cur.active:

@@ -38,15 +38,20 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
             continue
         if table is None:
             table = _table(publish, prefix, fusion, item.t)
-        if isinstance(item, SensorEvent):
-            table.sensor(item)
-        elif isinstance(item, RequestLine):
-            table.advance(item.t)
-            table.request(item.name, item.payload, item.t)
+        feed(table, item)
     if table is None:
         table = _table(publish, prefix, fusion, 0.0)
     table.settle()
     return table
+
+
+def feed(table: Table, item: SensorEvent | RequestLine) -> None:
+    """Feeds one trace item to a table, as live input would arrive."""
+    if isinstance(item, SensorEvent):
+        table.sensor(item)
+    else:
+        table.advance(item.t)
+        table.request(item.name, item.payload, item.t)
 
 
 def _table(publish: Callable[[Message], None], prefix: str, fusion: FusionConfig | None,

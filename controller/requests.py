@@ -45,7 +45,7 @@ class NewMatchRequest(_Request):
     players: Annotated[list[Name], Field(min_length=2, max_length=4)]
     race_to: Annotated[int, Field(ge=1, le=99)] = 1
     breaker: Annotated[int, Field(ge=0, le=3)] = 0
-    options: dict[str, bool | int | str] = Field(default_factory=dict)
+    options: dict[str, bool | int | str | list[int]] = Field(default_factory=dict)
 
 
 class CalledBall(BaseModel):

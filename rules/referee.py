@@ -351,6 +351,10 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         candidates: list[Ball] = sorted(on_table - set(dict(known)))
         if not (record.cue_sensed or cue_pocketed):
             candidates.append(CUE)
+        # more drops than balls that could have fallen: the beam saw something else too
+        count = min(count, len(candidates))
+        if count == 0:
+            continue
         if len(candidates) == count and len(groups) == 1 or not game.identity_matters(state) and (
             record.cue_sensed or cue_pocketed
         ):

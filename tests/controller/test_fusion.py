@@ -286,3 +286,18 @@ def test_noisy_streams_give_the_true_drops_and_hits():
         record = record_of(out)
         assert [d.pocket for d in record.drops] == truth_drops
         assert record.cushions == tuple(truth_hits)
+
+
+@pytest.mark.timeout(10)
+def test_a_burst_waiting_for_its_open_twin_does_not_stall_the_clock():
+    from controller.table import Table
+
+    table = Table(lambda _m: None)
+    table.start(0.0)
+    for e in [ev(1.0, "cushion.lh", 1), ev(1.004, "cushion.lh", 0),
+              ev(1.010, "cushion.lf", 1), ev(1.3, "cushion.lf", 0)]:  # the twin stays on
+        table.sensor(e)
+    table.advance(1.1)  # lh closed; lf still on and within the crosstalk window
+    table.settle()
+    assert table.fusion.next_deadline == float("inf")
+    assert table.fusion.crosstalk == 1
