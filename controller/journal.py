@@ -95,7 +95,8 @@ class Journal:
             self._next_out = self._max("outbox") + 1
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from exc
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
+        self._writing = threading.Lock()  # one transaction at a time (writes run in a thread)
         self._pending = Batch()
 
     def _max(self, table: str) -> int:
@@ -165,6 +166,10 @@ class Journal:
         """Makes a batch durable, in one transaction. Raises JournalError if it cannot."""
         if not batch:
             return
+        with self._writing:
+            self._write(batch)
+
+    def _write(self, batch: Batch) -> None:
         db = self._db
         try:
             db.execute("BEGIN")
@@ -195,4 +200,5 @@ class Journal:
 
     def close(self) -> None:
         self.write(self.take())
-        self._db.close()
+        with self._writing:
+            self._db.close()

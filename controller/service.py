@@ -91,6 +91,7 @@ class Service:
         self._replaying = False
         self._reply: tuple[str, bytes | None] | None = None
         self._shot_ended = False
+        self._status_health: dict[str, Any] = {}
         self._last_t = 0.0
         self._last_input = 0
         self._next_health = 0.0
@@ -142,7 +143,7 @@ class Service:
             self.journal.set_meta("prefix", prefix)
         table = Table(self._publish, fusion=self.config.fusion_settings(),
                       match_id=lambda n: f"{prefix}-{n}", record=self._record,
-                      health=self._health_payload)
+                      health=self._health_for_status)
         table.matches = int(meta.get("matches_before", "0"))
         inputs = self.journal.inputs()
         self._replaying = True
@@ -209,6 +210,12 @@ class Service:
 
     def _health_payload(self) -> dict[str, Any]:
         return {**self.health.snapshot(), "summary": self.health.summary()}
+
+    def _health_for_status(self) -> dict[str, Any]:
+        """The table's ``health`` callback: what it puts in B/status (and B/health)."""
+        payload = self._health_payload()
+        self._status_health = payload["summary"]
+        return payload
 
     # ------------------------------------------------------------------ inputs from tasks
     def _put(self, item: _Input) -> None:
@@ -281,6 +288,11 @@ class Service:
         if records or force:
             self._publish(Message("health", {**self.table.stamp(t), **self._health_payload()},
                                   retain=True))
+        summary = self.health.summary()
+        if records and summary != self._status_health:  # B/status carries the summary
+            self._status_health = summary
+            self._publish(Message("status", {**self.table.stamp(t), "state": "online",
+                                             "version": VERSION, "health": summary}, retain=True))
 
     def _periodic(self, now: float) -> None:
         """What time alone decides: rulings falling due, stuck sensors, counters."""
