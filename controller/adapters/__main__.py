@@ -16,6 +16,7 @@ import re
 import signal
 import ssl
 import sys
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
@@ -26,6 +27,7 @@ from controller.adapters.runner import run_adapters
 
 log = logging.getLogger("controller.adapters")
 ID = re.compile(r"^[a-z0-9_-]+$")
+STOP_WITHIN = 3.0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,16 +44,31 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def client_for(url: str, cafile: str | None, identifier: str) -> aiomqtt.Client:
-    """Returns a client for ``mqtt://`` / ``mqtts://`` URL. Raises ValueError on another scheme."""
+@dataclass(frozen=True, slots=True)
+class BrokerUrl:
+    host: str
+    port: int
+    username: str | None
+    password: str | None
+    tls: bool
+
+
+def parse_broker(url: str) -> BrokerUrl:
+    """Returns the parts of an ``mqtt://`` / ``mqtts://`` URL. Raises ValueError otherwise."""
     parts = urlsplit(url)
     if parts.scheme not in ("mqtt", "mqtts"):
         raise ValueError(f"broker URL must start with mqtt:// or mqtts://, not {url!r}")
-    tls = ssl.create_default_context(cafile=cafile) if parts.scheme == "mqtts" else None
-    port = parts.port or (8883 if tls else 1883)
-    return aiomqtt.Client(parts.hostname or "localhost", port,
-                          username=unquote(parts.username) if parts.username else None,
-                          password=unquote(parts.password) if parts.password else None,
+    tls = parts.scheme == "mqtts"
+    return BrokerUrl(parts.hostname or "localhost", parts.port or (8883 if tls else 1883),
+                     unquote(parts.username) if parts.username else None,
+                     unquote(parts.password) if parts.password else None, tls)
+
+
+def client_for(url: str, cafile: str | None, identifier: str) -> aiomqtt.Client:
+    """Returns a client for the broker at ``url`` (inside a running event loop)."""
+    b = parse_broker(url)
+    tls = ssl.create_default_context(cafile=cafile) if b.tls else None
+    return aiomqtt.Client(b.host, b.port, username=b.username, password=b.password,
                           identifier=identifier, tls_context=tls)
 
 
@@ -76,13 +93,20 @@ async def amain(args: argparse.Namespace, config: AdaptersConfig) -> None:
     base = f"{args.prefix}/{args.venue}/{args.table}"
     task = asyncio.create_task(serve(args.broker, args.cafile, base, config,
                                      f"adapters-{args.venue}-{args.table}"), name="adapters")
+    stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, stopping.set)
+    waiter = asyncio.create_task(stopping.wait(), name="signals")
+    await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    task.cancel()
     try:
-        await task
-    except asyncio.CancelledError:
-        log.info("stopped")
+        async with asyncio.timeout(STOP_WITHIN):  # a graceful disconnect, but not forever
+            await task
+    except (asyncio.CancelledError, TimeoutError):
+        pass
+    log.info("stopped")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         config = load_config(args.config)
-        client_for(args.broker, args.cafile, "check")
+        parse_broker(args.broker)
     except (OSError, ValueError, ValidationError) as exc:
         print(f"cannot start: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,56 @@
+"""WLED: a flash on <topic>/api on a foul or a game end, then the restore state."""
+
+from __future__ import annotations
+
+import time
+
+from controller.adapters import AdaptersConfig
+from controller.adapters.config import WledConfig, WledFlash
+from tests.adapters.harness import rig
+from tests.broker import Broker
+
+API = "wled/table-t1/api"
+CONFIG = AdaptersConfig(wled=[WledConfig(
+    topic="wled/table-t1",
+    foul=WledFlash(color=[255, 0, 0], fx=1, sx=200, seconds=0.4),
+    game_over=WledFlash(color=[255, 170, 0], fx=1, sx=128, seconds=0.4),
+    restore={"ps": 2})])
+
+
+def flash(color: list[int], sx: int) -> dict[str, object]:
+    return {"on": True, "bri": 255, "transition": 0,
+            "seg": [{"id": 0, "fx": 1, "sx": sx, "ix": 128, "col": [color]}]}
+
+
+async def test_a_foul_flashes_red_then_restores_after_its_seconds(broker: Broker) -> None:
+    async with rig(broker, CONFIG, "wled/#") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await device.nothing(0.2)  # a new match does not flash
+        await table.foul(["touched_ball"])
+        assert await device.next() == (API, flash([255, 0, 0], 200), False)
+        started = time.monotonic()
+        assert await device.next() == (API, {"ps": 2}, False)
+        assert 0.3 <= time.monotonic() - started < 1.5
+        await device.nothing()
+
+
+async def test_game_end_flashes_and_a_second_flash_postpones_the_restore(broker: Broker) -> None:
+    async with rig(broker, CONFIG, "wled/#") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await table.event("game_over", {"game_no": 1, "winner": 0, "draw": False,
+                                        "reason": "ten", "games": [1, 0]})
+        await table.event("match_over", {"winner": 0, "games": [1, 0]})
+        assert await device.next() == (API, flash([255, 170, 0], 128), False)
+        assert await device.next() == (API, flash([255, 170, 0], 128), False)
+        assert await device.next() == (API, {"ps": 2}, False)
+        await device.nothing(0.6)  # only one restore
+
+
+async def test_abandoned_match_and_switched_off_flash_do_nothing(broker: Broker) -> None:
+    config = AdaptersConfig(wled=[WledConfig(topic="wled/table-t1",
+                                             foul=WledFlash(enabled=False, color=[1, 2, 3]))])
+    async with rig(broker, config, "wled/#") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await table.foul(["touched_ball"])
+        await table.request("end_match", {})
+        await device.nothing(0.5)
