@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.fusion import FusionConfig, fusion_config
-from controller.replay import feed
 from controller.table import Table
 from controller.trace import RequestLine
 from hardware.events import SensorEvent

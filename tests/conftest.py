@@ -10,6 +10,19 @@ import pytest
 from tests.broker import Broker
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--soak", action="store_true", help="run the long soak and fault runs too")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--soak"):
+        return
+    soak = [item for item in items if "soak" in item.keywords]
+    if soak:  # deselected, not skipped: they are not part of this run at all
+        config.hook.pytest_deselected(items=soak)
+        items[:] = [item for item in items if "soak" not in item.keywords]
+
+
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     """A running Mosquitto of its own, stopped after the test."""

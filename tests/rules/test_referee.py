@@ -226,3 +226,12 @@ def test_snapshot_has_exactly_the_fields_of_the_state_topic():
     assert set(new().snapshot()) == expected
     assert set(Referee().snapshot()) == expected
     assert set(new().snapshot()["players"][0]) == {"name", "score", "games", "consecutive_fouls"}
+
+
+def test_more_drops_than_balls_that_could_fall_names_only_those_balls():
+    ref = new()
+    play(ref, first=1, drops=[(b, "fl") for b in range(1, 9)])  # 9 and 10 are left
+    play(ref, call=(9, "fr"), first=9, drops=[(None, "sl")] * 3)  # a beam saw three
+    # only the 9 and the 10 could have fallen: nobody is asked, the third block was noise
+    assert [q.kind for q in ref.questions] == ["option"]  # TB-9: not in the called pocket
+    assert ref.state.on_table == (10,)  # the 10 fell uncalled: spotted
