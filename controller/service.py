@@ -242,8 +242,12 @@ class Service:
         self._put(_Request(name, payload))
 
     # ------------------------------------------------------------------ the table task
+    def _at(self, t: float) -> float:
+        """Returns an input's time as journaled (µs), never before the last input's."""
+        return max(round(t, 6), self._last_t)
+
     def _now(self) -> float:
-        return max(self._last_t, self.clock() - LAG * self.speed)
+        return self._at(self.clock() - LAG * self.speed)
 
     def _tick(self, now: float) -> None:
         if now >= self.table.fusion.next_deadline:
@@ -253,17 +257,17 @@ class Service:
 
     def _handle(self, item: _Input) -> None:
         if isinstance(item, SensorEvent):
-            t = max(self._host(item.t), self._last_t)
+            t = self._at(self._host(item.t))
             ev = dataclasses.replace(item, t=t)
             self._last_t = t
             self.table.sensor(ev)
             self._health(self.health.feed(ev), t)
         elif isinstance(item, LinkChanged):
-            t = max(self._host(item.t), self._last_t)
+            t = self._at(self._host(item.t))
             records = self.health.feed(dataclasses.replace(item, t=t))
             self._health(records, t, force=True)
         elif isinstance(item, _Request):
-            t = self._now() if item.t is None else max(self._host(item.t), self._last_t)
+            t = self._now() if item.t is None else self._at(self._host(item.t))
             self._tick(t)
             self._last_t = t
             matches = self.table.matches

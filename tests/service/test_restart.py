@@ -186,3 +186,21 @@ async def test_messages_made_while_the_broker_is_unreachable_survive_a_restart(t
     assert [e["type"] for e in events][:2] == ["match_started", "shot_result"]
     seqs = [s.payload["seq"] for s in col.seen if not s.retain]
     assert seqs == sorted(set(seqs))
+
+
+async def test_a_rebuilt_table_is_the_table_that_stopped_mid_match(tmp_path, broker):
+    from tests.service.test_outage import run_out
+    trace = tmp_path / "match.jsonl"
+    trace.write_text(run_out().text())
+    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 15.0})
+    async with running(config) as live:
+        while live.table.referee.state.shot < 4:
+            await asyncio.sleep(0.05)
+    rebuilt = Service(config)
+    try:
+        assert rebuilt.table.referee.snapshot() == live.table.referee.snapshot()
+        assert (rebuilt.table.match_id, rebuilt.table.seq) == (live.table.match_id, live.table.seq)
+        assert rebuilt.table.fusion.next_deadline == live.table.fusion.next_deadline
+        assert rebuilt.clock() > live._last_t
+    finally:
+        rebuilt.journal.close()
