@@ -40,6 +40,9 @@ from rules import CUE, UNKNOWN, Call, Drop, Foul, Pocket, Rail, ShotKind, ShotRe
 
 INF = float("inf")
 
+_POCKET_OF = {f"beam.{p.value}": p for p in Pocket}
+_RAIL_OF = {f"cushion.{r.value}": r for r in Rail}
+
 SAME_RAIL = {Rail.LEFT_HEAD: Rail.LEFT_FOOT, Rail.LEFT_FOOT: Rail.LEFT_HEAD,
              Rail.RIGHT_HEAD: Rail.RIGHT_FOOT, Rail.RIGHT_FOOT: Rail.RIGHT_HEAD}
 
@@ -171,6 +174,7 @@ class Fusion:
         self._cushions = {r: _Cushion() for r in Rail}
         self._bursts: list[_Burst] = []  # closed, waiting for a crosstalk partner
         self._bursts_ready = False
+        self._due_for: _Shot | None = None  # the shot whose due time is in _next
         self._cur: _Shot | None = None  # open, not yet ruled
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
@@ -193,30 +197,53 @@ class Fusion:
     # -------------------------------------------------------------- inputs
     def sensor(self, ev: SensorEvent) -> list[Action]:
         """Takes one sensor event (in source-time order) and returns what it caused."""
-        out = self.advance(ev.t) if ev.t >= self._next else []
-        self.now = max(self.now, ev.t)
+        t = ev.t
+        out = self.advance(t) if t >= self._next else []
+        if t > self.now:
+            self.now = t
         ch = ev.ch
-        if ch.startswith("beam."):
-            self._beam(Pocket(ch[5:]), ev.t, ev.v, out)
-        elif ch.startswith("cushion."):
-            self._cushion(Rail(ch[8:]), ev.t, ev.v, ev.level, out)
-        elif ch == "cue":
-            if ev.v:
-                self._returned(ev.t, CUE, None, out)
-        elif ch == "ball_id":
-            if ev.ball is not None:
-                self._returned(ev.t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
-        elif ch == "strike":
-            if ev.v:
-                self._close_for_next(ev.t, out)
-                self._open(ev.t).active = True
-        elif ch == "click":
-            if ev.v:
-                shot = self._shot_at(ev.t, out)
-                shot.clicks.append(ev.t)
-                self._touch(shot, ev.t)
-        self._reschedule()
+        pocket = _POCKET_OF.get(ch)
+        if pocket is not None:
+            beam = self._beams[pocket]
+            self._beam(pocket, t, ev.v, out)
+            self._soon(beam.pend_t + self.config.noise_s)
+            if beam.level and not beam.counted:
+                self._soon(beam.block_start + self.config.min_block_s)
+        else:
+            rail = _RAIL_OF.get(ch)
+            if rail is not None:
+                self._cushion(rail, t, ev.v, ev.level, out)
+                cushion = self._cushions[rail]
+                if cushion.burst is not None:
+                    self._soon(cushion.on_since + self.config.cushion_max_on_s if cushion.on
+                               else cushion.burst.last + self.config.cushion_gap_s)
+            elif ch == "cue":
+                if ev.v:
+                    self._returned(t, CUE, None, out)
+            elif ch == "ball_id":
+                if ev.ball is not None:
+                    self._returned(t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
+            elif ch == "strike":
+                if ev.v:
+                    self._close_for_next(t, out)
+                    self._open(t).active = True
+            elif ch == "click" and ev.v:
+                shot = self._shot_at(t, out)
+                shot.clicks.append(t)
+                self._touch(shot, t)
+        cur = self._cur
+        if cur is not None and cur.active and cur is not self._due_for:
+            # a shot's due time only moves later as activity goes on: the first one is enough
+            self._soon(self._due(cur))
+            self._due_for = cur
+        if self._bursts_ready:
+            self._soon(self.now)
         return out
+
+    def _soon(self, t: float) -> None:
+        """Brings the next deadline forward to ``t`` (never later: ``advance`` recomputes)."""
+        if t < self._next:
+            self._next = t
 
     def call(self, t: float, calls: tuple[Call, ...], kind: ShotKind, manner: str | None,
              amend: bool = False) -> list[Action]:
@@ -433,6 +460,7 @@ class Fusion:
     def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
         """A ball passed the ball return: match it to the drop it came from."""
         cfg = self.config
+        self._due_for = None  # a matched drop may let its shot be ruled sooner
         lo, hi = t - cfg.identity_max_s, t - cfg.identity_min_s
         for shot in (self._last, self._cur):
             if shot is None:
@@ -521,6 +549,7 @@ class Fusion:
 
     # -------------------------------------------------------------- timers
     def _reschedule(self) -> None:
+        self._due_for = None
         cfg = self.config
         nxt = INF
         for beam in self._beams.values():
