@@ -26,7 +26,7 @@ from controller.table import Table
 from controller.trace import RequestLine
 from hardware.events import SensorEvent
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
-from rules import CUE, Status
+from rules import CUE, Call, Pocket, ShotKind, Status
 
 POCKETS = ("hl", "hr", "sl", "sr", "fl", "fr")
 RAILS = ("h", "f", "lh", "lf", "rh", "rf")
@@ -151,7 +151,7 @@ class Simulator:
         truth = _Truth()
         target = min(on_table) if self.game == "ten-ball" else rng.choice(on_table)
         pocket = rng.choice(POCKETS)
-        calls = [{"ball": target, "pocket": pocket}]
+        calls: list[dict[str, Any]] = [{"ball": target, "pocket": pocket}]
         kind = "normal"
         if self.game == "siberian-ten" and rng.random() < 0.06:
             calls = [{"ball": "cue", "pocket": pocket}]  # свояк
@@ -163,8 +163,6 @@ class Simulator:
             kind = "push_out" if r < 0.05 else "safety" if r < 0.1 else "normal"
         call: dict[str, Any] = {"calls": calls, "kind": kind}
         try:
-            from rules import Call, Pocket, ShotKind
-
             self.table.referee.check_call(
                 tuple(Call(c["ball"], Pocket(c["pocket"])) for c in calls), ShotKind(kind))
         except ValueError:
