@@ -319,9 +319,10 @@ class Service:
         return max(0.001, min(due, health, 1.0))
 
     async def _commit(self) -> None:
-        self.journal.set_meta("seq", self.table.seq)
-        self.journal.set_meta("last_t", repr(self._last_t))
-        self.journal.set_meta("wall", repr(time.time()))
+        if self.journal.pending or str(self.table.seq) != self.journal.meta.get("seq"):
+            self.journal.set_meta("seq", self.table.seq)
+            self.journal.set_meta("last_t", repr(self._last_t))
+            self.journal.set_meta("wall", repr(time.time()))
         batch = self.journal.take()
         if batch:
             await asyncio.to_thread(self.journal.write, batch)
@@ -459,7 +460,9 @@ def run_main(args: Any) -> int:
         if isinstance(cause, BrokerRefused | ConfigError):
             print(f"error: {cause}", file=sys.stderr)
             return 2
-        if isinstance(cause, JournalError):
+        from firmware_bridge.errors import BridgeError
+        from hardware.gpio import GpioError
+        if isinstance(cause, JournalError | BridgeError | GpioError):
             print(f"error: {cause}", file=sys.stderr)
             return 1
         raise
