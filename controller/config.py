@@ -104,7 +104,7 @@ class Config(_Section):
     table: Id = "t1"
     prefix: Annotated[str, Field(pattern=r"^[A-Za-z0-9_/-]+$")] = "billiards"
     backend: Literal["sim", "gpio", "serial"] = "sim"
-    data: Path = Path("/var/lib/billiards")
+    data: Path = Path("/var/lib/billiards-controller")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     mqtt: MqttConfig = Field(default_factory=MqttConfig)
     journal: JournalConfig = Field(default_factory=JournalConfig)
