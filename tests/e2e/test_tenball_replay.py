@@ -176,3 +176,41 @@ def test_replay_command_is_deterministic_and_reports_bad_lines(tmp_path):
     seqs = [x["payload"]["seq"] for x in lines]
     assert seqs == sorted(set(seqs))
     assert lines[-1]["payload"]["v"] == 1
+
+
+def test_tb_1_declared_wrong_ball_first_is_a_foul():
+    tb = ten_ball().shot(cushions=["f"])
+    tb.call(3, "fl").shot(drops=["fl"], cushions=["h"]).request("declare", {"first_contact": 3})
+    out = run(tb.text())
+    assert out.events("foul")[-1]["data"]["fouls"] == ["wrong_ball_first"]
+    assert out.state["to_shoot"] == 0 and out.state["ball_in_hand"] == "anywhere"
+
+
+def test_tb_3_and_tb_4_breaks_alternate_and_each_game_starts_from_a_full_rack():
+    tb = TraceBuilder().new_match("ten-ball", race_to=2, breaker=1)
+    tb.shot(drops=["fl"]).request("answer", {"answer": 10})  # Bob: 10 on the break
+    out = run(tb.text())
+    assert out.state["status"] == "game_over" and out.state["to_shoot"] == 0
+    tb.shot(cushions=["f", "h"], gap=30.0)  # game 2, racked: Ann breaks, nothing falls
+    out = run(tb.text())
+    assert out.state["game_no"] == 2 and out.state["on_table"] == list(range(1, 11))
+    assert out.state["to_shoot"] == 1 and out.state["players"][1]["games"] == 1
+
+
+def test_tb_7_a_pot_without_a_call_is_asked_about():
+    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=["f"])
+    tb.shot(drops=["fr"], returns=[(1, "fr")], gap=15.0)  # Bob pots the 1 without calling
+    out = run(tb.text())
+    (q,) = out.state["questions"]
+    assert q["kind"] == "confirm" and "called" in q["prompt"]
+    tb.request("answer", {"answer": True})
+    out = run(tb.text())
+    assert out.state["to_shoot"] == 1 and 1 not in out.state["on_table"]
+
+
+def test_tb_8_safety_with_a_pot_offers_the_choice():
+    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=["f"])
+    tb.request("call", {"kind": "safety"}).shot(drops=["sl"], returns=[(1, "sl")])
+    out = run(tb.text())
+    (q,) = out.state["questions"]
+    assert q["kind"] == "option" and q["player"] == 0 and q["choices"] == ["shoot", "hand_back"]
