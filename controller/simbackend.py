@@ -17,6 +17,7 @@ import asyncio
 import importlib
 import itertools
 import json
+import logging
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -28,6 +29,8 @@ from controller.trace import Header, RequestLine, parse_line
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from hardware.physics import ball_return, beam_block, cushion_hit
+
+log = logging.getLogger(__name__)
 
 Lines = list[dict[str, Any]]
 #: Called with a request line's name, payload and host time.
@@ -151,7 +154,11 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
         return
     simulate = _simulator()
     for n in itertools.count() if loop else range(1):
+        lines: Lines | None = None
         if simulate is not None:
-            yield simulate(game, shots, seed + n, noise, players)
-        else:
-            yield scripted_ten_ball(seed + n)
+            try:
+                lines = simulate(game, shots, seed + n, noise, players)
+            except Exception:  # the simulator's bug must not stop the table: play the script
+                log.exception("the simulator failed (%s, seed %d); playing a scripted match",
+                              game, seed + n)
+        yield lines if lines is not None else scripted_ten_ball(seed + n)
