@@ -1,0 +1,48 @@
+"""Generates docs/options.md from the games' option definitions: ``python -m controller.docs``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rules import GAMES
+from rules.game import options_doc
+
+PATH = Path(__file__).resolve().parents[1] / "docs" / "options.md"
+
+
+def options_markdown() -> str:
+    """Returns the options of every game as Markdown, as ``new_match`` takes them."""
+    out = [
+        "# Game options",
+        "",
+        "Options go in `new_match` as `\"options\": {...}`; anything left out takes its default.",
+        "Each default is the reading of the original rules that keeps a club's game flowing;",
+        "where a ruling hangs on a fact nobody reported, an option says whether to ask or presume.",
+        "Generated from the code by `python -m controller.docs`; a test keeps it current.",
+        "",
+    ]
+    for name in sorted(GAMES):
+        game = GAMES[name]
+        players = (f"{game.min_players}" if game.min_players == game.max_players
+                   else f"{game.min_players}–{game.max_players}")
+        out += [f"## `{name}` ({players} players)", "", "| option | default | meaning |",
+                "|---|---|---|"]
+        for key, default, doc, choices in options_doc(game.Options):
+            shown = repr(default) if not isinstance(default, bool) else str(default).lower()
+            if choices:
+                doc += " (one of: " + ", ".join(f"`{c}`" for c in choices) + ")"
+            out.append(f"| `{key}` | `{shown}` | {doc} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main() -> int:
+    PATH.parent.mkdir(exist_ok=True)
+    PATH.write_text(options_markdown(), encoding="utf-8")
+    print(f"wrote {PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
