@@ -148,9 +148,9 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
                 loop: bool = True) -> Iterator[Lines]:
     """Yields matches to play: the trace file's (again and again if ``loop``), else simulated."""
     if trace is not None:
-        lines = [json.loads(text) for text in trace.read_text(encoding="utf-8").splitlines()
-                 if text.strip()]
-        yield from (itertools.repeat(lines) if loop else [lines])
+        recorded = [json.loads(text) for text in trace.read_text(encoding="utf-8").splitlines()
+                    if text.strip()]
+        yield from (itertools.repeat(recorded) if loop else [recorded])
         return
     simulate = _simulator()
     for n in itertools.count() if loop else range(1):
