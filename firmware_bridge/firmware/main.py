@@ -11,8 +11,9 @@ starts by itself as ``main.py``. Under CPython, ``firmware_bridge.sim`` runs the
   the peak over the next ``PEAK_US`` is sent as ``level`` with ``v = 1`` at the crossing
   tick, and ``v = 0`` follows once the mask time has passed.
 - The main loop frames the edges (``Edges``), keeps every edge until the host acknowledges it
-  and sends the unacknowledged ones again when a host says ``Hello``; it sends heartbeats,
-  answers time-sync requests and applies channel configuration.
+  and sends the unacknowledged ones again when a host says ``Hello`` or asks (``Ack`` with
+  ``resend``); it sends heartbeats, answers time-sync requests and applies (and stores)
+  channel configuration. Ctrl-C is off while it runs; holding BOOTSEL 2 s gives the REPL back.
 
 Everything the firmware touches is injected: ``machine`` (Pin, ADC, unique_id, IRQ masking),
 ``clock`` (ticks_us, ticks_diff) and ``port`` (read, write, idle).
