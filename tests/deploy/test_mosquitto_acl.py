@@ -8,6 +8,7 @@ allowed marker on the same topic; the subscriber must see the marker and nothing
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import ssl
@@ -169,3 +170,56 @@ def test_shipped_config_keeps_persistence_on_and_anonymous_off() -> None:
 
     lines = {line.strip() for line in CONF.read_text().splitlines()}
     assert {"persistence true", "allow_anonymous false", "protocol websockets"} <= lines
+
+
+async def test_adapters_user_drives_every_device_through_the_shipped_acl(venue: Venue) -> None:
+    """The adapters, logged in as "adapters", reach the devices, Home Assistant and the
+    sized displays; Home Assistant's undo button reaches the table."""
+    from controller.adapters import AdaptersConfig, run_adapters
+    from controller.adapters.config import (
+        AwtrixConfig,
+        HomeAssistantConfig,
+        TextDisplayConfig,
+        WledConfig,
+        WledFlash,
+    )
+
+    config = AdaptersConfig(
+        awtrix=[AwtrixConfig(prefix="awtrix/t1")], text=[TextDisplayConfig()],
+        wled=[WledConfig(topic="wled/t1", foul=WledFlash(color=[255, 0, 0], seconds=0.2))],
+        homeassistant=HomeAssistantConfig())
+    state = {"v": 1, "seq": 5, "ts": 1.0, "game": "ten-ball", "status": "in_play",
+             "to_shoot": 0, "players": [{"name": "Ann", "score": 0, "games": 1},
+                                        {"name": "Bob", "score": 0, "games": 0}]}
+    foul = {"v": 1, "seq": 6, "ts": 2.0, "type": "foul",
+            "data": {"player": 0, "fouls": ["scratch"], "shot": 3}}
+    async with login(venue, "devices") as devices, login(venue, "homeassistant") as ha, \
+            login(venue, "dashboard") as dash, login(venue, "adapters") as adapters, \
+            login(venue, "table-t1") as table:
+        await devices.subscribe("awtrix/#", qos=1)
+        await devices.subscribe("wled/#", qos=1)
+        await ha.subscribe("homeassistant/+/+/+/config", qos=1)
+        await dash.subscribe(f"{B1}/display/+", qos=1)
+        await table.subscribe(f"{B1}/request/+", qos=1)
+        ready = asyncio.Event()
+        task = asyncio.create_task(run_adapters(adapters, B1, config, ready=ready))
+        try:
+            await asyncio.wait_for(ready.wait(), 5)
+            await table.publish(f"{B1}/state", json.dumps(state), qos=1)
+            await table.publish(f"{B1}/event", json.dumps(foul), qos=1)
+            seen = {str((await first_message(devices)).topic) for _ in range(4)}
+            assert seen == {"awtrix/t1/custom/billiards", "awtrix/t1/notify", "wled/t1/api"}
+            assert str((await first_message(dash)).topic) == f"{B1}/display/2x16"
+            configs = {}
+            for _ in range(10):
+                message = await first_message(ha)
+                configs[str(message.topic)] = json.loads(message.payload)  # type: ignore[arg-type]
+            button = configs["homeassistant/button/billiards_club_t1/undo/config"]
+            await ha.publish(button["command_topic"], button["payload_press"], qos=1)
+            request = await first_message(table)
+            assert (str(request.topic), request.payload) == (
+                f"{B1}/request/undo", b'{"v": 1, "shots": 1}')
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
