@@ -68,3 +68,28 @@ async def test_a_message_is_not_sent_before_it_is_released(tmp_path):
     assert not waiting.done()
     outbox.release()
     assert (await asyncio.wait_for(waiting, 1)).topic == "b/event"
+
+
+async def test_a_burst_of_sensor_edges_is_written_in_a_few_transactions(tmp_path, broker):
+    from tests.service.conftest import make_config, running
+    from tests.tracekit import TraceBuilder
+    tb = TraceBuilder(seed=5).new_match("ten-ball", race_to=1)
+    tb.shot(drops=["fl", "fr"], cushions=["f", "lf", "rf", "h", "lh", "rh"])  # a break
+    trace = tmp_path / "break.jsonl"
+    trace.write_text(tb.text())
+    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 4.0},
+                         journal={"commit_interval_ms": 20})
+    async with running(config) as service:
+        writes: list[int] = []
+        real = service.journal.write
+
+        def counting(batch):
+            if batch.inputs:
+                writes.append(len(batch.inputs))
+            real(batch)
+        service.journal.write = counting  # type: ignore[method-assign]
+        while service.table.referee.state.shot < 1:
+            await asyncio.sleep(0.05)
+    edges = sum(1 for line in tb.lines if "ch" in line)
+    assert edges > 50 and sum(writes) >= edges
+    assert len(writes) < edges / 3, f"{len(writes)} transactions for {edges} edges"
