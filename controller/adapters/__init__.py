@@ -8,6 +8,6 @@ runs them beside the service.
 
 from controller.adapters.base import Publication
 from controller.adapters.config import AdaptersConfig, load_config
-from controller.adapters.runner import Adapters, run_adapters
+from controller.adapters.runner import Adapters, run_adapters, serve
 
-__all__ = ["Adapters", "AdaptersConfig", "Publication", "load_config", "run_adapters"]
+__all__ = ["Adapters", "AdaptersConfig", "Publication", "load_config", "run_adapters", "serve"]

@@ -11,19 +11,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import random
 import re
 import signal
-import ssl
 import sys
-from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
 
-import aiomqtt
 from pydantic import ValidationError
 
 from controller.adapters.config import AdaptersConfig, load_config
-from controller.adapters.runner import run_adapters
+from controller.adapters.runner import parse_broker, serve
 
 log = logging.getLogger("controller.adapters")
 ID = re.compile(r"^[a-z0-9_-]+$")
@@ -42,51 +37,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cafile", help="CA certificate for mqtts:// (default: the system's)")
     p.add_argument("-v", "--verbose", action="store_true")
     return p
-
-
-@dataclass(frozen=True, slots=True)
-class BrokerUrl:
-    host: str
-    port: int
-    username: str | None
-    password: str | None
-    tls: bool
-
-
-def parse_broker(url: str) -> BrokerUrl:
-    """Returns the parts of an ``mqtt://`` / ``mqtts://`` URL. Raises ValueError otherwise."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts"):
-        raise ValueError(f"broker URL must start with mqtt:// or mqtts://, not {url!r}")
-    tls = parts.scheme == "mqtts"
-    return BrokerUrl(parts.hostname or "localhost", parts.port or (8883 if tls else 1883),
-                     unquote(parts.username) if parts.username else None,
-                     unquote(parts.password) if parts.password else None, tls)
-
-
-def client_for(url: str, cafile: str | None, identifier: str) -> aiomqtt.Client:
-    """Returns a client for the broker at ``url`` (inside a running event loop)."""
-    b = parse_broker(url)
-    tls = ssl.create_default_context(cafile=cafile) if b.tls else None
-    return aiomqtt.Client(b.host, b.port, username=b.username, password=b.password,
-                          identifier=identifier, tls_context=tls)
-
-
-async def serve(url: str, cafile: str | None, base: str, config: AdaptersConfig,
-                identifier: str) -> None:
-    """Runs the adapters, reconnecting after a lost connection, until cancelled."""
-    delay = 1.0
-    while True:
-        try:
-            async with client_for(url, cafile, identifier) as client:
-                log.info("connected to %s; adapters for %s", url.split("@")[-1], base)
-                delay = 1.0
-                await run_adapters(client, base, config)
-        except aiomqtt.MqttError as exc:
-            wait = delay * random.uniform(0.5, 1.5)
-            log.warning("broker connection lost (%s); retrying in %.1f s", exc, wait)
-            await asyncio.sleep(wait)
-            delay = min(delay * 2, 30.0)
 
 
 async def amain(args: argparse.Namespace, config: AdaptersConfig) -> None:

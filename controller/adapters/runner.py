@@ -3,6 +3,15 @@
 ``Adapters`` is still pure: ``receive(topic, payload)`` returns the publications. The runner
 ``run_adapters`` is the only I/O: it subscribes, publishes, and waits out delayed
 publications (a WLED restore) in named tasks.
+
+A service embedding the adapters has three ways, from simplest:
+- ``serve(url, cafile, base, config, identifier)``: the adapters on a connection of their own
+  (their own client id and, with the venue ACL, their own user), reconnecting by themselves;
+- ``run_adapters(client, base, config, messages=...)`` on the service's client, handing it the
+  messages on the adapters' ``subscriptions()`` (an aiomqtt client has one message stream:
+  two readers would steal each other's messages);
+- ``Adapters.receive(topic, payload)`` called with what the service publishes itself, the
+  service publishing the result (Home Assistant's birth topic then needs a subscription).
 """
 
 from __future__ import annotations
@@ -10,8 +19,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
+import ssl
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
@@ -144,3 +157,50 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
             if adapters.ignored:
                 log.warning("ignored %s payload(s) that were not JSON objects", adapters.ignored)
                 adapters.ignored = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerUrl:
+    host: str
+    port: int
+    username: str | None
+    password: str | None
+    tls: bool
+
+
+def parse_broker(url: str) -> BrokerUrl:
+    """Returns the parts of an ``mqtt://`` / ``mqtts://`` URL. Raises ValueError otherwise."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise ValueError(f"broker URL must start with mqtt:// or mqtts://, not {url!r}")
+    tls = parts.scheme == "mqtts"
+    return BrokerUrl(parts.hostname or "localhost", parts.port or (8883 if tls else 1883),
+                     unquote(parts.username) if parts.username else None,
+                     unquote(parts.password) if parts.password else None, tls)
+
+
+def client_for(url: str, cafile: str | None, identifier: str) -> aiomqtt.Client:
+    """Returns a client for the broker at ``url`` (inside a running event loop)."""
+    b = parse_broker(url)
+    tls = ssl.create_default_context(cafile=cafile) if b.tls else None
+    return aiomqtt.Client(b.host, b.port, username=b.username, password=b.password,
+                          identifier=identifier, tls_context=tls)
+
+
+async def serve(url: str, cafile: str | None, base: str, config: AdaptersConfig,
+                identifier: str) -> None:
+    """Runs the adapters on a connection of their own, reconnecting with jittered backoff
+    after a lost connection, until cancelled (what a service embedding them calls)."""
+    delay = 1.0
+    while True:
+        try:
+            async with client_for(url, cafile, identifier) as client:
+                b = parse_broker(url)
+                log.info("connected to %s:%s; adapters for %s", b.host, b.port, base)
+                delay = 1.0
+                await run_adapters(client, base, config)
+        except aiomqtt.MqttError as exc:
+            wait = delay * random.uniform(0.5, 1.5)
+            log.warning("broker connection lost (%s); retrying in %.1f s", exc, wait)
+            await asyncio.sleep(wait)
+            delay = min(delay * 2, 30.0)
