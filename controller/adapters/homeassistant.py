@@ -120,8 +120,8 @@ class HomeAssistantAdapter(Adapter):
                 device_class="enum", options=["online", "offline", "stopped"],
                 value_template="{{ value_json.state }}", entity_category="diagnostic",
                 json_attributes_topic=f"{b}/status",
-                json_attributes_template=("{{ {'version': value_json.version, "
-                                          "'health': value_json.health} | tojson }}"))),
+                json_attributes_template=("{{ {'version': value_json.get('version'), "
+                                          "'health': value_json.get('health')} | tojson }}"))),
             (self.topic("event", "pocket"), self._entity(
                 "pocket", "Pocket", state_topic=f"{b}/event", event_types=POCKETS,
                 value_template=_event_template(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from controller.adapters import AdaptersConfig
 from controller.adapters.config import HomeAssistantConfig
 from controller.requests import parse_request
@@ -124,3 +126,35 @@ async def test_retained_configs_when_asked(broker: Broker) -> None:
         assert retained and payload["device"]["name"] == "Table 1"
         assert payload["device"]["suggested_area"] == "Club room"
         await device.nothing()  # no undo button
+
+
+def test_templates_render_what_home_assistant_expects() -> None:
+    """Renders the templates with Jinja2 (Home Assistant's template engine) when it is installed."""
+    jinja2 = pytest.importorskip("jinja2")
+    from controller.adapters.homeassistant import HomeAssistantAdapter
+
+    def render(template: str, payload: dict[str, Any]) -> str:
+        return str(jinja2.Environment().from_string(template).render(value_json=payload))
+
+    configs = {t.split("/")[-2]: c for t, c in
+               HomeAssistantAdapter(HomeAssistantConfig(), B).configs()}
+    state = {"game": "ten-ball", "match_id": "m-1", "race_to": 3, "game_no": 1, "options": {},
+             "status": "in_play", "to_shoot": 1,
+             "players": [{"name": "Ann", "score": 4, "games": 1, "consecutive_fouls": 0},
+                         {"name": "Bob", "score": 5, "games": 0, "consecutive_fouls": 1}]}
+    idle = {**state, "game": None, "status": "idle", "to_shoot": None, "players": []}
+    assert [render(configs[o]["value_template"], state) for o in
+            ("player_1_score", "player_2_score", "to_shoot", "game", "status")] == [
+        "4", "5", "Bob", "ten-ball", "in_play"]
+    assert [render(configs[o]["value_template"], idle) for o in
+            ("player_1_score", "to_shoot", "game")] == ["None", "None", "None"]
+    assert json.loads(render(configs["player_2_score"]["json_attributes_template"], state)) == \
+        state["players"][1]
+    pocket = {"type": "ball_pocketed", "data": {"pocket": "fl", "ball": 7, "shot": 3}}
+    foul = {"type": "foul", "data": {"player": 0, "fouls": ["scratch"], "shot": 3}}
+    assert json.loads(render(configs["pocket"]["value_template"], pocket)) == {
+        "event_type": "fl", "ball": 7, "shot": 3}
+    assert json.loads(render(configs["foul"]["value_template"], foul)) == {
+        "event_type": "scratch", "fouls": ["scratch"], "player": 0, "shot": 3}
+    assert render(configs["pocket"]["value_template"], foul) == ""  # ignored by Home Assistant
+    assert render(AVAILABILITY[0]["value_template"], {"state": "stopped"}) == "offline"
