@@ -57,10 +57,10 @@ class Collector:
 
 
 @contextlib.asynccontextmanager
-async def connected(board: SimBoard, **options: float) -> AsyncIterator[
-    tuple[SerialBackend, Collector]
-]:
-    backend = SerialBackend([board.path], **{"sync_interval": 0.2, **options})
+async def connected(
+    board: SimBoard, sync_interval: float = 0.2
+) -> AsyncIterator[tuple[SerialBackend, Collector]]:
+    backend = SerialBackend([board.path], sync_interval=sync_interval)
     async with backend:
         collector = Collector(backend)
         await backend.links[0].wait_up(5.0)
