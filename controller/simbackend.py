@@ -137,7 +137,8 @@ def scripted_ten_ball(seed: int) -> Lines:
 def _simulator() -> Callable[..., Lines] | None:
     try:
         module = importlib.import_module("controller.simulator")
-    except ImportError:
+    except Exception:  # missing, or broken: the scripted match will do
+        log.warning("no simulator (controller.simulator): playing scripted matches", exc_info=True)
         return None
     found = getattr(module, "simulate_lines", None)
     return found if callable(found) else None
