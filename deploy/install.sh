@@ -211,7 +211,13 @@ install_files() {
     make_dir 0750 "$APP_USER:$APP_USER" "$DATA_DIR"
     if [[ -f "$HERE/controller.example.toml" ]]; then
         put 0644 "$HERE/controller.example.toml" "$CONF_DIR/controller.example.toml"
-        put_config "$HERE/controller.example.toml" "$CONF_DIR/controller.toml"
+        if [[ ! -e "$(dest "$CONF_DIR/controller.toml")" ]]; then
+            put_config "$HERE/controller.example.toml" "$CONF_DIR/controller.toml"
+            # the data directory of this layout (the unit passes it with --data as well)
+            sed -i "s|^data = .*|data = \"$DATA_DIR\"|" "$(dest "$CONF_DIR/controller.toml")"
+        else
+            say "keeping existing $CONF_DIR/controller.toml"
+        fi
     else
         warn "deploy/controller.example.toml is missing: write $CONF_DIR/controller.toml yourself"
     fi

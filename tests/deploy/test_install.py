@@ -69,6 +69,10 @@ def test_dry_run_lays_out_the_files_and_only_prints_system_commands(tmp_path: Pa
         assert (tmp_path / directory).is_dir()
     assert oct((tmp_path / "var/lib/billiards-controller").stat().st_mode & 0o777) == "0o750"
     assert (tmp_path / "etc/mosquitto/billiards.passwd").read_text() == ""
+    controller_toml = tmp_path / "etc/billiards-controller/controller.toml"
+    if (DEPLOY / "controller.example.toml").exists():
+        data = [x for x in controller_toml.read_text().splitlines() if x.startswith("data = ")]
+        assert data in ([], ['data = "/var/lib/billiards-controller"'])
     commands = [line.removeprefix("would run: ") for line in run.stdout.splitlines()
                 if line.startswith("would run: ")]
     words = [shlex.split(c)[:2] for c in commands if not c.startswith("openssl")]
@@ -118,7 +122,7 @@ def test_uninstall_keeps_config_and_data_and_purge_removes_them(tmp_path: Path) 
     assert "would run: userdel billiards" in run.stdout
 
 
-def test_refuses_a_real_install_without_root_or_a_destdir_without_dry_run(tmp_path: Path) -> None:
+def test_refuses_a_destdir_without_dry_run_and_purge_without_uninstall(tmp_path: Path) -> None:
     run = subprocess.run(["bash", str(SCRIPT), "--destdir", str(tmp_path)], capture_output=True,
                          text=True, timeout=30, check=False)
     assert run.returncode != 0 and "error:" in run.stderr
