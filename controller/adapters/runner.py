@@ -52,8 +52,10 @@ class Adapters:
         ]
         if config.homeassistant is not None:
             self.adapters.append(HomeAssistantAdapter(config.homeassistant, self.base))
-        self.ignored = 0  # payloads that were not a JSON object
-        self._last_seq: int | None = None
+        # Payloads that were not a JSON object. Snapshots are taken as they come, with no
+        # check of "seq": one table publishes them in order, and a table whose journal was
+        # wiped starts its "seq" again.
+        self.ignored = 0
 
     def subscriptions(self) -> list[str]:
         """Returns every topic to subscribe to (``B/state``, ``B/event``, then the adapters')."""
@@ -71,17 +73,9 @@ class Adapters:
                 self.ignored += 1
                 return []
             if topic == self.state_topic:
-                return self.state(data)
+                return [p for a in self.adapters for p in a.on_state(data)]
             return [p for a in self.adapters for p in a.on_event(data)]
         return [p for a in self.adapters for p in a.on_message(topic, payload)]
-
-    def state(self, data: dict[str, Any]) -> list[Publication]:
-        seq = data.get("seq")
-        if isinstance(seq, int) and self._last_seq is not None and seq < self._last_seq:
-            return []  # an older snapshot than one already shown
-        if isinstance(seq, int):
-            self._last_seq = seq
-        return [p for a in self.adapters for p in a.on_state(data)]
 
 
 def _object(payload: bytes) -> dict[str, Any] | None:

@@ -37,13 +37,15 @@ async def test_junk_on_the_state_topic_is_ignored_and_the_adapters_keep_going(br
     assert seen[1] == ">ANN" + " " * 11 + "0\n" + " BOB" + " " * 11 + "0"
 
 
-def test_an_older_snapshot_than_the_last_shown_is_ignored() -> None:
+def test_snapshots_are_taken_in_order_even_when_seq_starts_again() -> None:
     adapters = Adapters(B, CONFIG)
     state = {"seq": 10, "status": "in_play", "game": "pyramid", "to_shoot": 0,
              "players": [{"name": "Ann", "score": 1}, {"name": "Bob", "score": 0}]}
-    assert adapters.receive(f"{B}/state", _json(state))
-    assert adapters.receive(f"{B}/state", _json({**state, "seq": 9, "to_shoot": 1})) == []
-    assert adapters.receive(f"{B}/state", _json({**state, "seq": 11, "to_shoot": 1}))
+    [first] = adapters.receive(f"{B}/state", _json(state))
+    assert adapters.receive(f"{B}/state", _json(state)) == []  # nothing new to show
+    [second] = adapters.receive(f"{B}/state", _json({**state, "seq": 1, "to_shoot": 1}))
+    assert (first.payload, second.payload) == (
+        ">ANN" + " " * 11 + "1\n BOB" + " " * 11 + "0", " ANN" + " " * 11 + "1\n>BOB" + " " * 11 + "0")
     assert adapters.receive("elsewhere/state", _json(state)) == []
     assert adapters.subscriptions() == [f"{B}/state", f"{B}/event"]
 
