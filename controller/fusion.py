@@ -175,6 +175,8 @@ class Fusion:
         self._bursts: list[_Burst] = []  # closed, waiting for a crosstalk partner
         self._bursts_ready = False
         self._due_for: _Shot | None = None  # the shot whose due time is in _next
+        #: Pockets whose beam is out of order (sensor health): their drops are asked, not seen.
+        self.blind: set[Pocket] = set()
         self._cur: _Shot | None = None  # open, not yet ruled
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
@@ -203,6 +205,9 @@ class Fusion:
             self.now = t
         ch = ev.ch
         pocket = _POCKET_OF.get(ch)
+        if pocket is not None and pocket in self.blind:
+            pocket = None  # an out-of-order beam: its edges count for nothing
+            ch = ""
         if pocket is not None:
             beam = self._beams[pocket]
             self._beam(pocket, t, ev.v, out)
@@ -289,6 +294,18 @@ class Fusion:
         self._late_ok, self._closed_at = False, t
         self._reschedule()
         return out
+
+    def set_usable(self, channel: str, usable: bool) -> None:
+        """Tells fusion a channel's health: a beam that is not usable stops counting drops."""
+        pocket = _POCKET_OF.get(channel)
+        if pocket is None:
+            return
+        if usable:
+            self.blind.discard(pocket)
+        else:
+            self.blind.add(pocket)
+            beam = self._beams[pocket]  # whatever it was doing is not a ball
+            beam.pend_t, beam.level, beam.counted, beam.block_start = INF, 0, False, INF
 
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
@@ -405,6 +422,7 @@ class Fusion:
             manner=shot.manner,
             drops=tuple(Drop(x.pocket, x.ball) for x in shot.drops),
             cue_sensed=cfg.cue_detector,
+            blind_pockets=tuple(sorted(self.blind)),
             first_contact=d.get("first_contact", UNKNOWN),
             cushions=cushions,
             off_table=tuple(d.get("off_table", ())),

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from controller.fusion import FusionConfig, fusion_config
 from controller.table import Message, Table
-from controller.trace import BadLine, Header, RequestLine, read_trace
+from controller.trace import BadLine, Header, HealthLine, RequestLine, read_trace
 from hardware.events import SensorEvent
 
 
@@ -45,10 +45,13 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
     return table
 
 
-def feed(table: Table, item: SensorEvent | RequestLine) -> None:
+def feed(table: Table, item: SensorEvent | RequestLine | HealthLine) -> None:
     """Feeds one trace item to a table, as live input would arrive."""
     if isinstance(item, SensorEvent):
         table.sensor(item)
+    elif isinstance(item, HealthLine):
+        table.advance(item.t)
+        table.set_usable(item.channel, item.usable)
     else:
         table.advance(item.t)
         table.request(item.name, item.payload, item.t)

@@ -137,6 +137,13 @@ class Table:
         if actions:
             self._apply(ev.t, actions)
 
+    def set_usable(self, channel: str, usable: bool) -> None:
+        """Sensor health changed: a beam that is out of order stops counting drops, and for
+        each shot the referee is asked whether a ball fell in its pocket."""
+        if self._record is not None:
+            self._record({"t": round(self.now, 6), "health": channel, "usable": usable})
+        self.fusion.set_usable(channel, usable)
+
     def advance(self, now: float) -> None:
         """Runs the clock to ``now`` (provisional rulings fall due)."""
         if now >= self.fusion.next_deadline:

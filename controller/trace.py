@@ -28,12 +28,21 @@ class RequestLine:
 
 
 @dataclass(frozen=True, slots=True)
+class HealthLine:
+    """A channel's health changed: a beam out of order stops counting drops (extension)."""
+
+    t: float
+    channel: str
+    usable: bool
+
+
+@dataclass(frozen=True, slots=True)
 class BadLine:
     line: int
     reason: str
 
 
-TraceItem = Header | SensorEvent | RequestLine | BadLine
+TraceItem = Header | SensorEvent | RequestLine | HealthLine | BadLine
 
 
 def _number(value: Any) -> bool:  # a JSON number, not a bool
@@ -105,6 +114,16 @@ def _parse_slow(obj: Any, lineno: int) -> TraceItem:
         if pocket is not None and pocket not in ("hl", "hr", "sl", "sr", "fl", "fr"):
             return BadLine(lineno, f"unknown pocket {pocket!r}")
         return SensorEvent(t, ch, int(v), level, ball, pocket)
+    health = obj.get("health")
+    if isinstance(health, str):
+        usable = obj.get("usable")
+        if not isinstance(usable, bool):
+            return BadLine(lineno, "a health line needs 'usable': true or false")
+        try:
+            parse_channel(health)
+        except ChannelError as exc:
+            return BadLine(lineno, str(exc))
+        return HealthLine(t, health, usable)
     name = obj.get("request")
     if isinstance(name, str):
         payload = obj.get("payload", {})
@@ -121,7 +140,7 @@ def read_trace(lines: Iterable[str]) -> Iterator[TraceItem]:
     for text in lines:
         lineno += 1
         item = parse_line(text, lineno)
-        if type(item) is SensorEvent or type(item) is RequestLine:
+        if type(item) is SensorEvent or type(item) is RequestLine or type(item) is HealthLine:
             if item.t < last_t:
                 yield BadLine(lineno, f"time {item.t} goes back (after {last_t})")
                 continue

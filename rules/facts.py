@@ -131,6 +131,7 @@ class ShotRecord:
     - ``drops``: balls that fell, in order, with identity where known.
     - ``cue_sensed``: a cue-ball detector watches the ball return, so a drop it did not flag
       is an object ball. Without one, an unidentified drop might be the cue ball.
+    - ``blind_pockets``: pockets whose beam is out of order; whether a ball fell there is asked.
     - ``first_contact``: the first ball the cue ball touched; None: it touched none.
     - ``cushions``: rail segments touched after the first contact, in order.
     - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
@@ -143,6 +144,8 @@ class ShotRecord:
     manner: str | None = None
     drops: tuple[Drop, ...] = ()
     cue_sensed: bool = False
+    #: Pockets whose beam is out of order (stuck, silent): drops there are not seen.
+    blind_pockets: tuple[Pocket, ...] = ()
     first_contact: Known[Ball | None] = UNKNOWN
     cushions: Known[tuple[Rail, ...]] = UNKNOWN
     off_table: tuple[Ball, ...] = ()

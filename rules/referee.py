@@ -331,6 +331,20 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         else:  # unidentified, or a reading that cannot be right (a ball not on the table)
             unknown.append(Drop(drop.pocket))
 
+    # A pocket whose beam is out of order saw nothing: whether a ball fell there is asked.
+    blind_pending = False
+    for pocket in record.blind_pockets:
+        if any(d.pocket == pocket for d in record.drops):
+            continue  # a declared or identified drop there already
+        fell = ask.confirm(state.to_shoot or 0,
+                           f"the {pocket} pocket's sensor is out of order: did a ball fall in {pocket}?")
+        if fell is None:
+            blind_pending = True
+        elif fell:
+            unknown.append(Drop(pocket))
+    if blind_pending:
+        return None
+
     if unknown and state.options.presume_called:
         for call in record.calls:
             if call.ball == CUE and cue_pocketed or call.ball in dict(known):

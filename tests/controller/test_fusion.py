@@ -301,3 +301,18 @@ def test_a_burst_waiting_for_its_open_twin_does_not_stall_the_clock():
     table.settle()
     assert table.fusion.next_deadline == float("inf")
     assert table.fusion.crosstalk == 1
+
+
+def test_a_beam_out_of_order_counts_no_drops_and_its_pocket_is_named_blind():
+    rng = random.Random(19)
+    fusion = Fusion()
+    fusion.set_usable("beam.fl", False)
+    out: list[Action] = []
+    for e in beam_block("fl", 1.0, rng) + cushion_hit("h", 1.2, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(10.0)
+    assert drops(out) == []
+    assert record_of(out).blind_pockets == (Pocket.FOOT_LEFT,)
+    fusion.set_usable("beam.fl", True)
+    assert [d.pocket for d in drops(fusion.sensor(ev(20.0, "beam.fl", 1))
+                                    + fusion.advance(20.01))] == [Pocket.FOOT_LEFT]

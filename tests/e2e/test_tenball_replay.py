@@ -214,3 +214,13 @@ def test_tb_8_safety_with_a_pot_offers_the_choice():
     out = run(tb.text())
     (q,) = out.state["questions"]
     assert q["kind"] == "option" and q["player"] == 0 and q["choices"] == ["shoot", "hand_back"]
+
+
+def test_a_stuck_beam_in_the_trace_makes_the_referee_ask_instead_of_counting():
+    tb = ten_ball().shot(cushions=["f"])
+    tb.lines.append({"t": round(tb.t, 6), "health": "beam.sr", "usable": False})
+    tb.call(1, "sr").shot(drops=["sr"], cushions=["h"])  # the stuck beam sees nothing useful
+    out = run(tb.text())
+    assert not out.bad
+    (q,) = out.state["questions"]
+    assert q["kind"] == "confirm" and "sr" in q["prompt"]

@@ -235,3 +235,29 @@ def test_more_drops_than_balls_that_could_fall_names_only_those_balls():
     # only the 9 and the 10 could have fallen: nobody is asked, the third block was noise
     assert [q.kind for q in ref.questions] == ["option"]  # TB-9: not in the called pocket
     assert ref.state.on_table == (10,)  # the 10 fell uncalled: spotted
+
+
+def test_a_blind_pocket_is_asked_about_never_guessed():
+    from dataclasses import replace
+
+    from rules import Pocket
+
+    ref = broken()
+    play(ref, replace(shot(call=(1, "fl"), first=1, cushions=("h",)),
+                      blind_pockets=(Pocket.FOOT_LEFT,)))
+    (q,) = ref.questions
+    assert q.kind == "confirm" and "fl" in q.prompt
+    answer(ref, True)  # a ball did fall there: the presumption names the called ball
+    assert 1 not in ref.state.on_table and ref.state.to_shoot == 0
+
+
+def test_a_blind_pocket_answered_no_means_nothing_fell_there():
+    from dataclasses import replace
+
+    from rules import Pocket
+
+    ref = broken()
+    play(ref, replace(shot(call=(1, "fl"), first=1, cushions=("h",)),
+                      blind_pockets=(Pocket.FOOT_LEFT,)))
+    answer(ref, False)
+    assert 1 in ref.state.on_table and ref.state.to_shoot == 1
