@@ -333,15 +333,15 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
 
     # A pocket whose beam is out of order saw nothing: whether a ball fell there is asked.
     blind_pending = False
-    for pocket in record.blind_pockets:
-        if any(d.pocket == pocket for d in record.drops):
+    for blind in record.blind_pockets:
+        if any(d.pocket == blind for d in record.drops):
             continue  # a declared or identified drop there already
         fell = ask.confirm(state.to_shoot or 0,
-                           f"the {pocket} pocket's sensor is out of order: did a ball fall in {pocket}?")
+                           f"the {blind} pocket's sensor is out of order: did a ball fall in {blind}?")
         if fell is None:
             blind_pending = True
         elif fell:
-            unknown.append(Drop(pocket))
+            unknown.append(Drop(blind))
     if blind_pending:
         return None
 
