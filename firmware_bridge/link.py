@@ -377,8 +377,18 @@ class BoardLink:
         )
         self.info = BoardInfo(msg.uid, msg.firmware, msg.protocol, msg.boot_id, msg.tick_bits,
                               channels)
-        self._names = {c.index: self._overrides.get(c.index, c.name) for c in msg.channels
-                       if c.mode != P.MODE_OFF}
+        self._names = {}
+        for c in msg.channels:
+            name = self._overrides.get(c.index, c.name)
+            if c.mode == P.MODE_OFF:
+                continue
+            try:
+                parse_channel(name)
+            except ChannelError:
+                log.warning("board %s: channel %d is named %r, not an interfaces §2 name; "
+                            "its edges are dropped", msg.uid, c.index, name)
+                continue
+            self._names[c.index] = name
         if self._boot_id != msg.boot_id:
             live = self._hello is not None and self._hello.done()
             if self._boot_id is not None and live and self._lost and not self._lost.done():
@@ -430,13 +440,9 @@ class BoardLink:
         pending, self._pending = self._pending, []
         for tick, edge in pending:
             name = self._names.get(edge.ch)
-            try:
-                if name is None:
-                    raise ChannelError(f"board channel {edge.ch} has no name")
-                parse_channel(name)
-            except ChannelError as exc:
+            if name is None:
                 self.counters.unknown_channels += 1
-                log.warning("board %s: edge dropped: %s", self.source, exc)
+                log.debug("board %s: edge on unnamed channel %d dropped", self.source, edge.ch)
                 continue
             level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
             self.counters.edges += 1
@@ -447,8 +453,15 @@ class BoardLink:
     async def configure(self, config: P.Config, timeout: float = 1.0) -> None:
         """Configures one of the board's channels and waits for its acknowledgement.
 
-        Raises ConfigRejected if the board refuses, LinkTimeout if it does not answer.
+        Raises ConfigRejected if the name is not an interfaces §2 channel or the board
+        refuses, LinkTimeout if it does not answer.
         """
+        name = self._overrides.get(config.ch, config.name)
+        if config.mode != P.MODE_OFF:
+            try:
+                parse_channel(name)
+            except ChannelError as exc:
+                raise ConfigRejected(P.ERR_BAD_CHANNEL, str(exc)) from exc
         seq = self._codec.next_seq
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._acks[seq] = fut
@@ -462,7 +475,7 @@ class BoardLink:
         if config.mode == P.MODE_OFF:
             self._names.pop(config.ch, None)
         else:
-            self._names[config.ch] = self._overrides.get(config.ch, config.name)
+            self._names[config.ch] = name
 
     def quality(self) -> dict[str, float | int]:
         """Returns link quality figures: round trips (ms) and error counters."""

@@ -58,9 +58,10 @@ class Collector:
 
 @contextlib.asynccontextmanager
 async def connected(
-    board: SimBoard, sync_interval: float = 0.2
+    board: SimBoard, sync_interval: float = 0.2, channel_names: dict[int, str] | None = None
 ) -> AsyncIterator[tuple[SerialBackend, Collector]]:
-    backend = SerialBackend([board.path], sync_interval=sync_interval)
+    backend = SerialBackend([board.path], sync_interval=sync_interval,
+                            channel_names=channel_names)
     async with backend:
         collector = Collector(backend)
         await backend.links[0].wait_up(5.0)
@@ -280,6 +281,8 @@ async def test_a_channel_is_renamed_by_configuration_and_a_bad_pin_is_refused() 
             with pytest.raises(ConfigRejected) as refused:
                 await link.configure(P.Config(13, "click", P.MODE_PIEZO, 5))
             assert refused.value.code == P.ERR_BAD_PIN
+            with pytest.raises(ConfigRejected, match="unknown sensor channel"):
+                await link.configure(P.Config(5, "beam.middle", P.MODE_DIGITAL, 7))
             await play(board, [("strike", 1, 0.0)])
             await got.until(lambda c: len(c.events) == 1)
             assert (got.events[0].ch, got.events[0].v) == ("strike", 1)
@@ -301,3 +304,16 @@ async def test_a_channel_configuration_survives_a_reboot() -> None:
             await got.until(lambda c: len(c.changes) == 3)
             assert "strike" in got.changes[2][1].channels
             assert "cue" not in got.changes[2][1].channels
+
+
+async def test_host_names_override_the_boards_and_a_name_outside_interfaces_2_is_dropped() -> None:
+    channels = ((0, "beam.fl", P.MODE_DIGITAL, 6, 300, 0, 0),
+                (1, "pocket-7", P.MODE_DIGITAL, 7, 300, 0, 0))
+    with SimBoard(channels=channels) as board:
+        async with connected(board, channel_names={0: "beam.sr"}) as (backend, got):
+            await play(board, [("pocket-7", 1, 0.0), ("beam.fl", 1, 0.01)])
+            await got.until(lambda c: len(c.events) == 1)
+            await asyncio.sleep(0.1)
+            assert [(e.ch, e.v) for e in got.events] == [("beam.sr", 1)]
+            assert backend.links[0].counters.unknown_channels == 1
+            assert got.changes[0][1].channels == ("beam.sr",)
