@@ -37,10 +37,10 @@ from controller.journal import Journal, JournalError
 from controller.mqtt import BrokerRefused, Incoming, MqttLink, Outbox
 from controller.simbackend import SimBackend, matches_for
 from controller.table import VERSION, Message, Table
-from controller.trace import RequestLine, TraceWriter, parse_line
+from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import HealthMonitor, HealthRecord
+from hardware.health import EventsLost, HealthMonitor, HealthRecord
 
 from .systemd import Notifier
 
@@ -92,6 +92,7 @@ class Service:
         self._reply: tuple[str, bytes | None] | None = None
         self._shot_ended = False
         self._status_health: dict[str, Any] = {}
+        self._usable: dict[str, bool] = {}  # what the table was told of each channel
         self._last_t = 0.0
         self._last_input = 0
         self._next_health = 0.0
@@ -157,6 +158,9 @@ class Service:
                     table.sensor(item)
                 elif isinstance(item, RequestLine):
                     table.request(item.name, item.payload, item.t)
+                elif isinstance(item, HealthLine):
+                    table.set_usable(item.channel, item.usable)
+                    self._usable[item.channel] = item.usable
                 else:
                     log.error("journal line %d cannot be read: %s", n, line)
         finally:
@@ -289,6 +293,11 @@ class Service:
         for rec in records:
             self._publish(Message("event", {**self.table.stamp(t), "type": rec.event_type,
                                             "data": rec.to_json()}))
+        for channel in dict.fromkeys(r.channel for r in records if not isinstance(r, EventsLost)):
+            usable = self.health.is_usable(channel)
+            if self._usable.get(channel, True) != usable:  # fusion hears it (and the journal)
+                self._usable[channel] = usable
+                self.table.set_usable(channel, usable)
         if records or force:
             self._publish(Message("health", {**self.table.stamp(t), **self._health_payload()},
                                   retain=True))

@@ -24,3 +24,8 @@ async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(t
         status = [p["health"] for p in col.of("status") if p["state"] == "online"]
         assert {"ok": False, "faults": {"beam.fl": "stuck"}} in status
         assert status[-1] == {"ok": True, "faults": {}}
+    # fusion was told, and the journal and the trace hold it, so replays rule as the table did
+    (recorded,) = (tmp_path / "data" / "traces").glob("trace-*.jsonl")
+    told = [(x["health"], x["usable"]) for x in map(json.loads, recorded.read_text().splitlines())
+            if "health" in x]
+    assert told == [("beam.fl", False), ("beam.fl", True)]
