@@ -1,0 +1,20 @@
+"""The house's tools agree with the code: ruff on everything, mypy strict on the packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_finds_nothing() -> None:
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_mypy_strict_finds_nothing() -> None:
+    run = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
