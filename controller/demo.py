@@ -39,6 +39,13 @@ class DemoError(RuntimeError):
     """The demo cannot start (no broker)."""
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
 class EmbeddedBroker:
     """A Mosquitto of the demo's own, on a free port of 127.0.0.1 (Mosquitto 2 ignores ``-p``
     when its configuration has a listener, so the port is written in the file)."""
@@ -50,21 +57,36 @@ class EmbeddedBroker:
             raise DemoError("Mosquitto is not installed (sudo apt install mosquitto), "
                             "or pass --broker mqtt://host:port")
         self.binary = found
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port: int = s.getsockname()[1]
+        self.port = _free_port()
+        self.ws_port: int | None = _free_port()  # MQTT over websockets, for browser pages
         self.host = "127.0.0.1"
+        self.directory = directory
         self.conf = directory / "mosquitto.conf"
-        self.conf.write_text("\n".join([
-            f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false",
-            f"log_dest file {directory / 'mosquitto.log'}", ""]))
         self.process: subprocess.Popen[bytes] | None = None
+
+    def _write_conf(self) -> None:
+        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false",
+                 f"log_dest file {self.directory / 'mosquitto.log'}"]
+        if self.ws_port is not None:
+            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
+        self.conf.write_text("\n".join(lines) + "\n")
 
     @property
     def url(self) -> str:
         return f"mqtt://{self.host}:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
+        try:
+            self._start(timeout)
+        except DemoError:
+            if self.ws_port is None:
+                raise
+            log.info("this Mosquitto has no websockets: starting it without")
+            self.ws_port = None
+            self._start(timeout)
+
+    def _start(self, timeout: float) -> None:
+        self._write_conf()
         self.process = subprocess.Popen([self.binary, "-c", str(self.conf)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + timeout
@@ -123,8 +145,9 @@ async def scoreboard(url: str, out: TextIO, counts: dict[str, int]) -> None:
                     line = score_line(table, state)
                     if shown.get(table) != line:
                         shown[table] = line
-                        out.write(line + "\n")
-                        out.flush()
+                        with contextlib.suppress(BrokenPipeError):  # `demo | head` is fine
+                            out.write(line + "\n")
+                            out.flush()
         except aiomqtt.MqttError:
             await asyncio.sleep(0.5)
 
@@ -140,17 +163,21 @@ async def play(args: Any, out: TextIO = sys.stdout) -> int:
             embedded.start()
             url = embedded.url
         try:
-            return await _run(args, url, root, embedded is not None, out)
+            return await _run(args, url, root, embedded, out)
         finally:
             if embedded is not None:
                 embedded.stop()
 
 
-async def _run(args: Any, url: str, root: Path, embedded: bool, out: TextIO) -> int:
+async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
+               out: TextIO) -> int:
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 1883
-    out.write(f"broker: {url}{' (embedded Mosquitto, started by the demo)' if embedded else ''}\n")
+    started = " (embedded Mosquitto, started by the demo)" if embedded is not None else ""
+    out.write(f"broker: {url}{started}\n")
     out.write(f"watch:  mosquitto_sub -h {host} -p {port} -t 'billiards/#' -v\n")
+    if embedded is not None and embedded.ws_port is not None:
+        out.write(f"websockets: ws://127.0.0.1:{embedded.ws_port} (MQTT for browser pages)\n")
     out.flush()
     games = itertools.repeat(args.game) if args.game else itertools.cycle(GAMES)
     services = []
@@ -186,7 +213,9 @@ async def _run(args: Any, url: str, root: Path, embedded: bool, out: TextIO) -> 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.remove_signal_handler(sig)
     total = sum(counts.values())
-    out.write(f"published {total} messages ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n")
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    with contextlib.suppress(BrokenPipeError):
+        out.write(f"published {total} messages ({kinds})\n")
     return 0
 
 
