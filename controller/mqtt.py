@@ -11,7 +11,8 @@ data), MQTT 3.1.1 otherwise; TLS for ``mqtts://``.
 Errors::
 
     MqttLinkError                        root of this module's errors
-    └── BrokerRefused (ConnectionError)  the broker refused our credentials at the first try
+    ├── BrokerRefused (ConnectionError)   the broker refused our credentials at the first try
+    └── UntrustedBroker (ConnectionError) its TLS certificate did not verify, at the first try
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ class MqttLinkError(ControllerError):
 
 class BrokerRefused(MqttLinkError, ConnectionError):
     """The broker refused the service's credentials."""
+
+
+class UntrustedBroker(MqttLinkError, ConnectionError):
+    """The broker's TLS certificate does not verify against the configured authorities."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +287,11 @@ class MqttLink:
                 text = f"the broker at {self.broker.address} refused {who}: {error}"
                 if first:
                     raise BrokerRefused(text) from error
+                log.error("%s; trying again in %.1f s", text, delay)
+            elif "CERTIFICATE_VERIFY_FAILED" in str(error) or "certificate verify failed" in str(error):
+                text = f"the broker at {self.broker.address} has a certificate we do not trust: {error}"
+                if first:
+                    raise UntrustedBroker(text) from error
                 log.error("%s; trying again in %.1f s", text, delay)
             elif was_connected:
                 log.warning("lost the broker at %s: %s", self.broker.address, error)

@@ -34,7 +34,7 @@ from typing import Any
 
 from controller.config import Config, ConfigError, load
 from controller.journal import Journal, JournalError
-from controller.mqtt import BrokerRefused, Incoming, MqttLink, Outbox
+from controller.mqtt import BrokerRefused, Incoming, MqttLink, Outbox, UntrustedBroker
 from controller.simbackend import SimBackend, matches_for
 from controller.table import VERSION, Message, Table
 from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
@@ -466,7 +466,7 @@ def run_main(args: Any) -> int:
         asyncio.run(serve(config))
     except (Exception, ExceptionGroup) as exc:  # noqa: B014
         cause = _first(exc)
-        if isinstance(cause, BrokerRefused | ConfigError):
+        if isinstance(cause, BrokerRefused | UntrustedBroker | ConfigError):
             print(f"error: {cause}", file=sys.stderr)
             return 2
         from firmware_bridge.errors import BridgeError
