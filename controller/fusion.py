@@ -94,6 +94,8 @@ class DropSeen:
     t: float
     pocket: Pocket | None
     ball: int | str | None = None
+    #: The drop belongs to the shot already ruled (a late ball), not to the one in play.
+    late: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,7 +463,7 @@ class Fusion:
         shot = self._shot_at(t, out)
         shot.drops.append(_Drop(t, pocket))
         self._touch(shot, t)
-        out.append(DropSeen(t, pocket))
+        out.append(DropSeen(t, pocket, late=shot is self._last))
         self._changed(shot, t, out)
 
     def _declare_drop(self, shot: _Shot, t: float, ball: int | str, pocket: Pocket) -> None:
@@ -495,7 +497,7 @@ class Fusion:
         shot = self._shot_at(t, out)
         shot.drops.append(_Drop(t, pocket, ball, matched=True))
         self._touch(shot, t)
-        out.append(DropSeen(t, pocket, ball))
+        out.append(DropSeen(t, pocket, ball, late=shot is self._last))
         self._changed(shot, t, out)
 
     # -------------------------------------------------------------- cushions

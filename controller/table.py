@@ -266,7 +266,7 @@ class Table:
             if isinstance(action, DropSeen):
                 self._event("ball_pocketed", {
                     "pocket": action.pocket, "ball": action.ball,
-                    "shot": self.referee.state.shot + 1}, action.t)
+                    "shot": self.referee.state.shot + (0 if action.late else 1)}, action.t)
             elif isinstance(action, RuleShot):
                 if self.referee.state.setup is None or self.referee.state.status is Status.MATCH_OVER:
                     self.ignored_shots += 1

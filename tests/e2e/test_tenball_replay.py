@@ -224,3 +224,13 @@ def test_a_stuck_beam_in_the_trace_makes_the_referee_ask_instead_of_counting():
     assert not out.bad
     (q,) = out.state["questions"]
     assert q["kind"] == "confirm" and "sr" in q["prompt"]
+
+
+def test_ball_pocketed_names_the_shot_the_ball_belongs_to():
+    tb = ten_ball().shot(cushions=["f"])
+    tb.call(1, "fl").shot(cushions=["h"])
+    tb.lines.append({"t": round(tb.t - 1.0, 6), "ch": "beam.fl", "v": 1})  # late: shot 2
+    tb.lines.append({"t": round(tb.t - 0.8, 6), "ch": "beam.fl", "v": 0})
+    tb.call(3, "sr").shot(drops=["sr"], cushions=["h"])  # shot 3
+    out = run(tb.text())
+    assert [e["data"]["shot"] for e in out.events("ball_pocketed")] == [2, 3]
