@@ -247,7 +247,10 @@ class TenBall(Game):
         if opts.three_fouls and count == 2:
             decisions.append(WarningIssued(shooter, "two_fouls"))
         scratch = Foul.SCRATCH in fouls or Foul.CUE_OFF_TABLE in fouls
-        kitchen = scratch and opts.scratch_in_hand == "kitchen"
+        # TB-11: after a scratch, and after illegal play from behind the head string (rule 6.11,
+        # second paragraph), the incoming player has the ball in hand behind the head string.
+        kitchen = (scratch and opts.scratch_in_hand == "kitchen"
+                   or Foul.DIRECT_HIT_IN_KITCHEN in fouls)
         in_hand = InHand.KITCHEN if kitchen else InHand.ANYWHERE
         return self._pass(state, opponent, decisions, in_hand)
 

@@ -375,3 +375,9 @@ def test_tb_14_stalemate_rebreaks_by_the_same_breaker():
     snap = ref.snapshot()
     assert snap["on_table"] == ALL and snap["to_shoot"] == 1 and snap["status"] == "break"
     assert ref.state.status is Status.BREAK
+
+
+def test_tb_11_illegal_play_from_behind_the_head_string_gives_ball_in_hand_in_the_kitchen():
+    ref = after_break()
+    out = play(ref, call=(1, "fl"), first=1, fouls=("direct_hit_in_kitchen",))
+    assert out[-1] == TurnPassed(0, InHand.KITCHEN)
