@@ -1,0 +1,163 @@
+"""A tiny static file server for the dashboard and the referee console (asyncio, stdlib only).
+
+It serves the files under ``controller/web/static`` (GET and HEAD, nothing else) and one
+generated file, ``config.json``, that tells the pages where the broker's websockets listener
+is, which venue to show, and (where configured) the credentials to log in with::
+
+    {"broker": "ws://{host}:9001", "prefix": "billiards", "venue": "club",
+     "dashboard": {"username": "dashboard", "password": "..."},
+     "referee": null}
+
+``{host}`` in ``broker`` is replaced by the page with the host the page was loaded from, so
+one configuration works from every machine on the venue's network. Without ``referee``
+credentials the console asks for them. A venue may serve the same files from any web
+server instead, with a ``config.json`` of its own beside them.
+
+``WebServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import mimetypes
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+MAX_HEADER = 16 * 1024
+
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".md": "text/plain; charset=utf-8",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """A broker user the pages log in as."""
+
+    username: str
+    password: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"username": self.username, "password": self.password}
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """What ``config.json`` tells the pages."""
+
+    broker: str = "ws://{host}:9001"
+    venue: str = "club"
+    prefix: str = "billiards"
+    dashboard: Credentials | None = None
+    referee: Credentials | None = None
+    tables: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the payload of ``config.json``."""
+        return {
+            "broker": self.broker, "venue": self.venue, "prefix": self.prefix,
+            "dashboard": self.dashboard.to_json() if self.dashboard else None,
+            "referee": self.referee.to_json() if self.referee else None,
+            "tables": list(self.tables),
+        }
+
+
+class WebServer:
+    """Serves ``root`` and ``config.json`` over HTTP/1.1 (one request per connection)."""
+
+    def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 0,
+                 root: Path = STATIC) -> None:
+        self.config = config
+        self.host = host
+        self.port = port
+        self.root = root.resolve()
+        self._server: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        """Returns the address of the dashboard (``http://host:port/``)."""
+        host = self.host if self.host not in ("", "0.0.0.0", "::") else "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    async def start(self) -> None:
+        """Listens; with port 0, ``port`` becomes the port the system chose."""
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        log.info("web pages at %s", self.url)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+            self._server = None
+
+    async def __aenter__(self) -> WebServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+    async def serve_forever(self) -> None:
+        """Serves until cancelled."""
+        if self._server is None:
+            await self.start()
+        assert self._server is not None
+        await self._server.serve_forever()
+
+    # ------------------------------------------------------------------ one request
+    def resolve(self, target: str) -> tuple[int, bytes, str]:
+        """Returns ``(status, body, content type)`` for a request target."""
+        path = unquote(urlsplit(target).path)
+        if path in ("", "/"):
+            path = "/index.html"
+        if path == "/config.json":
+            return 200, json.dumps(self.config.to_json()).encode(), _TYPES[".json"]
+        file = (self.root / path.lstrip("/")).resolve()
+        if not file.is_relative_to(self.root) or not file.is_file():
+            return 404, b"not found\n", "text/plain; charset=utf-8"
+        kind = _TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        return 200, file.read_bytes(), kind
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
+            if len(head) > MAX_HEADER:
+                raise ValueError("header too long")
+            method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+            if method not in ("GET", "HEAD"):
+                status, body, kind = 405, b"method not allowed\n", "text/plain; charset=utf-8"
+            else:
+                status, body, kind = self.resolve(target)
+            reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed"}[status]
+            writer.write((f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\n"
+                          f"Content-Length: {len(body)}\r\nCache-Control: no-cache\r\n"
+                          "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode())
+            if method != "HEAD":
+                writer.write(body)
+            await writer.drain()
+        except (ValueError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                ConnectionError):
+            pass  # a client that sent no proper request gets no answer
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
