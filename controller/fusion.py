@@ -148,6 +148,10 @@ class _Beam:
     pend_v: int = 0
     block_start: float = INF
     counted: bool = False
+    #: The drop counted for the block in progress, and its shot (retracted if the beam
+    #: turns out to be stuck rather than blocked by a ball).
+    drop: _Drop | None = None
+    drop_shot: _Shot | None = None
 
 
 @dataclass(slots=True)
@@ -297,17 +301,28 @@ class Fusion:
         self._reschedule()
         return out
 
-    def set_usable(self, channel: str, usable: bool) -> None:
-        """Tells fusion a channel's health: a beam that is not usable stops counting drops."""
+    def set_usable(self, channel: str, usable: bool, t: float | None = None) -> list[Action]:
+        """Tells fusion a channel's health: a beam that is not usable stops counting drops.
+
+        A beam found stuck while blocked was never a ball: the drop its block counted is taken
+        back (the shot it went to is corrected).
+        """
+        out: list[Action] = []
         pocket = _POCKET_OF.get(channel)
         if pocket is None:
-            return
+            return out
         if usable:
             self.blind.discard(pocket)
-        else:
-            self.blind.add(pocket)
-            beam = self._beams[pocket]  # whatever it was doing is not a ball
-            beam.pend_t, beam.level, beam.counted, beam.block_start = INF, 0, False, INF
+            return out
+        self.blind.add(pocket)
+        beam = self._beams[pocket]
+        shot, drop = beam.drop_shot, beam.drop
+        if beam.level and shot is not None and drop is not None and drop in shot.drops:
+            shot.drops.remove(drop)
+            self._changed(shot, self.now if t is None else t, out)
+        beam.pend_t, beam.level, beam.counted, beam.block_start = INF, 0, False, INF
+        beam.drop = beam.drop_shot = None
+        return out
 
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
@@ -335,7 +350,7 @@ class Fusion:
                 self._confirm(pocket, beam, out)
             if beam.level and not beam.counted and beam.block_start + cfg.min_block_s <= now:
                 beam.counted = True
-                self._drop(beam.block_start, pocket, out)
+                beam.drop_shot, beam.drop = self._drop(beam.block_start, pocket, out)
         for cushion in self._cushions.values():
             burst = cushion.burst
             if burst is None:
@@ -458,13 +473,16 @@ class Fusion:
             self._drop(beam.block_start, pocket, out)
         beam.counted = False
         beam.block_start = INF
+        beam.drop = beam.drop_shot = None
 
-    def _drop(self, t: float, pocket: Pocket, out: list[Action]) -> None:
+    def _drop(self, t: float, pocket: Pocket, out: list[Action]) -> tuple[_Shot, _Drop]:
         shot = self._shot_at(t, out)
-        shot.drops.append(_Drop(t, pocket))
+        drop = _Drop(t, pocket)
+        shot.drops.append(drop)
         self._touch(shot, t)
         out.append(DropSeen(t, pocket, late=shot is self._last))
         self._changed(shot, t, out)
+        return shot, drop
 
     def _declare_drop(self, shot: _Shot, t: float, ball: int | str, pocket: Pocket) -> None:
         for drop in shot.drops:

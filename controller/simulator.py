@@ -9,8 +9,9 @@ as a referee would. It runs the real pipeline (a ``Table``) as it goes, so its c
 state, and every trace it writes replays to the same match.
 
 With ``noise``: beam glitches, balls rattling in the jaws (a cushion shake and no drop), two
-balls into one pocket a few tens of milliseconds apart, cue strikes, and an identity reader
-on some tables. Seeded and deterministic.
+balls into one pocket a few tens of milliseconds apart, cue strikes, an identity reader on
+some tables, and now and then a pocket beam that goes stuck for the rest of the match (the
+trace then records the health change, and the referee is asked about that pocket). Seeded and deterministic.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ class Simulator:
         self.table.start(0.0)
         self.t = 0.0
         self._last_activity = -1e9
+        self._stuck: str | None = None
+        self._stuck_at: float | None = None
         self._last = _Truth()
         self._named: set[int | str] = set()
 
@@ -73,6 +76,13 @@ class Simulator:
     def _emit_sensor(self, ev: SensorEvent) -> None:
         self.lines.append(ev.to_json())
         self.table.sensor(SensorEvent(round(ev.t, 6), ev.ch, ev.v, ev.level, ev.ball, ev.pocket))
+
+    def _health(self, t: float) -> None:
+        self._stuck_at = t
+        line = {"t": round(t, 6), "health": f"beam.{self._stuck}", "usable": False}
+        self.lines.append(line)
+        self.table.advance(line["t"])  # type: ignore[arg-type]
+        self.table.set_usable(str(line["health"]), False)
 
     def _request(self, name: str, payload: dict[str, Any], dt: float = 0.5) -> dict[str, Any]:
         self.t += dt
@@ -120,6 +130,9 @@ class Simulator:
             self._named.update(picked)
             return picked if q.count > 1 else picked[0]
         if q.kind == "confirm":
+            if "out of order" in q.prompt:  # a blind pocket: the referee saw whether one fell
+                pocket = q.prompt.rstrip("?").split(" in ")[-1]
+                return any(p == pocket for _, p in self._last.drops)
             return rng.random() < 0.75
         return rng.choice(list(q.choices))
 
@@ -249,14 +262,30 @@ class Simulator:
             events += ball_return(ball, at, rng, pocket=pocket, cue_detector=True,
                                   identity_reader=self.config.identity_reader)
             at = max(at, previous_end)
+        health_at: float | None = None
+        if self.noise and self._stuck is None and rng.random() < 0.01:
+            # a pocket beam goes stuck (a dirty lens) during the shot; sensor health notices
+            # two seconds later and the service records it, as it would live
+            self._stuck = rng.choice([p for p in POCKETS if p not in {q for _, q in truth.drops}])
+            events.append(SensorEvent(start + 0.1, f"beam.{self._stuck}", 1))
+            health_at = start + 2.2
+        if self._stuck is not None:  # the stuck beam reports nothing more
+            events = [e for e in events if e.ch != f"beam.{self._stuck}" or e.t == start + 0.1]
         if self.noise:
             for _ in range(rng.randint(0, 2)):
                 events += beam_glitch(rng.choice(POCKETS), start + rng.uniform(0, 1.5), rng)
             if rng.random() < 0.15:  # a ball rattles in the jaws and stays out
                 events += cushion_hit(rng.choice(RAILS), at + 0.2, rng, strength=0.3)
         for ev in sorted(events, key=lambda e: e.t):
+            if health_at is not None and ev.t > health_at:
+                self._health(health_at)
+                health_at = None
             self._emit_sensor(ev)
-        self.t = max([start, *(e.t for e in events)])
+        if health_at is not None:
+            self._health(health_at)
+        if self._stuck_at is not None:
+            self.t = max(self.t, self._stuck_at)
+        self.t = max([self.t, start, *(e.t for e in events)])
         if events:
             self._last_activity = self.t
         if truth.declare:

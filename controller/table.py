@@ -142,7 +142,9 @@ class Table:
         each shot the referee is asked whether a ball fell in its pocket."""
         if self._record is not None:
             self._record({"t": round(self.now, 6), "health": channel, "usable": usable})
-        self.fusion.set_usable(channel, usable)
+        actions = self.fusion.set_usable(channel, usable, self.now)
+        if actions:
+            self._apply(self.now, actions)
 
     def advance(self, now: float) -> None:
         """Runs the clock to ``now`` (provisional rulings fall due)."""

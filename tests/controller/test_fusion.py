@@ -316,3 +316,17 @@ def test_a_beam_out_of_order_counts_no_drops_and_its_pocket_is_named_blind():
     fusion.set_usable("beam.fl", True)
     assert [d.pocket for d in drops(fusion.sensor(ev(20.0, "beam.fl", 1))
                                     + fusion.advance(20.01))] == [Pocket.FOOT_LEFT]
+
+
+def test_a_beam_found_stuck_takes_back_the_drop_its_block_counted():
+    rng = random.Random(20)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    out: list[Action] = []
+    for e in cushion_hit("f", 1.0, rng):
+        out += fusion.sensor(e)
+    out += fusion.sensor(ev(1.5, "beam.hr", 1))  # a dirty lens: blocked, never clears
+    out += fusion.advance(4.0)
+    assert [d.pocket for d in record_of(out).drops] == [Pocket.HEAD_RIGHT]
+    (amend,) = fusion.set_usable("beam.hr", False, 4.0)  # health: stuck
+    assert isinstance(amend, AmendShot) and amend.record.drops == ()
+    assert amend.record.blind_pockets == (Pocket.HEAD_RIGHT,)
