@@ -123,7 +123,7 @@ class Service:
         meta = self.journal.meta
         self._offset = float(meta.get("offset", "0"))
         last = float(meta.get("last_t", "0"))
-        if self.clock() <= last:  # the host rebooted: its monotonic clock started again
+        if "last_t" in meta and self.clock() <= last:  # a reboot: the monotonic clock began again
             away = max(0.0, time.time() - float(meta.get("wall", "0")))
             self._offset = last + min(away, 86400.0) * self.speed + 0.001 - self._mono() * self.speed
             log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
