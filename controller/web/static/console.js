@@ -39,6 +39,7 @@ function svg(tag, attrs = {}, ...children) {
   function show(text, kind) {
     ui.result.textContent = text;
     ui.result.className = kind;
+    if (kind === "sent") return;
     ui.log.prepend(el("li", { class: kind }, `${new Date().toLocaleTimeString()} ${text}`));
     while (ui.log.childNodes.length > 30) ui.log.lastChild.remove();
   }

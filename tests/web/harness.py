@@ -1,0 +1,140 @@
+"""A real table on a real broker for the browser tests, and the pages served beside it.
+
+``LiveTable`` runs a ``controller.table.Table`` whose messages go to the broker (paho, QoS 1,
+retained as the table says) and whose requests come from it: ``B/request/<name>`` is fed to
+``Table.request`` with the table's clock, as the service does. A thread ticks the clock so
+provisional rulings fall due. ``WebThread`` runs ``controller.web.WebServer`` on a loop of its
+own, so the synchronous Playwright tests can use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from typing import Any
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.table import Message, Table
+from controller.web import WebConfig, WebServer
+from hardware.events import SensorEvent
+
+
+class LiveTable:
+    """One table publishing to the broker at ``host:port`` as ``<prefix>/<venue>/<table>``."""
+
+    def __init__(self, host: str, port: int, venue: str, table: str,
+                 health: dict[str, Any] | None = None, username: str | None = None,
+                 password: str | None = None) -> None:
+        self.base = f"billiards/{venue}/{table}"
+        self.lock = threading.RLock()
+        self.t0 = time.monotonic()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.health = health
+        self.table = Table(self._publish, health=(lambda: self.health or {}) if health else None)
+        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{venue}-{table}",
+                                  protocol=paho.MQTTv311)
+        if username:
+            self.client.username_pw_set(username, password)
+        self.client.will_set(f"{self.base}/status", json.dumps({"v": 1, "state": "offline"}), 1, True)
+        self.client.on_connect = self._connected
+        self.client.on_message = self._message
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, daemon=True)
+        self.host, self.port = host, port
+
+    def now(self) -> float:
+        return round(time.monotonic() - self.t0, 6)
+
+    def _publish(self, msg: Message) -> None:
+        self.client.publish(f"{self.base}/{msg.topic}", json.dumps(msg.payload), msg.qos, msg.retain)
+
+    def _connected(self, client: paho.Client, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
+        client.subscribe(f"{self.base}/request/+", qos=1)
+        self._ready.set()
+
+    def _message(self, client: paho.Client, userdata: Any, msg: paho.MQTTMessage) -> None:
+        name = msg.topic.rsplit("/", 1)[1]
+        with self.lock:
+            payload = json.loads(msg.payload)
+            self.requests.append((name, payload))
+            self.table.request(name, msg.payload, self.now())
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.05):
+            with self.lock:
+                self.table.advance(self.now())
+
+    def start(self) -> LiveTable:
+        self.client.connect(self.host, self.port)
+        self.client.loop_start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the test table did not connect to the broker")
+        with self.lock:
+            self.table.start(self.now())
+        self._ticker.start()
+        return self
+
+    def request(self, name: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Handles a request in-process (as if a keypad sent it); returns the response."""
+        with self.lock:
+            return self.table.request(name, payload, self.now())
+
+    def pot(self, pocket: str) -> None:
+        """A ball falls: the pocket's beam is blocked for 50 ms (the ruling follows when due)."""
+        with self.lock:
+            t = self.now()
+            self.table.sensor(SensorEvent(t, "cushion.lf", 1))
+            self.table.sensor(SensorEvent(t + 0.02, "cushion.lf", 0))
+            self.table.sensor(SensorEvent(t + 0.3, f"beam.{pocket}", 1))
+            self.table.sensor(SensorEvent(t + 0.35, f"beam.{pocket}", 0))
+
+    def settle(self) -> None:
+        """Rules the open shot now."""
+        with self.lock:
+            self.table.settle()
+
+    def stop(self) -> None:
+        """A clean shutdown: ``stopped`` published, then a proper disconnect."""
+        self._stop.set()
+        info = self.client.publish(f"{self.base}/status", json.dumps({"v": 1, "state": "stopped"}), 1, True)
+        info.wait_for_publish(5)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def crash(self) -> None:
+        """The connection drops without a goodbye: the broker publishes the Last Will."""
+        self._stop.set()
+        self.client.loop_stop()
+        sock = self.client.socket()
+        if isinstance(sock, socket.socket):
+            sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+class WebThread:
+    """``WebServer`` on its own event loop in a thread; ``url`` once started."""
+
+    def __init__(self, config: WebConfig) -> None:
+        self.server = WebServer(config)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def start(self) -> WebThread:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(10)
+        return self
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)

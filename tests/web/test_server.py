@@ -1,0 +1,80 @@
+"""The pages' static server, the generated options file and the bundled MQTT.js."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+
+from controller.web import STATIC, Credentials, WebConfig, WebServer
+from controller.web import options as web_options
+from controller.web.__main__ import config_of, parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _get(server: WebServer, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    writer.write(f"{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> None:
+    config = WebConfig(broker="ws://{host}:9001", venue="club",
+                       dashboard=Credentials("dashboard", "pw"))
+    async with WebServer(config) as server:
+        assert server.url == f"http://127.0.0.1:{server.port}/"
+        status, headers, body = await _get(server, "/")
+        assert status == 200 and headers["Content-Type"].startswith("text/html")
+        assert b"dashboard.js" in body
+        status, headers, body = await _get(server, "/console.html?table=t1")
+        assert status == 200 and b"console.js" in body
+        status, headers, body = await _get(server, "/config.json")
+        assert json.loads(body) == {"broker": "ws://{host}:9001", "venue": "club", "prefix": "billiards",
+                                    "dashboard": {"username": "dashboard", "password": "pw"},
+                                    "referee": None, "tables": []}
+        status, headers, body = await _get(server, "/vendor/mqtt.min.js")
+        assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+        assert int(headers["Content-Length"]) == len(body) > 100_000
+
+
+async def test_refuses_what_is_not_a_served_file() -> None:
+    async with WebServer(WebConfig()) as server:
+        assert (await _get(server, "/../server.py"))[0] == 404
+        assert (await _get(server, "/%2e%2e/server.py"))[0] == 404
+        assert (await _get(server, "/nothing.html"))[0] == 404
+        assert (await _get(server, "/vendor"))[0] == 404
+        assert (await _get(server, "/index.html", "POST"))[0] == 405
+        status, headers, body = await _get(server, "/index.html", "HEAD")
+        assert status == 200 and body == b"" and int(headers["Content-Length"]) > 0
+
+
+def test_the_command_line_describes_the_config() -> None:
+    args = parser().parse_args(["--broker", "ws://10.0.0.2:9001", "--venue", "hall",
+                                "--dashboard-user", "dashboard", "--dashboard-password", "d"])
+    config = config_of(args)
+    assert config.to_json()["broker"] == "ws://10.0.0.2:9001"
+    assert config.venue == "hall" and config.dashboard == Credentials("dashboard", "d")
+    assert config.referee is None
+
+
+def test_options_json_is_current() -> None:
+    """Regenerate with ``python -m controller.web.options``."""
+    assert (STATIC / "options.json").read_text(encoding="utf-8") == web_options.text()
+
+
+def test_the_bundled_mqtt_js_is_the_locked_version() -> None:
+    """Rebuild with ``cd web && npm ci && npm run build``."""
+    meta = json.loads((STATIC / "vendor" / "mqtt.json").read_text())
+    bundle = (STATIC / "vendor" / "mqtt.min.js").read_bytes()
+    assert hashlib.sha256(bundle).hexdigest() == meta["sha256"]
+    lock = json.loads((ROOT / "web" / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/mqtt"]["version"] == meta["version"]
+    assert (STATIC / "vendor" / "mqtt.LICENSE.md").exists()
