@@ -33,8 +33,9 @@ class MatchOptions:
 
     break_order: str = option(
         "alternate",
-        "who breaks the next game: players take turns, the winner breaks, or the loser breaks",
-        ("alternate", "winner", "loser"),
+        "who breaks the next game: players take turns, the winner breaks, the loser breaks, or "
+        "by lot (the referee is asked who drew the break at the end of each game)",
+        ("alternate", "winner", "loser", "lot"),
     )
     presume_called: bool = option(
         True,

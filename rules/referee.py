@@ -293,7 +293,7 @@ class Referee:
         if shot is None:  # a drop is not identified yet: ask, hold the shot
             return _Frame(before, record, answers, state, [], tuple(ask.open))
         after, decisions = game.rule(state, shot, ask)
-        after, decisions = _settle_game(after, decisions)
+        after, decisions = _settle_game(after, decisions, ask)
         return _Frame(before, record, answers, after, decisions, tuple(ask.open))
 
 
@@ -405,7 +405,9 @@ def _next_game(state: MatchState) -> MatchState:
     n = state.n_players
     order = state.options.break_order
     last = state.results[-1] if state.results else None
-    if order == "winner" and last is not None:
+    if order == "lot" and state.status is Status.GAME_OVER and state.to_shoot is not None:
+        breaker = state.to_shoot  # the lot drawn for this game, answered at the game's end
+    elif order == "winner" and last is not None:
         breaker = last
     elif order == "loser" and last is not None and n == 2:
         breaker = 1 - last
@@ -414,7 +416,8 @@ def _next_game(state: MatchState) -> MatchState:
     return replace(state, game_no=state.game_no + 1, breaker=breaker)
 
 
-def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
+def _settle_game(state: MatchState, decisions: list[Decision],
+                 ask: Asker) -> tuple[MatchState, list[Decision]]:
     """Returns the state after a game's end is counted in the match (games won, match over)."""
     ended = next((d for d in decisions if isinstance(d, GameWon | GameDrawn)), None)
     if ended is None:
@@ -432,6 +435,14 @@ def _settle_game(state: MatchState, decisions: list[Decision]) -> tuple[MatchSta
                            ball_in_hand=InHand.NONE), decisions
     else:
         state = replace(state, results=state.results + (None,), winner=None, draw=True)
+    if state.options.break_order == "lot":  # ST-3: the players draw lots; the referee says
+        names = [p.name for p in state.players]
+        choices = tuple(names) if len(set(names)) == len(names) else tuple(
+            str(i) for i in range(len(names)))
+        drawn = ask.option(state.winner if state.winner is not None else 0,
+                           f"game {state.game_no + 1}: who breaks? (drawn by lot)", choices)
+        if drawn is not None:
+            state = replace(state, status=Status.GAME_OVER, to_shoot=choices.index(drawn))
     nxt = _next_game(state)
     # the game's rack names who breaks (a game may fix the breaker, e.g. a handicap giver)
     first = GAMES[race_game].rack(nxt).to_shoot

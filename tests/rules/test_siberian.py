@@ -730,3 +730,16 @@ def test_st_6_missing_call_options(how, credited):
     ref = after_break(missing_call=how)
     out = play(ref, first=3, drops=[(3, "fl")])
     assert not ref.questions and credits(out) == credited
+
+
+def test_st_3_breaks_by_lot_are_asked_at_the_end_of_each_game():
+    from tests.rules.build import answer, new, play
+
+    ref = new("siberian-ten", race_to=3, break_order="lot")
+    play(ref, first=1, cushions=("f", "lf"), drops=[(b, "fl") for b in range(1, 7)])  # Ann: 6
+    (q,) = ref.questions
+    assert q.kind == "option" and q.choices == ("Ann", "Bob") and "lot" in q.prompt
+    answer(ref, "Ann")  # Ann drew the break again
+    assert ref.snapshot()["status"] == "game_over" and ref.state.to_shoot == 0
+    play(ref, first=1, cushions=("f", "lf"), drops=[(b, "fr") for b in range(1, 7)])
+    assert ref.state.players[0].games == 2  # Ann broke game 2 (and won it on the break)
