@@ -1,22 +1,19 @@
-"""Writes ``static/options.json``, every game's options for the console's new-match form.
+"""``options.json``: every game's options, for the console's new-match form.
 
-``python -m controller.web.options`` regenerates it from the games' option definitions (the
-same source as ``docs/options.md``); a test keeps the committed file current. A file rather
-than a generated URL, so a venue can serve the pages from any web server.
+``WebServer`` answers ``/options.json`` from the games' option definitions (the same source as
+``docs/options.md``), so it is always current. A venue that serves the pages from another web
+server writes the file beside them: ``python -m controller.web.options DIR``.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rules import GAMES
 from rules.game import options_doc
-
-from .server import STATIC
-
-PATH = STATIC / "options.json"
 
 
 def options() -> dict[str, Any]:
@@ -38,9 +35,14 @@ def text() -> str:
     return json.dumps(options(), indent=1, ensure_ascii=False) + "\n"
 
 
-def main() -> int:
-    PATH.write_text(text(), encoding="utf-8")
-    print(f"wrote {PATH}")
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m controller.web.options DIR", file=sys.stderr)
+        return 2
+    path = Path(args[0]) / "options.json"
+    path.write_text(text(), encoding="utf-8")
+    print(f"wrote {path}")
     return 0
 
 

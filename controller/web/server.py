@@ -1,7 +1,8 @@
 """A tiny static file server for the dashboard and the referee console (asyncio, stdlib only).
 
-It serves the files under ``controller/web/static`` (GET and HEAD, nothing else) and one
-generated file, ``config.json``, that tells the pages where the broker's websockets listener
+It serves the files under ``controller/web/static`` (GET and HEAD, nothing else) and two
+generated ones: ``options.json`` (every game's options, ``controller.web.options``) and
+``config.json``, that tells the pages where the broker's websockets listener
 is, which venue to show, and (where configured) the credentials to log in with::
 
     {"broker": "ws://{host}:9001", "prefix": "billiards", "venue": "club",
@@ -28,6 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from controller.web.options import text as options_text
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +134,8 @@ class WebServer:
             path = "/index.html"
         if path == "/config.json":
             return 200, json.dumps(self.config.to_json()).encode(), _TYPES[".json"]
+        if path == "/options.json":
+            return 200, options_text().encode(), _TYPES[".json"]
         file = (self.root / path.lstrip("/")).resolve()
         if not file.is_relative_to(self.root) or not file.is_file():
             return 404, b"not found\n", "text/plain; charset=utf-8"

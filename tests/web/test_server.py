@@ -65,9 +65,14 @@ def test_the_command_line_describes_the_config() -> None:
     assert config.referee is None
 
 
-def test_options_json_is_current() -> None:
-    """Regenerate with ``python -m controller.web.options``."""
-    assert (STATIC / "options.json").read_text(encoding="utf-8") == web_options.text()
+async def test_options_json_is_every_games_options_from_the_code(tmp_path: Path) -> None:
+    async with WebServer(WebConfig()) as server:
+        status, _, body = await _get(server, "/options.json")
+    assert status == 200 and json.loads(body) == web_options.options()
+    ten = {o["key"]: o for o in json.loads(body)["ten-ball"]["options"]}
+    assert ten["scratch_in_hand"]["default"] == "kitchen" and "anywhere" in ten["scratch_in_hand"]["choices"]
+    assert web_options.main([str(tmp_path)]) == 0  # for a venue's own web server
+    assert (tmp_path / "options.json").read_text(encoding="utf-8") == web_options.text()
 
 
 def test_the_bundled_mqtt_js_is_the_locked_version() -> None:
