@@ -29,6 +29,7 @@ import aiomqtt
 
 from controller.config import ConfigError, validate
 from controller.service import Service
+from controller.web import WebConfig, WebServer
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +196,13 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
             out.write(f"error: {exc}\n")
             return 2
         services.append(Service(config))
+    web = None
+    if embedded is not None and embedded.ws_port is not None:  # the browser pages
+        web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
+                                  tables=tuple(s.config.table for s in services)))
+        await web.start()
+        out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
+        out.flush()
     counts: dict[str, int] = {}
     loop = asyncio.get_running_loop()
     done = asyncio.Event()
@@ -210,6 +218,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         await asyncio.gather(*runs)
         await asyncio.sleep(0.2)
         board.cancel()
+    if web is not None:
+        await web.close()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.remove_signal_handler(sig)
     total = sum(counts.values())
