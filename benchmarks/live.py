@@ -1,0 +1,459 @@
+"""The live service's figures: latency, memory, start-up, a venue; each beside a baseline.
+
+Every figure comes with a baseline measured in the same run on the same machine, and the
+ratio to it. Medians and percentiles, never pass/fail: the machine may be shared.
+
+- ``latency``: a sensor edge entering a backend (GPIO on gpiozero's MockFactory pins, driven
+  from their own thread as lgpio calls back; the serial link to the real firmware on a pty)
+  to the ``ball_pocketed`` event at a subscriber on a loopback Mosquitto. Timed from the
+  edge that decides the drop (the beam clearing after a 20 ms block), per edge, one drop at
+  a time. Baseline: an aiomqtt QoS 1 publish to a QoS 1 subscriber through the same broker.
+- ``memory``: resident memory of ``python -m controller run`` (sim backend, journal,
+  recording, MQTT) at start and after 10,000 simulated shots; baseline: a bare interpreter.
+- ``startup``: process start to the retained state republished (a match in the journal);
+  baseline: a process that only imports aiomqtt, connects and publishes one retained message.
+- ``venue``: 100 simulated tables in 4 processes on one broker, a dashboard on ``billiards/#``:
+  every message delivered (per-table ``seq`` without gaps), and the edge → dashboard latency
+  of ``ball_pocketed``; baseline: the bare round trip through the same broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+ROOT = Path(__file__).resolve().parents[1]
+POCKETS = ("hl", "hr", "sl", "sr", "fl", "fr")
+GPIO_PINS: dict[str, int | str] = {
+    **{f"beam.{p}": 5 + i for i, p in enumerate(POCKETS)},
+    **{f"cushion.{r}": 17 + i for i, r in enumerate(("h", "f", "lh", "lf", "rh", "rf"))},
+    "cue": 26,
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    """Returns the ``q`` quantile (0–1) of ``values``, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def ms(x: float) -> float:
+    return round(x * 1000, 3)
+
+
+@contextlib.contextmanager
+def broker(directory: Path) -> Iterator[Any]:
+    from tests.broker import Broker
+    b = Broker(directory / "broker")
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+def rss_mb(pid: int) -> float:
+    """Returns the resident set size of process ``pid`` in MB (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+# ---------------------------------------------------------------------- the bare round trip
+async def bare_round_trip(host: str, port: int, n: int) -> list[float]:
+    """Returns ``n`` publish → subscriber times (s), QoS 1 both ways, one message at a time."""
+    got: asyncio.Queue[float] = asyncio.Queue()
+    async with aiomqtt.Client(host, port) as sub, aiomqtt.Client(host, port) as pub:
+        await sub.subscribe("bench/rtt", qos=1)
+
+        async def listen() -> None:
+            async for _ in sub.messages:
+                got.put_nowait(time.monotonic())
+
+        task = asyncio.create_task(listen())
+        try:
+            times = []
+            for i in range(n + 20):
+                start = time.monotonic()
+                await pub.publish("bench/rtt", b'{"v":1,"seq":%d}' % i, qos=1)
+                arrived = await asyncio.wait_for(got.get(), 5)
+                if i >= 20:  # warmed up
+                    times.append(arrived - start)
+                await asyncio.sleep(0.002)
+            return times
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+# ---------------------------------------------------------------------- 2. live latency
+def _service_config(data: Path, url: str, backend: str, **journal: Any) -> Any:
+    from controller.config import validate
+    raw: dict[str, Any] = {"venue": "bench", "table": "t1", "backend": backend, "data": str(data),
+                           "mqtt": {"url": url}, "gpio": {"pins": GPIO_PINS},
+                           "journal": journal}
+    return validate(raw, "benchmark")
+
+
+@contextlib.asynccontextmanager
+async def _running(service: Any) -> AsyncIterator[None]:
+    task = asyncio.create_task(service.run())
+    deadline = time.monotonic() + 15
+    while not service.link.connected:
+        if task.done():
+            task.result()
+        if time.monotonic() > deadline:
+            raise RuntimeError("the service did not connect")
+        await asyncio.sleep(0.02)
+    try:
+        yield
+    finally:
+        service.stop()
+        await asyncio.wait_for(task, 15)
+
+
+@contextlib.asynccontextmanager
+async def _pocketed(host: str, port: int, base: str) -> AsyncIterator[asyncio.Queue[float]]:
+    """Yields a queue of the arrival times of ``ball_pocketed`` events under ``base``."""
+    got: asyncio.Queue[float] = asyncio.Queue()
+    async with aiomqtt.Client(host, port) as sub:
+        await sub.subscribe(f"{base}/event", qos=1)
+
+        async def listen() -> None:
+            async for m in sub.messages:
+                now = time.monotonic()
+                if isinstance(m.payload, bytes) and b'"ball_pocketed"' in m.payload:
+                    got.put_nowait(now)
+
+        task = asyncio.create_task(listen())
+        try:
+            yield got
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _gpio_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[float]:
+    from controller.service import Service
+    from hardware.gpio import GpioBackend
+    from tests.hardware.pins import PinDriver, mock_factory
+
+    factory = mock_factory()
+    driver = PinDriver(factory, GPIO_PINS)
+    config = _service_config(tmp, b.url, "gpio", **journal)
+    service = Service(config, backend=GpioBackend(GPIO_PINS, pin_factory=factory))
+    times: list[float] = []
+    try:
+        async with _pocketed(b.host, b.port, config.base) as got, _running(service):
+            await asyncio.sleep(0.3)
+            for i in range(drops + 10):
+                beam = f"beam.{POCKETS[i % 6]}"
+                at = factory.ticks() - driver.t0 + 0.005
+                await driver.edge(beam, 1, at)
+                await driver.edge(beam, 0, at + 0.020)  # a ball takes 15–60 ms to cross
+                edge = driver.t0 + at + 0.020
+                arrived = await asyncio.wait_for(got.get(), 5)
+                if i >= 10:
+                    times.append(arrived - edge)
+                await asyncio.sleep(0.03)
+    finally:
+        driver.stop()
+        factory.close()
+    return times
+
+
+async def _serial_latency(tmp: Path, b: Any, drops: int) -> list[float]:
+    from controller.service import Service
+    from firmware_bridge.backend import SerialBackend
+    from firmware_bridge.sim import SimBoard
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    with SimBoard(link=tmp / "usb-board") as board:
+        config = _service_config(tmp / "data", b.url, "serial")
+        service = Service(config, backend=SerialBackend([board.path]))
+        times: list[float] = []
+        async with _pocketed(b.host, b.port, config.base) as got, _running(service):
+            await asyncio.sleep(0.5)
+            for i in range(drops + 10):
+                beam = f"beam.{POCKETS[i % 6]}"
+                start = time.monotonic() + 0.005
+                await asyncio.sleep(max(0.0, start - time.monotonic()))
+                board.edge(beam, 1, start)
+                await asyncio.sleep(0.020)
+                edge = time.monotonic()
+                board.edge(beam, 0, edge)
+                arrived = await asyncio.wait_for(got.get(), 5)
+                if i >= 10:
+                    times.append(arrived - edge)
+                await asyncio.sleep(0.03)
+    return times
+
+
+def bench_latency(repeat: int, drops: int = 1000) -> dict[str, object]:
+    """Edge → ``ball_pocketed`` at a subscriber, beside the bare round trip (module docstring)."""
+
+    async def main() -> dict[str, list[float]]:
+        with tempfile.TemporaryDirectory() as d, broker(Path(d)) as b:
+            tmp = Path(d)
+            out = {"bare": await bare_round_trip(b.host, b.port, drops)}
+            out["gpio"] = await _gpio_latency(tmp / "gpio", b, drops)
+            out["gpio0"] = await _gpio_latency(tmp / "gpio0", b, drops // 2, commit_interval_ms=0)
+            out["serial"] = await _serial_latency(tmp / "serial", b, drops)
+            out["bare2"] = await bare_round_trip(b.host, b.port, drops // 2)
+            return out
+
+    got = asyncio.run(main())
+    bare = got["bare"] + got["bare2"]
+    result: dict[str, object] = {
+        "benchmark": "live latency: edge -> ball_pocketed at a subscriber",
+        "drops per backend": drops,
+        "bare aiomqtt round trip p50/p99 ms": [ms(pct(bare, 0.5)), ms(pct(bare, 0.99))],
+    }
+    for key, label in (("gpio", "gpio (commit_interval_ms=20, default)"),
+                       ("gpio0", "gpio (commit_interval_ms=0)"),
+                       ("serial", "serial pty (commit_interval_ms=20, default)")):
+        xs = got[key]
+        result[f"{label} p50/p99 ms"] = [ms(pct(xs, 0.5)), ms(pct(xs, 0.99))]
+        result[f"{label} p99 / bare p99"] = round(pct(xs, 0.99) / pct(bare, 0.99), 2)
+    result["goal"] = "p99 < 2 ms and < 3x the bare round trip"
+    return result
+
+
+# ---------------------------------------------------------------------- 3. memory
+def _write_toml(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _run_config(d: Path, url: str, sim: str, table: str = "t1") -> Path:
+    return _write_toml(d / f"{table}.toml", f"""
+venue = "bench"
+table = "{table}"
+backend = "sim"
+data = "{d / ('data-' + table)}"
+log_level = "warning"
+
+[mqtt]
+url = "{url}"
+
+[sim]
+{sim}
+""")
+
+
+def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 240.0) -> dict[str, object]:
+    """RSS of ``controller run`` at start and after ``shots`` simulated shots (module docstring)."""
+
+    async def main(d: Path, b: Any) -> dict[str, object]:
+        config = _run_config(d, b.url, 'game = "ten-ball"\nshots = 60\nspeed = 1000\nloop = true')
+        counted = [0]
+        async with aiomqtt.Client(b.host, b.port) as sub:
+            await sub.subscribe("billiards/bench/t1/event", qos=0)
+
+            async def listen() -> None:
+                async for m in sub.messages:
+                    if isinstance(m.payload, bytes) and b'"shot_result"' in m.payload \
+                            and b'"corrected":true' not in m.payload:
+                        counted[0] += 1
+
+            task = asyncio.create_task(listen())
+            proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config",
+                                     str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE)
+            try:
+                while counted[0] < 5:
+                    await asyncio.sleep(0.05)
+                    if proc.poll() is not None:
+                        raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "")
+                start = time.monotonic()
+                first = rss_mb(proc.pid)
+                samples = [(counted[0], first)]
+                peak = first
+                while counted[0] < shots and time.monotonic() - start < limit_s:
+                    await asyncio.sleep(1.0)
+                    now = rss_mb(proc.pid)
+                    peak = max(peak, now)
+                    samples.append((counted[0], now))
+                last = rss_mb(proc.pid)
+                elapsed = time.monotonic() - start
+            finally:
+                proc.terminate()
+                proc.wait(15)
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        # growth: the last tenth of the run against the first tenth (both medians)
+        tenth = max(1, len(samples) // 10)
+        early = statistics.median(x for _, x in samples[:tenth])
+        late = statistics.median(x for _, x in samples[-tenth:])
+        return {"shots": counted[0], "seconds": round(elapsed, 1), "rss at start MB": round(first, 1),
+                "rss at end MB": round(last, 1), "peak MB": round(peak, 1),
+                "growth MB (median of last tenth - first tenth)": round(late - early, 2)}
+
+    def bare(code: str) -> float:
+        proc = subprocess.Popen([sys.executable, "-c", code + "\nimport sys, time\n"
+                                 "print('ready', flush=True)\ntime.sleep(30)"],
+                                cwd=ROOT, stdout=subprocess.PIPE)
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        try:
+            return rss_mb(proc.pid)
+        finally:
+            proc.kill()
+            proc.wait()
+
+    with tempfile.TemporaryDirectory() as d, broker(Path(d)) as b:
+        got = asyncio.run(main(Path(d), b))
+    interpreter = statistics.median(bare("") for _ in range(3))
+    libraries = statistics.median(bare("import aiomqtt, pydantic, sqlite3") for _ in range(3))
+    assert isinstance(got["peak MB"], float)
+    return {"benchmark": "memory of controller run (sim backend at 1000x, journal, recording, MQTT)",
+            **got, "baseline: bare python MB": round(interpreter, 1),
+            "baseline: python + aiomqtt + pydantic + sqlite3 MB": round(libraries, 1),
+            "peak / bare python": round(got["peak MB"] / interpreter, 2),
+            "goal": "< 60 MB, growth < 5 MB over 10,000 shots"}
+
+
+# ---------------------------------------------------------------------- 4. start-up
+BASELINE_START = """
+import asyncio, sys, aiomqtt
+async def main():
+    async with aiomqtt.Client("127.0.0.1", int(sys.argv[1])) as c:
+        await c.publish("billiards/bench/base/state", b'{"v":1}', qos=1, retain=True)
+asyncio.run(main())
+"""
+
+
+def bench_startup(repeat: int) -> dict[str, object]:
+    """Process start → retained state republished, beside a bare aiomqtt process (docstring)."""
+
+    async def first_state(b: Any, topic: str, argv: list[str]) -> float:
+        async with aiomqtt.Client(b.host, b.port) as sub:
+            await sub.subscribe(topic, qos=1)
+            seen: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+            async def listen() -> None:
+                async for m in sub.messages:
+                    if not m.retain and not seen.done():  # republished live, not the old copy
+                        seen.set_result(time.monotonic())
+
+            task = asyncio.create_task(listen())
+            await asyncio.sleep(0.2)
+            start = time.monotonic()
+            proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            try:
+                return await asyncio.wait_for(seen, 30) - start
+            finally:
+                task.cancel()
+                proc.terminate()
+                proc.wait(15)
+
+    async def main(d: Path, b: Any) -> tuple[list[float], list[float]]:
+        from benchmarks.synth import long_trace
+        trace = d / "match.jsonl"  # a match in progress: the journal has something to rebuild
+        trace.write_text("\n".join(long_trace(400)) + "\n")
+        config = _run_config(d, b.url, f'trace = "{trace}"\nspeed = 1000\nloop = false')
+        # a first run plays the match into the journal; the timed runs resume it
+        await first_state(b, "billiards/bench/t1/state",
+                          [sys.executable, "-m", "controller", "run", "--config", str(config)])
+        await asyncio.sleep(1.0)
+        ours, base = [], []
+        for _ in range(max(3, repeat)):
+            ours.append(await first_state(b, "billiards/bench/t1/state", [
+                sys.executable, "-m", "controller", "run", "--config", str(config)]))
+            base.append(await first_state(b, "billiards/bench/base/state", [
+                sys.executable, "-c", BASELINE_START, str(b.port)]))
+        return ours, base
+
+    with tempfile.TemporaryDirectory() as d, broker(Path(d)) as b:
+        ours, base = asyncio.run(main(Path(d), b))
+    return {"benchmark": "start-up: process start -> retained state republished",
+            "runs": len(ours), "median s": round(statistics.median(ours), 3),
+            "max s": round(max(ours), 3),
+            "baseline (python, import aiomqtt, connect, publish) median s":
+                round(statistics.median(base), 3),
+            "ratio to baseline": round(statistics.median(ours) / statistics.median(base), 2),
+            "goal": "< 1.5 s"}
+
+
+# ---------------------------------------------------------------------- 5. a venue
+def bench_venue(repeat: int, tables: int = 100, processes: int = 4,
+                seconds: float = 60.0) -> dict[str, object]:
+    """100 simulated tables on one broker, a dashboard on all (module docstring)."""
+
+    async def main(d: Path, b: Any) -> dict[str, Any]:
+        seen: dict[str, list[int]] = {}
+        latency: list[float] = []
+        async with aiomqtt.Client(b.host, b.port, max_queued_incoming_messages=0) as dash:
+            await dash.subscribe("billiards/#", qos=1)
+
+            async def listen() -> None:
+                async for m in dash.messages:
+                    now = time.monotonic()
+                    parts = str(m.topic).split("/")
+                    if m.retain or not isinstance(m.payload, bytes) or len(parts) < 4:
+                        continue
+                    p = json.loads(m.payload)
+                    seen.setdefault(parts[2], []).append(p["seq"])
+                    if parts[3] == "event" and p.get("type") == "ball_pocketed":
+                        latency.append(now - p["ts"])  # ts: the edge, host monotonic (speed 1)
+
+            task = asyncio.create_task(listen())
+            per = tables // processes
+            procs = [subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.venue_worker", b.url, str(d / f"w{i}"),
+                 str(i * per), str(per), str(seconds)],
+                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for i in range(processes)]
+            published: dict[str, int] = {}
+            for proc in procs:
+                out, err = await asyncio.to_thread(proc.communicate, None, seconds + 120)
+                if proc.returncode != 0:
+                    raise RuntimeError(err.decode())
+                published.update(json.loads(out.decode().splitlines()[-1]))
+            await asyncio.sleep(2.0)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            rtt = await bare_round_trip(b.host, b.port, 500)
+        gaps = 0
+        missing = 0
+        for table, last in published.items():
+            seqs = seen.get(table, [])
+            gaps += sum(1 for a, b2 in zip(seqs, seqs[1:], strict=False) if b2 != a + 1)
+            missing += last - (seqs[-1] if seqs else 0)
+        return {"tables": len(published), "processes": processes, "seconds": seconds,
+                "messages delivered": sum(len(v) for v in seen.values()),
+                "seq gaps or repeats": gaps, "messages not delivered at the end": missing,
+                "ball_pocketed p50/p99 ms": [ms(pct(latency, 0.5)), ms(pct(latency, 0.99))],
+                "ball_pocketed count": len(latency),
+                "bare round trip p50/p99 ms (after)": [ms(pct(rtt, 0.5)), ms(pct(rtt, 0.99))],
+                "p99 / bare p99": round(pct(latency, 0.99) / pct(rtt, 0.99), 2)}
+
+    with tempfile.TemporaryDirectory() as d, broker(Path(d)) as b:
+        got = asyncio.run(main(Path(d), b))
+    return {"benchmark": "a venue: simulated tables on one broker, one dashboard on all",
+            **got, "goal": "every state change delivered, p99 < 50 ms"}
+
+
+LIVE: dict[str, Callable[[int], dict[str, object]]] = {
+    "latency": bench_latency, "memory": bench_memory, "startup": bench_startup, "venue": bench_venue}
+
+if __name__ == "__main__":  # one benchmark with defaults: python -m benchmarks.live NAME
+    print(json.dumps(LIVE[sys.argv[1]](int(os.environ.get("REPEAT", "3")))))
