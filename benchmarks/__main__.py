@@ -6,6 +6,7 @@ measured in the same run on the same machine. Nothing here is a pass/fail test.
 - ``replay``: trace lines per second through parsing, fusion, the referee and the
   publisher (``python -m controller replay`` without the printing), beside the baseline of
   only decoding the same JSON lines.
+- ``latency``, ``memory``, ``startup``, ``venue``: the live service (``benchmarks.live``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from benchmarks import live
 from benchmarks.synth import long_trace
 
 
@@ -56,7 +58,13 @@ def bench_replay(repeat: int) -> dict[str, object]:
     }
 
 
-BENCHMARKS: dict[str, Callable[[int], dict[str, object]]] = {"replay": bench_replay}
+BENCHMARKS: dict[str, Callable[[int], dict[str, object]]] = {
+    "replay": bench_replay,
+    "latency": live.bench_latency,
+    "memory": live.bench_memory,
+    "startup": live.bench_startup,
+    "venue": live.bench_venue,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
