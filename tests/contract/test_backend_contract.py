@@ -48,7 +48,7 @@ MAKERS = _makers()
 
 def test_every_backend_has_a_maker() -> None:
     # GPIO (mock pins), the simulator and the serial boards all run this contract.
-    assert {"gpio", "serial"} <= set(MAKERS), f"contract makers found: {sorted(MAKERS)}"
+    assert {"gpio", "serial", "sim"} <= set(MAKERS), f"contract makers found: {sorted(MAKERS)}"
 
 
 async def _collect(events: AsyncIterator[Any], n: int, timeout: float) -> list[SensorEvent]:
