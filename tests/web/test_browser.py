@@ -82,7 +82,7 @@ def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
     t1.settle()
     expect(card.locator('[data-field="on_table"] .ball')).to_have_count(8, timeout=TIMEOUT)
     expect(card.locator(".meta")).to_contain_text("shot 2")
-    expect(card.locator('[data-field="events"]')).to_contain_text("Shot 2: 2 down → Ann")
+    expect(card.locator('[data-field="events"]')).to_contain_text("Shot 2: 2 down; next Ann")
 
     # three fouls in a row between them: Ann's second is a warning on the wall
     for _ in range(3):
@@ -159,14 +159,14 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
                                         "kind": "normal"})
     t5.pot("sl")
     t5.settle()
-    expect(card.locator('[data-field="events"]')).to_contain_text("Shot 2: 2 down → Cleo", timeout=TIMEOUT)
+    events = card.locator('[data-field="events"]')
+    expect(events).to_contain_text("Shot 2: 2 down; next Cleo", timeout=TIMEOUT)
 
     # declare a foul the sensors cannot see, on the shot just played
     console.check('[data-foul="touched_ball"]')
     console.click("#send-declare")
     expect(result).to_have_text("declare: ok", timeout=TIMEOUT)
     assert t5.requests[-1][1]["fouls"] == ["touched_ball"]
-    events = card.locator('[data-field="events"]')
     expect(events).to_contain_text("Foul by Cleo: touched ball", timeout=TIMEOUT)
     expect(card.locator('.player[data-player="1"]')).to_have_class(re.compile("shooting"))
 

@@ -135,11 +135,11 @@ function describeEvent(table, ev) {
       const credited = decisions.filter((x) => x.decision === "BallCredited");
       const down = decisions.filter((x) => x.decision === "BallStaysDown");
       const parts = [];
-      if (credited.length) parts.push(`${who(credited[0].player)} +${credited.map((x) => x.ball).join(", ")}`);
+      if (credited.length) parts.push(`${who(credited[0].player)} credited ${credited.map((x) => x.ball).join(", ")}`);
       if (down.length) parts.push(`${down.map((x) => x.ball).join(", ")} down`);
       if (!parts.length && !d.corrected) return null;  // a plain miss: the state says who is next
       return `Shot ${d.shot}${d.corrected ? " ruled again" : ""}: ${parts.join("; ") || "no ball"}` +
-        (d.to_shoot !== null && d.to_shoot !== undefined ? ` → ${who(d.to_shoot)}` : "");
+        (d.to_shoot !== null && d.to_shoot !== undefined ? `; next ${who(d.to_shoot)}` : "");
     }
     case "foul": return `Foul by ${who(d.player)}: ${(d.fouls || []).map(words).join(", ")}`;
     case "warning":
@@ -225,7 +225,7 @@ function renderTable(table) {
   }
   if (table.events.length) {
     card.append(el("ol", { class: "events", "data-field": "events" },
-      table.events.slice(0, 5).map((e) => el("li", { class: "ev " + e.type }, e.text))));
+      table.events.slice(0, 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
   }
   return card;
 }
