@@ -18,7 +18,9 @@ What real sensors do, and what is done about it:
 - **Identity.** The cue-ball detector and the identity reader sit in the ball return; their
   events are matched to the oldest drop (in the reported pocket, if any) that fell between
   ``identity_min_s`` and ``identity_max_s`` earlier. An event with no such drop is a drop
-  the beams missed.
+  the beams missed. A sensor that reports is fitted, configured or not: from its first
+  event on, drops wait for it, and (the cue-ball detector) a drop it did not flag is an
+  object ball.
 - **Shot boundaries.** A shot opens with its call or with the first activity after rest.
   ``quiet_s`` after its last activity (and, where a ball-return sensor is fitted, not before
   it had time to report the last drop) it is ruled provisionally. Until the next shot opens
@@ -181,6 +183,9 @@ class Fusion:
         self._bursts: list[_Burst] = []  # closed, waiting for a crosstalk partner
         self._bursts_ready = False
         self._due_for: _Shot | None = None  # the shot whose due time is in _next
+        #: What the ball return has: as configured, or as soon as such a sensor reports.
+        self.cue_detector = self.config.cue_detector
+        self.identity_reader = self.config.identity_reader
         #: Pockets whose beam is out of order (sensor health): their drops are asked, not seen.
         self.blind: set[Pocket] = set()
         self._cur: _Shot | None = None  # open, not yet ruled
@@ -229,9 +234,11 @@ class Fusion:
                     self._soon(cushion.on_since + self.config.cushion_max_on_s if cushion.on
                                else cushion.burst.last + self.config.cushion_gap_s)
             elif ch == "cue":
+                self.cue_detector = True  # a detector that reports is fitted
                 if ev.v:
                     self._returned(t, CUE, None, out)
             elif ch == "ball_id":
+                self.identity_reader = True
                 if ev.ball is not None:
                     self._returned(t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
             elif ch == "strike":
@@ -402,7 +409,7 @@ class Fusion:
     def _due(self, shot: _Shot) -> float:
         cfg = self.config
         due = shot.last_activity + cfg.quiet_s
-        if cfg.cue_detector or cfg.identity_reader:
+        if self.cue_detector or self.identity_reader:
             waiting = [d.t for d in shot.drops if not d.matched and d.pocket is not None]
             if waiting:
                 due = max(due, max(waiting) + cfg.identity_max_s)
@@ -438,7 +445,7 @@ class Fusion:
             kind=shot.kind,
             manner=shot.manner,
             drops=tuple(Drop(x.pocket, x.ball) for x in shot.drops),
-            cue_sensed=cfg.cue_detector,
+            cue_sensed=self.cue_detector,
             blind_pockets=tuple(sorted(self.blind)),
             first_contact=d.get("first_contact", UNKNOWN),
             cushions=cushions,

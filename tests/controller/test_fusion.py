@@ -330,3 +330,18 @@ def test_a_beam_found_stuck_takes_back_the_drop_its_block_counted():
     (amend,) = fusion.set_usable("beam.hr", False, 4.0)  # health: stuck
     assert isinstance(amend, AmendShot) and amend.record.drops == ()
     assert amend.record.blind_pockets == (Pocket.HEAD_RIGHT,)
+
+
+def test_a_cue_detector_that_reports_is_taken_as_fitted():
+    rng = random.Random(21)
+    fusion = Fusion(FusionConfig(quiet_s=1.0))  # not configured
+    out: list[Action] = []
+    events = beam_block("fl", 1.0, rng) + [ev(1.6, "cue", 1), ev(1.65, "cue", 0)]
+    events += beam_block("sr", 30.0, rng)  # a later shot: the detector stays silent
+    for e in events:
+        out += fusion.sensor(e)
+    out += fusion.advance(60.0)
+    first, second = rulings(out)
+    assert [(d.pocket, d.ball) for d in first.record.drops] == [(Pocket.FOOT_LEFT, CUE)]
+    assert second.record.cue_sensed is True  # so the sr drop is an object ball
+    assert second.t >= 30.0 + FusionConfig().identity_max_s  # and it waited for the return
