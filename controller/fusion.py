@@ -59,7 +59,7 @@ class FusionConfig:
     cushion_max_on_s: float = 0.400
     crosstalk_s: float = 0.025
     quiet_s: float = 2.5
-    max_roll_s: float = 10.0
+    max_roll_s: float = 8.0
     identity_min_s: float = 0.3
     identity_max_s: float = 2.5
     cue_detector: bool = False

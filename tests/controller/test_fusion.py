@@ -345,3 +345,16 @@ def test_a_cue_detector_that_reports_is_taken_as_fitted():
     assert [(d.pocket, d.ball) for d in first.record.drops] == [(Pocket.FOOT_LEFT, CUE)]
     assert second.record.cue_sensed is True  # so the sr drop is an object ball
     assert second.t >= 30.0 + FusionConfig().identity_max_s  # and it waited for the return
+
+
+def test_the_example_configuration_shows_the_real_fusion_defaults():
+    import dataclasses
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "controller.example.toml").read_text()
+    block = text.split("[fusion]", 1)[1].split("\n[", 1)[0]
+    shown = tomllib.loads("\n".join(line.lstrip("# ").split("  #")[0] for line in block.splitlines()
+                                    if line.startswith("# ") and " = " in line))
+    defaults = {f.name: f.default for f in dataclasses.fields(FusionConfig)}
+    assert shown == defaults
