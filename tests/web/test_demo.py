@@ -15,17 +15,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Browser,
-                                                                    artifacts: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--seconds", "40",
-                             "--speed", "20", "--tables", "2"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                                                                    artifacts: Path,
+                                                                    tmp_path: Path) -> None:
+    out = tmp_path / "demo.out"  # a file, not a pipe: the demo keeps printing scores
+    with out.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--seconds", "40",
+                                 "--speed", "20", "--tables", "2"], cwd=ROOT, stdout=sink,
+                                stderr=subprocess.STDOUT, text=True)
     try:
-        assert proc.stdout is not None
-        lines: list[str] = []
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not any(x.startswith("console:") for x in lines):
-            lines.append(proc.stdout.readline())
-        url = next(x.split()[1] for x in lines if x.startswith("dashboard:"))
+        while time.monotonic() < deadline and "console:" not in out.read_text():
+            assert proc.poll() is None, out.read_text()
+            time.sleep(0.05)
+        lines = out.read_text().splitlines()
+        urls = [x.split()[1] for x in lines if x.startswith("dashboard:")]
+        assert urls, lines
+        url = urls[0]
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
         assert any(x.startswith("console:   " + url + "console.html?table=t1") for x in lines)
 
@@ -52,4 +57,4 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 0, out.read_text()
