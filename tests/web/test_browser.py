@@ -70,6 +70,7 @@ def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
     expect(card.locator('[data-field="status"]')).to_have_text("in play")
     expect(card.locator('.player[data-player="0"]')).to_have_class(re.compile("shooting"))
     expect(card.locator('[data-field="on_table"] .ball')).to_have_count(9)
+    expect(card.locator("a.referee")).to_have_attribute("href", "console.html?table=t1")
     expect(page.locator('[data-table="t2"] [data-field="fault"]')).to_contain_text("beam.fl stuck")
     expect(page.locator('[data-table="t3"]')).to_have_attribute("data-online", "stopped")
     expect(page.locator('[data-table="t4"]')).to_have_attribute("data-online", "offline", timeout=TIMEOUT)

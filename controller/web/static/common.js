@@ -170,7 +170,8 @@ function healthText(table) {
   return summary.ok === false ? "sensor link down" : null;
 }
 
-function renderTable(table) {
+// options.console: link the card to the table's referee console (the dashboard does).
+function renderTable(table, options = {}) {
   const s = table.state;
   const online = table.online();
   const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online });
@@ -178,7 +179,9 @@ function renderTable(table) {
   card.append(el("header", {},
     el("h2", {}, table.id.toUpperCase()),
     el("span", { class: `badge ${online}`, "data-field": "online" }, online === "unknown" ? "…" : online),
-    fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null));
+    fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
+    options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
+      title: "referee console" }, "referee ›") : null));
   if (!s || !s.game) {
     card.append(el("p", { class: "idle", "data-field": "status" }, s ? "No match" : "Waiting for the table…"));
     return card;

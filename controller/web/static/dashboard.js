@@ -15,7 +15,7 @@
   function render() {
     pending = false;
     const ids = [...tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-    container.replaceChildren(...ids.map((id) => renderTable(tables.get(id))));
+    container.replaceChildren(...ids.map((id) => renderTable(tables.get(id), { console: true })));
     document.getElementById("empty").hidden = ids.length > 0;
   }
   function soon() { if (!pending) { pending = true; requestAnimationFrame(render); } }
