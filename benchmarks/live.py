@@ -256,11 +256,12 @@ url = "{url}"
 """)
 
 
-def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 240.0) -> dict[str, object]:
+def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 240.0,
+                 speed: float = 1000.0) -> dict[str, object]:
     """RSS of ``controller run`` at start and after ``shots`` simulated shots (module docstring)."""
 
     async def main(d: Path, b: Any) -> dict[str, object]:
-        config = _run_config(d, b.url, 'game = "ten-ball"\nshots = 60\nspeed = 1000\nloop = true')
+        config = _run_config(d, b.url, f'game = "ten-ball"\nshots = 60\nspeed = {speed}\nloop = true')
         counted = [0]
         async with aiomqtt.Client(b.host, b.port) as sub:
             await sub.subscribe("billiards/bench/t1/event", qos=0)
@@ -289,11 +290,17 @@ def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 240.0) -> di
                     now = rss_mb(proc.pid)
                     peak = max(peak, now)
                     samples.append((counted[0], now))
+                    if len(samples) % 10 == 0:
+                        print(f"memory: {counted[0]} shots, {now:.1f} MB", file=sys.stderr)
                 last = rss_mb(proc.pid)
                 elapsed = time.monotonic() - start
             finally:
                 proc.terminate()
-                proc.wait(15)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

@@ -1,0 +1,128 @@
+"""Sensor boards misbehaving mid-match: the real firmware on a pty, the real service and broker.
+
+Shot after shot a board is unplugged and plugged in again mid-shot (the drop happens while the
+cable is out), has garbage and corrupted frames on its line, or reboots (a new boot id). Every
+drop must reach subscribers once, in order; a pulled cable must show in health as a
+disconnected board; and the match must end in the state the same shots give without faults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.table import Table
+from firmware_bridge.sim import SimBoard
+from hardware.events import SensorEvent
+from tests.broker import Broker
+from tests.faults.record import note
+from tests.firmware_bridge.test_link import corrupt_edges_frames
+from tests.service.conftest import Collector, make_config, running
+
+RUN = [(None, "fl"), (1, "fr"), (3, "sl"), (4, "hl"), (5, "hr"), (6, "fl"), (7, "sr"), (8, "fr"),
+       (9, "fl"), (10, "sl")]
+FAULTS = ("unplug", "garbage", "reboot", "none")
+KEYS = ("status", "players", "to_shoot", "ball_in_hand", "on_table", "shot", "questions", "winner")
+
+
+def expected(shots: list[tuple[int | None, str]]) -> dict[str, Any]:
+    """Returns the state the same shots leave when every board behaves."""
+    table = Table(lambda m: None)
+    table.start(0.0)
+    t = 1.0
+    table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 1}, t)
+    for ball, pocket in shots:
+        t += 1.0
+        if ball is not None:
+            table.request("call", {"calls": [{"ball": ball, "pocket": pocket}]}, t)
+        for dt, ch, v in ((1.0, "cushion.h", 1), (1.01, "cushion.h", 0), (1.5, f"beam.{pocket}", 1),
+                          (1.52, f"beam.{pocket}", 0)):
+            table.sensor(SensorEvent(t + dt, ch, v))
+        t += 2.0
+        table.request("shot_end", {}, t)
+        if ball is None:
+            table.request("answer", {"answer": 2}, t + 0.5)
+        t += 1.0
+    snap = table.referee.snapshot()
+    return {k: snap[k] for k in KEYS}
+
+
+async def board_faults(tmp_path: Path, broker: Broker, shots: int, seed: int,
+                       faults: list[str] | None = None) -> None:
+    rng = random.Random(seed)
+    plan = faults or [rng.choice(FAULTS) for _ in range(shots)]
+    script = RUN[:shots]
+    with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
+        config = make_config(tmp_path, broker, backend="serial", serial={"ports": [board.path]},
+                             health={"tick_s": 0.1})
+        async with Collector(broker) as col, running(config) as service:
+            await col.wait(lambda: any(h.get("links") and all(x["up"] for x in h["links"].values())
+                                       for h in col.of("health")))
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                          "race_to": 1})
+            await col.wait(lambda: col.events("match_started"))
+            for n, ((ball, pocket), fault) in enumerate(zip(script, plan, strict=True), start=1):
+                if ball is not None:
+                    service.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
+                    await asyncio.sleep(0.05)
+                board.edge("cushion.h", 1)
+                await asyncio.sleep(0.01)
+                board.edge("cushion.h", 0)
+                if fault == "unplug":
+                    await asyncio.sleep(rng.uniform(0.0, 0.2))
+                    board.unplug()
+                    await col.wait(lambda: any(e["data"].get("state") == "disconnected"
+                                               for e in col.events("sensor_fault")[-13:]), 3.0)
+                elif fault == "garbage":
+                    board.port.write(bytes(rng.randrange(256) for _ in range(rng.randint(1, 64))))
+                    board.port.mangle = corrupt_edges_frames(1)
+                elif fault == "reboot":
+                    board.reboot()
+                await asyncio.sleep(rng.uniform(0.05, 0.3))
+                board.edge(f"beam.{pocket}", 1)
+                await asyncio.sleep(0.02)
+                board.edge(f"beam.{pocket}", 0)
+                if fault == "unplug":
+                    await asyncio.sleep(rng.uniform(0.1, 0.6))
+                    board.replug()
+                await col.wait(lambda n=n: len(col.events("ball_pocketed")) >= n)  # type: ignore[misc]
+                await col.wait(lambda: service.health.summary()["ok"])
+                service.request("shot_end", {})
+                if ball is None:  # which ball fell on the break: the 2
+                    await col.wait(lambda: col.last("state")["questions"])
+                    service.request("answer", {"answer": 2})
+                await col.wait(lambda n=n: len([e for e in col.events("shot_result")
+                                                if not e["data"].get("corrected")]) >= n)  # type: ignore[misc]
+            await asyncio.sleep(0.3)  # anything sent twice would have arrived by now
+            state = {k: col.last("state")[k] for k in KEYS}
+    drops = [e["data"]["pocket"] for e in col.events("ball_pocketed")]
+    seqs = [s.payload["seq"] for s in col.seen if not s.retain and "seq" in s.payload]
+    unplugs = plan.count("unplug")
+    disconnected = [e for e in col.events("sensor_fault") if e["data"].get("state") == "disconnected"]
+    want = expected(script)
+    ok = drops == [p for _, p in script] and state == want and seqs == sorted(set(seqs))
+    for fault in set(plan):
+        note(f"sensor board: {'none (control)' if fault == 'none' else fault} mid-shot",
+             plan.count(fault), ok)
+    assert drops == [p for _, p in script], "a drop lost or doubled"
+    assert seqs == sorted(set(seqs))
+    assert state == want
+    assert (len(disconnected) > 0) == (unplugs > 0 or "reboot" in plan)
+
+
+async def test_a_board_unplugged_mid_shot_corrupted_and_rebooted_loses_and_doubles_nothing(
+        tmp_path: Path, broker: Broker) -> None:
+    await board_faults(tmp_path, broker, 5, seed=3,
+                       faults=["unplug", "garbage", "reboot", "none", "unplug"])
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+async def test_soak_random_board_faults_over_a_whole_run_out(tmp_path: Path, broker: Broker,
+                                                             seed: int) -> None:
+    await board_faults(tmp_path, broker, len(RUN), seed=seed)
