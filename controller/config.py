@@ -99,6 +99,16 @@ class SerialConfig(_Section):
     ports: list[str] = Field(default_factory=list)
 
 
+class WebSection(_Section):
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8080
+    broker_ws: str = "ws://{host}:9001"
+    dashboard_username: str | None = None
+    dashboard_password: str | None = None
+    referee_username: str | None = None
+
+
 class Config(_Section):
     venue: Id = "club"
     table: Id = "t1"
@@ -114,6 +124,7 @@ class Config(_Section):
     sim: SimConfig = Field(default_factory=SimConfig)
     gpio: GpioConfig = Field(default_factory=GpioConfig)
     serial: SerialConfig = Field(default_factory=SerialConfig)
+    web: WebSection = Field(default_factory=WebSection)
 
     @field_validator("fusion")
     @classmethod

@@ -445,12 +445,35 @@ def overrides_of(args: Any) -> dict[str, Any]:
 
 
 async def serve(config: Config) -> None:
-    """Runs a service until SIGTERM or SIGINT."""
+    """Runs a service until SIGTERM or SIGINT; serves the venue pages when ``web.enabled``."""
     service = Service(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, service.stop)
-    await service.run()
+    async with contextlib.AsyncExitStack() as stack:
+        if config.web.enabled:
+            try:
+                web = await stack.enter_async_context(_web_server(config))
+            except OSError as exc:  # the pages are a convenience: the table referees on
+                log.error("cannot serve the web pages on %s:%d: %s", config.web.host,
+                          config.web.port, exc)
+            else:
+                print(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table="
+                      f"{config.table}", flush=True)
+        await service.run()
+
+
+def _web_server(config: Config) -> Any:
+    """Returns the server of the dashboard and the referee console (``controller.web``)."""
+    from controller.web import WebConfig, WebServer
+    from controller.web.server import Credentials
+
+    w = config.web
+    dashboard = Credentials(w.dashboard_username, w.dashboard_password) if w.dashboard_username else None
+    referee = Credentials(w.referee_username) if w.referee_username else None
+    pages = WebConfig(broker=w.broker_ws, venue=config.venue, prefix=config.prefix,
+                      dashboard=dashboard, referee=referee, tables=(config.table,))
+    return WebServer(pages, host=w.host, port=w.port)
 
 
 def run_main(args: Any) -> int:

@@ -33,6 +33,7 @@ def make_config(tmp_path: Path, broker: Broker, **sections: Any) -> Config:
         "mqtt": {"url": broker.url, "reconnect_min_s": 0.1, "reconnect_max_s": 0.5},
         "journal": {"sync": "normal", "commit_interval_ms": 5},
         "sim": {"trace": str(idle_trace(tmp_path)), "loop": False},
+        "web": {"enabled": False},
     }
     for key, value in sections.items():
         if isinstance(value, dict):

@@ -35,6 +35,9 @@ reconnect_max_s = 0.5
 [sim]
 trace = "{idle_trace(tmp_path)}"
 loop = false
+
+[web]
+enabled = false
 """)
     return path
 

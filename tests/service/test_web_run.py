@@ -1,0 +1,91 @@
+"""``run`` serves the venue dashboard and the referee console, and prints where."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from tests.broker import Broker, free_port
+from tests.service.conftest import idle_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_run_serves_the_pages_and_prints_their_addresses(tmp_path: Path, broker: Broker) -> None:
+    port = free_port()
+    config = tmp_path / "table.toml"
+    config.write_text(f"""
+venue = "club"
+table = "t7"
+backend = "sim"
+data = "{tmp_path / 'data'}"
+[mqtt]
+url = "{broker.url}"
+[sim]
+trace = "{idle_trace(tmp_path)}"
+loop = false
+[web]
+host = "127.0.0.1"
+port = {port}
+broker_ws = "ws://{{host}}:9001"
+dashboard_username = "dashboard"
+""")
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+        assert first.strip() == f"dashboard: http://127.0.0.1:{port}/"
+        assert second.strip() == f"console:   http://127.0.0.1:{port}/console.html?table=t7"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/config.json", timeout=2) as r:
+                    pages = json.load(r)
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert pages["venue"] == "club" and pages["tables"] == ["t7"]
+        assert pages["dashboard"]["username"] == "dashboard"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+            assert b"<html" in r.read().lower()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_taken_port_costs_the_pages_not_the_table(tmp_path: Path, broker: Broker) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "table.toml"
+        config.write_text(f"""
+backend = "sim"
+data = "{tmp_path / 'data'}"
+[mqtt]
+url = "{broker.url}"
+[sim]
+trace = "{idle_trace(tmp_path)}"
+loop = false
+[web]
+host = "127.0.0.1"
+port = {port}
+""")
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(3)
+            assert proc.poll() is None  # still refereeing
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=10)
+        assert "cannot serve the web pages" in err
