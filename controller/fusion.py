@@ -26,6 +26,11 @@ What real sensors do, and what is done about it:
   it had time to report the last drop) it is ruled provisionally. Until the next shot opens
   (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
   correct it. ``shot_end`` rules the open shot now and closes it.
+- **Sensors out of order.** Sensor health tells fusion (``set_usable``) when a channel is
+  stuck, silent, chattering or its board is gone. A beam out of order counts no drops (the
+  drop of a block found stuck is taken back) and its pocket is named in the record, so the
+  referee is asked; a cushion sensor out of order counts no hits, and a shot that shows
+  fewer than two cushions then has its cushions unknown (the rules ask or presume).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
   click count; without one, all hits of the shot are presumed to be after the first contact
   (option ``cushions_without_click = "all"``) or the fact is left unknown (``"unknown"``).
@@ -186,6 +191,9 @@ class Fusion:
         #: What the ball return has: as configured, or as soon as such a sensor reports.
         self.cue_detector = self.config.cue_detector
         self.identity_reader = self.config.identity_reader
+        #: Rail segments whose cushion sensor is out of order: their hits are not seen, so a
+        #: shot that shows fewer than two cushions has its cushions unknown, not missing.
+        self.deaf: set[Rail] = set()
         #: Pockets whose beam is out of order (sensor health): their drops are asked, not seen.
         self.blind: set[Pocket] = set()
         self._cur: _Shot | None = None  # open, not yet ruled
@@ -227,7 +235,9 @@ class Fusion:
                 self._soon(beam.block_start + self.config.min_block_s)
         else:
             rail = _RAIL_OF.get(ch)
-            if rail is not None:
+            if rail is not None and rail in self.deaf:
+                pass  # a cushion sensor out of order: what it says counts for nothing
+            elif rail is not None:
                 self._cushion(rail, t, ev.v, ev.level, out)
                 cushion = self._cushions[rail]
                 if cushion.burst is not None:
@@ -315,6 +325,15 @@ class Fusion:
         back (the shot it went to is corrected).
         """
         out: list[Action] = []
+        rail = _RAIL_OF.get(channel)
+        if rail is not None:  # a cushion sensor out of order: its hits may be missing
+            if usable:
+                self.deaf.discard(rail)
+            else:
+                self.deaf.add(rail)
+                cushion = self._cushions[rail]
+                cushion.on, cushion.burst = False, None
+            return out
         pocket = _POCKET_OF.get(channel)
         if pocket is None:
             return out
@@ -433,6 +452,8 @@ class Fusion:
         cushions: Any
         if not cfg.cushion_sensors:
             cushions = UNKNOWN
+        elif self.deaf and len({r for _, r in shot.hits}) < 2:
+            cushions = UNKNOWN  # a dead sensor may have missed what the rules need
         elif shot.clicks:
             first_click = shot.clicks[0]
             cushions = tuple(r for t, r in sorted(shot.hits) if t >= first_click)

@@ -358,3 +358,20 @@ def test_the_example_configuration_shows_the_real_fusion_defaults():
                                     if line.startswith("# ") and " = " in line))
     defaults = {f.name: f.default for f in dataclasses.fields(FusionConfig)}
     assert shown == defaults
+
+
+def test_a_dead_cushion_sensor_makes_too_few_cushions_unknown_not_a_foul():
+    rng = random.Random(22)
+    fusion = Fusion()
+    fusion.set_usable("cushion.lf", False)
+    out: list[Action] = []
+    for e in cushion_hit("h", 1.0, rng, crosstalk=False) + cushion_hit("lf", 1.5, rng,
+                                                                       crosstalk=False):
+        out += fusion.sensor(e)
+    out += fusion.advance(10.0)
+    assert record_of(out).cushions is UNKNOWN  # one seen, the other may have been missed
+    out = []
+    for e in cushion_hit("h", 20.0, rng, crosstalk=False) + cushion_hit("f", 20.5, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(40.0)
+    assert record_of(out).cushions == (Rail.HEAD, Rail.FOOT)  # two seen: enough for any rule
