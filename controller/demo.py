@@ -14,19 +14,16 @@ import contextlib
 import itertools
 import json
 import logging
-import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import aiomqtt
 
+from controller.broker import Mosquitto, MosquittoError, free_port
 from controller.config import ConfigError, validate
 from controller.service import Service
 from controller.web import WebConfig, WebServer
@@ -36,80 +33,28 @@ log = logging.getLogger(__name__)
 GAMES = ("ten-ball", "siberian-ten", "pyramid")
 
 
-class DemoError(RuntimeError):
-    """The demo cannot start (no broker)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class EmbeddedBroker:
-    """A Mosquitto of the demo's own, on a free port of 127.0.0.1 (Mosquitto 2 ignores ``-p``
-    when its configuration has a listener, so the port is written in the file)."""
+class EmbeddedBroker(Mosquitto):
+    """The demo's own Mosquitto, with a websockets listener for the browser pages when this
+    Mosquitto has websockets."""
 
     def __init__(self, directory: Path) -> None:
-        found = shutil.which("mosquitto") or next(
-            (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
-        if found is None:
-            raise DemoError("Mosquitto is not installed (sudo apt install mosquitto), "
-                            "or pass --broker mqtt://host:port")
-        self.binary = found
-        self.port = _free_port()
-        self.ws_port: int | None = _free_port()  # MQTT over websockets, for browser pages
-        self.host = "127.0.0.1"
-        self.directory = directory
-        self.conf = directory / "mosquitto.conf"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.ws_port: int | None = free_port()
+        super().__init__(directory, extra=self._ws_lines())
 
-    def _write_conf(self) -> None:
-        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false",
-                 f"log_dest file {self.directory / 'mosquitto.log'}"]
-        if self.ws_port is not None:
-            lines += [f"listener {self.ws_port} 127.0.0.1", "protocol websockets"]
-        self.conf.write_text("\n".join(lines) + "\n")
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
+    def _ws_lines(self) -> str:
+        return f"listener {self.ws_port} 127.0.0.1\nprotocol websockets" if self.ws_port else ""
 
     def start(self, timeout: float = 10.0) -> None:
         try:
-            self._start(timeout)
-        except DemoError:
+            super().start(timeout)
+        except MosquittoError:
             if self.ws_port is None:
                 raise
             log.info("this Mosquitto has no websockets: starting it without")
             self.ws_port = None
-            self._start(timeout)
-
-    def _start(self, timeout: float) -> None:
-        self._write_conf()
-        self.process = subprocess.Popen([self.binary, "-c", str(self.conf)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise DemoError(f"mosquitto exited: {err.strip()}")
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.02)
-        raise DemoError(f"mosquitto did not listen on port {self.port} within {timeout} s")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            self.extra = self._ws_lines()
+            self.write_conf()
+            super().start(timeout)
 
 
 def score_line(table: str, state: dict[str, Any]) -> str:
@@ -234,8 +179,8 @@ def main(args: Any) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return asyncio.run(play(args))
-    except DemoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except MosquittoError as exc:
+        print(f"error: {exc}, or pass --broker mqtt://host:port", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
