@@ -28,9 +28,10 @@ What real sensors do, and what is done about it:
   correct it. ``shot_end`` rules the open shot now and closes it.
 - **Sensors out of order.** Sensor health tells fusion (``set_usable``) when a channel is
   stuck, silent, chattering or its board is gone. A beam out of order counts no drops (the
-  drop of a block found stuck is taken back) and its pocket is named in the record, so the
-  referee is asked; a cushion sensor out of order counts no hits, and a shot that shows
-  fewer than two cushions then has its cushions unknown (the rules ask or presume).
+  drops it counted in the ``RETRACT_S`` before are taken back: a stuck block, chatter) and
+  its pocket is named in the record, so the referee is asked; a cushion sensor out of order
+  counts no hits, and a shot that shows fewer than two cushions then has its cushions
+  unknown (the rules ask or presume).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
   click count; without one, all hits of the shot are presumed to be after the first contact
   (option ``cushions_without_click = "all"``) or the fact is left unknown (``"unknown"``).
@@ -46,6 +47,10 @@ from hardware.events import SensorEvent
 from rules import CUE, UNKNOWN, Call, Drop, Foul, Pocket, Rail, ShotKind, ShotRecord, Special
 
 INF = float("inf")
+#: Sensor health needs up to this long to find a beam stuck (2 s) or chattering (1 s): the
+#: drops a beam counted this long before it was found out of order are taken back, and the
+#: referee is asked about its pocket instead.
+RETRACT_S = 3.0
 
 _POCKET_OF = {f"beam.{p.value}": p for p in Pocket}
 _RAIL_OF = {f"cushion.{r.value}": r for r in Rail}
@@ -155,10 +160,9 @@ class _Beam:
     pend_v: int = 0
     block_start: float = INF
     counted: bool = False
-    #: The drop counted for the block in progress, and its shot (retracted if the beam
-    #: turns out to be stuck rather than blocked by a ball).
-    drop: _Drop | None = None
-    drop_shot: _Shot | None = None
+    #: The drops this beam counted lately, with their shots: taken back if the beam turns out
+    #: to be out of order (stuck, chattering) rather than crossed by balls.
+    recent: list[tuple[_Drop, _Shot]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -342,12 +346,17 @@ class Fusion:
             return out
         self.blind.add(pocket)
         beam = self._beams[pocket]
-        shot, drop = beam.drop_shot, beam.drop
-        if beam.level and shot is not None and drop is not None and drop in shot.drops:
-            shot.drops.remove(drop)
-            self._changed(shot, self.now if t is None else t, out)
+        now = self.now if t is None else t
+        changed: list[_Shot] = []
+        for drop, shot in beam.recent:  # what health took this long to find was no ball
+            if drop.t >= now - RETRACT_S and drop in shot.drops:
+                shot.drops.remove(drop)
+                if shot not in changed:
+                    changed.append(shot)
+        for shot in changed:
+            self._changed(shot, now, out)
+        beam.recent.clear()
         beam.pend_t, beam.level, beam.counted, beam.block_start = INF, 0, False, INF
-        beam.drop = beam.drop_shot = None
         return out
 
     def forget(self) -> None:
@@ -376,7 +385,7 @@ class Fusion:
                 self._confirm(pocket, beam, out)
             if beam.level and not beam.counted and beam.block_start + cfg.min_block_s <= now:
                 beam.counted = True
-                beam.drop_shot, beam.drop = self._drop(beam.block_start, pocket, out)
+                self._beam_drop(beam, pocket, out)
         for cushion in self._cushions.values():
             burst = cushion.burst
             if burst is None:
@@ -498,10 +507,15 @@ class Fusion:
             beam.block_start, beam.counted = t, False
             return
         if not beam.counted and t - beam.block_start >= self.config.min_block_s:
-            self._drop(beam.block_start, pocket, out)
+            self._beam_drop(beam, pocket, out)
         beam.counted = False
         beam.block_start = INF
-        beam.drop = beam.drop_shot = None
+
+    def _beam_drop(self, beam: _Beam, pocket: Pocket, out: list[Action]) -> None:
+        shot, drop = self._drop(beam.block_start, pocket, out)
+        horizon = drop.t - RETRACT_S
+        beam.recent = [(d, s) for d, s in beam.recent if d.t >= horizon]
+        beam.recent.append((drop, shot))
 
     def _drop(self, t: float, pocket: Pocket, out: list[Action]) -> tuple[_Shot, _Drop]:
         shot = self._shot_at(t, out)

@@ -135,8 +135,6 @@ async def test_a_chattering_beam_is_reported_within_a_second_and_gives_no_wrong_
     assert not wrong, f"scores the working table never showed: {wrong}"
 
 
-@pytest.mark.xfail(strict=True, reason="fusion keeps the drops a beam counted before health "
-                   "found it chattering: the referee then asks which balls fell there")
 def test_drops_counted_from_a_beam_before_it_was_found_chattering_are_taken_back() -> None:
     out: list[Message] = []
     table = Table(out.append)
