@@ -6,8 +6,10 @@ ratio to it. Medians and percentiles, never pass/fail: the machine may be shared
 - ``latency``: a sensor edge entering a backend (GPIO on gpiozero's MockFactory pins, driven
   from their own thread as lgpio calls back; the serial link to the real firmware on a pty)
   to the ``ball_pocketed`` event at a subscriber on a loopback Mosquitto. Timed from the
-  edge that decides the drop (the beam clearing after a 20 ms block), per edge, one drop at
-  a time. Baseline: an aiomqtt QoS 1 publish to a QoS 1 subscriber through the same broker.
+  edge that decides the drop (the beam clearing after a block of 15–60 ms, as a ball makes),
+  one drop at a time; with the default journal settings and with the commit grouping off
+  (``commit_interval_ms = 0``) and ``sync = "normal"``. Baseline: an aiomqtt QoS 1 publish to
+  a QoS 1 subscriber through the same broker, in the same process and event loop.
 - ``memory``: resident memory of ``python -m controller run`` (sim backend at 400x, journal,
   recording, MQTT) at start and over 10,000 simulated shots (at most 300 s); baseline: a bare
   interpreter. (At 1000x the simulator outruns the service: its bounded queues fill.)
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -159,62 +162,73 @@ async def _gpio_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[f
     config = _service_config(tmp, b.url, "gpio", **journal)
     service = Service(config, backend=GpioBackend(GPIO_PINS, pin_factory=factory))
     times: list[float] = []
+    rng = random.Random(1)
     try:
         async with _pocketed(b.host, b.port, config.base) as got, _running(service):
             await asyncio.sleep(0.3)
             for i in range(drops + 10):
                 beam = f"beam.{POCKETS[i % 6]}"
+                block = rng.uniform(0.015, 0.060)  # a ball takes 15–60 ms to cross a beam
                 at = factory.ticks() - driver.t0 + 0.005
                 await driver.edge(beam, 1, at)
-                await driver.edge(beam, 0, at + 0.020)  # a ball takes 15–60 ms to cross
-                edge = driver.t0 + at + 0.020
+                await driver.edge(beam, 0, at + block)
+                edge = driver.t0 + at + block
                 arrived = await asyncio.wait_for(got.get(), 5)
                 if i >= 10:
                     times.append(arrived - edge)
-                await asyncio.sleep(0.03)
+                await asyncio.sleep(rng.uniform(0.005, 0.02))
     finally:
         driver.stop()
         factory.close()
     return times
 
 
-async def _serial_latency(tmp: Path, b: Any, drops: int) -> list[float]:
+async def _serial_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[float]:
     from controller.service import Service
     from firmware_bridge.backend import SerialBackend
     from firmware_bridge.sim import SimBoard
 
     tmp.mkdir(parents=True, exist_ok=True)
     with SimBoard(link=tmp / "usb-board") as board:
-        config = _service_config(tmp / "data", b.url, "serial")
+        config = _service_config(tmp / "data", b.url, "serial", **journal)
         service = Service(config, backend=SerialBackend([board.path]))
         times: list[float] = []
+        rng = random.Random(1)
         async with _pocketed(b.host, b.port, config.base) as got, _running(service):
             await asyncio.sleep(0.5)
             for i in range(drops + 10):
                 beam = f"beam.{POCKETS[i % 6]}"
-                start = time.monotonic() + 0.005
-                await asyncio.sleep(max(0.0, start - time.monotonic()))
-                board.edge(beam, 1, start)
-                await asyncio.sleep(0.020)
+                board.edge(beam, 1, time.monotonic())
+                await asyncio.sleep(rng.uniform(0.015, 0.060))  # a ball crossing the beam
                 edge = time.monotonic()
                 board.edge(beam, 0, edge)
                 arrived = await asyncio.wait_for(got.get(), 5)
                 if i >= 10:
                     times.append(arrived - edge)
-                await asyncio.sleep(0.03)
+                await asyncio.sleep(rng.uniform(0.005, 0.02))
     return times
 
 
 def bench_latency(repeat: int, drops: int = 1000) -> dict[str, object]:
     """Edge → ``ball_pocketed`` at a subscriber, beside the bare round trip (module docstring)."""
 
+    variants: list[tuple[str, str, int, dict[str, Any]]] = [
+        ("gpio", "gpio, defaults (commit_interval_ms=20, sync=full)", drops, {}),
+        ("gpio0", "gpio, commit_interval_ms=0, sync=full", drops // 2, {"commit_interval_ms": 0}),
+        ("gpio0n", "gpio, commit_interval_ms=0, sync=normal", drops // 2,
+         {"commit_interval_ms": 0, "sync": "normal"}),
+        ("serial", "serial pty, defaults (commit_interval_ms=20, sync=full)", drops, {}),
+        ("serial0n", "serial pty, commit_interval_ms=0, sync=normal", drops // 2,
+         {"commit_interval_ms": 0, "sync": "normal"}),
+    ]
+
     async def main() -> dict[str, list[float]]:
         with tempfile.TemporaryDirectory() as d, broker(Path(d)) as b:
             tmp = Path(d)
             out = {"bare": await bare_round_trip(b.host, b.port, drops)}
-            out["gpio"] = await _gpio_latency(tmp / "gpio", b, drops)
-            out["gpio0"] = await _gpio_latency(tmp / "gpio0", b, drops // 2, commit_interval_ms=0)
-            out["serial"] = await _serial_latency(tmp / "serial", b, drops)
+            for key, _, n, journal in variants:
+                run = _gpio_latency if key.startswith("gpio") else _serial_latency
+                out[key] = await run(tmp / key, b, n, **journal)
             out["bare2"] = await bare_round_trip(b.host, b.port, drops // 2)
             return out
 
@@ -222,12 +236,10 @@ def bench_latency(repeat: int, drops: int = 1000) -> dict[str, object]:
     bare = got["bare"] + got["bare2"]
     result: dict[str, object] = {
         "benchmark": "live latency: edge -> ball_pocketed at a subscriber",
-        "drops per backend": drops,
+        "drops (defaults / others)": [drops, drops // 2],
         "bare aiomqtt round trip p50/p99 ms": [ms(pct(bare, 0.5)), ms(pct(bare, 0.99))],
     }
-    for key, label in (("gpio", "gpio (commit_interval_ms=20, default)"),
-                       ("gpio0", "gpio (commit_interval_ms=0)"),
-                       ("serial", "serial pty (commit_interval_ms=20, default)")):
+    for key, label, _, _ in variants:
         xs = got[key]
         result[f"{label} p50/p99 ms"] = [ms(pct(xs, 0.5)), ms(pct(xs, 0.99))]
         result[f"{label} p99 / bare p99"] = round(pct(xs, 0.99) / pct(bare, 0.99), 2)
@@ -406,7 +418,7 @@ def bench_venue(repeat: int, tables: int = 100, processes: int = 4,
     """100 simulated tables on one broker, a dashboard on all (module docstring)."""
 
     async def main(d: Path, b: Any) -> dict[str, Any]:
-        seen: dict[str, list[int]] = {}
+        seen: dict[str, list[tuple[str, int]]] = {}
         latency: list[float] = []
         async with aiomqtt.Client(b.host, b.port, max_queued_incoming_messages=0) as dash:
             await dash.subscribe("billiards/#", qos=1)
@@ -418,7 +430,7 @@ def bench_venue(repeat: int, tables: int = 100, processes: int = 4,
                     if m.retain or not isinstance(m.payload, bytes) or len(parts) < 4:
                         continue
                     p = json.loads(m.payload)
-                    seen.setdefault(parts[2], []).append(p["seq"])
+                    seen.setdefault(parts[2], []).append(("/".join(parts[3:]), p["seq"]))
                     if parts[3] == "event" and p.get("type") == "ball_pocketed":
                         latency.append(now - p["ts"])  # ts: the edge, host monotonic (speed 1)
 
@@ -429,26 +441,40 @@ def bench_venue(repeat: int, tables: int = 100, processes: int = 4,
                  str(i * per), str(per), str(seconds)],
                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 for i in range(processes)]
-            published: dict[str, int] = {}
+            produced: dict[str, dict[str, list[int]]] = {}
             for proc in procs:
                 out, err = await asyncio.to_thread(proc.communicate, None, seconds + 120)
                 if proc.returncode != 0:
                     raise RuntimeError(err.decode())
-                published.update(json.loads(out.decode().splitlines()[-1]))
+                produced.update(json.loads(out.decode().splitlines()[-1]))
             await asyncio.sleep(2.0)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             rtt = await bare_round_trip(b.host, b.port, 500)
-        gaps = 0
-        missing = 0
-        for table, last in published.items():
-            seqs = seen.get(table, [])
-            gaps += sum(1 for a, b2 in zip(seqs, seqs[1:], strict=False) if b2 != a + 1)
-            missing += last - (seqs[-1] if seqs else 0)
-        return {"tables": len(published), "processes": processes, "seconds": seconds,
+        made: dict[str, int] = {}
+        early: dict[str, int] = {}  # superseded before the table's first connection
+        lost: dict[str, int] = {}  # not delivered although the table was connected
+        order_broken = 0
+        for table, topics in produced.items():
+            got = seen.get(table, [])
+            seqs = [q for _, q in got]
+            order_broken += sum(1 for a, c in zip(seqs, seqs[1:], strict=False) if c <= a)
+            delivered = set(got)
+            # the republish after connecting: the first state delivered
+            connected = min((q for t, q in got if t == "state"), default=0)
+            for topic, sent in topics.items():
+                kind = topic.split("/")[0]
+                made[kind] = made.get(kind, 0) + len(sent)
+                missing = [q for q in sent if (topic, q) not in delivered]
+                early[kind] = early.get(kind, 0) + sum(1 for q in missing if q < connected)
+                lost[kind] = lost.get(kind, 0) + sum(1 for q in missing if q >= connected)
+        return {"tables": len(produced), "processes": processes, "seconds": seconds,
                 "messages delivered": sum(len(v) for v in seen.values()),
-                "seq gaps or repeats": gaps, "messages not delivered at the end": missing,
+                "produced by topic": made,
+                "superseded before the first connection (retained, by design)": early,
+                "not delivered while connected": lost,
+                "seq out of order or repeated": order_broken,
                 "ball_pocketed p50/p99 ms": [ms(pct(latency, 0.5)), ms(pct(latency, 0.99))],
                 "ball_pocketed count": len(latency),
                 "bare round trip p50/p99 ms (after)": [ms(pct(rtt, 0.5)), ms(pct(rtt, 0.99))],
