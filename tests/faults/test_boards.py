@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,38 @@ def expected(shots: list[tuple[int | None, str]]) -> dict[str, Any]:
         t += 1.0
     snap = table.referee.snapshot()
     return {k: snap[k] for k in KEYS}
+
+
+def ruled(col: Collector) -> int:
+    return len([e for e in col.events("shot_result") if not e["data"].get("corrected")])
+
+
+async def referee_answers(col: Collector, service: Any, n: int, script: list[tuple[int | None, str]]
+                          ) -> None:
+    """Waits for shot ``n`` to be ruled, answering what the table asks as a referee who saw
+    the shots would: a pocket whose sensor was out of order had a ball if that shot's ball went
+    there; the ball was the one called (on the break, the 2). (The shot a question is about is
+    the number in its id, ``q-<shot>-<n>``; without one, the current shot.)"""
+    answered: set[str] = set()
+    while ruled(col) < n or col.last("state")["questions"]:
+        await col.wait(lambda: (ruled(col) >= n and not col.last("state")["questions"]) or [
+            q for q in col.last("state")["questions"] if q["id"] not in answered])
+        for q in col.last("state")["questions"]:
+            if q["id"] in answered:
+                continue
+            answered.add(q["id"])
+            about = re.fullmatch(r"q-(\d+)-\d+", q["id"])
+            ball, pocket = script[int(about.group(1)) - 1 if about else n - 1]
+            if q["kind"] == "confirm":
+                asked = re.search(r"fall in (\w+)\?", q["prompt"])
+                answer: Any = asked is not None and asked.group(1) == pocket
+            else:
+                answer = 2 if ball is None else ball
+            ASKED.append(q["prompt"])
+            service.request("answer", {"question": q["id"], "answer": answer})
+
+
+ASKED: list[str] = []
 
 
 async def board_faults(tmp_path: Path, broker: Broker, shots: int, seed: int,
@@ -92,12 +125,9 @@ async def board_faults(tmp_path: Path, broker: Broker, shots: int, seed: int,
                 await col.wait(lambda n=n: len(col.events("ball_pocketed")) >= n)  # type: ignore[misc]
                 await col.wait(lambda: service.health.summary()["ok"])
                 service.request("shot_end", {})
-                if ball is None:  # which ball fell on the break: the 2
-                    await col.wait(lambda: col.last("state")["questions"])
-                    service.request("answer", {"answer": 2})
-                await col.wait(lambda n=n: len([e for e in col.events("shot_result")
-                                                if not e["data"].get("corrected")]) >= n)  # type: ignore[misc]
-            await asyncio.sleep(0.3)  # anything sent twice would have arrived by now
+                await referee_answers(col, service, n, script)
+            await asyncio.sleep(0.5)  # anything sent twice would have arrived by now
+            await referee_answers(col, service, len(script), script)  # asked about late
             state = {k: col.last("state")[k] for k in KEYS}
     drops = [e["data"]["pocket"] for e in col.events("ball_pocketed")]
     seqs = [s.payload["seq"] for s in col.seen if not s.retain and "seq" in s.payload]
@@ -126,3 +156,24 @@ async def test_a_board_unplugged_mid_shot_corrupted_and_rebooted_loses_and_doubl
 async def test_soak_random_board_faults_over_a_whole_run_out(tmp_path: Path, broker: Broker,
                                                              seed: int) -> None:
     await board_faults(tmp_path, broker, len(RUN), seed=seed)
+
+
+@pytest.mark.xfail(strict=True, reason="fusion takes back the drops of the last 3 s when a beam "
+                   "becomes unusable for any reason, a board's link going down included, so a "
+                   "board that reboots or is unplugged right after a shot has the referee asked "
+                   "again about balls its beams saw (found by test above; since e0f2baa)")
+def test_a_board_going_down_does_not_take_back_the_drops_its_beams_already_reported() -> None:
+    table = Table(lambda m: None)
+    table.start(0.0)
+    table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 1}, 1.0)
+    table.request("call", {"calls": [{"ball": 1, "pocket": "fr"}]}, 2.0)
+    table.sensor(SensorEvent(3.0, "beam.fr", 1))
+    table.sensor(SensorEvent(3.02, "beam.fr", 0))
+    table.request("shot_end", {}, 4.0)
+    before = table.referee.snapshot()
+    assert 1 not in before["on_table"] and not before["questions"]
+    table.advance(4.5)
+    for pocket in ("hl", "hr", "sl", "sr", "fl", "fr"):  # the board's link went down
+        table.set_usable(f"beam.{pocket}", False)
+    after = table.referee.snapshot()
+    assert (after["on_table"], after["questions"]) == (before["on_table"], before["questions"])
