@@ -25,6 +25,7 @@ import ssl
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -332,3 +333,12 @@ class MqttLink:
             await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
                                  properties=props)
             self.outbox.done(item)
+
+
+async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
+    """Cancels ``task`` and waits for it to end. On Python 3.11, ``asyncio.wait_for`` (inside
+    aiomqtt) can swallow a cancellation that lands as its future completes, leaving the task
+    running: so it is cancelled again until it ends."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=0.5)

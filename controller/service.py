@@ -34,7 +34,14 @@ from typing import Any
 
 from controller.config import Config, ConfigError, load
 from controller.journal import Journal, JournalError
-from controller.mqtt import BrokerRefused, Incoming, MqttLink, Outbox, UntrustedBroker
+from controller.mqtt import (
+    BrokerRefused,
+    Incoming,
+    MqttLink,
+    Outbox,
+    UntrustedBroker,
+    cancel_and_wait,
+)
 from controller.simbackend import SimBackend, matches_for
 from controller.table import VERSION, Message, Table
 from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
@@ -430,7 +437,7 @@ class Service:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.outbox.drained(), 3.0)
                     self.stopped_cleanly = True
-                link.cancel()
+                await cancel_and_wait(link)
         finally:
             if self.trace is not None:
                 self.trace.close()

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from controller.adapters.config import AdaptersConfig, load_config
 from controller.adapters.runner import parse_broker, serve
+from controller.mqtt import cancel_and_wait
 
 log = logging.getLogger("controller.adapters")
 ID = re.compile(r"^[a-z0-9_-]+$")
@@ -50,10 +51,9 @@ async def amain(args: argparse.Namespace, config: AdaptersConfig) -> None:
     waiter = asyncio.create_task(stopping.wait(), name="signals")
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
     waiter.cancel()
-    task.cancel()
     try:
         async with asyncio.timeout(STOP_WITHIN):  # a graceful disconnect, but not forever
-            await task
+            await cancel_and_wait(task)
     except (asyncio.CancelledError, TimeoutError):
         pass
     log.info("stopped")
