@@ -27,9 +27,10 @@ What real sensors do, and what is done about it:
   (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
   correct it. ``shot_end`` rules the open shot now and closes it.
 - **Sensors out of order.** Sensor health tells fusion (``set_usable``) when a channel is
-  stuck, silent, chattering or its board is gone. A beam out of order counts no drops (the
-  drops it counted in the ``RETRACT_S`` before are taken back: a stuck block, chatter) and
-  its pocket is named in the record, so the referee is asked; a cushion sensor out of order
+  stuck, silent, chattering or its board is gone. A beam out of order counts no drops, and
+  its pocket is named in the record, so the referee is asked; the drop of a block still in
+  progress (stuck) and, after chatter, the drops of the last ``RETRACT_S``, are taken back,
+  while what a beam reported before its board went away stands; a cushion sensor out of order
   counts no hits, and a shot that shows fewer than two cushions then has its cushions
   unknown (the rules ask or presume).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
@@ -51,6 +52,8 @@ INF = float("inf")
 #: drops a beam counted this long before it was found out of order are taken back, and the
 #: referee is asked about its pocket instead.
 RETRACT_S = 3.0
+#: This many raw edges within RETRACT_S is chatter, more than balls can make.
+CHATTER_EDGES = 16
 
 _POCKET_OF = {f"beam.{p.value}": p for p in Pocket}
 _RAIL_OF = {f"cushion.{r.value}": r for r in Rail}
@@ -163,6 +166,8 @@ class _Beam:
     #: The drops this beam counted lately, with their shots: taken back if the beam turns out
     #: to be out of order (stuck, chattering) rather than crossed by balls.
     recent: list[tuple[_Drop, _Shot]] = field(default_factory=list)
+    #: Times of its latest raw edges: chatter shows as many edges in little time.
+    edges: list[float] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -348,8 +353,15 @@ class Fusion:
         beam = self._beams[pocket]
         now = self.now if t is None else t
         changed: list[_Shot] = []
-        for drop, shot in beam.recent:  # what health took this long to find was no ball
-            if drop.t >= now - RETRACT_S and drop in shot.drops:
+        recent_edges = [e for e in beam.edges if e >= now - RETRACT_S]
+        if len(recent_edges) >= CHATTER_EDGES:  # chattering: its latest "balls" were none
+            since = now - RETRACT_S
+        elif beam.level:  # blocked for good (stuck): the block in progress was no ball
+            since = beam.block_start
+        else:  # silent, or its board went away: what it reported before stands
+            since = INF
+        for drop, shot in beam.recent:
+            if drop.t >= since and drop in shot.drops:
                 shot.drops.remove(drop)
                 if shot not in changed:
                     changed.append(shot)
@@ -489,6 +501,10 @@ class Fusion:
     def _beam(self, pocket: Pocket, t: float, v: int, out: list[Action]) -> None:
         beam = self._beams[pocket]
         v = 1 if v else 0
+        edges = beam.edges
+        edges.append(t)
+        if len(edges) > 2 * CHATTER_EDGES:
+            del edges[:CHATTER_EDGES]
         if beam.pend_t != INF:
             if t - beam.pend_t < self.config.noise_s:
                 if v == beam.level:  # it went back: a glitch

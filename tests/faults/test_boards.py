@@ -158,10 +158,6 @@ async def test_soak_random_board_faults_over_a_whole_run_out(tmp_path: Path, bro
     await board_faults(tmp_path, broker, len(RUN), seed=seed)
 
 
-@pytest.mark.xfail(strict=True, reason="fusion takes back the drops of the last 3 s when a beam "
-                   "becomes unusable for any reason, a board's link going down included, so a "
-                   "board that reboots or is unplugged right after a shot has the referee asked "
-                   "again about balls its beams saw (found by test above; since e0f2baa)")
 def test_a_board_going_down_does_not_take_back_the_drops_its_beams_already_reported() -> None:
     table = Table(lambda m: None)
     table.start(0.0)
