@@ -55,7 +55,11 @@ class DrainingCollector(Collector):
 
     def _take(self, m: aiomqtt.Message) -> None:
         raw = m.payload if isinstance(m.payload, bytes) else b"null"
-        self.seen.append(Seen(str(m.topic), json.loads(raw), m.retain, m.properties))
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            payload = {"raw": raw.decode(errors="replace")}
+        self.seen.append(Seen(str(m.topic), payload, m.retain, m.properties))
 
 
 def matches(count: int, seed: int) -> TraceBuilder:
@@ -105,7 +109,9 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
     assert connections >= outages + 1
     assert seqs == sorted(set(seqs)), "an event out of order, or twice"
     assert significant(events) == want, "an event lost"
-    assert len(col.events("ball_pocketed")) == 10 * count
+    # the drops the table saw (a beam health takes out of play counts none) all came through
+    assert len(col.events("ball_pocketed")) == len([m for m in expected if m.topic == "event" and
+                                                    m.payload["type"] == "ball_pocketed"]) > 0
 
 
 async def test_the_broker_going_away_again_and_again_loses_and_repeats_no_event(tmp_path: Path) -> None:
