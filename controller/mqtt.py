@@ -303,22 +303,34 @@ class MqttLink:
             delay = min(delay * 2, self.settings.reconnect_max_s)
 
     async def _reader(self, client: aiomqtt.Client) -> None:
+        try:
+            async for message in client.messages:
+                self._request(message)
+        except aiomqtt.MqttError:
+            # aiomqtt 2.5 stops iterating as soon as the connection drops, leaving behind
+            # requests paho has already acknowledged (QoS 1: the broker will not send them
+            # again). Take them from the client's queue (no public way) rather than lose them.
+            queue = getattr(client, "_queue", None)
+            while queue is not None and not queue.empty():
+                self._request(queue.get_nowait())
+            raise
+
+    def _request(self, message: aiomqtt.Message) -> None:
         prefix = f"{self.base}/request/"
-        async for message in client.messages:
-            topic = str(message.topic)
-            if not topic.startswith(prefix):
-                continue
-            if message.retain:
-                log.warning("ignored a retained request on %s (requests are never retained)", topic)
-                continue
-            payload = message.payload
-            if not isinstance(payload, bytes | bytearray):
-                payload = str(payload).encode() if payload is not None else b""
-            props = message.properties
-            response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
-            correlation = getattr(props, "CorrelationData", None) if props is not None else None
-            self.on_request(Incoming(topic[len(prefix):], bytes(payload), response_topic or None,
-                                     bytes(correlation) if correlation else None))
+        topic = str(message.topic)
+        if not topic.startswith(prefix):
+            return
+        if message.retain:
+            log.warning("ignored a retained request on %s (requests are never retained)", topic)
+            return
+        payload = message.payload
+        if not isinstance(payload, bytes | bytearray):
+            payload = str(payload).encode() if payload is not None else b""
+        props = message.properties
+        response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
+        correlation = getattr(props, "CorrelationData", None) if props is not None else None
+        self.on_request(Incoming(topic[len(prefix):], bytes(payload), response_topic or None,
+                                 bytes(correlation) if correlation else None))
 
     async def _writer(self, client: aiomqtt.Client) -> None:
         while True:
