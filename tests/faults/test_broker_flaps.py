@@ -116,10 +116,10 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
 
 
 LOSS = pytest.mark.xfail(strict=False, reason=(
-    "open: with repeated broker restarts an event is sometimes (about 1 run in 2 here) never "
-    "delivered to the persistent subscriber although the service published it and the broker "
-    "acknowledged it (an outbox hook shows it); lost in Mosquitto's persistence across a restart "
-    "or in the subscriber's client, not yet isolated — see benchmarks/results.md"))
+    "open: with repeated broker restarts an event the service produced is sometimes (about 1 "
+    "run in 2 here) never delivered to the persistent subscriber; whether it is lost in the "
+    "service's link, Mosquitto's persistence or the subscriber's client is not yet isolated "
+    "(benchmarks/results.md)"))
 
 
 @LOSS

