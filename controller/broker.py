@@ -7,6 +7,7 @@ stopped and started again on the same port.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -61,6 +62,10 @@ class Mosquitto:
 
     def write_conf(self) -> None:
         lines = [
+            # Started by root, Mosquitto drops to the user "mosquitto", who cannot write its
+            # log or its persistence file in a private directory: it then loses its queued
+            # messages on a restart without a word. Ours stays the user that started it.
+            "user root" if os.geteuid() == 0 else "",
             f"listener {self.port} 127.0.0.1",
             f"allow_anonymous {'true' if self.anonymous else 'false'}",
             "persistence false",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,6 @@ from tests.service.conftest import make_config, running
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Mosquitto started by root drops to the user "mosquitto", who cannot read pytest's tmp_path.
-AS_ROOT = "user root\n" if os.geteuid() == 0 else ""
 
 
 def run(*argv: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
@@ -85,7 +83,7 @@ def test_flags_override_the_file_and_credentials_come_from_the_url(tmp_path):
 
 def test_a_user_the_broker_refuses_stops_the_service_with_a_clear_error(tmp_path):
     pw = password_file(tmp_path / "auth", {"table": "right"})
-    broker = Broker(tmp_path / "broker", extra=f"{AS_ROOT}password_file {pw}", anonymous=False)
+    broker = Broker(tmp_path / "broker", extra=f"password_file {pw}", anonymous=False)
     broker.start()
     try:
         done = run("--broker", f"mqtt://table:wrong@127.0.0.1:{broker.port}", "--backend", "sim",
@@ -101,7 +99,7 @@ def test_a_user_the_broker_refuses_stops_the_service_with_a_clear_error(tmp_path
 
 async def test_a_user_the_broker_knows_is_served(tmp_path):
     pw = password_file(tmp_path / "auth", {"table": "right", "app": "app"})
-    broker = Broker(tmp_path / "broker", extra=f"{AS_ROOT}password_file {pw}", anonymous=False)
+    broker = Broker(tmp_path / "broker", extra=f"password_file {pw}", anonymous=False)
     broker.start()
     try:
         config = make_config(tmp_path, broker, mqtt={"username": "table", "password": "right"})

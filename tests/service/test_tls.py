@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import ssl
 import subprocess
 from pathlib import Path
@@ -12,8 +11,6 @@ import pytest
 
 from tests.broker import Broker
 from tests.service.conftest import make_config, running
-
-AS_ROOT = "user root\n" if os.geteuid() == 0 else ""
 
 
 def certificates(d: Path) -> tuple[Path, Path, Path]:
@@ -37,7 +34,7 @@ def certificates(d: Path) -> tuple[Path, Path, Path]:
 @pytest.mark.skipif(not Path("/usr/bin/openssl").exists(), reason="openssl is not installed")
 async def test_the_service_publishes_over_tls(tmp_path):
     ca, cert, key = certificates(tmp_path / "pki")
-    broker = Broker(tmp_path / "broker", extra=f"{AS_ROOT}cafile {ca}\ncertfile {cert}\nkeyfile {key}")
+    broker = Broker(tmp_path / "broker", extra=f"cafile {ca}\ncertfile {cert}\nkeyfile {key}")
     broker.start()
     try:
         config = make_config(tmp_path, broker, mqtt={"url": f"mqtts://127.0.0.1:{broker.port}",
@@ -59,7 +56,7 @@ async def test_a_broker_certificate_we_do_not_trust_stops_the_service_with_a_cle
     from controller.service import Service
     _, cert, key = certificates(tmp_path / "pki")
     other_ca, _, _ = certificates(tmp_path / "other")
-    broker = Broker(tmp_path / "broker", extra=f"{AS_ROOT}cafile {other_ca}\ncertfile {cert}\nkeyfile {key}")
+    broker = Broker(tmp_path / "broker", extra=f"cafile {other_ca}\ncertfile {cert}\nkeyfile {key}")
     broker.start()
     try:
         config = make_config(tmp_path, broker, mqtt={"url": f"mqtts://127.0.0.1:{broker.port}",

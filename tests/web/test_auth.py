@@ -5,7 +5,6 @@ the dashboard logs in as the read-only ``dashboard`` user, the console asks for 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from tests.web.harness import LiveTable, WebThread
 ROOT = Path(__file__).resolve().parents[2]
 ACL = ROOT / "deploy" / "mosquitto" / "billiards.acl"
 TIMEOUT = 8000
-AS_ROOT = "user root\n" if os.geteuid() == 0 else ""  # else Mosquitto drops to a user of its own
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +26,7 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Broker, We
     passwords = password_file(directory, {"table-t1": "tp", "dashboard": "dp", "referee": "rp"})
     ws_port = free_port()
     broker = Broker(directory / "broker", anonymous=False,
-                    extra=f"{AS_ROOT}password_file {passwords}\nacl_file {ACL}\n"
+                    extra=f"password_file {passwords}\nacl_file {ACL}\n"
                           f"listener {ws_port} 127.0.0.1\nprotocol websockets")
     broker.start()
     table = LiveTable(broker.host, broker.port, "club", "t1", username="table-t1", password="tp").start()
