@@ -13,13 +13,13 @@ import abc
 import dataclasses
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from rules.decisions import Decision
+from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
 from rules.facts import CUE, Ball, Call, Foul, Pocket, ShotKind, ShotRecord
-from rules.state import MatchState, Question, QuestionKind
+from rules.state import MatchState, PlayerState, Question, QuestionKind, Status
 
 
 def option(default: Any, doc: str, choices: tuple[Any, ...] = ()) -> Any:
@@ -236,6 +236,27 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def rack(self, state: MatchState) -> MatchState:
         """Returns the state at the start of a game (``game_no`` and ``breaker`` already set)."""
+
+    def new_rack(self, state: MatchState, *, breaker: int | None = None, extra: Any = None,
+                 scores: tuple[int, ...] | None = None) -> MatchState:
+        """Returns ``state`` set for a break: every ball of the game on the table, the breaker
+        to shoot from the kitchen, each player's score (``scores``, else 0), balls and fouls of
+        the last game cleared, games won kept; ``extra`` is the game's own state."""
+        breaker = state.breaker if breaker is None else breaker
+        start = scores or (0,) * state.n_players
+        return replace(
+            state,
+            status=Status.BREAK,
+            breaker=breaker,
+            on_table=self.balls,
+            to_shoot=breaker,
+            ball_in_hand=InHand.KITCHEN,
+            winner=None,
+            draw=False,
+            players=tuple(PlayerState(p.name, score=start[i], games=p.games)
+                          for i, p in enumerate(state.players)),
+            extra=extra,
+        )
 
     def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
         """Raises InvalidInput when the call cannot be made now. The default checks balls."""

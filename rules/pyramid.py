@@ -65,7 +65,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
 from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
-from rules.state import MatchState, PlayerState, Status
+from rules.state import MatchState, Status
 
 #: Points to win, by number of players (PP-4); one point less each is the draw.
 TARGETS = {2: 71, 3: 51, 4: 41}
@@ -171,18 +171,7 @@ class PointPyramid(Game):
                 f"handicap {list(opts.handicap)}: at most one number per player ({n}), each "
                 f"below the {target(n)} points that win")
         start = opts.handicap + (0,) * (n - len(opts.handicap))  # PP-12
-        return replace(
-            state,
-            status=Status.BREAK,
-            on_table=self.balls,
-            to_shoot=state.breaker,
-            ball_in_hand=InHand.KITCHEN,
-            winner=None,
-            draw=False,
-            players=tuple(PlayerState(p.name, score=start[i], games=p.games)
-                          for i, p in enumerate(state.players)),
-            extra=None,
-        )
+        return self.new_rack(state, scores=start)
 
     def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
         if any(c.ball == CUE for c in calls):

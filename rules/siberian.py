@@ -85,7 +85,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Rail, ShotKind, Special
 from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
-from rules.state import MatchState, PlayerState, Status
+from rules.state import MatchState, Status
 
 GOAL = 6
 TIED = 5
@@ -233,22 +233,11 @@ class SiberianTen(Game):
         breaker = opts.handicap_giver if opts.handicap else state.breaker  # ST-19
         return self._rack(state, breaker)
 
-    @staticmethod
-    def _rack(state: MatchState, breaker: int) -> MatchState:
+    def _rack(self, state: MatchState, breaker: int) -> MatchState:
         # ST-2: all ten balls racked, the breaker's cue ball in the kitchen (ST-4).
         opts: SiberianOptions = state.options
-        return replace(
-            state,
-            status=Status.BREAK,
-            breaker=breaker,
-            on_table=SiberianTen.balls,
-            to_shoot=breaker,
-            ball_in_hand=InHand.KITCHEN,
-            winner=None,
-            draw=False,
-            players=tuple(PlayerState(p.name, games=p.games) for p in state.players),
-            extra=SiberianExtra(handicap_left=opts.handicap),
-        )
+        return self.new_rack(state, breaker=breaker,
+                             extra=SiberianExtra(handicap_left=opts.handicap))
 
     def identity_matters(self, state: MatchState) -> bool:
         # plain balls in uncalled play; a bullet has one object ball (a second reading is noise)

@@ -36,7 +36,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
 from rules.game import Asker, Game, MatchOptions, Shot, option, register
-from rules.state import MatchState, PlayerState, Status
+from rules.state import MatchState, Status
 
 TEN = 10
 
@@ -86,17 +86,7 @@ class TenBall(Game):
 
     def rack(self, state: MatchState) -> MatchState:
         # TB-4: the 1 on the foot spot, the 10 in the centre; all ten balls on the table.
-        return replace(
-            state,
-            status=Status.BREAK,
-            on_table=self.balls,
-            to_shoot=state.breaker,
-            ball_in_hand=InHand.KITCHEN,
-            winner=None,
-            draw=False,
-            players=tuple(PlayerState(p.name, games=p.games) for p in state.players),
-            extra=TenBallExtra(),
-        )
+        return self.new_rack(state, extra=TenBallExtra())
 
     def check_call(self, state: MatchState, calls: tuple[Call, ...], kind: ShotKind) -> None:
         super().check_call(state, calls, kind)
