@@ -8,58 +8,21 @@ same as an uninterrupted replay of what the table was given (its recorded trace)
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from pathlib import Path
 
-import aiomqtt
 import pytest
 
 from controller.replay import replay
 from controller.table import Message
 from tests.broker import Broker
 from tests.faults.record import note
-from tests.service.conftest import Collector, Seen, make_config, running
+from tests.service.conftest import Collector, make_config, running
 from tests.service.test_outage import significant
 from tests.tracekit import TraceBuilder
 
 RUN = [(1, "fr"), (3, "sl"), (4, "hl"), (5, "hr"), (6, "fl"), (7, "sr"), (8, "fr"), (9, "fl"),
        (10, "sl")]
-
-
-class DrainingCollector(Collector):
-    """A Collector that keeps what its client had already received when the connection drops.
-
-    aiomqtt 2.5's ``messages`` iterator raises as soon as the client is disconnected, leaving
-    behind messages paho has already acknowledged (QoS 1): the broker will not send them
-    again. A dashboard must take them from the client's queue (a private attribute: there is
-    no public way) or lose them; this one does.
-    """
-
-    async def _run(self) -> None:
-        while True:
-            client = aiomqtt.Client(self.broker.host, self.broker.port, identifier=self.identifier,
-                                    clean_session=False if self.persistent else None)
-            try:
-                async with client:
-                    await client.subscribe(self.topic, qos=1)
-                    self.connected.set()
-                    async for m in client.messages:
-                        self._take(m)
-            except aiomqtt.MqttError:
-                self.connected.clear()
-                queue = client._queue  # noqa: SLF001
-                while not queue.empty():
-                    self._take(queue.get_nowait())
-                await asyncio.sleep(0.05)
-
-    def _take(self, m: aiomqtt.Message) -> None:
-        raw = m.payload if isinstance(m.payload, bytes) else b"null"
-        try:
-            payload = json.loads(raw)
-        except ValueError:
-            payload = {"raw": raw.decode(errors="replace")}
-        self.seen.append(Seen(str(m.topic), payload, m.retain, m.properties))
 
 
 def matches(count: int, seed: int) -> TraceBuilder:
@@ -83,7 +46,7 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
         trace = tmp_path / "match.jsonl"
         trace.write_text(matches(count, seed).text())
         config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": speed})
-        async with DrainingCollector(broker, identifier="watcher", persistent=True) as col, \
+        async with Collector(broker, identifier="watcher", persistent=True) as col, \
                 running(config) as service:
             await col.wait(lambda: col.events("ball_pocketed"), 15)
             for _ in range(outages):

@@ -70,23 +70,33 @@ class Collector:
 
     async def _run(self) -> None:
         while True:
+            client = aiomqtt.Client(
+                self.broker.host, self.broker.port, identifier=self.identifier,
+                clean_session=False if self.persistent else None,
+                protocol=aiomqtt.ProtocolVersion.V5 if self.v5 else None)
             try:
-                async with aiomqtt.Client(
-                        self.broker.host, self.broker.port, identifier=self.identifier,
-                        clean_session=False if self.persistent else None,
-                        protocol=aiomqtt.ProtocolVersion.V5 if self.v5 else None) as client:
+                async with client:
                     await client.subscribe(self.topic, qos=1)
                     self.connected.set()
                     async for m in client.messages:
-                        raw = m.payload if isinstance(m.payload, bytes) else b"null"
-                        try:
-                            payload = json.loads(raw)
-                        except ValueError:
-                            payload = {"raw": raw.decode(errors="replace")}
-                        self.seen.append(Seen(str(m.topic), payload, m.retain, m.properties))
+                        self._take(m)
             except aiomqtt.MqttError:
                 self.connected.clear()
+                # aiomqtt 2.5 stops iterating when the connection drops, leaving behind
+                # messages paho already acknowledged (the broker will not send them again):
+                # a subscriber must take them from the client's queue, or lose them.
+                queue = client._queue  # noqa: SLF001
+                while not queue.empty():
+                    self._take(queue.get_nowait())
                 await asyncio.sleep(0.05)
+
+    def _take(self, m: aiomqtt.Message) -> None:
+        raw = m.payload if isinstance(m.payload, bytes) else b"null"
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            payload = {"raw": raw.decode(errors="replace")}
+        self.seen.append(Seen(str(m.topic), payload, m.retain, m.properties))
 
     async def __aenter__(self) -> Collector:
         self._task = asyncio.create_task(self._run())

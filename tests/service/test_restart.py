@@ -19,11 +19,13 @@ from tests.service.plays import EVENTS, FINAL, MATCH, summary
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def write_config(tmp_path: Path, broker: Broker) -> Path:
+def write_config(tmp_path: Path, broker: Broker, *, table: str = "t1",
+                 web: str = "enabled = false") -> Path:
+    """Writes the TOML configuration of a ``run`` process on a sim backend with no events."""
     path = tmp_path / "controller.toml"
     path.write_text(f"""
 venue = "club"
-table = "t1"
+table = "{table}"
 backend = "sim"
 data = "{tmp_path / 'data'}"
 
@@ -37,7 +39,7 @@ trace = "{idle_trace(tmp_path)}"
 loop = false
 
 [web]
-enabled = false
+{web}
 """)
     return path
 

@@ -10,30 +10,16 @@ import urllib.request
 from pathlib import Path
 
 from tests.broker import Broker, free_port
-from tests.service.conftest import idle_trace
+from tests.service.test_restart import write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_run_serves_the_pages_and_prints_their_addresses(tmp_path: Path, broker: Broker) -> None:
     port = free_port()
-    config = tmp_path / "table.toml"
-    config.write_text(f"""
-venue = "club"
-table = "t7"
-backend = "sim"
-data = "{tmp_path / 'data'}"
-[mqtt]
-url = "{broker.url}"
-[sim]
-trace = "{idle_trace(tmp_path)}"
-loop = false
-[web]
-host = "127.0.0.1"
-port = {port}
-broker_ws = "ws://{{host}}:9001"
-dashboard_username = "dashboard"
-""")
+    web = (f'host = "127.0.0.1"\nport = {port}\nbroker_ws = "ws://{{host}}:9001"\n'
+           'dashboard_username = "dashboard"')
+    config = write_config(tmp_path, broker, table="t7", web=web)
     proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -67,19 +53,7 @@ def test_a_taken_port_costs_the_pages_not_the_table(tmp_path: Path, broker: Brok
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        config = tmp_path / "table.toml"
-        config.write_text(f"""
-backend = "sim"
-data = "{tmp_path / 'data'}"
-[mqtt]
-url = "{broker.url}"
-[sim]
-trace = "{idle_trace(tmp_path)}"
-loop = false
-[web]
-host = "127.0.0.1"
-port = {port}
-""")
+        config = write_config(tmp_path, broker, web=f'host = "127.0.0.1"\nport = {port}')
         proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
