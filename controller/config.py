@@ -65,7 +65,7 @@ class MqttConfig(_Section):
 
 
 class JournalConfig(_Section):
-    commit_interval_ms: Annotated[float, Field(ge=0, le=1000)] = 20.0
+    commit_interval_ms: Annotated[float, Field(ge=0, le=1000)] = 0.0
     sync: Literal["full", "normal"] = "full"
 
 

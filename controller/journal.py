@@ -9,21 +9,27 @@ One SQLite database (standard library) in WAL mode under the data directory::
     answers(tx, name, ...)    answers to transactions whose inputs were compacted away
     meta(key, value)          the match-id prefix, the clock's offset, the last seq, ...
 
-Writes are grouped: ``add_*`` and ``drop_outgoing`` only note what to write; ``take()``
-hands the noted writes over as one ``Batch`` and ``write(batch)`` makes them durable in one
-transaction (one fsync in ``sync = "full"``), so a burst of sensor edges costs one sync, not
-one per edge. The service publishes a message only once the batch that holds it, and the
-input that caused it, is written: after ``kill -9`` or a power cut the table is rebuilt from
-``inputs`` to the exact state, and ``outbox`` still holds what the broker has not acknowledged.
+Writing has two steps. ``add_*`` and ``drop_outgoing`` only note what to write; ``take()``
+hands the noted writes over as one ``Batch`` and ``write(batch)`` writes them in one
+transaction without waiting for the disk: from then on they survive a crash or ``kill -9``
+of the service (they are in the operating system's cache). ``sync()`` makes everything
+written so far survive a power cut too (one fsync of the write-ahead log, however many
+batches it holds) and checkpoints the log when it has grown. The service writes each batch
+as soon as the table has handled its inputs and syncs in the background, so a burst of
+sensor edges costs one sync, not one per edge; it publishes a ruling only once the batch
+that holds it is synced, and a live ``ball_pocketed`` once it is written (``Outgoing.early``).
+After ``kill -9`` or a power cut the table is rebuilt from ``inputs`` to the exact state,
+and ``outbox`` still holds what the broker has not acknowledged.
 
-When a new match starts, the inputs before it are dropped (the match starts from nothing);
-the answers to their transactions are kept in ``answers`` so a late duplicate is still
-answered, not applied again.
+With ``sync = "normal"`` nothing waits for the disk (only checkpoints sync it): a power cut
+may take back the last transactions, never leave a half-written one.
+
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -41,6 +47,9 @@ CREATE TABLE IF NOT EXISTS answers (
     n INTEGER PRIMARY KEY, tx TEXT NOT NULL, name TEXT NOT NULL, response TEXT NOT NULL);
 """
 
+#: ``sync()`` checkpoints the write-ahead log into the database past this size.
+CHECKPOINT_BYTES = 4 << 20
+
 
 class JournalError(Exception):
     """The journal cannot be opened or written."""
@@ -57,6 +66,7 @@ class Outgoing:
     qos: int = 1
     expiry: int | None = None
     correlation: bytes | None = None
+    early: bool = False  # may be published once written, before the sync (not journaled)
 
 
 @dataclass(slots=True)
@@ -84,11 +94,15 @@ class Journal:
 
     def __init__(self, path: Path, *, sync: str = "full") -> None:
         self.path = path
+        self.sync_full = sync == "full"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
+            # a commit does not wait for the disk: sync() does, in the background, and
+            # checkpoints the log there too (never in the middle of a write)
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
             self._db.executescript(_SCHEMA)
             self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
             self._next_input = self._max("inputs") + 1
@@ -96,7 +110,10 @@ class Journal:
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from exc
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
-        self._writing = threading.Lock()  # one transaction at a time (writes run in a thread)
+        self._writing = threading.Lock()  # one transaction at a time
+        self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
+        self._wal_fd: int | None = None
+        self._checkpointer: sqlite3.Connection | None = None
         self._pending = Batch()
 
     def _max(self, table: str) -> int:
@@ -130,9 +147,10 @@ class Journal:
         return n
 
     def new_outgoing(self, topic: str, payload: bytes, retain: bool, qos: int = 1,
-                     expiry: int | None = None, correlation: bytes | None = None) -> Outgoing:
+                     expiry: int | None = None, correlation: bytes | None = None,
+                     early: bool = False) -> Outgoing:
         """Notes a message to deliver; returns it with its id."""
-        item = Outgoing(self._next_out, topic, payload, retain, qos, expiry, correlation)
+        item = Outgoing(self._next_out, topic, payload, retain, qos, expiry, correlation, early)
         self._next_out += 1
         self._pending.outgoing.append(item)
         return item
@@ -163,7 +181,10 @@ class Journal:
         return batch
 
     def write(self, batch: Batch) -> None:
-        """Makes a batch durable, in one transaction. Raises JournalError if it cannot."""
+        """Writes a batch in one transaction, without waiting for the disk (``sync()``).
+
+        Raises JournalError if it cannot.
+        """
         if not batch:
             return
         with self._writing:
@@ -198,7 +219,36 @@ class Journal:
                 db.execute("ROLLBACK")
             raise JournalError(f"cannot write the journal {self.path}: {exc}") from exc
 
+    def sync(self) -> None:
+        """Makes every batch written so far survive a power cut (with ``sync = "full"``), and
+        checkpoints the write-ahead log once it is larger than CHECKPOINT_BYTES. Thread-safe
+        with ``write``. Raises JournalError if it cannot."""
+        with self._syncing:
+            try:
+                if self._wal_fd is None:
+                    try:
+                        self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+                    except FileNotFoundError:
+                        return  # nothing written yet
+                if self.sync_full:
+                    os.fsync(self._wal_fd)
+                if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
+                    if self._checkpointer is None:
+                        self._checkpointer = sqlite3.connect(
+                            self.path, isolation_level=None, check_same_thread=False)
+                    # PASSIVE: copies what no reader needs, never blocks the writer
+                    self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except (OSError, sqlite3.Error) as exc:
+                raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
+
     def close(self) -> None:
+        """Writes and syncs what is noted, and closes the database."""
         self.write(self.take())
-        with self._writing:
+        self.sync()
+        with self._syncing, self._writing:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+            if self._wal_fd is not None:
+                os.close(self._wal_fd)
+                self._wal_fd = None
             self._db.close()

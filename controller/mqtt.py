@@ -71,7 +71,10 @@ class Outbox:
     """Messages waiting for the broker, in order; bounded, and mirrored in the journal.
 
     A message is ``add``-ed when produced and becomes sendable once ``release()``-d (after
-    the journal batch holding it is written). A retained message supersedes an older one of
+    the journal batch holding it is synced); ``release_early()`` releases the messages
+    marked ``early`` at the head of those waiting, once their batch is written (a live event
+    need not wait for the disk; nothing overtakes a message still waiting). Messages leave
+    in the order they were added. A retained message supersedes an older one of
     the same topic still waiting. Past ``limit`` the oldest retained message (republished after
     every reconnect anyway), else the oldest message, is dropped and counted.
     """
@@ -82,9 +85,11 @@ class Outbox:
         self._on_delivered = on_delivered
         self._limit = limit
         self._items: deque[Outgoing] = deque()
+        self._held: deque[Outgoing] = deque()  # added, not yet released (a suffix of _items)
         self._dead: set[int] = set()
         self._retained: dict[str, Outgoing] = {}
         self._released = 0
+        self._last_added = 0
         self._sending: int | None = None
         self._ready = asyncio.Event()
         self._empty = asyncio.Event()
@@ -96,6 +101,8 @@ class Outbox:
         """Takes the messages a previous run left undelivered (already journaled)."""
         for item in items:
             self._items.append(item)
+            self._held.append(item)
+            self._last_added = item.id
             if item.retain:
                 self._retained[item.topic] = item
         self.release()
@@ -107,6 +114,8 @@ class Outbox:
                 self._kill(older)
             self._retained[item.topic] = item
         self._items.append(item)
+        self._held.append(item)
+        self._last_added = item.id
         self._empty.clear()
         while len(self._items) - len(self._dead) > self._limit:
             # a retained message first: the service republishes its topic after reconnecting
@@ -125,11 +134,31 @@ class Outbox:
         if self._retained.get(item.topic) is item:
             del self._retained[item.topic]
 
-    def release(self) -> None:
-        """Makes every message added so far sendable."""
-        if self._items:
-            self._released = self._items[-1].id
+    def release(self, upto: int | None = None) -> None:
+        """Makes every message added so far (or every one up to id ``upto``) sendable."""
+        held = self._held
+        if held and (upto is None or held[0].id <= upto):
+            while held and (upto is None or held[0].id <= upto):
+                self._released = held.popleft().id
             self._ready.set()
+
+    def release_early(self, upto: int) -> None:
+        """Makes the waiting messages marked ``early`` up to id ``upto`` sendable, up to the
+        first one that is not ``early``."""
+        held = self._held
+
+        def early(item: Outgoing) -> bool:
+            return item.id <= upto and (item.early or item.id in self._dead)
+
+        if held and early(held[0]):
+            while held and early(held[0]):
+                self._released = held.popleft().id
+            self._ready.set()
+
+    @property
+    def last_added(self) -> int:
+        """The id of the last message added (0 before the first)."""
+        return self._last_added
 
     def __len__(self) -> int:
         return len(self._items) - len(self._dead)

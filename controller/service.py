@@ -8,9 +8,17 @@ task that touches the table, the health monitor and the journal's writes), ``mqt
 link: requests in, the outbox out, reconnecting), ``watchdog`` (systemd).
 
 Nothing lost: every input is journaled (``controller.journal``) before anything it caused is
-published. The table task groups what it finds in the queue within ``commit_interval_ms``,
-writes it as one transaction, then releases the messages to the outbox. On start the table is
-rebuilt from the journal: same match id, seq continuing, transactions still answered once.
+published. The table task handles what it finds in the queue (waiting ``commit_interval_ms``
+for more, 0 by default), writes it as one transaction (no wait for the disk) and goes on; the
+``journal-sync`` task syncs the journal in the background, one fsync for every batch written
+meanwhile, and releases their messages to the outbox. A live ``ball_pocketed`` is not a
+ruling: it is released as soon as its batch is written, which survives a crash of the
+service, so the beam's news is not held up by the disk. A power cut can take back such an
+event with the inputs behind it (never a ruling); its seq is not given out again: seqs up to
+``seq_limit`` are reserved on disk before any is published early, and a restart after a
+power cut (a new boot, no clean stop) continues after the reservation.
+On start the table is rebuilt from the journal: same match id, seq continuing, transactions
+still answered once.
 
 Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
 for the simulator), kept increasing across restarts: after a reboot the monotonic clock
@@ -30,6 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from controller.config import Config, ConfigError, load
@@ -57,6 +66,16 @@ log = logging.getLogger(__name__)
 #: behind (seconds of host time) so an edge never arrives older than a tick already taken.
 LAG = 0.05
 QUEUE_SIZE = 10000
+#: Seqs reserved on disk ahead of the last one given out (see the module docstring).
+SEQ_RESERVE = 1000
+
+
+def boot_id() -> str:
+    """Returns this boot of the machine's id (Linux), or "" where there is none."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +128,12 @@ class Service:
         self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
         self._flush_soon: asyncio.TimerHandle | None = None
+        self._written = asyncio.Event()  # a batch was written: the sync task has work
+        self._synced_all = asyncio.Event()
+        self._synced_all.set()
+        self._seq_limit = 0  # the seq reservation noted in the journal
+        self._seq_durable = 0  # ... and the part of it known to be on disk
+        self._written_upto = 0  # the last outbox message in a written batch
         self.trace: TraceWriter | None = None
         self._offset = 0.0
         self._resume_clock()
@@ -177,6 +202,17 @@ class Service:
             if tx not in known:
                 table.remember(tx, name, response)
         table.seq = max(table.seq, int(meta.get("seq", "0")))
+        boot = boot_id()
+        if meta.get("clean", "1") != "1" and (not boot or meta.get("boot") != boot):
+            # a power cut may have taken back events published before their batch was
+            # synced: their seqs were reserved, and are not given out again
+            table.seq = max(table.seq, int(meta.get("seq_limit", "0")))
+            self.journal.set_meta("seq", table.seq)
+            log.info("the last run did not stop cleanly and the machine restarted since: "
+                     "seq continues at %d", table.seq + 1)
+        self.journal.set_meta("boot", boot)
+        self.journal.set_meta("clean", 0)
+        self._seq_limit = int(meta.get("seq_limit", "0"))
         if inputs:
             log.info("resumed from the journal: %d inputs, match %s, seq %d",
                      len(inputs), table.match_id, table.seq)
@@ -207,14 +243,17 @@ class Service:
             return
         payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode()
         expiry = None
+        early = False
         if msg.topic == "event":
             expiry = self.config.mqtt.event_expiry_s or None
-            if msg.payload.get("type") == "shot_result" and not msg.payload["data"].get("corrected"):
+            kind = msg.payload.get("type")
+            if kind == "shot_result" and not msg.payload["data"].get("corrected"):
                 self._shot_ended = True
+            early = kind == "ball_pocketed"  # live news, not a ruling: see the module docstring
         elif msg.topic.startswith("response/"):
             expiry = self.config.mqtt.response_expiry_s or None
         self.outbox.add(self.journal.new_outgoing(f"{self.base}/{msg.topic}", payload, msg.retain,
-                                                  msg.qos, expiry))
+                                                  msg.qos, expiry, early=early))
         if msg.topic.startswith("response/") and self._reply is not None:
             topic, correlation = self._reply
             self.outbox.add(self.journal.new_outgoing(topic, payload, False, 1, expiry, correlation))
@@ -334,26 +373,54 @@ class Service:
         health = self._next_health - self._mono()
         return max(0.001, min(due, health, 1.0))
 
-    async def _commit(self) -> None:
-        if self.journal.pending or str(self.table.seq) != self.journal.meta.get("seq"):
-            self.journal.set_meta("seq", self.table.seq)
+    def _commit(self) -> None:
+        """Writes what the table did (no wait for the disk) and hands it to the sync task."""
+        seq = self.table.seq
+        if self.journal.pending or str(seq) != self.journal.meta.get("seq"):
+            self.journal.set_meta("seq", seq)
             self.journal.set_meta("last_t", repr(self._last_t))
             self.journal.set_meta("wall", repr(time.time()))
+            if seq + SEQ_RESERVE // 2 > self._seq_limit:
+                self._seq_limit = seq + SEQ_RESERVE
+                self.journal.set_meta("seq_limit", self._seq_limit)
         batch = self.journal.take()
         if batch:
-            await asyncio.to_thread(self.journal.write, batch)
+            self.journal.write(batch)
+            self._written_upto = self.outbox.last_added
         if self.trace is not None:
             self.trace.flush()
-        self.outbox.release()
+        if not self.journal.sync_full:
+            self.outbox.release()
+        elif seq < self._seq_durable:
+            self.outbox.release_early(self._written_upto)
+        if batch:
+            self._synced_all.clear()
+            self._written.set()
+
+    async def _sync_task(self) -> None:
+        """Syncs the journal whenever a batch was written; releases what the sync covers."""
+        while True:
+            await self._written.wait()
+            self._written.clear()
+            upto, limit = self._written_upto, self._seq_limit
+            await asyncio.to_thread(self.journal.sync)
+            self._seq_durable = limit
+            self.outbox.release(upto)
+            if self.journal.sync_full and self.table.seq < limit:  # written since the sync began
+                self.outbox.release_early(self._written_upto)
+            if not self._written.is_set():
+                self._synced_all.set()
 
     async def _table_task(self) -> None:
         loop = asyncio.get_running_loop()
         group = self.config.journal.commit_interval_ms / 1000
         while True:
-            try:
-                item: _Input | None = await asyncio.wait_for(self._queue.get(), self._wait())
+            item: _Input | None = None
+            try:  # asyncio.timeout, not wait_for: no task per wait on the latency path
+                async with asyncio.timeout(self._wait()):
+                    item = await self._queue.get()
             except TimeoutError:
-                item = None
+                pass
             stop = False
             if item is not None:
                 deadline = loop.time() + group
@@ -369,7 +436,8 @@ class Service:
                         if left <= 0:
                             break
                         try:
-                            item = await asyncio.wait_for(self._queue.get(), left)
+                            async with asyncio.timeout(left):
+                                item = await self._queue.get()
                         except TimeoutError:
                             break
             self._periodic(self.clock())
@@ -377,7 +445,7 @@ class Service:
                 now = self._now()
                 self._publish(Message("status", {**self.table.stamp(now), "state": "stopped",
                                                  "version": VERSION}, retain=True))
-            await self._commit()
+            self._commit()
             if stop:
                 return
 
@@ -415,10 +483,11 @@ class Service:
         backend = self._backend or self._make_backend()
         self._backend = backend
         self.table.start(self._now())
-        await self._commit()
+        self._commit()
         try:
             async with backend, asyncio.TaskGroup() as tg:
                 table = tg.create_task(self._table_task(), name="table")
+                syncer = tg.create_task(self._sync_task(), name="journal-sync")
                 others = [
                     tg.create_task(self._backend_task(backend), name=f"backend:{backend.name}"),
                     tg.create_task(notifier.watchdog(), name="watchdog"),
@@ -433,6 +502,8 @@ class Service:
                     task.cancel()
                 self._put(_Stop())
                 await table
+                await self._synced_all.wait()
+                syncer.cancel()
                 if self.link.connected:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.outbox.drained(), 3.0)
@@ -441,6 +512,7 @@ class Service:
         finally:
             if self.trace is not None:
                 self.trace.close()
+            self.journal.set_meta("clean", 1)
             self.journal.close()
 
 

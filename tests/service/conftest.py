@@ -155,9 +155,10 @@ async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester
 
 
 @contextlib.asynccontextmanager
-async def running(config: Config) -> AsyncIterator[Service]:
-    """A service running in this event loop, connected; stopped cleanly afterwards."""
-    service = Service(config)
+async def running(config: Config | Service) -> AsyncIterator[Service]:
+    """A service (or one made of ``config``) running in this event loop, connected; stopped
+    cleanly afterwards."""
+    service = config if isinstance(config, Service) else Service(config)
     task = asyncio.create_task(service.run())
     deadline = asyncio.get_running_loop().time() + 10
     while not service.link.connected:

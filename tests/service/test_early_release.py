@@ -1,0 +1,200 @@
+"""What waits for the disk: a live ``ball_pocketed`` is published once its input is written
+(it survives a crash of the service), a ruling only once it is synced (it survives a power
+cut); seqs are reserved on disk so that one published early is never given out again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from controller import journal as journal_module
+from controller.journal import Journal
+from controller.mqtt import Outbox
+from controller.service import SEQ_RESERVE, Service, boot_id
+from hardware.gpio import GpioBackend
+from tests.broker import Broker
+from tests.hardware.pins import PinDriver, mock_factory
+from tests.service.conftest import Collector, make_config, running
+
+PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
+
+
+# ---------------------------------------------------------------------------- the outbox
+async def test_an_early_message_never_overtakes_one_still_waiting_for_the_disk(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=100)
+    ruling = journal.new_outgoing("b/event", b'{"seq":1}', False)
+    live = journal.new_outgoing("b/event", b'{"seq":2}', False, early=True)
+    outbox.add(ruling)
+    outbox.add(live)
+    outbox.release_early(live.id)
+    waiting = asyncio.create_task(outbox.next())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()  # the ruling holds the line: nothing leaves out of order
+    outbox.release(ruling.id)
+    assert await asyncio.wait_for(waiting, 1) is ruling
+    outbox.done(ruling)
+    later = asyncio.create_task(outbox.next())
+    await asyncio.sleep(0.01)
+    assert not later.done()  # the live one was not released by the ruling's sync
+    outbox.release_early(live.id)
+    assert await asyncio.wait_for(later, 1) is live
+
+
+async def test_release_early_stops_at_what_is_not_yet_written(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=100)
+    first = journal.new_outgoing("b/event", b"1", False, early=True)
+    second = journal.new_outgoing("b/event", b"2", False, early=True)
+    outbox.add(first)
+    outbox.add(second)
+    outbox.release_early(first.id)
+    assert await asyncio.wait_for(outbox.next(), 1) is first
+    outbox.done(first)
+    nothing = asyncio.create_task(outbox.next())
+    await asyncio.sleep(0.01)
+    assert not nothing.done()
+    nothing.cancel()
+
+
+# ---------------------------------------------------------------------------- the journal
+def inputs_in_the_file_alone(tmp_path: Path) -> int:
+    """Returns how many inputs the database file holds without its write-ahead log."""
+    alone = tmp_path / "alone.sqlite3"
+    shutil.copy(tmp_path / "j.sqlite3", alone)
+    db = sqlite3.connect(alone)
+    try:
+        (count,) = db.execute("SELECT COUNT(*) FROM inputs").fetchone()
+    except sqlite3.OperationalError:  # not even the schema has been checkpointed
+        count = 0
+    finally:
+        db.close()
+    return int(count)
+
+
+def test_sync_checkpoints_a_grown_log_into_the_database_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(journal_module, "CHECKPOINT_BYTES", 16 << 10)
+    journal = Journal(tmp_path / "j.sqlite3")
+    for i in range(40):
+        journal.add_input({"t": i, "ch": "beam.fl", "v": i % 2, "pad": "x" * 500})
+        journal.write(journal.take())
+    assert inputs_in_the_file_alone(tmp_path) == 0
+    journal.sync()
+    assert inputs_in_the_file_alone(tmp_path) == 40
+    journal.close()
+
+
+def test_a_small_log_is_synced_not_checkpointed(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    for i in range(40):
+        journal.add_input({"t": i, "ch": "beam.fl", "v": i % 2, "pad": "x" * 500})
+        journal.write(journal.take())
+    journal.sync()  # below the checkpoint size: the log is synced, not copied
+    assert inputs_in_the_file_alone(tmp_path) == 0
+    assert len(Journal(tmp_path / "j.sqlite3").inputs()) == 40  # ... which a reader sees
+    journal.close()
+
+
+# ---------------------------------------------------------------------------- the service
+class HeldSync:
+    """Wraps a journal's real ``sync`` so that a test can hold it (a slow SD card)."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.real = journal.sync
+        self.open = threading.Event()
+        self.open.set()
+        self.calls = 0
+        journal.sync = self  # type: ignore[method-assign]
+
+    def __call__(self) -> None:
+        self.calls += 1
+        assert self.open.wait(30), "the sync was held too long"
+        self.real()
+
+
+async def test_ball_pocketed_goes_out_before_the_sync_and_the_shots_ruling_after_it(tmp_path, broker):
+    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": PINS},
+                         journal={"sync": "full", "commit_interval_ms": 0})
+    factory = mock_factory()
+    driver = PinDriver(factory, PINS)
+    try:
+        service = Service(config, backend=GpioBackend(PINS, pin_factory=factory))
+        held = HeldSync(service.journal)
+        async with Collector(broker) as col, running(service):
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+            await col.wait(lambda: col.events("match_started"))
+            await col.wait(lambda: service.table.referee.state.setup is not None)
+            held.open.clear()  # the card stalls from here on
+            at = factory.ticks() - driver.t0 + 0.01
+            await driver.edge("cushion.f", 1, at)
+            await driver.edge("cushion.f", 0, at + 0.01)
+            await driver.edge("beam.fl", 1, at + 0.2)
+            await driver.edge("beam.fl", 0, at + 0.23)
+            pocketed = await col.wait(lambda: col.events("ball_pocketed"), timeout=5)
+            assert pocketed[0]["data"]["pocket"] == "fl"
+            await asyncio.sleep(3.5)  # the table has been quiet long enough to rule the shot
+            ruled = service.table.referee.state.shot == 1 and service.table.referee.questions
+            assert ruled, "the shot was ruled: which ball fell is asked"
+            after = [s.payload for s in col.seen if s.payload.get("seq", 0) > pocketed[0]["seq"]]
+            assert not after, f"went out before it was on disk: {after}"
+            held.open.set()
+            question = await col.wait(lambda: col.events("question"), timeout=5)
+            assert question[0]["data"]["kind"] == "identify"
+            seqs = [s.payload["seq"] for s in col.seen if not s.retain and "seq" in s.payload]
+            assert seqs == sorted(set(seqs)), "out of order"
+            assert question[0]["seq"] > pocketed[0]["seq"]
+    finally:
+        driver.stop()
+        factory.close()
+
+
+def _meta(path: Path) -> dict[str, str]:
+    db = sqlite3.connect(path)
+    try:
+        return dict(db.execute("SELECT key, value FROM meta"))
+    finally:
+        db.close()
+
+
+def _set_meta(path: Path, **values: Any) -> None:
+    db = sqlite3.connect(path)
+    try:
+        db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                       [(k, str(v)) for k, v in values.items()])
+        db.commit()
+    finally:
+        db.close()
+
+
+async def test_seq_resumes_after_the_reservation_only_after_a_power_cut(tmp_path, broker: Broker):
+    config = make_config(tmp_path, broker, journal={"sync": "full", "commit_interval_ms": 0})
+    async with Collector(broker) as col, running(config) as service:
+        service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await col.wait(lambda: col.events("match_started"))
+    path = config.data / "journal.sqlite3"
+    meta = _meta(path)
+    seq, limit = int(meta["seq"]), int(meta["seq_limit"])
+    assert meta["clean"] == "1" and seq < limit <= seq + SEQ_RESERVE
+
+    again = Service(config)  # a clean stop: seq goes on exactly
+    assert again.table.seq == seq
+    again.journal.close()
+
+    _set_meta(path, clean=0, boot=boot_id())  # kill -9: the machine's cache kept every write
+    again = Service(config)
+    assert again.table.seq == seq
+    again.journal.close()
+
+    _set_meta(path, clean=0, boot="an-earlier-boot")  # a power cut: what was early may be lost
+    again = Service(config)
+    assert again.table.seq == limit
+    again.journal.close()
+    async with Collector(broker) as col, running(config):
+        await col.wait(lambda: [s for s in col.seen if s.kind == "state" and not s.retain])
+        new = [s.payload["seq"] for s in col.seen if not s.retain]  # published by this run
+        assert limit < min(new) <= limit + 10, "seq goes on after the reservation, not within it"
