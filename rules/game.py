@@ -149,6 +149,8 @@ def normalise_answer(question: Question, answer: Any) -> Any:
     if question.kind is QuestionKind.CONFIRM:
         if isinstance(answer, str):
             answer = answer.lower()
+        elif not isinstance(answer, bool | int):  # a list or a mapping is not hashable
+            raise InvalidInput(f"{question.id} asks for true or false, not {answer!r}")
         if answer in _TRUE and not (isinstance(answer, int) and answer not in (0, 1, True)):
             return True
         if answer in _FALSE:

@@ -119,6 +119,24 @@ def test_wrong_answer_is_refused_with_the_choices():
     assert len(ref.questions) == 1
 
 
+def test_a_list_or_mapping_answer_to_a_yes_no_question_is_refused_not_a_crash():
+    # found by benchmarks.leaks: the service's table task died of a TypeError (unhashable)
+    from dataclasses import replace
+
+    from rules import Pocket
+
+    ref = broken()
+    play(ref, replace(shot(call=(1, "fl"), first=1, cushions=("h",)),
+                      blind_pockets=(Pocket.FOOT_LEFT,)))
+    (q,) = ref.questions
+    assert q.kind == "confirm"
+    before = ref.snapshot()
+    for bad in ([1], [], {"yes": 1}, None, 1.5):
+        with pytest.raises(InvalidInput, match="true or false"):
+            answer(ref, bad)
+    assert ref.snapshot() == before and len(ref.questions) == 1
+
+
 def test_no_shot_while_a_question_is_open():
     ref = broken()
     play(ref, call=(1, "fr"), first=1, drops=[(4, "fr")])
