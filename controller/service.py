@@ -137,7 +137,8 @@ class Service:
         self.trace: TraceWriter | None = None
         self._offset = 0.0
         self._resume_clock()
-        self.health = HealthMonitor((), clock=self.clock)
+        # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
+        self.health = HealthMonitor((), clock=self._now)
         self.table = self._rebuild()
         self.link = MqttLink(
             config.broker(), config.mqtt, self.base, self.outbox,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from tests.service.conftest import Collector, make_config, running
@@ -29,3 +30,34 @@ async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(t
     told = [(x["health"], x["usable"]) for x in map(json.loads, recorded.read_text().splitlines())
             if "health" in x]
     assert told == [("beam.fl", False), ("beam.fl", True)]
+
+
+async def test_a_beam_whose_release_reaches_the_service_late_is_not_called_stuck(tmp_path, broker):
+    # the lgpio thread (here the driver) hands each edge over 40 ms after it happened: a beam
+    # blocked for 1.98 s, just under the stuck limit (2 s), clears 2.02 s after its block
+    # reached the service. Judged on the service's own clock, the health tick in between
+    # would call it stuck (and then recovered), for an edge that was merely on its way.
+    from controller.service import Service
+    from hardware.gpio import GpioBackend
+    from tests.hardware.pins import PinDriver, mock_factory
+
+    pins: dict[str, int | str] = {"beam.fl": 5, "cushion.f": 17}
+    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": pins},
+                         health={"tick_s": 0.002})
+    factory = mock_factory()
+    driver = PinDriver(factory, pins, late=0.04)
+    try:
+        service = Service(config, backend=GpioBackend(pins, pin_factory=factory))
+        async with Collector(broker) as col, running(service):
+            at = factory.ticks() - driver.t0 + 0.01
+            block = driver.submit("beam.fl", 1, at)
+            clear = driver.submit("beam.fl", 0, at + 1.98)
+            for edge in (block, clear):
+                await asyncio.wrap_future(edge)
+            await col.wait(lambda: service.health.snapshot()["channels"]["beam.fl"]["edges"] >= 2)
+            await asyncio.sleep(0.2)
+            faults = [e for e in col.events() if e["type"].startswith("sensor_")]
+            assert not faults, faults
+    finally:
+        driver.stop()
+        factory.close()
