@@ -2,8 +2,11 @@
 
 ``python -m benchmarks.venue_worker URL DIR FIRST COUNT SECONDS`` runs tables
 ``t<FIRST>`` … ``t<FIRST+COUNT-1>`` (sim backend, real time) for SECONDS, stops them cleanly and
-prints, as one JSON line, ``{table: {topic: [seq, ...]}}``: every message each table produced
-(handed to its outbox), by topic (relative to the table's base topic).
+prints, as one JSON line, ``{"produced": {table: {topic: [seq, ...]}}, "clears": {table:
+{pocket: [t, ...]}}}``: every message each table produced (handed to its outbox), by topic
+(relative to the table's base topic), and the source time of every edge of a pocket beam
+clearing (host monotonic seconds: the tables run at speed 1 on fresh journals), from which
+the dashboard times each ``ball_pocketed`` from the edge that decided it.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from controller.config import validate
 from controller.journal import Outgoing
 from controller.service import Service
+from hardware.events import SensorEvent
 
 
 async def main(url: str, data: Path, first: int, count: int,
-               seconds: float) -> dict[str, dict[str, list[int]]]:
+               seconds: float) -> dict[str, dict[str, Any]]:
     services = []
     for n in range(first, first + count):
         raw = {"venue": "venue", "table": f"t{n:03d}", "backend": "sim",
@@ -30,6 +35,7 @@ async def main(url: str, data: Path, first: int, count: int,
                "sim": {"game": "ten-ball", "shots": 60, "seed": n, "speed": 1.0, "loop": True}}
         services.append(Service(validate(raw, "venue")))
     produced: dict[str, dict[str, list[int]]] = {}
+    clears: dict[str, dict[str, list[float]]] = {}
     for s in services:
         mine = produced.setdefault(s.config.table, {})
         add = s.outbox.add
@@ -42,12 +48,22 @@ async def main(url: str, data: Path, first: int, count: int,
             add(item)
 
         s.outbox.add = noted  # type: ignore[method-assign]
+        beams = clears.setdefault(s.config.table, {})
+        sensor = s.table.sensor
+
+        def seen(ev: SensorEvent, sensor: Callable[[SensorEvent], None] = sensor,
+                 beams: dict[str, list[float]] = beams) -> None:
+            if ev.ch.startswith("beam.") and not ev.v:
+                beams.setdefault(ev.ch.removeprefix("beam."), []).append(ev.t)
+            sensor(ev)
+
+        s.table.sensor = seen  # type: ignore[method-assign]
     tasks = [asyncio.create_task(s.run()) for s in services]
     await asyncio.sleep(seconds)
     for s in services:
         s.stop()
     await asyncio.gather(*tasks)
-    return produced
+    return {"produced": produced, "clears": clears}
 
 
 if __name__ == "__main__":
