@@ -388,12 +388,12 @@ class Service:
         if batch:
             self.journal.write(batch)
             self._written_upto = self.outbox.last_added
-        if self.trace is not None:
-            self.trace.flush()
         if not self.journal.sync_full:
             self.outbox.release()
         elif seq < self._seq_durable:
             self.outbox.release_early(self._written_upto)
+        if self.trace is not None:  # a recording, not the journal: after the release
+            self.trace.flush()
         if batch:
             self._synced_all.clear()
             self._written.set()
