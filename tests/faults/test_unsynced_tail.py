@@ -23,8 +23,8 @@ from controller.journal import Outgoing
 from controller.service import Service
 from hardware.gpio import GpioBackend
 from tests.faults.record import note
-from tests.hardware.pins import PinDriver, mock_factory
-from tests.service.conftest import Collector, make_config, running
+from tests.hardware.pins import mock_factory
+from tests.service.conftest import Collector, gpio_table, running, shot_pocketing
 
 PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
 
@@ -72,12 +72,8 @@ class Card:
 
 async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_reused(
         tmp_path, broker, monkeypatch: pytest.MonkeyPatch):
-    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": PINS},
-                         journal={"sync": "full", "commit_interval_ms": 0})
-    factory = mock_factory()
-    driver = PinDriver(factory, PINS)
-    try:
-        service = Service(config, backend=GpioBackend(PINS, pin_factory=factory))
+    with gpio_table(tmp_path, broker, PINS,
+                    journal={"sync": "full", "commit_interval_ms": 0}) as (service, driver):
         card = Card(service, tmp_path / "card")
         async with Collector(broker, identifier="board", persistent=True) as col:
             async with running(service):
@@ -86,19 +82,15 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
                 await col.response("new_match", "nm")
                 await col.wait(lambda: not service.outbox)  # everything out, and synced
                 card.stall()
-                at = factory.ticks() - driver.t0 + 0.01
-                await driver.edge("cushion.f", 1, at)
-                await driver.edge("cushion.f", 0, at + 0.01)
-                await driver.edge("beam.fl", 1, at + 0.2)
-                await driver.edge("beam.fl", 0, at + 0.23)
+                await shot_pocketing(driver, "fl")
                 (early,) = await col.wait(lambda: col.events("ball_pocketed"), timeout=5)
                 before = {s.payload["seq"]: s.payload for s in col.seen if "seq" in s.payload}
                 card.cut()
             card.restore()
             monkeypatch.setattr(service_module, "boot_id", lambda: "the next boot")
             seen = len(col.seen)
-            factory2 = mock_factory()
-            after = Service(config, backend=GpioBackend(PINS, pin_factory=factory2))
+            factory = mock_factory()
+            after = Service(service.config, backend=GpioBackend(PINS, pin_factory=factory))
             produced: list[dict[str, Any]] = []  # what the table gives a seq, sent or not
             add = after.outbox.add
 
@@ -115,10 +107,7 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
                     new = [s.payload for s in col.seen[seen:] if "seq" in s.payload
                            and not s.retain]
             finally:
-                factory2.close()
-    finally:
-        driver.stop()
-        factory.close()
+                factory.close()
     rulings_seen = [e["type"] for e in col.events() if e["seq"] < early["seq"]]
     # QoS 1: what the journal's outbox still held (its delivery was not synced) may come
     # again, the same message; a seq seen before on another message would be a reuse

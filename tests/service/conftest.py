@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,9 @@ import pytest
 
 from controller.config import Config, validate
 from controller.service import Service
+from hardware.gpio import GpioBackend
 from tests.broker import Broker
+from tests.hardware.pins import PinDriver, mock_factory
 
 B = "billiards/club/t1"
 
@@ -176,3 +178,27 @@ async def running(config: Config | Service) -> AsyncIterator[Service]:
 @pytest.fixture
 def config(tmp_path: Path, broker: Broker) -> Config:
     return make_config(tmp_path, broker)
+
+
+@contextlib.contextmanager
+def gpio_table(tmp_path: Path, broker: Broker, pins: dict[str, int | str], *, late: float = 0.0,
+               **sections: Any) -> Iterator[tuple[Service, PinDriver]]:
+    """A service (not yet running) on gpiozero's MockFactory pins, and the driver of its
+    sensors' edges (``late``: each edge handed over that long after it happened)."""
+    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": pins}, **sections)
+    factory = mock_factory()
+    driver = PinDriver(factory, pins, late=late)
+    try:
+        yield Service(config, backend=GpioBackend(pins, pin_factory=factory)), driver
+    finally:
+        driver.stop()
+        factory.close()
+
+
+async def shot_pocketing(driver: PinDriver, pocket: str, cushion: str = "f") -> None:
+    """A shot that pockets a ball: a cushion shakes, then a ball crosses ``pocket``'s beam."""
+    at = driver.factory.ticks() - driver.t0 + 0.01
+    await driver.edge(f"cushion.{cushion}", 1, at)
+    await driver.edge(f"cushion.{cushion}", 0, at + 0.01)
+    await driver.edge(f"beam.{pocket}", 1, at + 0.2)
+    await driver.edge(f"beam.{pocket}", 0, at + 0.23)

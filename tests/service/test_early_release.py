@@ -16,10 +16,8 @@ from controller import journal as journal_module
 from controller.journal import Journal
 from controller.mqtt import Outbox
 from controller.service import SEQ_RESERVE, Service, boot_id
-from hardware.gpio import GpioBackend
 from tests.broker import Broker
-from tests.hardware.pins import PinDriver, mock_factory
-from tests.service.conftest import Collector, make_config, running
+from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing
 
 PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
 
@@ -118,23 +116,15 @@ class HeldSync:
 
 
 async def test_ball_pocketed_goes_out_before_the_sync_and_the_shots_ruling_after_it(tmp_path, broker):
-    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": PINS},
-                         journal={"sync": "full", "commit_interval_ms": 0})
-    factory = mock_factory()
-    driver = PinDriver(factory, PINS)
-    try:
-        service = Service(config, backend=GpioBackend(PINS, pin_factory=factory))
+    with gpio_table(tmp_path, broker, PINS,
+                    journal={"sync": "full", "commit_interval_ms": 0}) as (service, driver):
         held = HeldSync(service.journal)
         async with Collector(broker) as col, running(service):
             service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
             await col.wait(lambda: col.events("match_started"))
             await col.wait(lambda: service.table.referee.state.setup is not None)
             held.open.clear()  # the card stalls from here on
-            at = factory.ticks() - driver.t0 + 0.01
-            await driver.edge("cushion.f", 1, at)
-            await driver.edge("cushion.f", 0, at + 0.01)
-            await driver.edge("beam.fl", 1, at + 0.2)
-            await driver.edge("beam.fl", 0, at + 0.23)
+            await shot_pocketing(driver, "fl")
             pocketed = await col.wait(lambda: col.events("ball_pocketed"), timeout=5)
             assert pocketed[0]["data"]["pocket"] == "fl"
             await asyncio.sleep(3.5)  # the table has been quiet long enough to rule the shot
@@ -148,9 +138,6 @@ async def test_ball_pocketed_goes_out_before_the_sync_and_the_shots_ruling_after
             seqs = [s.payload["seq"] for s in col.seen if not s.retain and "seq" in s.payload]
             assert seqs == sorted(set(seqs)), "out of order"
             assert question[0]["seq"] > pocketed[0]["seq"]
-    finally:
-        driver.stop()
-        factory.close()
 
 
 def _meta(path: Path) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.service.conftest import Collector, make_config, running
+from tests.service.conftest import Collector, gpio_table, make_config, running
 
 
 async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(tmp_path, broker):
@@ -37,19 +37,11 @@ async def test_a_beam_whose_release_reaches_the_service_late_is_not_called_stuck
     # blocked for 1.98 s, just under the stuck limit (2 s), clears 2.02 s after its block
     # reached the service. Judged on the service's own clock, the health tick in between
     # would call it stuck (and then recovered), for an edge that was merely on its way.
-    from controller.service import Service
-    from hardware.gpio import GpioBackend
-    from tests.hardware.pins import PinDriver, mock_factory
-
     pins: dict[str, int | str] = {"beam.fl": 5, "cushion.f": 17}
-    config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": pins},
-                         health={"tick_s": 0.002})
-    factory = mock_factory()
-    driver = PinDriver(factory, pins, late=0.04)
-    try:
-        service = Service(config, backend=GpioBackend(pins, pin_factory=factory))
+    with gpio_table(tmp_path, broker, pins, late=0.04,
+                    health={"tick_s": 0.002}) as (service, driver):
         async with Collector(broker) as col, running(service):
-            at = factory.ticks() - driver.t0 + 0.01
+            at = driver.factory.ticks() - driver.t0 + 0.01
             block = driver.submit("beam.fl", 1, at)
             clear = driver.submit("beam.fl", 0, at + 1.98)
             for edge in (block, clear):
@@ -58,6 +50,3 @@ async def test_a_beam_whose_release_reaches_the_service_late_is_not_called_stuck
             await asyncio.sleep(0.2)
             faults = [e for e in col.events() if e["type"].startswith("sensor_")]
             assert not faults, faults
-    finally:
-        driver.stop()
-        factory.close()
