@@ -1,15 +1,17 @@
 """A real power cut: the card keeps only what was synced. Worse than ``kill -9``, where the
 operating system's cache keeps every write.
 
-The journal's files are copied right after each sync; the card then stalls (syncs held)
-while a ball drops, so its ``ball_pocketed`` goes out written but not synced. The power
-goes: the table restarts from the copy, on a new boot. Nothing that needed the disk was
-published (no ruling the restored table does not know), the early ``ball_pocketed`` is the
-only thing taken back, and no seq seen before the cut is given out again.
+The journal's files are copied right after each sync; the card then stalls (syncs held) and
+the power goes, and the table restarts from the copy, on a new boot. While a ball drops:
+its ``ball_pocketed`` went out written but not synced, and is the only thing taken back; no
+seq seen before the cut is given to another message. While a referee's request arrives: it
+was never answered (its response waited for the sync), the table comes back without it, and
+the app's resend (same transaction) applies it once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import threading
@@ -24,7 +26,7 @@ from controller.service import Service
 from hardware.gpio import GpioBackend
 from tests.faults.record import note
 from tests.hardware.pins import mock_factory
-from tests.service.conftest import Collector, gpio_table, running, shot_pocketing
+from tests.service.conftest import Collector, gpio_table, requester, running, shot_pocketing
 
 PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
 
@@ -55,10 +57,12 @@ class Card:
     def stall(self) -> None:
         self.open.clear()
 
-    def cut(self) -> None:
-        """The power goes: what the card holds is the last copy. (The service is then
-        stopped only to free this process; its files are replaced by the copy.)"""
+    def cut(self, service: Service) -> None:
+        """The power goes: what the card holds is the last copy, and nothing more leaves. (The
+        service is then stopped only to free this process; its files are replaced.)"""
         self.copying = False
+        service.outbox.release = lambda upto=None: None  # type: ignore[method-assign]
+        service.outbox.release_early = lambda upto: None  # type: ignore[method-assign]
         self.open.set()
 
     def restore(self) -> None:
@@ -85,7 +89,7 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
                 await shot_pocketing(driver, "fl")
                 (early,) = await col.wait(lambda: col.events("ball_pocketed"), timeout=5)
                 before = {s.payload["seq"]: s.payload for s in col.seen if "seq" in s.payload}
-                card.cut()
+                card.cut(service)
             card.restore()
             monkeypatch.setattr(service_module, "boot_id", lambda: "the next boot")
             seen = len(col.seen)
@@ -121,3 +125,53 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
     assert lost_drop, "the drop was not synced: the restored table does not know it"
     assert not reused, f"seqs given out again after the cut: {reused}"
     assert fresh and min(fresh) > early["seq"] and early["seq"] not in [p["seq"] for p in new]
+
+
+async def test_a_request_lost_to_a_power_cut_was_never_answered_and_its_resend_applies_once(
+        tmp_path, broker, monkeypatch: pytest.MonkeyPatch):
+    # The card stalls as a referee's request arrives: it is written, never synced, so its
+    # response and the ruling it causes wait. The power goes; the table comes back without
+    # it. The app, never answered, resends it (same transaction), as apps do: applied once.
+    with gpio_table(tmp_path, broker, PINS,
+                    journal={"sync": "full", "commit_interval_ms": 0}) as (service, driver):
+        card = Card(service, tmp_path / "card")
+        async with Collector(broker, identifier="board", persistent=True) as col, \
+                requester(broker) as app:
+            async with running(service):
+                await app.send("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                             "race_to": 1, "transaction": "nm"})
+                await col.response("new_match", "nm")
+                await app.send("call", {"calls": [{"ball": 1, "pocket": "fr"}], "transaction": "c1"})
+                await col.response("call", "c1")
+                await col.wait(lambda: not service.outbox)
+                card.stall()
+                declare = {"pocketed": [{"ball": 1, "pocket": "fr"}], "transaction": "d1"}
+                await app.send("declare", declare)
+                await col.wait(lambda: "d1" in {tx for tx, _, _ in service.table.transactions()})
+                await asyncio.sleep(0.3)
+                answered_before_cut = [p for p in col.of("response/declare")]
+                card.cut(service)
+            card.restore()
+            monkeypatch.setattr(service_module, "boot_id", lambda: "the next boot")
+            factory = mock_factory()
+            after = Service(service.config, backend=GpioBackend(PINS, pin_factory=factory))
+            try:
+                forgot = "d1" not in {tx for tx, _, _ in after.table.transactions()}
+                async with running(after):
+                    await app.send("declare", declare)  # no answer came: the app resends
+                    await col.response("declare", "d1")
+                    await app.send("declare", declare)  # and once more, late: not applied again
+                    await col.response("declare", "d1", count=2)
+                    await app.send("shot_end", {"transaction": "e1"})
+                    await col.response("shot_end", "e1")
+                    state = await col.wait(lambda: [p for p in col.of("state") if p["shot"] == 1])
+            finally:
+                factory.close()
+    answers = col.of("response/declare")
+    ok = not answered_before_cut and forgot and state[-1]["on_table"] == list(range(2, 11))
+    note("power cut losing what was not synced (the card stalled)", 1, ok, taken_back="request")
+    assert not answered_before_cut, "a response went out before its request was on disk"
+    assert forgot, "the request was not synced: the restored table does not know it"
+    assert [a["status"] for a in answers] == ["ok", "ok"]
+    assert state[-1]["on_table"] == list(range(2, 11)), "the 1 was pocketed exactly once"
+    assert state[-1]["to_shoot"] == 0, "Ann potted the ball she called: she shoots again"
