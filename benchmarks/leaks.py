@@ -398,6 +398,8 @@ async def _watch(args: argparse.Namespace, b: Any, argv: list[str],
     """Runs ``argv``, counting its shots on the broker; returns (shots, RSS) every 0.5 s."""
     import aiomqtt
 
+    from benchmarks.live import stop_process
+
     counted = [0]
 
     async def listen(sub: aiomqtt.Client) -> None:
@@ -428,12 +430,7 @@ async def _watch(args: argparse.Namespace, b: Any, argv: list[str],
                         "threads": len(os.listdir(f"/proc/{proc.pid}/task")),
                         **{k: round(v, 2) for k, v in smaps(proc.pid).items()}}), flush=True)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

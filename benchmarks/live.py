@@ -70,6 +70,16 @@ def broker(directory: Path) -> Iterator[Any]:
         b.stop()
 
 
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Stops a child process: SIGTERM (it stops cleanly), SIGKILL after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def rss_mb(pid: int) -> float:
     """Returns the resident set size of process ``pid`` in MB (VmRSS)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -328,12 +338,7 @@ def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 300.0,
                 last = rss_mb(proc.pid)
                 elapsed = time.monotonic() - start
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                stop_process(proc)
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
