@@ -1,0 +1,57 @@
+"""The benchmarks still run end to end, in miniature (a few drops, tables, shots).
+
+Smoke tests only: what they check is that each benchmark measures what it says and reports
+every figure; no timing is asserted (benchmarks are never pass/fail on speed).
+"""
+
+from __future__ import annotations
+
+import math
+
+from benchmarks import leaks, live
+from benchmarks.__main__ import bench_replay
+
+
+def test_the_replay_benchmark_reports_its_rate_beside_the_baseline(monkeypatch) -> None:
+    from benchmarks import synth
+    small = synth.long_trace(2_000)
+    monkeypatch.setattr("benchmarks.__main__.long_trace", lambda n: small)
+    got = bench_replay(1)
+    assert got["lines"] == len(small) and got["median lines/s"] > 0
+    assert got["ratio to baseline"] > 0
+
+
+def test_the_latency_benchmark_times_drops_on_both_backends() -> None:
+    got = live.bench_latency(1, drops=4)
+    figures = {k: v for k, v in got.items() if k.endswith("p50/p99 ms")}
+    assert len(figures) == 6  # bare, warm, and four variants
+    for name, (p50, p99) in figures.items():
+        assert 0 < p50 <= p99 < 1000, name  # a drop arrived, in under a second
+
+
+def test_the_memory_benchmark_counts_shots_and_memory() -> None:
+    got = live.bench_memory(1, shots=20, limit_s=60, speed=400)
+    assert got["shots"] >= 20
+    assert 0 < got["rss at start MB"] <= got["peak MB"]
+    assert got["sensor_fault events seen"] >= 0
+
+
+def test_the_startup_benchmark_times_the_retained_state() -> None:
+    got = live.bench_startup(1)
+    assert got["runs"] == 3 and 0 < got["median s"] <= got["max s"] < 30
+
+
+def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
+    got = live.bench_venue(1, tables=2, processes=1, seconds=8, round_trips=20)
+    assert got["tables"] == 2
+    assert got["seq out of order or repeated"] == 0
+    assert set(got["not delivered while connected"].values()) == {0}
+    assert got["messages delivered"] > 0
+    p50, p99 = got["ball_pocketed p50/p99 ms (from the beam clearing)"]
+    assert got["ball_pocketed count"] == 0 or (p50 > 0 and not math.isnan(p99))
+
+
+def test_the_leak_hunt_snapshots_a_long_lived_table(capsys) -> None:
+    assert leaks.main(["table", "--shots", "150", "--every", "50"]) in (0, None)
+    out = capsys.readouterr().out
+    assert '"shots"' in out and "rss MB" in out
