@@ -93,16 +93,7 @@ async def cuts(tmp_path: Path, broker: Broker, kills: int, seed: int) -> None:
             kill_task = asyncio.create_task(killer())
             async with requester(broker) as req:
                 for name, payload in reqs:
-                    tx = payload["transaction"]
-                    for _ in range(10):  # resent, same transaction, until answered
-                        await req.send(name, payload)
-                        try:
-                            await asyncio.wait_for(col.response(name, tx), 4.0)
-                            break
-                        except (TimeoutError, AssertionError):
-                            continue
-                    else:
-                        raise AssertionError(f"{name} {tx} never answered")
+                    await req.until_answered(col, name, payload, wait=4.0)
                     await asyncio.sleep(rng.uniform(0.0, 0.25))
                 if killed[0] < kills:
                     await kill_task  # the remaining cuts come after the match

@@ -148,6 +148,18 @@ class Requester:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         await self.client.publish(f"{B}/request/{name}", data, qos=1, **kw)
 
+    async def until_answered(self, col: Collector, name: str, payload: dict[str, Any],
+                             wait: float, tries: int = 10) -> dict[str, Any]:
+        """Sends a request and resends it (same transaction) until ``col`` sees its answer,
+        as an app does when no answer comes; returns the answer."""
+        for _ in range(tries):
+            await self.send(name, payload)
+            try:
+                return await asyncio.wait_for(col.response(name, payload["transaction"]), wait)
+            except (TimeoutError, AssertionError):
+                continue
+        raise AssertionError(f"{name} {payload['transaction']} never answered")
+
 
 @contextlib.asynccontextmanager
 async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester]:
