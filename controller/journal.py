@@ -103,6 +103,9 @@ class Journal:
             # checkpoints the log there too (never in the middle of a write)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA wal_autocheckpoint=0")
+            # the log starts again from nothing after a checkpoint, so that its file's size
+            # says how much it holds (sync() checkpoints by that size)
+            self._db.execute("PRAGMA journal_size_limit=0")
             self._db.executescript(_SCHEMA)
             self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
             self._next_input = self._max("inputs") + 1

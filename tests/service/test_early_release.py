@@ -84,6 +84,13 @@ def test_sync_checkpoints_a_grown_log_into_the_database_file(tmp_path, monkeypat
     assert inputs_in_the_file_alone(tmp_path) == 0
     journal.sync()
     assert inputs_in_the_file_alone(tmp_path) == 40
+    journal.add_input({"t": 40, "ch": "beam.fl", "v": 0})
+    journal.write(journal.take())
+    wal = Path(f"{tmp_path / 'j.sqlite3'}-wal").stat().st_size
+    assert wal < 16 << 10, "the log starts again small after a checkpoint, not at its old size"
+    journal.sync()
+    assert inputs_in_the_file_alone(tmp_path) == 40  # so the next sync does not checkpoint
+    assert len(journal.inputs()) == 41
     journal.close()
 
 
