@@ -40,12 +40,13 @@ from typing import Any
 
 import aiomqtt
 
+from vocabulary import POCKETS, RAILS, Kind, beam, cushion
+
 ROOT = Path(__file__).resolve().parents[1]
-POCKETS = ("hl", "hr", "sl", "sr", "fl", "fr")
 GPIO_PINS: dict[str, int | str] = {
-    **{f"beam.{p}": 5 + i for i, p in enumerate(POCKETS)},
-    **{f"cushion.{r}": 17 + i for i, r in enumerate(("h", "f", "lh", "lf", "rh", "rf"))},
-    "cue": 26,
+    **{beam(p): 5 + i for i, p in enumerate(POCKETS)},
+    **{cushion(r): 17 + i for i, r in enumerate(RAILS)},
+    Kind.CUE: 26,
 }
 
 
@@ -198,11 +199,11 @@ async def _gpio_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[f
         async with _pocketed(b.host, b.port, config.base) as got, _running(service):
             await asyncio.sleep(0.3)
             for i in range(drops + 10):
-                beam = f"beam.{POCKETS[i % 6]}"
+                channel = beam(POCKETS[i % 6])
                 block, pause = next(gaps)  # a ball takes 15–50 ms to cross a beam
                 at = factory.ticks() - driver.t0 + 0.005
-                await driver.edge(beam, 1, at)
-                await driver.edge(beam, 0, at + block)
+                await driver.edge(channel, 1, at)
+                await driver.edge(channel, 0, at + block)
                 edge = driver.t0 + at + block
                 arrived = await asyncio.wait_for(got.get(), 5)
                 if i >= 10:
@@ -228,12 +229,12 @@ async def _serial_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list
         async with _pocketed(b.host, b.port, config.base) as got, _running(service):
             await asyncio.sleep(0.5)
             for i in range(drops + 10):
-                beam = f"beam.{POCKETS[i % 6]}"
+                channel = beam(POCKETS[i % 6])
                 block, pause = next(gaps)
-                board.edge(beam, 1, time.monotonic())
+                board.edge(channel, 1, time.monotonic())
                 await asyncio.sleep(block)  # a ball crossing the beam
                 edge = time.monotonic()
-                board.edge(beam, 0, edge)
+                board.edge(channel, 0, edge)
                 arrived = await asyncio.wait_for(got.get(), 5)
                 if i >= 10:
                     times.append(arrived - edge)

@@ -6,9 +6,7 @@ import json
 import random
 
 from hardware.physics import beam_block, beam_glitch, cushion_hit
-
-POCKETS = ["hl", "hr", "sl", "sr", "fl", "fr"]
-RAILS = ["h", "f", "lh", "lf", "rh", "rf"]
+from vocabulary import POCKETS, RAILS
 
 
 def long_trace(min_lines: int, seed: int = 7) -> list[str]:

@@ -23,6 +23,7 @@ from controller.config import validate
 from controller.journal import Outgoing
 from controller.service import Service
 from hardware.events import SensorEvent
+from vocabulary import POCKET_OF_BEAM
 
 
 async def main(url: str, data: Path, first: int, count: int,
@@ -53,8 +54,9 @@ async def main(url: str, data: Path, first: int, count: int,
 
         def seen(ev: SensorEvent, sensor: Callable[[SensorEvent], None] = sensor,
                  beams: dict[str, list[float]] = beams) -> None:
-            if ev.ch.startswith("beam.") and not ev.v:
-                beams.setdefault(ev.ch.removeprefix("beam."), []).append(ev.t)
+            pocket = POCKET_OF_BEAM.get(ev.ch)
+            if pocket is not None and not ev.v:
+                beams.setdefault(pocket, []).append(ev.t)
             sensor(ev)
 
         s.table.sensor = seen  # type: ignore[method-assign]

@@ -46,6 +46,7 @@ from typing import Any
 
 from hardware.events import SensorEvent
 from rules import CUE, UNKNOWN, Call, Drop, Foul, Pocket, Rail, ShotKind, ShotRecord, Special
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL
 
 INF = float("inf")
 #: Sensor health needs up to this long to find a beam stuck (2 s) or chattering (1 s): the
@@ -54,12 +55,6 @@ INF = float("inf")
 RETRACT_S = 3.0
 #: This many raw edges within RETRACT_S is chatter, more than balls can make.
 CHATTER_EDGES = 16
-
-_POCKET_OF = {f"beam.{p.value}": p for p in Pocket}
-_RAIL_OF = {f"cushion.{r.value}": r for r in Rail}
-
-SAME_RAIL = {Rail.LEFT_HEAD: Rail.LEFT_FOOT, Rail.LEFT_FOOT: Rail.LEFT_HEAD,
-             Rail.RIGHT_HEAD: Rail.RIGHT_FOOT, Rail.RIGHT_FOOT: Rail.RIGHT_HEAD}
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +227,7 @@ class Fusion:
         if t > self.now:
             self.now = t
         ch = ev.ch
-        pocket = _POCKET_OF.get(ch)
+        pocket = POCKET_OF_BEAM.get(ch)
         if pocket is not None and pocket in self.blind:
             pocket = None  # an out-of-order beam: its edges count for nothing
             ch = ""
@@ -243,7 +238,7 @@ class Fusion:
             if beam.level and not beam.counted:
                 self._soon(beam.block_start + self.config.min_block_s)
         else:
-            rail = _RAIL_OF.get(ch)
+            rail = RAIL_OF_CUSHION.get(ch)
             if rail is not None and rail in self.deaf:
                 pass  # a cushion sensor out of order: what it says counts for nothing
             elif rail is not None:
@@ -334,7 +329,7 @@ class Fusion:
         back (the shot it went to is corrected).
         """
         out: list[Action] = []
-        rail = _RAIL_OF.get(channel)
+        rail = RAIL_OF_CUSHION.get(channel)
         if rail is not None:  # a cushion sensor out of order: its hits may be missing
             if usable:
                 self.deaf.discard(rail)
@@ -343,7 +338,7 @@ class Fusion:
                 cushion = self._cushions[rail]
                 cushion.on, cushion.burst = False, None
             return out
-        pocket = _POCKET_OF.get(channel)
+        pocket = POCKET_OF_BEAM.get(channel)
         if pocket is None:
             return out
         if usable:

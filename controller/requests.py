@@ -12,9 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from vocabulary import Pocket
+
 MAX_PAYLOAD = 64 * 1024
 
-PocketId = Literal["hl", "hr", "sl", "sr", "fl", "fr"]
 BallId = Annotated[int, Field(ge=1, le=15)] | Literal["cue"]
 FoulCode = Literal[
     "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
@@ -52,7 +53,7 @@ class CalledBall(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ball: BallId
-    pocket: PocketId
+    pocket: Pocket
 
 
 class CallRequest(_Request):
@@ -68,7 +69,7 @@ class PocketedBall(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ball: BallId
-    pocket: PocketId
+    pocket: Pocket
 
 
 class DeclareRequest(_Request):

@@ -25,16 +25,13 @@ from controller.simulator import simulate_lines
 from controller.trace import Header, RequestLine, parse_line
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
+from vocabulary import TABLE_CHANNELS
 
 Lines = list[dict[str, Any]]
 #: A match being played live (a driver adding lines as they happen) is an async iterable.
 LiveLines = AsyncIterable[dict[str, Any]]
 #: Called with a request line's name, payload and host time.
 RequestHook = Callable[[str, dict[str, Any], float], None]
-
-CHANNELS = (*(f"beam.{p}" for p in ("hl", "hr", "sl", "sr", "fl", "fr")),
-            *(f"cushion.{r}" for r in ("h", "f", "lh", "lf", "rh", "rf")), "cue")
-
 
 class SimBackend:
     """Plays matches as a ``hardware.SensorBackend`` (see the module docstring)."""
@@ -62,7 +59,7 @@ class SimBackend:
 
     async def events(self) -> AsyncIterator[SensorEvent | LinkChanged]:
         """Yields the matches' sensor events at their (scaled) time; ends after the last."""
-        yield LinkChanged(t=self._clock(), source="sim", up=True, channels=CHANNELS)
+        yield LinkChanged(t=self._clock(), source="sim", up=True, channels=TABLE_CHANNELS)
         base = self._clock()
         for lines in self._matches:
             t0: float | None = None

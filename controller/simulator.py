@@ -28,9 +28,8 @@ from controller.trace import RequestLine
 from hardware.events import SensorEvent
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from rules import CUE, Call, Pocket, ShotKind, Status
+from vocabulary import POCKETS, RAILS, beam
 
-POCKETS = ("hl", "hr", "sl", "sr", "fl", "fr")
-RAILS = ("h", "f", "lh", "lf", "rh", "rf")
 NAMES = ("Ann", "Bob", "Cleo", "Dan")
 DECLARABLE = ("touched_ball", "double_hit", "push", "moving_balls", "feet_off_floor")
 
@@ -67,7 +66,7 @@ class Simulator:
         self.table.start(0.0)
         self.t = 0.0
         self._last_activity = -1e9
-        self._stuck: str | None = None
+        self._stuck: Pocket | None = None
         self._stuck_at: float | None = None
         self._last = _Truth()
         self._named: set[int | str] = set()
@@ -77,9 +76,9 @@ class Simulator:
         self.lines.append(ev.to_json())
         self.table.sensor(SensorEvent(round(ev.t, 6), ev.ch, ev.v, ev.level, ev.ball, ev.pocket))
 
-    def _health(self, t: float) -> None:
+    def _health(self, t: float, stuck: Pocket) -> None:
         self._stuck_at = t
-        line = {"t": round(t, 6), "health": f"beam.{self._stuck}", "usable": False}
+        line = {"t": round(t, 6), "health": beam(stuck), "usable": False}
         self.lines.append(line)
         self.table.advance(line["t"])  # type: ignore[arg-type]
         self.table.set_usable(str(line["health"]), False)
@@ -263,26 +262,27 @@ class Simulator:
                                   identity_reader=self.config.identity_reader)
             at = max(at, previous_end)
         health_at: float | None = None
+        stuck: Pocket | None = None
         if self.noise and self._stuck is None and rng.random() < 0.01:
             # a pocket beam goes stuck (a dirty lens) during the shot; sensor health notices
             # two seconds later and the service records it, as it would live
-            self._stuck = rng.choice([p for p in POCKETS if p not in {q for _, q in truth.drops}])
-            events.append(SensorEvent(start + 0.1, f"beam.{self._stuck}", 1))
+            stuck = self._stuck = rng.choice([p for p in POCKETS if p not in {q for _, q in truth.drops}])
+            events.append(SensorEvent(start + 0.1, beam(stuck), 1))
             health_at = start + 2.2
         if self._stuck is not None:  # the stuck beam reports nothing more
-            events = [e for e in events if e.ch != f"beam.{self._stuck}" or e.t == start + 0.1]
+            events = [e for e in events if e.ch != beam(self._stuck) or e.t == start + 0.1]
         if self.noise:
             for _ in range(rng.randint(0, 2)):
                 events += beam_glitch(rng.choice(POCKETS), start + rng.uniform(0, 1.5), rng)
             if rng.random() < 0.15:  # a ball rattles in the jaws and stays out
                 events += cushion_hit(rng.choice(RAILS), at + 0.2, rng, strength=0.3)
         for ev in sorted(events, key=lambda e: e.t):
-            if health_at is not None and ev.t > health_at:
-                self._health(health_at)
+            if health_at is not None and stuck is not None and ev.t > health_at:
+                self._health(health_at, stuck)
                 health_at = None
             self._emit_sensor(ev)
-        if health_at is not None:
-            self._health(health_at)
+        if health_at is not None and stuck is not None:
+            self._health(health_at, stuck)
         if self._stuck_at is not None:
             self.t = max(self.t, self._stuck_at)
         self.t = max([self.t, start, *(e.t for e in events)])

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from hardware.events import ChannelError, SensorEvent, parse_channel
+from hardware.events import SensorEvent
+from vocabulary import BINARY_CHANNELS, POCKETS, ChannelError, parse_channel
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +50,6 @@ def _number(value: Any) -> bool:  # a JSON number, not a bool
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-_BINARY = frozenset(
-    [f"beam.{p}" for p in ("hl", "hr", "sl", "sr", "fl", "fr")]
-    + [f"cushion.{r}" for r in ("h", "f", "lh", "lf", "rh", "rf")]
-    + ["cue", "strike", "click"])
 _raw_decode = json.JSONDecoder().raw_decode
 
 
@@ -76,7 +73,7 @@ def parse_line(text: str, lineno: int) -> TraceItem:
     # the common case, fast: {"t": 12.5, "ch": "beam.fl", "v": 1}
     if type(obj) is dict and len(obj) == 3:
         t, ch, v = obj.get("t"), obj.get("ch"), obj.get("v")
-        if ch in _BINARY and (v == 0 or v == 1) and type(v) is int and type(t) in (float, int):
+        if ch in BINARY_CHANNELS and (v == 0 or v == 1) and type(v) is int and type(t) in (float, int):
             return SensorEvent(float(t), ch, v)  # type: ignore[arg-type]
     return _parse_slow(obj, lineno)
 
@@ -111,7 +108,7 @@ def _parse_slow(obj: Any, lineno: int) -> TraceItem:
         if ch == "ball_id" and not (isinstance(ball, int) and not isinstance(ball, bool)
                                     or ball == "cue"):
             return BadLine(lineno, "ball_id needs 'ball': a number or \"cue\"")
-        if pocket is not None and pocket not in ("hl", "hr", "sl", "sr", "fl", "fr"):
+        if pocket is not None and pocket not in POCKETS:
             return BadLine(lineno, f"unknown pocket {pocket!r}")
         return SensorEvent(t, ch, int(v), level, ball, pocket)
     health = obj.get("health")

@@ -33,7 +33,8 @@ import serial_asyncio_fast
 from firmware_bridge import protocol as P
 from firmware_bridge.errors import ConfigRejected, LinkError, LinkTimeout, PortUnavailable
 from firmware_bridge.timesync import ClockFit, TickUnwrapper, sample
-from hardware.events import ChannelError, LinkChanged, SensorEvent, parse_channel
+from hardware.events import LinkChanged, SensorEvent
+from vocabulary import ChannelError, parse_channel
 
 log = logging.getLogger(__name__)
 

@@ -1,12 +1,12 @@
-"""Sensor events, the table's geometry, sensor health, and the backends that produce events.
+"""Sensor events, sensor health, and the backends that produce events.
 
-Imports nothing of ours: ``firmware_bridge`` and ``controller`` build on it. The GPIO backend
+Imports nothing of ours but the table's vocabulary (``vocabulary``): ``firmware_bridge`` and
+``controller`` build on it. The GPIO backend
 is imported as ``hardware.gpio`` (it imports gpiozero).
 """
 
 from hardware.backend import BackendStats, SensorBackend
-from hardware.events import LinkChanged, SensorEvent, parse_channel
-from hardware.geometry import KITCHEN_POCKETS, POCKETS, RAILS, Pocket, Rail
+from hardware.events import LinkChanged, SensorEvent
 from hardware.health import (
     EventsLost,
     Health,
@@ -19,7 +19,6 @@ from hardware.health import (
 )
 
 __all__ = [
-    "KITCHEN_POCKETS", "POCKETS", "RAILS", "BackendStats", "EventsLost", "Health", "HealthConfig",
-    "HealthMonitor", "Limits", "LinkChanged", "Pocket", "Rail", "Reason", "SensorBackend",
-    "SensorEvent", "SensorFaulted", "SensorRecovered", "parse_channel",
+    "BackendStats", "EventsLost", "Health", "HealthConfig", "HealthMonitor", "Limits", "LinkChanged",
+    "Reason", "SensorBackend", "SensorEvent", "SensorFaulted", "SensorRecovered",
 ]

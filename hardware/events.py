@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-from hardware.geometry import Pocket, Rail
-
-
-class Kind(enum.StrEnum):
-    BEAM = "beam"
-    CUSHION = "cushion"
-    CUE = "cue"
-    BALL_ID = "ball_id"
-    STRIKE = "strike"
-    CLICK = "click"
-
-
-class ChannelError(ValueError):
-    """A channel name that interfaces §2 does not define."""
+from vocabulary import Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,25 +35,6 @@ class SensorEvent:
         if self.pocket is not None:
             out["pocket"] = self.pocket
         return out
-
-
-_POCKETS = {p.value for p in Pocket}
-_RAILS = {r.value for r in Rail}
-
-
-def parse_channel(ch: str) -> tuple[Kind, str | None]:
-    """Returns the channel's kind and its pocket or rail id (None for table-wide channels).
-
-    Raises ChannelError for a name interfaces §2 does not define.
-    """
-    kind, _, where = ch.partition(".")
-    if kind == Kind.BEAM and where in _POCKETS:
-        return Kind.BEAM, where
-    if kind == Kind.CUSHION and where in _RAILS:
-        return Kind.CUSHION, where
-    if not where and kind in (Kind.CUE, Kind.BALL_ID, Kind.STRIKE, Kind.CLICK):
-        return Kind(kind), None
-    raise ChannelError(f"unknown sensor channel {ch!r}")
 
 
 @dataclass(frozen=True, slots=True)

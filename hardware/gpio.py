@@ -45,7 +45,8 @@ from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import GPIOZeroError  # type: ignore[import-untyped]
 
 from hardware.backend import BackendStats
-from hardware.events import ChannelError, Kind, LinkChanged, SensorEvent, parse_channel
+from hardware.events import LinkChanged, SensorEvent
+from vocabulary import ChannelError, Kind, parse_channel
 
 log = logging.getLogger(__name__)
 

@@ -57,7 +57,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from hardware.backend import BackendStats
-from hardware.events import Kind, LinkChanged, SensorEvent, parse_channel
+from hardware.events import LinkChanged, SensorEvent
+from vocabulary import Kind, parse_channel
 
 __all__ = [
     "DEFAULT_LIMITS",

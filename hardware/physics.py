@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from hardware.events import SensorEvent
-from hardware.geometry import SAME_RAIL, Pocket, Rail
+from vocabulary import SAME_RAIL, Pocket, Rail, beam, cushion
 
 BALL_DIAMETER_M = 0.057
 MIN_SPEED, MAX_SPEED = 0.3, 4.5
@@ -29,7 +29,7 @@ def beam_block(pocket: Pocket | str, t: float, rng: random.Random, speed: float 
     speed = speed if speed is not None else rng.uniform(0.5, 3.0)
     chord = BALL_DIAMETER_M * rng.uniform(0.55, 0.95)
     duration = max(0.009, min(0.230, chord / speed))
-    ch = f"beam.{pocket}"
+    ch = beam(Pocket(pocket))
     events = [SensorEvent(t, ch, 1)]
     if glitch:  # the receiver drops out for a millisecond or two inside the block
         g = t + duration * rng.uniform(0.3, 0.7)
@@ -40,7 +40,7 @@ def beam_block(pocket: Pocket | str, t: float, rng: random.Random, speed: float 
 
 def beam_glitch(pocket: Pocket | str, t: float, rng: random.Random) -> list[SensorEvent]:
     """Returns a spurious block of a millisecond or two (noise, no ball)."""
-    ch = f"beam.{pocket}"
+    ch = beam(Pocket(pocket))
     return [SensorEvent(t, ch, 1), SensorEvent(t + rng.uniform(0.0003, 0.0018), ch, 0)]
 
 
@@ -58,7 +58,7 @@ def cushion_hit(rail: Rail | str, t: float, rng: random.Random, strength: float 
 
 def _pulses(rail: Rail, t: float, rng: random.Random, strength: float,
             analogue: bool) -> list[SensorEvent]:
-    ch = f"cushion.{rail}"
+    ch = cushion(rail)
     if analogue:
         peak = round(min(1.0, max(0.05, strength * rng.uniform(0.8, 1.2))), 3)
         return [SensorEvent(t, ch, 1, level=peak), SensorEvent(t + 0.004, ch, 0)]

@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias, TypeVar
 
+from vocabulary import Pocket as Pocket  # the table's ids, one definition
+from vocabulary import Rail as Rail
+
 T = TypeVar("T")
 
 
@@ -30,28 +33,6 @@ Known: TypeAlias = T | Literal[Unknown.UNKNOWN]
 CUE: Final = "cue"
 #: An object ball's number, or ``"cue"``.
 Ball: TypeAlias = int | str
-
-
-class Pocket(enum.StrEnum):
-    """Pocket ids of interfaces §1, seen from the head end."""
-
-    HEAD_LEFT = "hl"
-    HEAD_RIGHT = "hr"
-    SIDE_LEFT = "sl"
-    SIDE_RIGHT = "sr"
-    FOOT_LEFT = "fl"
-    FOOT_RIGHT = "fr"
-
-
-class Rail(enum.StrEnum):
-    """Rail segment ids of interfaces §1 (a long rail has a head half and a foot half)."""
-
-    HEAD = "h"
-    FOOT = "f"
-    LEFT_HEAD = "lh"
-    LEFT_FOOT = "lf"
-    RIGHT_HEAD = "rh"
-    RIGHT_FOOT = "rf"
 
 
 class ShotKind(enum.StrEnum):

@@ -26,8 +26,8 @@ from controller.adapters.base import Adapter, Publication, players, table_id
 from controller.adapters.config import HomeAssistantConfig
 from controller.table import VERSION
 from rules.facts import Foul
+from vocabulary import POCKETS
 
-POCKETS = ["hl", "hr", "sl", "sr", "fl", "fr"]
 STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "match_over"]
 MATCH_EVENTS = ["match_started", "game_over", "match_over", "undo"]
 
@@ -123,7 +123,7 @@ class HomeAssistantAdapter(Adapter):
                 json_attributes_template=("{{ {'version': value_json.get('version'), "
                                           "'health': value_json.get('health')} | tojson }}"))),
             (self.topic("event", "pocket"), self._entity(
-                "pocket", "Pocket", state_topic=f"{b}/event", event_types=POCKETS,
+                "pocket", "Pocket", state_topic=f"{b}/event", event_types=list(POCKETS),
                 value_template=_event_template(
                     "ball_pocketed", "value_json.data.pocket",
                     {"ball": "value_json.data.ball", "shot": "value_json.data.shot"}),

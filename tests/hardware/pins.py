@@ -19,7 +19,7 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory, MockPin
 from gpiozero.pins.pi import PiPin
 
-from hardware.events import Kind, parse_channel
+from vocabulary import Kind, parse_channel
 
 #: Pi 5 Model B 8GB; the default MockFactory revision (a02082) is a Pi 3B.
 PI5_REVISION = "d04170"

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hardware import BackendStats, LinkChanged, SensorEvent
-from hardware.events import Kind
 from hardware.health import (
     DEFAULT_LIMITS,
     EventsLost,
@@ -23,6 +22,7 @@ from hardware.health import (
     SensorFaulted,
     SensorRecovered,
 )
+from vocabulary import Kind
 
 CHANNELS = ("beam.fl", "beam.fr", "beam.sl", "cushion.lf", "cushion.h", "ball_id", "strike")
 

@@ -1,0 +1,125 @@
+"""The table's vocabulary is defined once: the ids, the channel names, and the copies that
+cannot import it (the board firmware) held equal to it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.firmware import main as firmware
+from vocabulary import (
+    BINARY_CHANNELS,
+    POCKETS,
+    RAILS,
+    SAME_RAIL,
+    TABLE_CHANNELS,
+    ChannelError,
+    Kind,
+    Pocket,
+    Rail,
+    parse_channel,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Code that must take its ids from ``vocabulary`` (tests and the vocabulary itself aside).
+CODE = ("controller", "rules", "hardware", "firmware_bridge", "benchmarks")
+#: Copies that cannot import the vocabulary, each held equal to it by a test here.
+CHECKED_COPIES = {Path("firmware_bridge/firmware/main.py")}
+
+# Written out here, not derived: a change to the vocabulary must be seen to change these.
+PARSED = [
+    ("beam.hl", Kind.BEAM, Pocket.HEAD_LEFT), ("beam.fr", Kind.BEAM, Pocket.FOOT_RIGHT),
+    ("beam.sl", Kind.BEAM, Pocket.SIDE_LEFT), ("cushion.h", Kind.CUSHION, Rail.HEAD),
+    ("cushion.lf", Kind.CUSHION, Rail.LEFT_FOOT), ("cushion.rh", Kind.CUSHION, Rail.RIGHT_HEAD),
+    ("cue", Kind.CUE, None), ("ball_id", Kind.BALL_ID, None), ("strike", Kind.STRIKE, None),
+    ("click", Kind.CLICK, None),
+]
+NOT_CHANNELS = ["", "beam", "beam.", "beam.x", "beam.h", "cushion.hl", "cushion", "cue.fl",
+                "beam.fl.x", "BEAM.FL", "beam.fl ", "ball_id.fl", "light"]
+
+
+@pytest.mark.parametrize(("name", "kind", "where"), PARSED)
+def test_a_channel_name_parses_to_its_kind_and_place(name: str, kind: Kind,
+                                                     where: Pocket | Rail | None) -> None:
+    assert parse_channel(name) == (kind, where)
+
+
+@pytest.mark.parametrize("name", NOT_CHANNELS)
+def test_a_name_interfaces_do_not_define_is_refused(name: str) -> None:
+    with pytest.raises(ChannelError, match="unknown sensor channel"):
+        parse_channel(name)
+
+
+def test_the_ids_are_those_of_interfaces_section_1() -> None:
+    assert [p.value for p in POCKETS] == ["hl", "hr", "sl", "sr", "fl", "fr"]
+    assert [r.value for r in RAILS] == ["h", "f", "lh", "lf", "rh", "rf"]
+
+
+def test_same_rail_pairs_the_two_halves_of_each_long_rail_both_ways() -> None:
+    assert dict(SAME_RAIL) == {"lh": "lf", "lf": "lh", "rh": "rf", "rf": "rh"}
+
+
+def test_the_reference_table_has_every_beam_cushion_and_the_cue_detector() -> None:
+    assert len(TABLE_CHANNELS) == len(set(TABLE_CHANNELS)) == 13
+    assert {parse_channel(ch)[0] for ch in TABLE_CHANNELS} == {Kind.BEAM, Kind.CUSHION, Kind.CUE}
+    assert {*TABLE_CHANNELS, "strike", "click"} == BINARY_CHANNELS
+
+
+def test_the_firmware_default_channels_are_the_vocabulary_s() -> None:
+    # The firmware runs on MicroPython and keeps its own copy of the names.
+    names = [channel[1] for channel in firmware.DEFAULT_CHANNELS]
+    assert len(names) == len(set(names))
+    assert set(names) == {*TABLE_CHANNELS, Kind.CLICK}
+    assert all(len(name) <= firmware.MAX_NAME for name in names)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """Returns the ids of the docstring nodes of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+#: The ids to look for; the short rails' one-letter ids ("h", "f") are too common a string to.
+IDS = {*(p.value for p in Pocket), *(r.value for r in Rail if len(r.value) > 1)}
+CHANNEL_PREFIX = re.compile(r"^(beam|cushion)\.")
+
+
+def stray_copies(path: Path) -> list[str]:
+    """Returns ``file:line text`` for each string in the code that spells out a table id."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = _docstrings(tree)
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    strays = [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+        and (node.value in IDS or CHANNEL_PREFIX.match(node.value))
+    ]
+    return [f"{where}:{node.lineno} {node.value!r}"
+            for node in sorted(strays, key=lambda n: (n.lineno, n.col_offset))]
+
+
+def test_no_code_spells_out_a_pocket_rail_or_channel_id() -> None:
+    found = [
+        stray
+        for package in CODE
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if path.relative_to(ROOT) not in CHECKED_COPIES
+        for stray in stray_copies(path)
+    ]
+    assert not found, "take these from vocabulary:\n" + "\n".join(found)
+
+
+def test_the_stray_copy_finder_sees_each_way_of_spelling_an_id(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text('"""Docs may say beam.fl and "hl"."""\n'
+                      'A = ("hl", "x")\nB = f"beam.{A}"\nC = {"cushion.lf": 1}\nD = "lh"\nE = "h"\n')
+    assert [s.split(" ", 1)[1] for s in stray_copies(sample)] == ["'hl'", "'beam.'", "'cushion.lf'",
+                                                                    "'lh'"]
