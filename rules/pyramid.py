@@ -1,4 +1,4 @@
-"""Point pyramid (rules PP-1…PP-13 of shared/spec/rules.md): 15 numbered balls, points by number.
+"""Point pyramid (rules PP-1…PP-13 of docs/rules.md): 15 numbered balls, points by number.
 
 Two, three or four players, each for themselves, in turn order. A ball scores its number, the
 ace and (with more players) the 2 and the 3 ten more, the last ball ten more; the first to

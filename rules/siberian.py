@@ -1,4 +1,4 @@
-"""Siberian Ten (rules ST-1…ST-21 of shared/spec/rules.md): Russian-billiards rules played with
+"""Siberian Ten (rules ST-1…ST-21 of docs/rules.md): Russian-billiards rules played with
 ten object balls on a pool table; first to six balls; a shoot-out ("bullets") at 5:5.
 
 Balls are credited, never lost: every object ball is at every moment on the table or in exactly

@@ -1,4 +1,4 @@
-"""Ten-ball (rules TB-1…TB-14 of shared/spec/rules.md): a called-shot rotation game.
+"""Ten-ball (rules TB-1…TB-14 of docs/rules.md): a called-shot rotation game.
 
 The lowest-numbered ball on the table is hit first; legally pocketing the 10 wins. The
 rules of one shot, in the order they apply:

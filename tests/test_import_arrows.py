@@ -1,4 +1,5 @@
-"""The house's import arrows (shared/style.md): a test walks every import and fails on any other.
+"""The house's import arrows (README, "How it is built"): a test walks every import and fails on
+any other.
 
 ``vocabulary`` (the table's ids) is the one leaf every package may import; it imports nothing
 of ours.

@@ -1,7 +1,7 @@
 """The table simulator: plausible, deterministic matches that replay to their end.
 
 Each simulated trace is replayed line by line through a fresh pipeline and the invariants of
-shared/spec/rules.md are checked after every line. ``--soak`` runs thousands of games.
+docs/rules.md are checked after every line. ``--soak`` runs thousands of games.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Invariants of shared/spec/rules.md over random play (hypothesis).
+"""Invariants of docs/rules.md over random play (hypothesis).
 
 Random shot records (random calls, drops with and without identity, contacts, cushions,
 declared fouls, balls off the table) and random valid answers, fed to a referee: the

@@ -1,4 +1,4 @@
-"""Point pyramid, rule by rule (PP-n of shared/spec/rules.md).
+"""Point pyramid, rule by rule (PP-n of docs/rules.md).
 
 Expected points come from the rules: a ball is worth its number; the ace 10 more, with three
 players the 2 too, with four the 3 too; the last ball 10 more; 71 / 51 / 41 wins.

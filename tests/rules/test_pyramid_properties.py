@@ -1,4 +1,4 @@
-"""Point pyramid invariants of shared/spec/rules.md over random play (hypothesis), 2–4 players.
+"""Point pyramid invariants of docs/rules.md over random play (hypothesis), 2–4 players.
 
 Random shot records (calls with and without a manner, drops with and without identity, the
 cue ball down or off the table, contacts, declared fouls, balls off the table), random

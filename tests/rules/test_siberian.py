@@ -1,4 +1,4 @@
-"""Siberian Ten, rule by rule (ST-n of shared/spec/rules.md)."""
+"""Siberian Ten, rule by rule (ST-n of docs/rules.md)."""
 
 from __future__ import annotations
 

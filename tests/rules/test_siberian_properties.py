@@ -1,4 +1,4 @@
-"""Siberian Ten invariants of shared/spec/rules.md over random play (hypothesis).
+"""Siberian Ten invariants of docs/rules.md over random play (hypothesis).
 
 Random shot records (calls of object balls and the cue ball, drops with and without identity,
 contacts, cushions, the centre line, declared fouls, balls off the table, special positions,

@@ -1,4 +1,4 @@
-"""Ten-ball, rule by rule (TB-n of shared/spec/rules.md)."""
+"""Ten-ball, rule by rule (TB-n of docs/rules.md)."""
 
 from __future__ import annotations
 

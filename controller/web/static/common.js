@@ -1,6 +1,6 @@
 // Shared by the dashboard and the console: configuration, the MQTT connection, and how a
 // table's state and events are shown. Plain browser JavaScript; MQTT.js is the global `mqtt`
-// (vendor/mqtt.min.js). Topics and payloads: shared/spec/interfaces.md §3.
+// (vendor/mqtt.min.js). Topics and payloads: docs/interfaces.md §3.
 "use strict";
 
 const POCKETS = {
