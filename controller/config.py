@@ -10,10 +10,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from controller.connection import HIDDEN, Broker, parse_broker, redact
 from controller.fusion import FusionConfig, fusion_config
 from controller.requests import ControllerError
 
@@ -52,15 +52,7 @@ class MqttConfig(_Section):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("mqtt", "mqtts"):
-            raise ValueError("must be mqtt://[user:pass@]host[:port] or mqtts://…")
-        if not parts.hostname:
-            raise ValueError("names no host")
-        try:
-            parts.port  # noqa: B018 (raises ValueError for a bad port)
-        except ValueError as exc:
-            raise ValueError(f"bad port: {exc}") from None
+        parse_broker(value)  # raises BadBrokerUrl (a ValueError) without the password
         return value
 
 
@@ -142,30 +134,7 @@ class Config(_Section):
 
     def broker(self) -> Broker:
         """Returns where and how to connect (credentials in the URL win over the keys)."""
-        parts = urlsplit(self.mqtt.url)
-        tls = parts.scheme == "mqtts"
-        return Broker(
-            host=parts.hostname or "localhost",
-            port=parts.port or (8883 if tls else 1883),
-            tls=tls,
-            username=unquote(parts.username) if parts.username else self.mqtt.username,
-            password=unquote(parts.password) if parts.password else self.mqtt.password,
-        )
-
-
-class Broker(BaseModel):
-    """The broker's address and credentials, resolved."""
-
-    host: str
-    port: int
-    tls: bool
-    username: str | None
-    password: str | None
-
-    @property
-    def address(self) -> str:
-        """Returns the URL without credentials, for messages."""
-        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+        return parse_broker(self.mqtt.url, self.mqtt.username, self.mqtt.password)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -173,13 +142,16 @@ def _where(loc: tuple[int | str, ...]) -> str:
 
 
 def _value_at(raw: dict[str, Any], loc: tuple[int | str, ...]) -> Any:
+    """Returns the value at ``loc`` as an error may show it: a password hidden."""
     node: Any = raw
     for part in loc:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
             return "(missing)"
-    return node
+    if any("password" in str(part) for part in loc):
+        return HIDDEN
+    return redact(node) if isinstance(node, str) else node
 
 
 def validate(raw: dict[str, Any], source: str = "config") -> Config:

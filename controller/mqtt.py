@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
-import ssl
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +31,8 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from controller.config import Broker, MqttConfig
+from controller.config import MqttConfig
+from controller.connection import Backoff, Broker, left_behind, tls_context
 from controller.journal import Journal, Outgoing
 from controller.requests import ControllerError
 
@@ -245,24 +244,15 @@ class MqttLink:
         self.v5 = settings.protocol != "3.1.1"
         self._client: aiomqtt.Client | None = None
 
-    def _tls(self) -> ssl.SSLContext | None:
-        if not self.broker.tls:
-            return None
-        tls = self.settings.tls
-        ctx = ssl.create_default_context(cafile=str(tls.ca_file) if tls.ca_file else None)
-        if tls.cert_file:
-            ctx.load_cert_chain(str(tls.cert_file), str(tls.key_file) if tls.key_file else None)
-        if tls.insecure:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-        return ctx
-
     def _client_for(self) -> aiomqtt.Client:
         will = aiomqtt.Will(f"{self.base}/status", self.will, qos=1, retain=True)
+        tls = self.settings.tls
         common = {
             "username": self.broker.username, "password": self.broker.password,
             "identifier": self.client_id, "will": will, "keepalive": self.settings.keepalive,
-            "tls_context": self._tls(), "timeout": 10.0,
+            "tls_context": tls_context(self.broker, ca_file=tls.ca_file, cert_file=tls.cert_file,
+                                       key_file=tls.key_file, insecure=tls.insecure),
+            "timeout": 10.0,
         }
         if self.v5:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
@@ -274,7 +264,7 @@ class MqttLink:
 
     async def run(self) -> None:
         """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
-        delay = self.settings.reconnect_min_s
+        backoff = Backoff(self.settings.reconnect_min_s, self.settings.reconnect_max_s)
         first = True
         while True:
             error = aiomqtt.MqttError("the connection ended")
@@ -289,7 +279,7 @@ class MqttLink:
                     self.connected = True
                     self.connections += 1
                     first = False
-                    delay = self.settings.reconnect_min_s
+                    backoff.reset()
                     log.info("connected to %s (MQTT %s)", self.broker.address, "5" if self.v5 else "3.1.1")
                     self.on_connected()
                     async with asyncio.TaskGroup() as tg:
@@ -312,6 +302,7 @@ class MqttLink:
                 log.info("%s does not speak MQTT 5; using 3.1.1", self.broker.address)
                 self.v5 = False
                 continue
+            delay = backoff.next()
             if rc in _REFUSED:
                 who = f"user {self.broker.username!r}" if self.broker.username else "anonymous clients"
                 text = f"the broker at {self.broker.address} refused {who}: {error}"
@@ -328,20 +319,15 @@ class MqttLink:
             else:
                 log.warning("cannot reach the broker at %s: %s; trying again in %.1f s",
                             self.broker.address, error, delay)
-            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
-            delay = min(delay * 2, self.settings.reconnect_max_s)
+            await asyncio.sleep(delay)
 
     async def _reader(self, client: aiomqtt.Client) -> None:
         try:
             async for message in client.messages:
                 self._request(message)
         except aiomqtt.MqttError:
-            # aiomqtt 2.5 stops iterating as soon as the connection drops, leaving behind
-            # requests paho has already acknowledged (QoS 1: the broker will not send them
-            # again). Take them from the client's queue (no public way) rather than lose them.
-            queue = getattr(client, "_queue", None)
-            while queue is not None and not queue.empty():
-                self._request(queue.get_nowait())
+            for message in left_behind(client):  # acknowledged already: the broker will not resend
+                self._request(message)
             raise
 
     def _request(self, message: aiomqtt.Message) -> None:

@@ -18,7 +18,8 @@ import sys
 from pydantic import ValidationError
 
 from controller.adapters.config import AdaptersConfig, load_config
-from controller.adapters.runner import parse_broker, serve
+from controller.adapters.runner import serve
+from controller.connection import parse_broker
 from controller.mqtt import cancel_and_wait
 
 log = logging.getLogger("controller.adapters")

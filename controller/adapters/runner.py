@@ -19,12 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
-import ssl
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
@@ -34,6 +30,7 @@ from controller.adapters.config import AdaptersConfig
 from controller.adapters.homeassistant import HomeAssistantAdapter
 from controller.adapters.text import TextDisplayAdapter
 from controller.adapters.wled import WledAdapter
+from controller.connection import Backoff, parse_broker, tls_context
 
 log = logging.getLogger(__name__)
 
@@ -153,48 +150,25 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
                 adapters.ignored = 0
 
 
-@dataclass(frozen=True, slots=True)
-class BrokerUrl:
-    host: str
-    port: int
-    username: str | None
-    password: str | None
-    tls: bool
-
-
-def parse_broker(url: str) -> BrokerUrl:
-    """Returns the parts of an ``mqtt://`` / ``mqtts://`` URL. Raises ValueError otherwise."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts"):
-        raise ValueError(f"broker URL must start with mqtt:// or mqtts://, not {url!r}")
-    tls = parts.scheme == "mqtts"
-    return BrokerUrl(parts.hostname or "localhost", parts.port or (8883 if tls else 1883),
-                     unquote(parts.username) if parts.username else None,
-                     unquote(parts.password) if parts.password else None, tls)
-
-
-def client_for(url: str, cafile: str | None, identifier: str) -> aiomqtt.Client:
-    """Returns a client for the broker at ``url`` (inside a running event loop)."""
-    b = parse_broker(url)
-    tls = ssl.create_default_context(cafile=cafile) if b.tls else None
-    return aiomqtt.Client(b.host, b.port, username=b.username, password=b.password,
-                          identifier=identifier, tls_context=tls)
-
-
 async def serve(url: str, cafile: str | None, base: str, config: AdaptersConfig,
                 identifier: str) -> None:
     """Runs the adapters on a connection of their own, reconnecting with jittered backoff
-    after a lost connection, until cancelled (what a service embedding them calls)."""
-    delay = 1.0
+    after a lost connection, until cancelled (what a service embedding them calls).
+
+    Raises BadBrokerUrl for a URL that cannot be used.
+    """
+    broker = parse_broker(url)
+    backoff = Backoff(1.0, 30.0)
     while True:
         try:
-            async with client_for(url, cafile, identifier) as client:
-                b = parse_broker(url)
-                log.info("connected to %s:%s; adapters for %s", b.host, b.port, base)
-                delay = 1.0
+            async with aiomqtt.Client(broker.host, broker.port, username=broker.username,
+                                      password=broker.password, identifier=identifier,
+                                      tls_context=tls_context(broker, ca_file=cafile)) as client:
+                log.info("connected to %s; adapters for %s", broker.address, base)
+                backoff.reset()
                 await run_adapters(client, base, config)
         except aiomqtt.MqttError as exc:
-            wait = delay * random.uniform(0.5, 1.5)
-            log.warning("broker connection lost (%s); retrying in %.1f s", exc, wait)
+            wait = backoff.next()
+            log.warning("broker connection at %s lost (%s); retrying in %.1f s",
+                        broker.address, exc, wait)
             await asyncio.sleep(wait)
-            delay = min(delay * 2, 30.0)

@@ -14,6 +14,7 @@ import aiomqtt
 import pytest
 
 from controller.config import Config, validate
+from controller.connection import left_behind
 from controller.service import Service
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
@@ -84,12 +85,8 @@ class Collector:
                         self._take(m)
             except aiomqtt.MqttError:
                 self.connected.clear()
-                # aiomqtt 2.5 stops iterating when the connection drops, leaving behind
-                # messages paho already acknowledged (the broker will not send them again):
-                # a subscriber must take them from the client's queue, or lose them.
-                queue = client._queue  # noqa: SLF001
-                while not queue.empty():
-                    self._take(queue.get_nowait())
+                for m in left_behind(client):  # acknowledged: the broker will not resend them
+                    self._take(m)
                 await asyncio.sleep(0.05)
 
     def _take(self, m: aiomqtt.Message) -> None:

@@ -1,0 +1,174 @@
+"""Connecting to the broker: what the service (``controller.mqtt``) and the display adapters
+(``controller.adapters.runner``) share, in one place.
+
+- ``parse_broker(url, username, password)``: where and as whom to connect, from an
+  ``mqtt://[user:pass@]host[:port]`` or ``mqtts://…`` URL (credentials percent-encoded; those
+  in the URL win over the separate ones).
+- ``redact(url)``: the URL with its password hidden. No log line and no error message of
+  ours shows a password; ``Broker.address`` has no credentials at all.
+- ``tls_context(...)``: the TLS set-up of an ``mqtts://`` broker.
+- ``Backoff``: the jittered, doubling delays between reconnections (aiomqtt does not
+  reconnect by itself: the caller's loop does).
+- ``left_behind(client)``: the messages aiomqtt 2.5 leaves in its queue when the connection
+  drops. It reads aiomqtt's private ``_queue``, here and nowhere else; ``AIOMQTT_CHECKED``
+  says which aiomqtt it was checked against, and a test fails when aiomqtt changes.
+
+Errors::
+
+    BadBrokerUrl (ControllerError, ValueError)   a broker URL that cannot be used
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import aiomqtt
+
+from controller.requests import ControllerError
+
+log = logging.getLogger(__name__)
+
+#: The aiomqtt release ``left_behind`` was checked against (major.minor).
+AIOMQTT_CHECKED = "2.5"
+HIDDEN = "***"
+
+
+class BadBrokerUrl(ControllerError, ValueError):
+    """A broker URL that cannot be used; the message shows it without its password."""
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """The broker's address and credentials, resolved (the password is left out of repr)."""
+
+    host: str
+    port: int
+    tls: bool
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @property
+    def address(self) -> str:
+        """Returns the URL without credentials, for messages."""
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+def redact(url: str) -> str:
+    """Returns ``url`` with its password (if it has one) replaced by ``***``.
+
+    Works on the text, not on a parse: a password with an unencoded ``#``, ``/`` or ``@`` is
+    hidden too (everything between the user name and the last ``@``).
+    """
+    scheme, sep, rest = url.partition("://") if "://" in url else ("", "", url)
+    userinfo, at, host = rest.rpartition("@")
+    if not at:
+        return url
+    user, colon, _ = userinfo.partition(":")
+    return f"{scheme}{sep}{user}{colon and ':' + HIDDEN}{at}{host}"
+
+
+_ENCODE = "percent-encode a user name or password's special characters (# as %23, / as %2F, ? as %3F)"
+
+
+def parse_broker(url: str, username: str | None = None, password: str | None = None) -> Broker:
+    """Returns where and as whom to connect; credentials in ``url`` win over the arguments.
+
+    Raises BadBrokerUrl for a scheme other than mqtt/mqtts, no host, a bad port, or a path,
+    query or fragment (most likely a password with an unencoded special character).
+    """
+    shown = redact(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise BadBrokerUrl(f"{shown}: not a URL") from None
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise BadBrokerUrl(f"{shown}: must be mqtt://[user:pass@]host[:port] or mqtts://…")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or "#" in url:
+        raise BadBrokerUrl(f"{shown}: a broker URL has no path, query or '#'; {_ENCODE}")
+    if not parts.hostname:
+        raise BadBrokerUrl(f"{shown}: names no host")
+    try:
+        port = parts.port
+    except ValueError:  # its message may quote part of the password: not shown
+        raise BadBrokerUrl(f"{shown}: bad port (a whole number 1-65535); {_ENCODE}") from None
+    tls = parts.scheme == "mqtts"
+    return Broker(
+        host=parts.hostname,
+        port=port or (8883 if tls else 1883),
+        tls=tls,
+        username=unquote(parts.username) if parts.username else username,
+        password=unquote(parts.password) if parts.password else password,
+    )
+
+
+def tls_context(broker: Broker, *, ca_file: Path | str | None = None,
+                cert_file: Path | str | None = None, key_file: Path | str | None = None,
+                insecure: bool = False) -> ssl.SSLContext | None:
+    """Returns the TLS context for ``broker`` (None unless it is ``mqtts://``): verified against
+    ``ca_file`` (default: the system's authorities), with a client certificate if given;
+    ``insecure`` checks neither the certificate nor the host name.
+
+    Raises OSError / ssl.SSLError for a file that cannot be read.
+    """
+    if not broker.tls:
+        return None
+    context = ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
+    if cert_file:
+        context.load_cert_chain(str(cert_file), str(key_file) if key_file else None)
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class Backoff:
+    """Delays between reconnections: from ``minimum`` doubling up to ``maximum``, each drawn
+    from the upper half of its step (jitter: tables that lost the broker together do not all
+    come back at the same moment)."""
+
+    def __init__(self, minimum: float, maximum: float,
+                 uniform: Callable[[float, float], float] = random.uniform) -> None:
+        if not 0 < minimum <= maximum:
+            raise ValueError(f"need 0 < minimum <= maximum, not {minimum}, {maximum}")
+        self.minimum = minimum
+        self.maximum = maximum
+        self._uniform = uniform
+        self._step = minimum
+
+    def next(self) -> float:
+        """Returns how long to wait before the next try, and doubles the step."""
+        delay = self._uniform(self._step / 2, self._step)
+        self._step = min(self._step * 2, self.maximum)
+        return delay
+
+    def reset(self) -> None:
+        """Starts again from ``minimum`` (after a connection that worked)."""
+        self._step = self.minimum
+
+
+def left_behind(client: aiomqtt.Client) -> list[aiomqtt.Message]:
+    """Returns (and takes) the messages received but not yet read when the connection dropped.
+
+    aiomqtt 2.5 stops iterating ``client.messages`` as soon as the connection drops, leaving
+    behind messages paho has already acknowledged (QoS 1: the broker will not send them
+    again); there is no public way to read them. When aiomqtt no longer has that queue, logs
+    an error and returns nothing (the test of this module fails first).
+    """
+    queue = getattr(client, "_queue", None)
+    if not isinstance(queue, asyncio.Queue):
+        log.error("aiomqtt %s has no message queue to drain (checked against %s): messages "
+                  "received as the connection dropped may be lost", version("aiomqtt"),
+                  AIOMQTT_CHECKED)
+        return []
+    found: list[aiomqtt.Message] = []
+    while not queue.empty():
+        found.append(queue.get_nowait())
+    return found
