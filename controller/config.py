@@ -108,6 +108,7 @@ class Config(_Section):
     backend: Literal["sim", "gpio", "serial"] = "sim"
     data: Path = Path("/var/lib/billiards-controller")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    language: Literal["en", "ru"] = "en"
     mqtt: MqttConfig = Field(default_factory=MqttConfig)
     journal: JournalConfig = Field(default_factory=JournalConfig)
     recording: RecordingConfig = Field(default_factory=RecordingConfig)

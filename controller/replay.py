@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from controller.fusion import FusionConfig, fusion_config
 from controller.table import Message, Table
+from controller.texts import LANGUAGES
 from controller.trace import BadLine, Header, HealthLine, RequestLine, read_trace
 from hardware.events import SensorEvent
 
@@ -23,10 +24,13 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
     """Feeds a trace through a new Table; returns it, settled."""
     table: Table | None = None
     prefix = "m-replay"
+    language = "en"
     for item in read_trace(lines):
         if isinstance(item, Header):
             recorded = str(item.fields.get("recorded", ""))[:10].replace("-", "")
             prefix = f"m-{recorded}" if recorded else prefix
+            if item.fields.get("language") in LANGUAGES:  # the questions' words, as recorded
+                language = str(item.fields["language"])
             if fusion is None and isinstance(item.fields.get("fusion"), dict):
                 try:
                     fusion = fusion_config(item.fields["fusion"])
@@ -37,10 +41,10 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
             errors(item)
             continue
         if table is None:
-            table = _table(publish, prefix, fusion, item.t)
+            table = _table(publish, prefix, fusion, item.t, language)
         feed(table, item)
     if table is None:
-        table = _table(publish, prefix, fusion, 0.0)
+        table = _table(publish, prefix, fusion, 0.0, language)
     table.settle()
     return table
 
@@ -58,8 +62,8 @@ def feed(table: Table, item: SensorEvent | RequestLine | HealthLine) -> None:
 
 
 def _table(publish: Callable[[Message], None], prefix: str, fusion: FusionConfig | None,
-           t: float) -> Table:
-    table = Table(publish, fusion=fusion, match_id=lambda n: f"{prefix}-{n}")
+           t: float, language: str = "en") -> Table:
+    table = Table(publish, fusion=fusion, match_id=lambda n: f"{prefix}-{n}", language=language)
     table.start(t)
     return table
 

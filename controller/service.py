@@ -177,7 +177,7 @@ class Service:
             self.journal.set_meta("prefix", prefix)
         table = Table(self._publish, fusion=self.config.fusion_settings(),
                       match_id=lambda n: f"{prefix}-{n}", record=self._record,
-                      health=self._health_for_status)
+                      health=self._health_for_status, language=self.config.language)
         table.matches = int(meta.get("matches_before", "0"))
         inputs = self.journal.inputs()
         self._replaying = True
@@ -223,7 +223,8 @@ class Service:
                 self.config.data / "traces",
                 {"venue": self.config.venue, "table": self.config.table,
                  "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                 "fusion": self.config.fusion, "resumed": len(inputs)},
+                 "fusion": self.config.fusion, "language": self.config.language,
+                 "resumed": len(inputs)},
                 max_bytes=int(self.config.recording.max_mb * (1 << 20)),
                 keep=self.config.recording.keep)
             for line in inputs:  # each session's trace replays from the match's start

@@ -27,7 +27,7 @@ from controller.table import Table
 from controller.trace import RequestLine
 from hardware.events import SensorEvent
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
-from rules import CUE, Call, Pocket, ShotKind, Status
+from rules import CUE, Call, Pocket, ShotKind, Status, Topic
 from vocabulary import POCKETS, RAILS, beam
 
 NAMES = ("Ann", "Bob", "Cleo", "Dan")
@@ -120,7 +120,7 @@ class Simulator:
     def _truthful(self, q: Any) -> Any:
         rng = self.rng
         if q.kind == "identify":
-            pocket = q.prompt.split(" in ")[-1].rstrip("?") if " in " in q.prompt else None
+            pocket = q.params.get("pocket")
             fell = [b for b, p in self._last.drops if p == pocket and b in q.choices]
             picked = [b for b in fell if b not in self._named][: q.count]
             spare = [c for c in q.choices if c not in picked]
@@ -129,9 +129,8 @@ class Simulator:
             self._named.update(picked)
             return picked if q.count > 1 else picked[0]
         if q.kind == "confirm":
-            if "out of order" in q.prompt:  # a blind pocket: the referee saw whether one fell
-                pocket = q.prompt.rstrip("?").split(" in ")[-1]
-                return any(p == pocket for _, p in self._last.drops)
+            if q.topic is Topic.BALL_FELL:  # a blind pocket: the referee saw whether one fell
+                return any(p == q.params["pocket"] for _, p in self._last.drops)
             return rng.random() < 0.75
         return rng.choice(list(q.choices))
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controller import texts
 from controller.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
 from controller.requests import (
     AnswerRequest,
@@ -105,8 +106,11 @@ class Table:
         record: Callable[[dict[str, Any]], None] | None = None,
         seq: int = 0,
         health: Callable[[], dict[str, Any]] | None = None,
+        language: str = "en",
     ) -> None:
         self.referee = Referee()
+        #: The language of the questions' ``prompt`` (``controller.texts``).
+        self.language = language
         self.fusion = Fusion(fusion)
         self.seq = seq
         self.match_id: str | None = None
@@ -239,7 +243,8 @@ class Table:
             raise InvalidInput("no match is in progress: start one with new_match")
         if self.referee.questions:
             q = self.referee.questions[0]
-            raise InvalidInput(f"question {q.id} is open ({q.prompt}): answer it first")
+            raise InvalidInput(f"question {q.id} is open ({self.prompt(q.to_json())}): "
+                               "answer it first")
         if self.fusion.open_shot and not req.amend:
             # the call ends the shot in progress: rule it first, then judge the call
             self._apply(t, self.fusion.shot_end(t), force=True)
@@ -343,11 +348,17 @@ class Table:
         self._publish(Message(f"response/{name}", {**self._next(t), **response}))
         return response
 
+    def prompt(self, question: dict[str, Any]) -> str:
+        """Returns a question's text (its snapshot form) in the table's language."""
+        players = [p.name for p in self.referee.state.players]
+        return texts.prompt(question, players, self.language)
+
     def snapshot(self, t: float) -> dict[str, Any]:
-        return {**self._next(t), "match_id": self.match_id, **self.referee.snapshot()}
+        return {**self._next(t), "match_id": self.match_id,
+                **texts.with_prompts(self.referee.snapshot(), self.language)}
 
     def _publish_state(self, t: float, force: bool = False) -> None:
-        snap = self.referee.snapshot()
+        snap = texts.with_prompts(self.referee.snapshot(), self.language)
         if not force and snap == self._last_state and self.match_id == self._last_match_id:
             return  # nothing a subscriber could see has changed
         self._last_state, self._last_match_id = snap, self.match_id
@@ -380,8 +391,10 @@ def _event_of(d: Decision, table: Table) -> tuple[str | None, dict[str, Any]]:
         case WarningIssued():
             return "warning", {"player": d.player, "reason": d.reason}
         case QuestionAsked():
-            return "question", {"id": d.id, "kind": d.kind, "player": d.player,
-                                "prompt": d.prompt, "choices": list(d.choices)}
+            question = {k: v for k, v in d.to_event().items() if k != "decision"}
+            if question.get("count") == 1:
+                del question["count"]
+            return "question", {**question, "prompt": table.prompt(question)}
         case GameWon() | GameDrawn():
             return "game_over", {
                 "game_no": d.game_no,

@@ -37,11 +37,11 @@ from rules.referee import (
     ShotPlayed,
     Undone,
 )
-from rules.state import MatchState, Question, QuestionKind, Status
+from rules.state import MatchState, Question, QuestionKind, Status, Topic
 
 __all__ = [
     "CUE", "GAMES", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul", "Game", "InHand",
     "Input", "InvalidInput", "MatchEnded", "MatchSetup", "MatchState", "NewMatch", "Pocket",
     "Question", "QuestionKind", "Rail", "Referee", "RulesError", "ShotAmended", "ShotKind",
-    "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Undone",
+    "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Topic", "Undone",
 ]

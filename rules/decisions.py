@@ -134,11 +134,21 @@ class MatchDrawn(Decision):
 
 @dataclass(frozen=True, slots=True)
 class QuestionAsked(Decision):
+    """A question put to a person, as data (``rules.state.Question``); the text is the edge's."""
+
     id: str
     kind: str
     player: int
-    prompt: str
+    topic: str
+    about: tuple[tuple[str, Any], ...]
     choices: tuple[Any, ...]
+    count: int = 1
+
+    def to_event(self) -> dict[str, Any]:
+        """Returns the question as JSON-ready data, ``about`` as a mapping."""
+        data = Decision.to_event(self)
+        data["about"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.about}
+        return data
 
 
 @dataclass(frozen=True, slots=True)

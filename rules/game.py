@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
 from rules.facts import CUE, Ball, Call, Foul, Pocket, ShotKind, ShotRecord
-from rules.state import MatchState, PlayerState, Question, QuestionKind, Status
+from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
 def option(default: Any, doc: str, choices: tuple[Any, ...] = ()) -> Any:
@@ -88,40 +88,56 @@ def options_json(options: Any) -> dict[str, Any]:
 class Asker:
     """Asks the questions of one shot, in the order the rules apply them.
 
-    Question ids are ``q-<shot>-<n>``: the same ruling asks the same ids, so answers given
-    earlier are found again when the shot is ruled anew.
+    A question is its identity (``Question.key``: kind, topic, player, what it is about); an
+    answer given to it is found again only by that identity, so a shot ruled anew (a late
+    drop, a declared fact) never takes an answer given to a different question. Each identity
+    keeps the handle it was first asked under (``q-<shot>-<n>``, ``ids``); a new question gets
+    the next number. ``consumed`` records which answers the ruling took.
     """
 
-    def __init__(self, shot: int, answers: Mapping[str, Any]) -> None:
+    def __init__(self, shot: int, answers: Mapping[QuestionKey, Any],
+                 ids: Mapping[QuestionKey, str] | None = None) -> None:
         self._shot = shot
         self._answers = answers
-        self._n = 0
+        self.ids: dict[QuestionKey, str] = dict(ids or {})
         self.open: list[Question] = []
+        self.consumed: dict[QuestionKey, Any] = {}
 
-    def ask(
-        self, kind: QuestionKind, player: int, prompt: str, choices: tuple[Any, ...], count: int = 1
-    ) -> Any | None:
-        """Returns the answer to this question if it was given (and still fits), else None."""
-        question = Question(f"q-{self._shot}-{self._n}", kind, player, prompt, choices, count)
-        self._n += 1
-        if question.id in self._answers:
+    def ask(self, kind: QuestionKind, player: int, topic: Topic, choices: tuple[Any, ...],
+            count: int = 1, **about: Any) -> Any | None:
+        """Returns the answer given to this question (if it still fits its choices), else
+        None with the question left open."""
+        params = tuple(sorted(about.items()))
+        key: QuestionKey = (kind, topic, player, params, count)
+        qid = self.ids.setdefault(key, f"q-{self._shot}-{len(self.ids)}")
+        question = Question(qid, kind, player, topic, params, choices, count)
+        if key in self._answers:
             try:
-                return normalise_answer(question, self._answers[question.id])
+                value = normalise_answer(question, self._answers[key])
             except InvalidInput:
-                pass  # the question changed (the shot was ruled anew): ask again
+                pass  # the same question with other choices now (a ball left the table): ask
+            else:
+                self.consumed[key] = value
+                return value
         self.open.append(question)
         return None
 
-    def option(self, player: int, prompt: str, choices: tuple[str, ...]) -> str | None:
-        answer: str | None = self.ask(QuestionKind.OPTION, player, prompt, choices)
+    def option(self, player: int, topic: Topic, choices: tuple[str, ...],
+               **about: Any) -> str | None:
+        """Returns the option chosen, None while asking."""
+        answer: str | None = self.ask(QuestionKind.OPTION, player, topic, choices, **about)
         return answer
 
-    def confirm(self, player: int, prompt: str) -> bool | None:
-        answer: bool | None = self.ask(QuestionKind.CONFIRM, player, prompt, (True, False))
+    def confirm(self, player: int, topic: Topic, **about: Any) -> bool | None:
+        """Returns yes or no, None while asking."""
+        answer: bool | None = self.ask(QuestionKind.CONFIRM, player, topic, (True, False),
+                                       **about)
         return answer
 
-    def pick_ball(self, player: int, prompt: str, choices: tuple[int, ...]) -> int | None:
-        answer: int | None = self.ask(QuestionKind.PICK_BALL, player, prompt, choices)
+    def pick_ball(self, player: int, topic: Topic, choices: tuple[int, ...],
+                  **about: Any) -> int | None:
+        """Returns the ball picked, None while asking."""
+        answer: int | None = self.ask(QuestionKind.PICK_BALL, player, topic, choices, **about)
         return answer
 
     @property

@@ -65,7 +65,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
 from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
-from rules.state import MatchState, Status
+from rules.state import MatchState, Status, Topic
 
 #: Points to win, by number of players (PP-4); one point less each is the draw.
 TARGETS = {2: 71, 3: 51, 4: 41}
@@ -261,7 +261,7 @@ class PointPyramid(Game):
             if opts.presume_contact:
                 decisions.append(Noted("contact_presumed"))
             else:
-                touched = ask.confirm(shot.shooter, "did the cue ball touch a ball?")
+                touched = ask.confirm(shot.shooter, Topic.CONTACT)
                 if touched is None:
                     return None
                 contact = None if not touched else contact
@@ -283,11 +283,7 @@ class PointPyramid(Game):
                 return False
             if opts.missing_call == "count":
                 return True
-            fell = ", ".join(f"the {b} in {p}" for b, p in down)
-            how = ", with its manner, and played as called" if clean else ""
-            answer = ask.confirm(
-                shot.shooter,
-                f"no call was recorded: was a ball that fell ({fell}) called in that pocket{how}?")
+            answer = ask.confirm(shot.shooter, Topic.ANY_CALLED, fell=tuple(down), clean=clean)
             return answer
         call = shot.calls[0]
         ball = state.on_table[0] if len(state.on_table) == 1 else call.ball  # PP-5: last ball
@@ -298,9 +294,8 @@ class PointPyramid(Game):
         manner = (shot.record.manner or "").strip()
         if not manner:  # PP-5: clean designation states the manner before the shot
             return False
-        answer = ask.confirm(
-            state.next_player(shot.shooter),
-            f"the {ball} fell in {call.pocket}: was it played as called ({manner})?")
+        answer = ask.confirm(state.next_player(shot.shooter), Topic.PLAYED_AS_CALLED,
+                             ball=ball, pocket=call.pocket, manner=manner)
         return answer
 
 

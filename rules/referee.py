@@ -33,7 +33,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
 from rules.game import GAMES, Asker, Game, Shot, normalise_answer, options_json
-from rules.state import MatchState, PlayerState, Question, QuestionKind, Status
+from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +76,18 @@ Input = NewMatch | ShotPlayed | ShotAmended | Answered | Undone | MatchEnded
 
 @dataclass(slots=True)
 class _Frame:
+    """One shot: the state before it, its record, the answers given to its questions (by
+    question identity), the handles of its questions, and its ruling."""
+
     before: MatchState
     record: ShotRecord
-    answers: dict[str, Any]
+    answers: dict[QuestionKey, Any]
+    ids: dict[QuestionKey, str]
     after: MatchState
     decisions: list[Decision]
     open: tuple[Question, ...]
+    #: The answers this ruling took, by question identity.
+    consumed: dict[QuestionKey, Any]
 
 
 @dataclass(slots=True)
@@ -216,7 +222,7 @@ class Referee:
 
     def _shot(self, record: ShotRecord) -> list[Decision]:
         state = self._ready_for_shot()
-        frame = self._rule(state, record, {})
+        frame = self._rule(state, record, {}, {})
         self._frames.append(frame)
         return frame.decisions + [_asked(q) for q in frame.open]
 
@@ -235,13 +241,13 @@ class Referee:
         value = normalise_answer(question, answer)
         frame = self._frames[-1]
         if question.kind is QuestionKind.IDENTIFY:
-            taken = {b for q, a in frame.answers.items() if q != question.id and isinstance(a, tuple)
-                     for b in a}
+            taken = {b for key, a in frame.consumed.items()
+                     if key != question.key and key[0] is QuestionKind.IDENTIFY for b in a}
             again = [b for b in value if b in taken]
             if again:
                 raise InvalidInput(f"ball {again[0]!r} was already named for another drop")
-        answers = {**frame.answers, question.id: value}
-        new = self._rule(frame.before, frame.record, answers)
+        answers = {**frame.answers, question.key: value}
+        new = self._rule(frame.before, frame.record, answers, frame.ids)
         self._frames[-1] = new
         return [QuestionAnswered(question.id, value)] + _difference(frame, new)
 
@@ -249,7 +255,7 @@ class Referee:
         if not self._frames:
             raise InvalidInput("no shot has been played to correct")
         frame = self._frames[-1]
-        new = self._rule(frame.before, record, frame.answers)
+        new = self._rule(frame.before, record, frame.answers, frame.ids)
         self._frames[-1] = new
         return _difference(frame, new)
 
@@ -270,7 +276,7 @@ class Referee:
             raise InvalidInput("the match is over: start a new one with new_match")
         if self.questions:
             q = self.questions[0]
-            raise InvalidInput(f"question {q.id} is open ({q.prompt}): answer it first")
+            raise InvalidInput(f"question {q.describe()} is open: answer it first")
         return state
 
     @staticmethod
@@ -284,21 +290,24 @@ class Referee:
             return state
         return game.rack(_next_game(state))
 
-    def _rule(self, before: MatchState, record: ShotRecord, answers: dict[str, Any]) -> _Frame:
+    def _rule(self, before: MatchState, record: ShotRecord, answers: dict[QuestionKey, Any],
+              ids: dict[QuestionKey, str]) -> _Frame:
         game = self._game_of(before)
         state = self._racked_if_over(before, game)
         state = replace(state, shot=state.shot + 1)
-        ask = Asker(state.shot, answers)
+        ask = Asker(state.shot, answers, ids)
         shot = _resolve(game, state, record, ask)
         if shot is None:  # a drop is not identified yet: ask, hold the shot
-            return _Frame(before, record, answers, state, [], tuple(ask.open))
+            return _Frame(before, record, answers, ask.ids, state, [], tuple(ask.open),
+                          ask.consumed)
         after, decisions = game.rule(state, shot, ask)
         after, decisions = _settle_game(after, decisions, ask)
-        return _Frame(before, record, answers, after, decisions, tuple(ask.open))
+        return _Frame(before, record, answers, ask.ids, after, decisions, tuple(ask.open),
+                      ask.consumed)
 
 
 def _asked(q: Question) -> QuestionAsked:
-    return QuestionAsked(q.id, str(q.kind), q.player, q.prompt, q.choices)
+    return QuestionAsked(q.id, str(q.kind), q.player, str(q.topic), q.about, q.choices, q.count)
 
 
 def _difference(old: _Frame, new: _Frame) -> list[Decision]:
@@ -336,8 +345,7 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
     for blind in record.blind_pockets:
         if any(d.pocket == blind for d in record.drops):
             continue  # a declared or identified drop there already
-        fell = ask.confirm(state.to_shoot or 0,
-                           f"the {blind} pocket's sensor is out of order: did a ball fall in {blind}?")
+        fell = ask.confirm(state.to_shoot or 0, Topic.BALL_FELL, pocket=blind)
         if fell is None:
             blind_pending = True
         elif fell:
@@ -374,11 +382,8 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         ):
             answer: tuple[Ball, ...] | None = tuple(candidates[:count])
         else:
-            where = f"in {pocket}" if pocket else "into the ball return"
-            prompt = (f"which ball fell {where}?" if count == 1
-                      else f"which {count} balls fell {where}?")
-            answer = ask.ask(QuestionKind.IDENTIFY, state.to_shoot or 0, prompt,
-                             tuple(candidates), count)
+            answer = ask.ask(QuestionKind.IDENTIFY, state.to_shoot or 0, Topic.WHICH_BALLS,
+                             tuple(candidates), count, pocket=pocket)
         if answer is None:
             pending = True
             continue
@@ -439,8 +444,8 @@ def _settle_game(state: MatchState, decisions: list[Decision],
         names = [p.name for p in state.players]
         choices = tuple(names) if len(set(names)) == len(names) else tuple(
             str(i) for i in range(len(names)))
-        drawn = ask.option(state.winner if state.winner is not None else 0,
-                           f"game {state.game_no + 1}: who breaks? (drawn by lot)", choices)
+        drawn = ask.option(state.winner if state.winner is not None else 0, Topic.BREAKER,
+                           choices, game=state.game_no + 1)
         if drawn is not None:
             state = replace(state, status=Status.GAME_OVER, to_shoot=choices.index(drawn))
     nxt = _next_game(state)

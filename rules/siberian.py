@@ -85,7 +85,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Rail, ShotKind, Special
 from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
-from rules.state import MatchState, Status
+from rules.state import MatchState, Status, Topic
 
 GOAL = 6
 TIED = 5
@@ -346,10 +346,7 @@ class SiberianTen(Game):
             return self._next(state, shot, decisions, opponent, InHand.NONE)
         why = Foul.BAD_BREAK if Foul.BAD_BREAK in record.fouls else Foul.TWO_CUSHION
         decisions.append(FoulCalled(shooter, (why,)))
-        name = state.players[opponent].name
-        choice = ask.option(opponent, f"illegal break: {name}, have it broken again (rebreak), "
-                            "break yourself (break), or accept and shoot (accept)?",
-                            (REBREAK, BREAK, ACCEPT))
+        choice = ask.option(opponent, Topic.ILLEGAL_BREAK, (REBREAK, BREAK, ACCEPT))
         if choice is None:
             return replace(state, to_shoot=opponent), decisions
         decisions.append(OptionChosen(opponent, choice))
@@ -399,8 +396,7 @@ class SiberianTen(Game):
         if pocket is None or how == "no_count":
             return ()
         if how == "ask":
-            was = ask.confirm(shot.shooter,
-                              f"no call was recorded: was the {ball} in {pocket} the called shot?")
+            was = ask.confirm(shot.shooter, Topic.WAS_CALLED, ball=ball, pocket=pocket)
             if was is None:
                 return None
             if not was:
@@ -432,16 +428,14 @@ class SiberianTen(Game):
             if opts.cushions_unknown == "legal":
                 decisions.append(Noted("two_cushions_presumed"))
                 return True
-            return ask.confirm(shot.shooter, "did the balls touch two cushions after contact "
-                               "(a ball crossing the centre line counts as one)?")
+            return ask.confirm(shot.shooter, Topic.TWO_CUSHIONS)
         cushions = len({_CUSHION[r] for r in record.cushions})
         if cushions != 1:
             return cushions >= 2
         if record.centre_line is not UNKNOWN:
             return record.centre_line
         if opts.centre_line_unknown == "ask":
-            return ask.confirm(shot.shooter, "one cushion was touched: did a ball cross the "
-                               "centre line?")
+            return ask.confirm(shot.shooter, Topic.CENTRE_LINE)
         decisions.append(Noted("centre_line_presumed", opts.centre_line_unknown))
         return opts.centre_line_unknown == "crossed"
 
@@ -465,9 +459,7 @@ class SiberianTen(Game):
             continues = bool(calls) and all(shot.fell_in(c.ball, c.pocket) for c in calls)
         if cue_counts and self._winner(state) is None:  # ST-9
             if state.on_table:
-                picked = self._pick(state, opponent, ask, "the cue ball counts: "
-                                    f"{state.players[opponent].name}, take a ball off the table "
-                                    f"for {state.players[shooter].name}")
+                picked = self._pick(state, opponent, ask, Topic.CUE_BALL_COUNTS, to=shooter)
                 if picked is None:
                     return None
                 state = self._credit(state, shooter, picked, decisions, own=True)
@@ -499,8 +491,7 @@ class SiberianTen(Game):
         if self._ends(state):
             return self._next(state, shot, decisions, opponent, in_hand)
         # ST-16: the penalty ball, the opponent's choice (the table is not empty: see _ends)
-        picked = self._pick(state, opponent, ask, f"foul: {state.players[opponent].name}, "
-                            "take a ball off the table")
+        picked = self._pick(state, opponent, ask, Topic.PENALTY_BALL, to=opponent)
         if picked is None:
             # Which ball does not change whether the game ends here; if it does, ask no more.
             if self._ends(self._credit(state, opponent, state.on_table[0], [])):
@@ -509,9 +500,8 @@ class SiberianTen(Game):
             state = self._credit(state, opponent, picked, decisions)
             if self._ends(state):
                 return self._next(state, shot, decisions, opponent, in_hand)
-        name = state.players[opponent].name
-        choice = ask.option(opponent, f"foul: {name}, shoot or hand the shot back?",
-                            (SHOOT, HAND_BACK))
+        choice = ask.option(opponent, Topic.SHOOT_OR_HAND_BACK, (SHOOT, HAND_BACK),
+                            reason="foul")
         if choice is None or picked is None:
             return replace(state, status=Status.IN_PLAY, to_shoot=opponent,
                            ball_in_hand=in_hand), decisions
@@ -519,12 +509,13 @@ class SiberianTen(Game):
         to = opponent if choice == SHOOT else shooter
         return self._next(state, shot, decisions, to, in_hand)
 
-    def _pick(self, state: MatchState, player: int, ask: Asker, prompt: str) -> int | None:
+    def _pick(self, state: MatchState, player: int, ask: Asker, topic: Topic,
+              **about: Any) -> int | None:
         """Returns the ball ``player`` takes off the table, None while asking. Nobody is asked
         when there is no choice: one ball left, or plain balls (uncalled play)."""
         if len(state.on_table) == 1 or not self.identity_matters(state):
             return state.on_table[0]
-        return ask.pick_ball(player, prompt, state.on_table)
+        return ask.pick_ball(player, topic, state.on_table, **about)
 
     @staticmethod
     def _credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision],

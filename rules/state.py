@@ -23,35 +23,113 @@ class Status(enum.StrEnum):
 
 
 class QuestionKind(enum.StrEnum):
+    """How a question is answered: a choice, a ball off the table, the balls that fell, yes/no."""
+
     OPTION = "option"
     PICK_BALL = "pick_ball"
     IDENTIFY = "identify"
     CONFIRM = "confirm"
 
 
+class Topic(enum.StrEnum):
+    """What a question asks; its ``about`` parameters (in brackets) say of what.
+
+    The referee core asks in data; the text is rendered at the edge (``controller.texts``).
+    """
+
+    #: confirm [pocket]: a pocket's beam is out of order: did a ball fall in it?
+    BALL_FELL = "ball_fell"
+    #: identify [pocket]: which ball(s) fell in the pocket (None: into the ball return)?
+    WHICH_BALLS = "which_balls"
+    #: confirm [pocket]: was the ball that fell in the pocket the cue ball?
+    CUE_BALL = "cue_ball"
+    #: confirm [ball, pocket]: was the ball that fell in the called pocket the called ball?
+    CALLED_BALL = "called_ball"
+    #: confirm [ball, pocket]: no call was recorded: was this ball in this pocket the called shot?
+    WAS_CALLED = "was_called"
+    #: confirm [fell, clean]: no call was recorded (pyramid): was one of the balls that fell
+    #: (``fell``: (ball, pocket) pairs) called in its pocket (``clean``: played as called too)?
+    ANY_CALLED = "any_called"
+    #: confirm [ball, pocket, manner]: was the called ball played as called (clean designation)?
+    PLAYED_AS_CALLED = "played_as_called"
+    #: confirm: did the balls touch two cushions after contact (the centre line counting as one)?
+    TWO_CUSHIONS = "two_cushions"
+    #: confirm: one cushion was touched: did a ball cross the centre line?
+    CENTRE_LINE = "centre_line"
+    #: confirm [ball]: did the cue ball hit this ball (the lowest) first?
+    FIRST_CONTACT = "first_contact"
+    #: confirm: did the cue ball touch a ball?
+    CONTACT = "contact"
+    #: pick_ball [to]: the asked player takes a penalty ball off the table (``to``: for whom).
+    PENALTY_BALL = "penalty_ball"
+    #: pick_ball [to]: a called cue ball counts: the asked player takes a ball off the table
+    #: for player ``to``.
+    CUE_BALL_COUNTS = "cue_ball_counts"
+    #: option [reason]: the asked player shoots or hands the shot back (``reason``: ``foul``,
+    #: ``push_out``, ``safety``, ``missed_call``).
+    SHOOT_OR_HAND_BACK = "shoot_or_hand_back"
+    #: option: an illegal break: have it broken again, break yourself, or accept and shoot?
+    ILLEGAL_BREAK = "illegal_break"
+    #: option [game]: who breaks this game (drawn by lot)?
+    BREAKER = "breaker"
+
+
+#: A question's identity: its kind, topic, player, parameters and number of balls.
+QuestionKey = tuple[QuestionKind, Topic, int, tuple[tuple[str, Any], ...], int]
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
-    """An open question; ``count`` > 1 on an ``identify`` asks for one ball per drop."""
+    """An open question; ``count`` > 1 on an ``identify`` asks for one ball per drop.
+
+    ``id`` is the handle a person answers (``q-<shot>-<n>``); ``key`` is what the question is,
+    and an answer belongs to that: a shot ruled anew takes an answer only for the same key.
+    """
 
     id: str
     kind: QuestionKind
     player: int
-    prompt: str
+    topic: Topic
+    #: What the question is about, as sorted (name, value) pairs: see ``Topic``.
+    about: tuple[tuple[str, Any], ...]
     choices: tuple[Any, ...]
     count: int = 1
 
+    @property
+    def key(self) -> QuestionKey:
+        """Returns the question's identity (everything but its handle and its choices)."""
+        return (self.kind, self.topic, self.player, self.about, self.count)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Returns ``about`` as a mapping."""
+        return dict(self.about)
+
+    def describe(self) -> str:
+        """Returns a short, language-free description for error messages: ``q-3-0 (centre_line)``."""
+        params = ", ".join(f"{k}={v}" for k, v in self.about)
+        return f"{self.id} ({self.topic}{': ' + params if params else ''})"
+
     def to_json(self) -> dict[str, Any]:
-        """Returns the question as listed in the state snapshot."""
+        """Returns the question as listed in the state snapshot (without ``prompt``: the
+        controller renders it in the table's language)."""
         out: dict[str, Any] = {
             "id": self.id,
             "kind": str(self.kind),
             "player": self.player,
-            "prompt": self.prompt,
+            "topic": str(self.topic),
+            "about": {k: _json(v) for k, v in self.about},
             "choices": list(self.choices),
         }
         if self.count != 1:
             out["count"] = self.count
         return out
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_json(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)

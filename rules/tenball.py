@@ -36,7 +36,7 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
 from rules.game import Asker, Game, MatchOptions, Shot, option, register
-from rules.state import MatchState, Status
+from rules.state import MatchState, Status, Topic
 
 TEN = 10
 
@@ -130,7 +130,7 @@ class TenBall(Game):
                     first = lowest
                     decisions.append(Noted("first_contact_presumed", str(lowest)))
                 else:
-                    legal = ask.confirm(shooter, f"did the cue ball hit the {lowest} first?")
+                    legal = ask.confirm(shooter, Topic.FIRST_CONTACT, ball=lowest)
                     if legal is None:
                         return state, decisions
                     first = lowest if legal else None
@@ -170,11 +170,10 @@ class TenBall(Game):
         state, decisions = self._down(state, shooter, pocketed, decisions, spot_ten=not won)
 
         if push_out:  # TB-6: the other player chooses who shoots
-            return self._offer(state, shooter, opponent, decisions, ask, "after the push-out")
+            return self._offer(state, shooter, opponent, decisions, ask, "push_out")
         if shot.kind is ShotKind.SAFETY:  # TB-8
             if pocketed:
-                return self._offer(state, shooter, opponent, decisions, ask,
-                                   "a ball fell on the safety")
+                return self._offer(state, shooter, opponent, decisions, ask, "safety")
             return self._pass(state, opponent, decisions)
         if won:
             return replace(state, status=Status.GAME_OVER), [
@@ -182,8 +181,7 @@ class TenBall(Game):
         if legal_pot:  # TB-13
             return self._continue(state, shooter, decisions)
         if pocketed:  # TB-9: a ball fell, but not the called ball in its pocket
-            return self._offer(state, shooter, opponent, decisions, ask,
-                               "the called ball missed its pocket")
+            return self._offer(state, shooter, opponent, decisions, ask, "missed_call")
         return self._pass(state, opponent, decisions)
 
     # -------------------------------------------------------------- pieces
@@ -200,9 +198,8 @@ class TenBall(Game):
         how = state.options.missing_call
         if how == "no_count":
             return None
-        if how == "ask" and not ask.confirm(
-            shot.shooter, f"no call was recorded: was the {ball} in {pocket} the called shot?"
-        ):
+        if how == "ask" and not ask.confirm(shot.shooter, Topic.WAS_CALLED, ball=ball,
+                                            pocket=pocket):
             return None
         return Call(ball, pocket)
 
@@ -257,12 +254,12 @@ class TenBall(Game):
         return state, [*decisions, TurnPassed(to, in_hand)]
 
     def _offer(self, state: MatchState, shooter: int, opponent: int, decisions: list[Decision],
-               ask: Asker, why: str) -> tuple[MatchState, list[Decision]]:
-        """TB-6, TB-8, TB-9: the opponent shoots from here or hands the shot back."""
+               ask: Asker, reason: str) -> tuple[MatchState, list[Decision]]:
+        """TB-6, TB-8, TB-9: the opponent shoots from here or hands the shot back; ``reason``
+        (``push_out``, ``safety``, ``missed_call``) says why they may."""
         state = replace(state, status=Status.IN_PLAY, to_shoot=opponent, ball_in_hand=InHand.NONE)
-        name = state.players[opponent].name
-        choice = ask.option(opponent, f"{why}: {name}, shoot or hand the shot back?",
-                            (SHOOT, HAND_BACK))
+        choice = ask.option(opponent, Topic.SHOOT_OR_HAND_BACK, (SHOOT, HAND_BACK),
+                            reason=reason)
         if choice is None:
             return state, decisions
         decisions = [*decisions, OptionChosen(opponent, choice)]

@@ -230,7 +230,8 @@ def test_pp_5_clean_designation_the_referee_confirms_the_manner():
                                drops=[(7, "sr")]))
     assert not credited(out)
     (q,) = ref.snapshot()["questions"]
-    assert q["kind"] == "confirm" and "off the 4" in q["prompt"]
+    assert (q["kind"], q["topic"]) == ("confirm", "played_as_called")
+    assert q["about"] == {"ball": 7, "pocket": "sr", "manner": "off the 4, into the right side"}
     out = answer(ref, True)
     assert credited(out) == [(7, 7)] and ref.state.to_shoot == 0
 

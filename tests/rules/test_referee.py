@@ -264,7 +264,7 @@ def test_a_blind_pocket_is_asked_about_never_guessed():
     play(ref, replace(shot(call=(1, "fl"), first=1, cushions=("h",)),
                       blind_pockets=(Pocket.FOOT_LEFT,)))
     (q,) = ref.questions
-    assert q.kind == "confirm" and "fl" in q.prompt
+    assert (q.kind, q.topic, q.params) == ("confirm", "ball_fell", {"pocket": "fl"})
     answer(ref, True)  # a ball did fall there: the presumption names the called ball
     assert 1 not in ref.state.on_table and ref.state.to_shoot == 0
 
