@@ -52,11 +52,12 @@ from controller.mqtt import (
     cancel_and_wait,
 )
 from controller.simbackend import SimBackend, matches_for
-from controller.table import VERSION, Message, Table
+from controller.table import Message, Table
 from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import EventsLost, HealthMonitor, HealthRecord
+from vocabulary import VERSION
 
 from .systemd import Notifier
 

@@ -32,6 +32,7 @@ from controller.requests import (
     parse_request,
     transaction_of,
 )
+from controller.scoreboard import short_name, value_key
 from hardware.events import SensorEvent
 from rules import (
     Answered,
@@ -71,11 +72,13 @@ from rules.decisions import (
     TurnPassed,
     WarningIssued,
 )
+from vocabulary import VERSION
 
 log = logging.getLogger(__name__)
 
-VERSION = "0.1.0"
 TRANSACTIONS_KEPT = 1024
+#: How many letters of a name ``B/display`` shows.
+DISPLAY_NAME_CHARS = 6
 
 _RULING = (BallCredited, BallStaysDown, BallSpotted, FoulCalled, PointsMoved, TurnPassed,
            ShooterContinues, OptionChosen, GameWon, GameDrawn, GameRestarted, RulingCorrected)
@@ -419,8 +422,8 @@ def display(snap: dict[str, Any]) -> dict[str, Any]:
     players = snap["players"]
     if not players:
         return {"text": "", "lines": []}
-    key = "games" if snap["game"] == "ten-ball" else "score"
-    names = [p["name"].upper()[:6] for p in players]
+    key = value_key(snap)
+    names = [short_name(p, DISPLAY_NAME_CHARS) for p in players]
     values = [p[key] for p in players]
     marks = ["*" if snap["to_shoot"] == i else "" for i in range(len(players))]
     if len(players) == 2:

@@ -34,11 +34,11 @@ from firmware_bridge import protocol as P
 from firmware_bridge.errors import ConfigRejected, LinkError, LinkTimeout, PortUnavailable
 from firmware_bridge.timesync import ClockFit, TickUnwrapper, sample
 from hardware.events import LinkChanged, SensorEvent
+from vocabulary import VERSION as HOST_VERSION
 from vocabulary import ChannelError, parse_channel
 
 log = logging.getLogger(__name__)
 
-HOST_VERSION = "0.1.0"
 Emit = Callable[[SensorEvent | LinkChanged], None]
 
 

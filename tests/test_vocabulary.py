@@ -1,10 +1,11 @@
-"""The table's vocabulary is defined once: the ids, the channel names, and the copies that
-cannot import it (the board firmware) held equal to it."""
+"""The table's vocabulary is defined once: the ids, the channel names, the version, and the
+copies that cannot import it (the board firmware) held equal to it."""
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from vocabulary import (
     RAILS,
     SAME_RAIL,
     TABLE_CHANNELS,
+    VERSION,
     ChannelError,
     Kind,
     Pocket,
@@ -123,3 +125,23 @@ def test_the_stray_copy_finder_sees_each_way_of_spelling_an_id(tmp_path: Path) -
                       'A = ("hl", "x")\nB = f"beam.{A}"\nC = {"cushion.lf": 1}\nD = "lh"\nE = "h"\n')
     assert [s.split(" ", 1)[1] for s in stray_copies(sample)] == ["'hl'", "'beam.'", "'cushion.lf'",
                                                                     "'lh'"]
+
+
+PROJECT_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+
+
+def test_the_version_is_the_installed_projects() -> None:
+    assert VERSION == PROJECT_VERSION
+
+
+def test_the_firmware_reports_the_projects_version() -> None:
+    assert firmware.VERSION == PROJECT_VERSION
+
+
+def test_no_code_spells_out_the_version() -> None:
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}"
+             for package in CODE for path in sorted((ROOT / package).rglob("*.py"))
+             if path.relative_to(ROOT) not in CHECKED_COPIES
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and node.value == PROJECT_VERSION]
+    assert not found, "take the version from vocabulary.VERSION:\n" + "\n".join(found)

@@ -1,4 +1,5 @@
-"""The table's vocabulary (interfaces §1, §2): pockets, rail segments, sensor channels.
+"""The table's vocabulary (interfaces §1, §2): pockets, rail segments, sensor channels; and
+the project's version.
 
 The one definition of each id, seen from the head end (the kitchen). ``rules``, ``hardware``,
 ``firmware_bridge`` and ``controller`` import it; it imports nothing of ours. The board
@@ -9,13 +10,29 @@ a test holds that copy equal to this one.
 - ``SAME_RAIL``: the two halves of each long rail (a hit on one half shakes the other).
 - ``Kind`` and ``parse_channel``: the sensor channels, ``beam.<pocket>``, ``cushion.<rail>``
   and the table-wide ``cue``, ``ball_id``, ``strike``, ``click``.
+- ``VERSION``: the installed package's version (its metadata), which ``B/status`` reports
+  and the host tells a sensor board; the firmware's copy is held equal to it by a test.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Final
+
+DISTRIBUTION = "billiards-table-controller"
+
+
+def _version() -> str:
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
+
+
+#: The installed package's version; ``0+unknown`` when the package is not installed.
+VERSION: Final = _version()
 
 
 class Pocket(enum.StrEnum):

@@ -12,6 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from controller.scoreboard import short_name as short_name  # the adapters' helpers, here too
+from controller.scoreboard import value_key as value_key
+
 JSON = dict[str, Any] | list[Any]
 
 
@@ -66,15 +69,6 @@ def players(state: dict[str, Any] | None) -> list[dict[str, Any]]:
         return []
     found = state.get("players")
     return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
-
-
-def value_key(state: dict[str, Any]) -> str:
-    """Returns which number a scoreboard shows: games won at ten-ball, points otherwise."""
-    return "games" if state.get("game") == "ten-ball" else "score"
-
-
-def short_name(player: dict[str, Any], chars: int) -> str:
-    return str(player.get("name", "?")).upper()[:chars]
 
 
 def name_of(state: dict[str, Any] | None, index: Any, chars: int = 8) -> str:

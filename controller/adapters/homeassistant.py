@@ -24,9 +24,8 @@ from typing import Any
 
 from controller.adapters.base import Adapter, Publication, players, table_id
 from controller.adapters.config import HomeAssistantConfig
-from controller.table import VERSION
 from rules.facts import Foul
-from vocabulary import POCKETS
+from vocabulary import POCKETS, VERSION
 
 STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "match_over"]
 MATCH_EVENTS = ["match_started", "game_over", "match_over", "undo"]

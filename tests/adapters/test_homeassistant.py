@@ -11,10 +11,10 @@ import pytest
 from controller.adapters import AdaptersConfig
 from controller.adapters.config import HomeAssistantConfig
 from controller.requests import parse_request
-from controller.table import VERSION
 from rules.facts import Foul
 from tests.adapters.harness import B, Device, client, rig
 from tests.broker import Broker
+from vocabulary import VERSION
 
 CONFIG = AdaptersConfig(homeassistant=HomeAssistantConfig())
 NODE = "billiards_club_t1"
