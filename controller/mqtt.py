@@ -6,7 +6,16 @@ request to the service and publishes the ``Outbox`` in order, one message at a t
 acknowledged (QoS 1) before the next and before it leaves the outbox. When the connection
 drops it connects again after a jittered, growing delay; aiomqtt does not reconnect by
 itself. MQTT 5 where the broker speaks it (message expiry, response topic and correlation
-data), MQTT 3.1.1 otherwise; TLS for ``mqtts://``.
+data), MQTT 3.1.1 otherwise; TLS for ``mqtts://``. The socket sends at once (TCP_NODELAY): a
+PUBACK or a small reply never waits for Nagle's algorithm and the peer's delayed ACK.
+
+Nothing a request carries reaches a topic unchecked: a request whose name cannot be part of
+its reply topic is ignored with a log line; an MQTT 5 response topic that is not a topic one
+may publish to (a wildcard, empty, over 65,535 bytes) is not used, and the request is
+refused with an error naming it (``Incoming.problem``). A message the client library will
+not publish is given up with a log line rather than ending the link. If the link ends other
+than by ``close()`` (the service crashed), it drops the connection without a DISCONNECT, so
+the broker publishes the Last Will (``offline``).
 
 Errors::
 
@@ -18,8 +27,10 @@ Errors::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import socket
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +45,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from controller.config import MqttConfig
 from controller.connection import Backoff, Broker, left_behind, tls_context
 from controller.journal import Journal, Outgoing
-from controller.requests import ControllerError
+from controller.requests import ControllerError, name_error
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +53,10 @@ log = logging.getLogger(__name__)
 _REFUSED = {4, 5, 134, 135}
 #: CONNACK codes that mean "not this protocol version" (3.1.1: 1; MQTT 5: 132).
 _OLD_BROKER = {1, 132}
+#: The longest topic MQTT can carry (a two-byte length, in UTF-8 bytes).
+MAX_TOPIC_BYTES = 65535
+#: Send each packet at once: see the module docstring.
+_SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 class MqttLinkError(ControllerError):
@@ -58,12 +73,31 @@ class UntrustedBroker(MqttLinkError, ConnectionError):
 
 @dataclass(frozen=True, slots=True)
 class Incoming:
-    """A request received: its name, raw payload and (MQTT 5) where to answer it."""
+    """A request received: its name, raw payload and (MQTT 5) where to answer it; ``problem``
+    says why it must be refused whatever it holds (then ``response_topic`` is None)."""
 
     name: str
     payload: bytes
     response_topic: str | None = None
     correlation: bytes | None = None
+    problem: str | None = None
+
+
+def topic_error(topic: str) -> str | None:
+    """Returns why ``topic`` cannot be published to, or None if it can."""
+    if not topic:
+        return "is empty"
+    if "+" in topic or "#" in topic:
+        return "holds a wildcard (+ or #)"
+    if "\0" in topic:
+        return "holds a NUL character"
+    try:
+        size = len(topic.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not valid Unicode"
+    if size > MAX_TOPIC_BYTES:
+        return f"is {size} bytes long (at most {MAX_TOPIC_BYTES})"
+    return None
 
 
 class Outbox:
@@ -95,6 +129,7 @@ class Outbox:
         self._empty.set()
         self.dropped = 0
         self.delivered = 0
+        self.refused = 0
 
     def restore(self, items: list[Outgoing]) -> None:
         """Takes the messages a previous run left undelivered (already journaled)."""
@@ -189,6 +224,18 @@ class Outbox:
         if not self:
             self._empty.set()
 
+    def give_up(self, item: Outgoing, reason: str) -> None:
+        """Removes a message that can never be published (the client library refused it)."""
+        log.error("cannot publish to %.80s (%d bytes): %s; given up", item.topic,
+                  len(item.payload), reason)
+        self.refused += 1
+        self._kill(item)
+        self._sending = None
+        if self._items and self._items[0] is item:
+            self._dead.discard(self._items.popleft().id)
+        if not self:
+            self._empty.set()
+
     def unsend(self) -> None:
         """The message being sent was not acknowledged; it will be sent again."""
         self._sending = None
@@ -243,6 +290,7 @@ class MqttLink:
         self.connections = 0
         self.v5 = settings.protocol != "3.1.1"
         self._client: aiomqtt.Client | None = None
+        self._closing = False
 
     def _client_for(self) -> aiomqtt.Client:
         will = aiomqtt.Will(f"{self.base}/status", self.will, qos=1, retain=True)
@@ -252,7 +300,7 @@ class MqttLink:
             "identifier": self.client_id, "will": will, "keepalive": self.settings.keepalive,
             "tls_context": tls_context(self.broker, ca_file=tls.ca_file, cert_file=tls.cert_file,
                                        key_file=tls.key_file, insecure=tls.insecure),
-            "timeout": 10.0,
+            "timeout": 10.0, "socket_options": _SOCKET_OPTIONS,
         }
         if self.v5:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
@@ -282,9 +330,14 @@ class MqttLink:
                     backoff.reset()
                     log.info("connected to %s (MQTT %s)", self.broker.address, "5" if self.v5 else "3.1.1")
                     self.on_connected()
-                    async with asyncio.TaskGroup() as tg:
-                        tg.create_task(self._reader(client), name="mqtt-requests")
-                        tg.create_task(self._writer(client), name="mqtt-publisher")
+                    try:
+                        async with asyncio.TaskGroup() as tg:
+                            tg.create_task(self._reader(client), name="mqtt-requests")
+                            tg.create_task(self._writer(client), name="mqtt-publisher")
+                    except asyncio.CancelledError:
+                        if not self._closing:  # the service is going down: leave the Will
+                            _abandon(client)
+                        raise
             except aiomqtt.MqttError as exc:
                 error = exc
             except ExceptionGroup as group:
@@ -321,6 +374,11 @@ class MqttLink:
                             self.broker.address, error, delay)
             await asyncio.sleep(delay)
 
+    def close(self) -> None:
+        """Says that the link is being ended on purpose: it then disconnects cleanly (the
+        service publishes ``stopped`` itself), where otherwise the broker publishes the Will."""
+        self._closing = True
+
     async def _reader(self, client: aiomqtt.Client) -> None:
         try:
             async for message in client.messages:
@@ -336,7 +394,12 @@ class MqttLink:
         if not topic.startswith(prefix):
             return
         if message.retain:
-            log.warning("ignored a retained request on %s (requests are never retained)", topic)
+            log.warning("ignored a retained request on %.200s (requests are never retained)", topic)
+            return
+        name = topic[len(prefix):]
+        bad_name = name_error(name)
+        if bad_name is not None:
+            log.warning("ignored a request on %.200s...: %s", topic, bad_name)
             return
         payload = message.payload
         if not isinstance(payload, bytes | bytearray):
@@ -344,8 +407,15 @@ class MqttLink:
         props = message.properties
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
-        self.on_request(Incoming(topic[len(prefix):], bytes(payload), response_topic or None,
-                                 bytes(correlation) if correlation else None))
+        problem = None
+        if response_topic is not None:
+            why = topic_error(str(response_topic))
+            if why is not None:
+                problem = f"the response topic {why}; nothing was done"
+                log.warning("refused a request on %s: its response topic %s", topic, why)
+                response_topic, correlation = None, None
+        self.on_request(Incoming(name, bytes(payload), response_topic or None,
+                                 bytes(correlation) if correlation else None, problem))
 
     async def _writer(self, client: aiomqtt.Client) -> None:
         while True:
@@ -357,9 +427,23 @@ class MqttLink:
                     props.MessageExpiryInterval = item.expiry
                 if item.correlation:
                     props.CorrelationData = item.correlation
-            await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
-                                 properties=props)
+            try:
+                await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
+                                     properties=props)
+            except (ValueError, TypeError) as exc:  # paho checks topics and sizes before sending
+                self.outbox.give_up(item, str(exc))
+                continue
             self.outbox.done(item)
+
+
+def _abandon(client: aiomqtt.Client) -> None:
+    """Ends the connection without a DISCONNECT packet: the broker then publishes the Will
+    (MQTT 3.1.1 and 5 alike). aiomqtt 2.5 has no public way: paho's socket is shut down."""
+    sock = client._client.socket()  # noqa: SLF001
+    if isinstance(sock, socket.socket):  # also an SSLSocket; not a websocket wrapper
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        log.error("left the broker without disconnecting: it publishes the Last Will")
 
 
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:

@@ -3,18 +3,32 @@
 ``parse_request(name, payload)`` returns the request or raises ``BadRequest`` with a reason
 a person can act on; ``transaction_of`` finds the idempotency key even in a payload that is
 otherwise wrong, so the error can be answered to the right sender.
+
+Before any field is looked at, the whole payload must be something the table can keep, echo
+and write: JSON without ``NaN``/``Infinity``, numbers within ±(2**53 − 1) (what every JSON
+reader holds exactly; Python refuses integers of 4,301 digits or more outright), and text
+that encodes as UTF-8 (no lone surrogates such as ``"\\ud800"``). A name a person reads (a
+player's name, a call's ``manner``) also holds no control characters (NUL, ESC, ...) nor
+bidirectional formatting (U+202E and its kin), which would reach LED displays as they are.
+Each refusal names the field.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from vocabulary import Pocket
 
 MAX_PAYLOAD = 64 * 1024
+#: The largest whole number a request may hold (JSON's safe integers).
+MAX_INT = 2**53 - 1
+#: A request's name is used in its reply topic (``B/response/<name>``): at most this long.
+MAX_NAME = 64
 
 BallId = Annotated[int, Field(ge=1, le=15)] | Literal["cue"]
 FoulCode = Literal[
@@ -23,7 +37,28 @@ FoulCode = Literal[
     "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break",
 ]
 SpecialCode = Literal["interference", "on_rail", "returned_from_floor", "hanging_ball", "stalemate"]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+#: Format characters a name may hold: zero-width (non-)joiners, as in emoji sequences.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def _shown_char(ch: str) -> str:
+    return f"U+{ord(ch):04X}"
+
+
+def plain_text(text: str) -> str:
+    """Returns ``text`` if a display can show it as it is. Raises ValueError naming the first
+    control (Cc), format (Cf: bidirectional overrides, ...), separator (Zl, Zp) or surrogate
+    character it holds."""
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and ch not in _JOINERS):
+            raise ValueError(f"holds a control or formatting character ({_shown_char(ch)},"
+                             f" {unicodedata.name(ch, category)}); only printable text is taken")
+    return text
+
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40),
+                 AfterValidator(plain_text)]
 
 
 class ControllerError(Exception):
@@ -39,6 +74,9 @@ class _Request(BaseModel):
 
     v: Literal[1] = 1
     transaction: Annotated[str, StringConstraints(max_length=200)] | None = None
+    #: When the request stops being wanted: Unix time in seconds (wall clock). A request
+    #: that reaches the table later is refused (an extension of interfaces §3).
+    deadline: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
 
 
 class NewMatchRequest(_Request):
@@ -59,7 +97,7 @@ class CalledBall(BaseModel):
 class CallRequest(_Request):
     calls: Annotated[list[CalledBall], Field(max_length=2)] = Field(default_factory=list)
     kind: Literal["normal", "safety", "push_out", "igra"] = "normal"
-    manner: Annotated[str, StringConstraints(max_length=200)] | None = None
+    manner: Annotated[str, StringConstraints(max_length=200), AfterValidator(plain_text)] | None = None
     #: Replaces the open shot's call while nothing has happened on the table yet (an
     #: extension of interfaces §3: without it, a second call closes the open shot).
     amend: bool = False
@@ -137,9 +175,61 @@ Request = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | Ans
            | UndoRequest | EndMatchRequest | GetRequest)
 
 
-def _decode(payload: bytes | str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(payload, dict):
-        return payload
+def _no_constant(name: str) -> Any:
+    raise BadRequest(f"payload holds {name}, which is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadRequest(f"payload holds the number {text[:20]}, too large for a float")
+    return value
+
+
+def _where(path: tuple[str | int, ...]) -> str:
+    return ".".join(str(p) if isinstance(p, int) or p.isprintable() else ascii(p)
+                    for p in path) or "payload"
+
+
+def _check(value: Any, path: tuple[str | int, ...] = ()) -> None:
+    """Raises BadRequest naming the first place in ``value`` (decoded JSON) that holds text
+    which does not encode as UTF-8, or a number out of range."""
+    if isinstance(value, str):
+        if not _encodes(value):
+            bad = next(ch for ch in value if unicodedata.category(ch) == "Cs")
+            raise BadRequest(f"{_where(path)}: text that is not valid Unicode (a lone surrogate"
+                             f" {_shown_char(bad)})")
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int):
+        if not -MAX_INT <= value <= MAX_INT:
+            raise BadRequest(f"{_where(path)}: a number of {len(str(abs(value)))} digits;"
+                             f" at most {MAX_INT}")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise BadRequest(f"{_where(path)}: {value} is not a number a request may hold")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not _encodes(key):
+                raise BadRequest(f"{_where(path)}: a key that is not valid Unicode")
+            _check(item, (*path, key))
+    elif isinstance(value, list | tuple):
+        for n, item in enumerate(value):
+            _check(item, (*path, n))
+
+
+def _encodes(text: str) -> bool:
+    """Returns whether ``text`` encodes as UTF-8 (holds no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _loads(payload: bytes | str) -> Any:
+    """Returns the JSON value of a payload. Raises BadRequest if it is too large, not UTF-8,
+    not JSON, or holds numbers Python will not read (NaN, Infinity, 4,301 digits or more)."""
     if len(payload) > MAX_PAYLOAD:
         raise BadRequest(f"payload too large ({len(payload)} bytes; at most {MAX_PAYLOAD})")
     if isinstance(payload, bytes):
@@ -150,22 +240,44 @@ def _decode(payload: bytes | str | dict[str, Any]) -> dict[str, Any]:
     if not payload.strip():
         return {}
     try:
-        data = json.loads(payload)
+        return json.loads(payload, parse_constant=_no_constant, parse_float=_finite)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise BadRequest(f"payload is not valid JSON: {exc}") from exc
+    except BadRequest:
+        raise
+    except ValueError as exc:  # an integer of 4,301 digits or more (sys.int_info)
+        raise BadRequest(f"payload holds a number too large to read: {str(exc)[:60]}") from exc
+
+
+def _decode(payload: bytes | str | dict[str, Any]) -> dict[str, Any]:
+    data = payload if isinstance(payload, dict) else _loads(payload)
     if not isinstance(data, dict):
         raise BadRequest("payload must be a JSON object")
+    try:
+        _check(data)
+    except RecursionError as exc:
+        raise BadRequest("payload is nested too deeply") from exc
     return data
 
 
 def transaction_of(payload: bytes | str | dict[str, Any]) -> str | None:
-    """Returns the payload's ``transaction`` if it has a readable one, else None."""
+    """Returns the payload's ``transaction`` if it has a readable one (text of at most 200
+    characters that encodes as UTF-8), else None; whatever else the payload holds."""
     try:
-        data = _decode(payload)
+        data = payload if isinstance(payload, dict) else _loads(payload)
     except BadRequest:
         return None
-    tx = data.get("transaction")
-    return tx if isinstance(tx, str) and len(tx) <= 200 else None
+    tx = data.get("transaction") if isinstance(data, dict) else None
+    return tx if isinstance(tx, str) and len(tx) <= 200 and _encodes(tx) else None
+
+
+def name_error(name: str) -> str | None:
+    """Returns why a request's name cannot be used in its reply topic, or None if it can."""
+    if len(name) > MAX_NAME:
+        return f"a request name of {len(name)} characters (at most {MAX_NAME})"
+    if not _encodes(name) or any(ch in name for ch in "+#/\0"):
+        return "a request name that is not a single topic level"
+    return None
 
 
 def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> Request:

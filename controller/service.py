@@ -86,6 +86,7 @@ class _Request:
     t: float | None = None  # host time (simulated keypad), else now
     response_topic: str | None = None
     correlation: bytes | None = None
+    problem: str | None = None  # refused whatever it holds (see controller.mqtt)
 
 
 class _Connected:
@@ -244,7 +245,9 @@ class Service:
     def _publish(self, msg: Message) -> None:
         if self._replaying:
             return
-        payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode()
+        # a lone surrogate (never in a validated request) goes out as its JSON escape
+        payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8", "backslashreplace")
         expiry = None
         early = False
         if msg.topic == "event":
@@ -285,7 +288,8 @@ class Service:
             self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
     def _incoming(self, msg: Incoming) -> None:
-        self._put(_Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation))
+        self._put(_Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
+                           msg.problem))
 
     def _sim_request(self, name: str, payload: dict[str, Any], t: float) -> None:
         self._put(_Request(name, payload, t))
@@ -326,7 +330,10 @@ class Service:
             matches = self.table.matches
             self._reply = (item.response_topic, item.correlation) if item.response_topic else None
             try:
-                self.table.request(item.name, item.payload, t)
+                if item.problem is not None:
+                    self.table.refuse(item.name, item.payload, item.problem, t)
+                else:
+                    self.table.request(item.name, item.payload, t)
             finally:
                 self._reply = None
             if self.table.matches > matches:  # a new match: what came before is not needed
@@ -511,6 +518,7 @@ class Service:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.outbox.drained(), 3.0)
                     self.stopped_cleanly = True
+                self.link.close()
                 await cancel_and_wait(link)
         finally:
             if self.trace is not None:

@@ -187,11 +187,23 @@ class Table:
             response = {"status": "ok", "transaction": tx, "data": data}
         except (InvalidInput, BadRequest, LookupError) as exc:
             response = {"status": "error", "transaction": tx, "error": str(exc).strip("'\"")}
+        except Exception as exc:  # a fault of ours: this request's error, not the table's end
+            log.exception("request %s failed", name)
+            response = {"status": "error", "transaction": tx,
+                        "error": f"the table could not carry out this request ({type(exc).__name__})"}
         if tx is not None:
             self._answers[tx] = (name, response)
             while len(self._answers) > TRANSACTIONS_KEPT:
                 self._answers.popitem(last=False)
         return self._respond(name, response, t)
+
+    def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
+               t: float) -> dict[str, Any]:
+        """Answers a request that cannot be taken whatever it holds (``reason``), without
+        looking further into it; returns the response. Nothing is recorded or changed."""
+        self.now = t
+        return self._respond(name, {"status": "error", "transaction": transaction_of(payload),
+                                    "error": reason}, t)
 
     # -------------------------------------------------------------- requests
     def _handle(self, req: Any, t: float) -> Any:

@@ -185,7 +185,8 @@ class TraceWriter:
         existing = sorted(self.directory.glob("trace-*.jsonl"))
         self._n = int(existing[-1].stem.split("-")[1]) + 1 if existing else 1
         path = self.directory / f"trace-{self._n:06d}.jsonl"
-        self._file = path.open("w", encoding="utf-8")
+        # a lone surrogate (never in a validated request) is written as its JSON escape
+        self._file = path.open("w", encoding="utf-8", errors="backslashreplace")
         head = json.dumps(self.header, separators=(",", ":")) + "\n"
         self._file.write(head)
         self._written = len(head)
