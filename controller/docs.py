@@ -26,14 +26,21 @@ def options_markdown() -> str:
         game = GAMES[name]
         players = (f"{game.min_players}" if game.min_players == game.max_players
                    else f"{game.min_players}–{game.max_players}")
-        out += [f"## `{name}` ({players} players)", "", "| option | default | meaning |",
-                "|---|---|---|"]
-        for key, default, doc, choices in options_doc(game.Options):
-            shown = repr(default) if not isinstance(default, bool) else str(default).lower()
-            if choices:
-                doc += " (one of: " + ", ".join(f"`{c}`" for c in choices) + ")"
-            out.append(f"| `{key}` | `{shown}` | {doc} |")
+        out += [f"## `{name}` ({players} players)", "", "| option | default | rule | meaning |",
+                "|---|---|---|---|"]
+        documented = options_doc(game.Options)
+        for o in documented:
+            shown = repr(o.default) if not isinstance(o.default, bool) else str(o.default).lower()
+            doc = o.doc
+            if o.choices:
+                doc += " (one of: " + ", ".join(f"`{c}`" for c in o.choices) + ")"
+            out.append(f"| `{o.name}` | `{shown}` | {o.rule} | {doc} |")
         out.append("")
+        contested = [o for o in documented if o.seed]
+        if contested:
+            out += ["Where the original can be read more than one way, its own words:", ""]
+            out += [f"- `{o.name}` ({o.rule}): «{o.seed}»" for o in contested]
+            out.append("")
     return "\n".join(out)
 
 

@@ -34,8 +34,11 @@ What real sensors do, and what is done about it:
   counts no hits, and a shot that shows fewer than two cushions then has its cushions
   unknown (the rules ask or presume).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
-  click count; without one, all hits of the shot are presumed to be after the first contact
-  (option ``cushions_without_click = "all"``) or the fact is left unknown (``"unknown"``).
+  click count (those before it are reported apart); without one, all hits of the shot are
+  presumed to be after the first contact (option ``cushions_without_click = "all"``: the
+  record says so, and the rules note it where a ruling rests on it) or the fact is left
+  unknown (``"unknown"``). A referee corrects it by declaring ``cushions_after_contact``
+  (how many different cushions were touched after the contact) or the foul itself.
 """
 
 from __future__ import annotations
@@ -466,15 +469,20 @@ class Fusion:
         cfg = self.config
         d = shot.declared
         cushions: Any
+        hits = sorted(shot.hits)
+        before: tuple[Rail, ...] = ()
+        presumed = False
         if not cfg.cushion_sensors:
             cushions = UNKNOWN
-        elif self.deaf and len({r for _, r in shot.hits}) < 2:
+        elif self.deaf and len({r for _, r in hits}) < 2:
             cushions = UNKNOWN  # a dead sensor may have missed what the rules need
         elif shot.clicks:
             first_click = shot.clicks[0]
-            cushions = tuple(r for t, r in sorted(shot.hits) if t >= first_click)
+            cushions = tuple(r for t, r in hits if t >= first_click)
+            before = tuple(r for t, r in hits if t < first_click)
         elif cfg.cushions_without_click == "all":
-            cushions = tuple(r for _, r in sorted(shot.hits))
+            cushions = tuple(r for _, r in hits)
+            presumed = bool(hits)
         else:
             cushions = UNKNOWN
         return ShotRecord(
@@ -486,6 +494,10 @@ class Fusion:
             blind_pockets=tuple(sorted(self.blind)),
             first_contact=d.get("first_contact", UNKNOWN),
             cushions=cushions,
+            cushions_presumed=presumed,
+            cushions_before=before,
+            deaf_rails=tuple(sorted(self.deaf)) if cfg.cushion_sensors else (),
+            cushion_count=d.get("cushions_after_contact", UNKNOWN),
             off_table=tuple(d.get("off_table", ())),
             centre_line=d.get("centre_line", UNKNOWN),
             fouls=tuple(Foul(f) for f in d.get("fouls", ())),

@@ -34,7 +34,8 @@ BallId = Annotated[int, Field(ge=1, le=15)] | Literal["cue"]
 FoulCode = Literal[
     "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
     "double_hit", "wrong_ball_first", "wrong_cue_ball", "direct_hit_in_kitchen", "cue_on_table",
-    "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break",
+    "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break", "no_rail",
+    "two_cushion",
 ]
 SpecialCode = Literal["interference", "on_rail", "returned_from_floor", "hanging_ball", "stalemate"]
 #: Format characters a name may hold: zero-width (non-)joiners, as in emoji sequences.
@@ -116,6 +117,9 @@ class DeclareRequest(_Request):
     #: The first ball the cue ball touched; null: it touched none.
     first_contact: Annotated[int, Field(ge=1, le=15)] | None = None
     centre_line: bool | None = None
+    #: How many different cushions (a long rail's halves are one) the balls touched after the
+    #: first contact: it stands over what the cushion sensors reported.
+    cushions_after_contact: Annotated[int, Field(ge=0, le=4)] | None = None
     pocketed: list[PocketedBall] = Field(default_factory=list)
     special: SpecialCode | None = None
 
@@ -129,7 +133,7 @@ class DeclareRequest(_Request):
                 out[key] = [(p.ball, p.pocket) for p in value]
             elif key in ("fouls", "off_table"):
                 out[key] = tuple(value)
-            elif key == "centre_line" and value is None:
+            elif key in ("centre_line", "cushions_after_contact") and value is None:
                 continue
             else:
                 out[key] = value

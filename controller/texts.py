@@ -38,6 +38,13 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         Topic.TWO_CUSHIONS: "did the balls touch two cushions after contact (a ball crossing the "
                             "centre line counts as one)?",
         Topic.CENTRE_LINE: "one cushion was touched: did a ball cross the centre line?",
+        Topic.CUE_BALL_TWO_CUSHIONS: "did the cue ball itself touch two cushions after the "
+                                     "contact?",
+        Topic.RAIL_AFTER_CONTACT: "did a ball reach a cushion after the contact?",
+        Topic.FOUR_BALLS_TO_CUSHIONS: "on the break, did at least four object balls reach a "
+                                      "cushion?",
+        Topic.INTERFERENCE: "the shot was interfered with: {player}, restore the position "
+                            "(restore) or play on as the balls lie (as_lies)?",
         Topic.FIRST_CONTACT: "did the cue ball hit the {ball} first?",
         Topic.CONTACT: "did the cue ball touch a ball?",
         Topic.PENALTY_BALL: "foul: {player}, take a ball off the table",
@@ -69,6 +76,13 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         Topic.TWO_CUSHIONS: "коснулись ли шары после соударения двух бортов (пересечение "
                             "центральной линии равнозначно касанию борта)?",
         Topic.CENTRE_LINE: "шары коснулись одного борта: пересёк ли шар центральную линию стола?",
+        Topic.CUE_BALL_TWO_CUSHIONS: "сделал ли сам биток после удара по прицельному шару два "
+                                     "борта?",
+        Topic.RAIL_AFTER_CONTACT: "довёл ли какой-либо шар до борта после соударения шаров?",
+        Topic.FOUR_BALLS_TO_CUSHIONS: "при разбое: были ли доведены до бортов по меньшей мере "
+                                      "четыре прицельных шара?",
+        Topic.INTERFERENCE: "удару помешали: {player}, восстановить положение шаров (restore) "
+                            "или играть из сложившейся позиции (as_lies)?",
         Topic.FIRST_CONTACT: "попал ли биток первым в шар {ball}?",
         Topic.CONTACT: "коснулся ли биток какого-либо шара?",
         Topic.PENALTY_BALL: "штраф: {player}, снимите с поля один шар по желанию",

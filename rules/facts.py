@@ -70,10 +70,11 @@ class Foul(enum.StrEnum):
     TWO_CUSHION = "two_cushion"
 
 
-#: Codes a referee may declare (interfaces §3, plus ``bad_break``).
+#: Codes a referee may declare (interfaces §3, plus ``bad_break``, ``no_rail`` and
+#: ``two_cushion``: the cushion sensors cannot tell a hit before the first contact from one after
+#: it without a click sensor, nor which ball made it).
 DECLARABLE_FOULS: Final = frozenset(
-    f for f in Foul if f not in {Foul.SCRATCH, Foul.CUE_OFF_TABLE, Foul.BALL_OFF_TABLE,
-                                 Foul.NO_RAIL, Foul.TWO_CUSHION}
+    f for f in Foul if f not in {Foul.SCRATCH, Foul.CUE_OFF_TABLE, Foul.BALL_OFF_TABLE}
 )
 
 
@@ -114,7 +115,13 @@ class ShotRecord:
       is an object ball. Without one, an unidentified drop might be the cue ball.
     - ``blind_pockets``: pockets whose beam is out of order; whether a ball fell there is asked.
     - ``first_contact``: the first ball the cue ball touched; None: it touched none.
-    - ``cushions``: rail segments touched after the first contact, in order.
+    - ``cushions``: rail segments touched after the first contact, in order (one entry per
+      hit). ``cushions_presumed``: no click sensor timed the first contact, so these are every
+      hit of the shot, presumed after it. ``cushions_before``: hits a click sensor put before
+      the first contact. ``deaf_rails``: segments whose cushion sensor is out of order, so
+      hits there are missing from ``cushions``.
+    - ``cushion_count``: how many different cushions the balls touched after the first
+      contact, as a referee declared it; when known it stands over ``cushions``.
     - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
     - ``centre_line``: a ball crossed the centre line after the first contact (declared).
     - ``fouls``: fouls a referee declared.
@@ -129,6 +136,10 @@ class ShotRecord:
     blind_pockets: tuple[Pocket, ...] = ()
     first_contact: Known[Ball | None] = UNKNOWN
     cushions: Known[tuple[Rail, ...]] = UNKNOWN
+    cushions_presumed: bool = False
+    cushions_before: tuple[Rail, ...] = ()
+    deaf_rails: tuple[Rail, ...] = ()
+    cushion_count: Known[int] = UNKNOWN
     off_table: tuple[Ball, ...] = ()
     centre_line: Known[bool] = UNKNOWN
     fouls: tuple[Foul, ...] = ()

@@ -18,13 +18,16 @@ from typing import Any, ClassVar
 
 from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
-from rules.facts import CUE, Ball, Call, Foul, Pocket, ShotKind, ShotRecord
+from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Known, Pocket, Rail, ShotKind, ShotRecord
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
-def option(default: Any, doc: str, choices: tuple[Any, ...] = ()) -> Any:
-    """Returns a dataclass field for a game option, with its documentation and allowed values."""
-    return dataclasses.field(default=default, metadata={"doc": doc, "choices": choices})
+def option(default: Any, doc: str, choices: tuple[Any, ...] = (), *, rule: str = "",
+           seed: str = "") -> Any:
+    """Returns a dataclass field for a game option, with its documentation, allowed values,
+    the rule it reads (``"ST-14"``) and, where the original text is contested, its own words."""
+    return dataclasses.field(default=default, metadata={
+        "doc": doc, "choices": choices, "rule": rule, "seed": seed})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +76,48 @@ def parse_options(cls: type[Any], raw: Mapping[str, object]) -> Any:
     return cls(**values)
 
 
-def options_doc(cls: type[Any]) -> list[tuple[str, Any, str, tuple[Any, ...]]]:
-    """Returns (name, default, documentation, choices) for every option of ``cls``."""
+@dataclass(frozen=True, slots=True)
+class OptionDoc:
+    """One option as ``docs/options.md`` lists it."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...]
+    #: The rule it reads (``"ST-14"``), or "".
+    rule: str
+    #: The original's own words where the reading is contested, or "".
+    seed: str
+
+
+def options_doc(cls: type[Any]) -> list[OptionDoc]:
+    """Returns every option of ``cls`` with its documentation, in definition order."""
     return [
-        (f.name, f.default, f.metadata.get("doc", ""), f.metadata.get("choices", ()))
+        OptionDoc(f.name, f.default, f.metadata.get("doc", ""), f.metadata.get("choices", ()),
+                  f.metadata.get("rule", ""), f.metadata.get("seed", ""))
         for f in dataclasses.fields(cls)
     ]
 
 
 def options_json(options: Any) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+def cushion_of(rail: Rail) -> str:
+    """Returns the cushion a rail segment is part of: a long rail's two halves are one."""
+    return rail.value[0]
+
+
+def cushions_touched(record: ShotRecord, *, before_too: bool = False) -> Known[int]:
+    """Returns how many different cushions the balls touched after the first contact (with
+    ``before_too``, before it as well): the count a referee declared, else the sensors' hits
+    counted by cushion; UNKNOWN when neither is known."""
+    if record.cushion_count is not UNKNOWN:
+        return record.cushion_count
+    if record.cushions is UNKNOWN:
+        return UNKNOWN
+    rails = record.cushions + (record.cushions_before if before_too else ())
+    return len({cushion_of(r) for r in rails})
 
 
 class Asker:

@@ -133,6 +133,17 @@ class PyramidOptions(MatchOptions):
         True, "striking with the butt or side of the cue costs 5 points; off: waived (PP-8)")
     penalise_touched_ball: bool = option(
         True, "touching a ball with the cue, a hand or clothes costs 5 points; off: waived (PP-8)")
+    svoya: bool = option(
+        True,
+        "«своя»: a player one point short of the target (70 with two players, 50 / 40 with "
+        "three / four) has secured at least a draw: if another player then reaches the target "
+        "(with a handicap, or the last ball's bonus), the game is drawn (noted 'svoya'); off: "
+        "that player wins",
+        rule="PP-4",
+        seed="Если один игрок набрал 70 очков («своя»), то даже в случае покладки последнего "
+        "шара его партнером в партии фиксируется ничья. … Если все трое сыграли по 50 очков, "
+        "фиксируется ничья.",
+    )
     handicap: tuple[int, ...] = option(
         (),
         "points each player starts a game with, in turn order (PP-12, usually 5–35; missing "
@@ -317,8 +328,13 @@ def _spotted(balls: tuple[int, ...]) -> list[Decision]:
 
 def _won(state: MatchState, player: int, reason: str,
          decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
-    return replace(state, status=Status.GAME_OVER), [
-        *decisions, GameWon(player, state.game_no, reason)]
+    """Returns the game won by ``player``, or drawn when another player has «своя» (PP-4)."""
+    state = replace(state, status=Status.GAME_OVER)
+    short = target(state.n_players) - 1
+    secured = [i for i, p in enumerate(state.players) if i != player and p.score == short]
+    if secured and state.options.svoya:
+        return state, [*decisions, Noted("svoya", str(secured[0])), GameDrawn(state.game_no)]
+    return state, [*decisions, GameWon(player, state.game_no, reason)]
 
 
 def _pass(state: MatchState, to: int, decisions: list[Decision],

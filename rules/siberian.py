@@ -83,8 +83,17 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.errors import InvalidInput
-from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Rail, ShotKind, Special
-from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
+from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, ShotKind, Special
+from rules.game import (
+    Asker,
+    Game,
+    MatchOptions,
+    Shot,
+    cushions_touched,
+    option,
+    parse_options,
+    register,
+)
 from rules.state import MatchState, Status, Topic
 
 GOAL = 6
@@ -95,12 +104,10 @@ MAX_RETAKES = 2
 
 SHOOT, HAND_BACK = "shoot", "hand_back"
 REBREAK, BREAK, ACCEPT = "rebreak", "break", "accept"
+RESTORE, AS_LIES = "restore", "as_lies"
 
 #: Fouls whose pocketed balls do not count and are spotted (ST-17).
 VOIDING = frozenset({Foul.TOUCHED_BALL, Foul.CUE_OFF_TABLE, Foul.FEET_OFF_FLOOR})
-
-_CUSHION = {Rail.HEAD: "h", Rail.FOOT: "f", Rail.LEFT_HEAD: "l", Rail.LEFT_FOOT: "l",
-            Rail.RIGHT_HEAD: "r", Rail.RIGHT_FOOT: "r"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +134,71 @@ class SiberianOptions(MatchOptions):
     cushions_unknown: str = option(
         "ask",
         "with no cushion sensor reading for a shot the two-cushion rule applies to: 'ask' "
-        "(confirm), or presume it was met ('legal')",
-        ("ask", "legal"),
+        "(confirm), or presume it was met ('legal', noted)",
+        ("ask", "legal"), rule="ST-14",
+    )
+    two_cushions: str = option(
+        "after_contact",
+        "what the two-cushion rule counts: cushions the balls touched after the cue ball met "
+        "the object ball, the centre line counting as one ('after_contact', the rule's full "
+        "wording); cushions touched before or after the contact ('before_or_after', the "
+        "original's own summary); or the cue ball itself must make two cushions after the "
+        "contact ('cue_ball', penalty item ж; the sensors cannot tell which ball hit a cushion, "
+        "so with two or more cushions the referee is asked). The break keeps its own section's "
+        "wording: after the contact",
+        ("after_contact", "before_or_after", "cue_ball"), rule="ST-14",
+        seed="после соударения битка и прицельного шара как минимум один из них должен: "
+        "коснуться двух разных бортов … (Другими словами действует правило двух бортов, в "
+        "совокупности играющие шары до или после соударения должные коснуться двух бортов …) "
+        "… ж) если биток после удара по прицельному шару не делает два борта и более.",
+    )
+    two_cushions_when: str = option(
+        "nothing_fell",
+        "when the two-cushion rule applies: when no ball at all fell ('nothing_fell'); or "
+        "when no ball was played, i.e. legally pocketed as called ('nothing_played'), so it "
+        "also applies when only a «дурак» or an uncalled cue ball fell",
+        ("nothing_fell", "nothing_played"), rule="ST-6, ST-7, ST-14",
+        seed="Если ни один из шаров не сыгран, после соударения битка и прицельного шара как "
+        "минимум один из них должен: … Игрок, забивший шар в лузу без нарушения правил "
+        "(сыгравший шар), имеет право сделать следующий удар.",
+    )
+    presume_contact: bool = option(
+        True,
+        "when no sensor or referee said whether the cue ball touched a ball and no object "
+        "ball fell, presume it did (noted; a referee declares 'miss' otherwise); off: ask "
+        "(confirm)", rule="ST-15",
+    )
+    cue_off_table: str = option(
+        "penalty",
+        "the cue ball off the table with no called ball legally pocketed: a foul with a "
+        "penalty ball, the balls pocketed on it spotted ('penalty', penalty item д); or, as "
+        "the dedicated rule says, only the turn passes, no penalty ball, the opponent plays "
+        "from hand in the kitchen ('turn_passes'). After a legal pot it is never a penalty",
+        ("penalty", "turn_passes"), rule="ST-11",
+        seed="Если выскочил биток, очередность хода переходит к сопернику даже если был забит "
+        "правильный шар (шар засчитывается), шар сопернику (в качестве штрафа) не "
+        "засчитывается, соперник при этом играет с руки из дома. … Штрафы налагаются также за "
+        "следующие нарушения правил: … д) при вылете за борт \"своего\" шара",
+    )
+    interference: str = option(
+        "replay",
+        "interference by someone else (a declared special): the position is restored and the "
+        "shot replayed ('replay'); or the injured player, the shooter, is asked whether to "
+        "restore it ('ask': 'restore', or 'as_lies': the shot is replayed from the position "
+        "as it is, balls that fell spotted on the foot spot)",
+        ("replay", "ask"), rule="ST-18",
+        seed="кто-либо из посторонних или партнёр во время удара случайно помешал: толкнул, "
+        "задел и т. п. По желанию пострадавшего положение шаров может быть восстановлено. "
+        "Удар переигрывается.",
+    )
+    bullet_foul: str = option(
+        "zero",
+        "a declared foul on a bullet (such as touching a ball before the stroke): the bullet "
+        "scores 0 and is not retaken ('zero'); or it is retaken like a miss, at most twice "
+        "('retake'). A ball off the table scores 0 either way",
+        ("zero", "retake"), rule="ST-20",
+        seed="Игрок, выполняющий булит не имеет права касаться любого из шаров рукой или кием "
+        "до произведения удара.",
     )
     missing_call: str = option(
         "ask",
@@ -145,8 +215,14 @@ class SiberianOptions(MatchOptions):
     )
     kitchen_penalty: bool = option(
         False,
-        "a direct hit on a ball in the kitchen when shooting from hand (ST-12) also costs a "
-        "penalty ball; off: the opponent only plays on from the kitchen, as ST-12 says",
+        "a direct hit on a ball in the kitchen when shooting from hand (a declared "
+        "direct_hit_in_kitchen) also costs a penalty ball, as the penalty list has it for "
+        "fouls; off: the opponent only plays on from hand in the kitchen, as ST-12 says",
+        rule="ST-12",
+        seed="Если после отражения от борта биток не коснулся ни одного из прицельных шаров, "
+        "или задел любой прицельный шар в доме до соударения с бортом, соперник продолжает "
+        "игру с руки из дома. … По умолчанию соперник игрока, получившего штраф, снимает со "
+        "стола любой шар (кроме битка) и кладет себе в зачет.",
     )
 
 
@@ -287,12 +363,11 @@ class SiberianTen(Game):
     # ------------------------------------------------------------------ one shot
     def rule(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
         if state.status is Status.SHOOTOUT:
-            return self._shootout(state, shot)
+            return self._shootout(state, shot, ask)
         special = shot.record.special
         decisions: list[Decision] = []
-        if special is Special.INTERFERENCE:  # ST-18 в): position restored, shot replayed
-            return state, [Noted("replayed", "interference"),
-                           ShooterContinues(shot.shooter, state.ball_in_hand)]
+        if special is Special.INTERFERENCE:  # ST-18 в)
+            return self._interference(state, shot, ask)
         if special is Special.HANGING_BALL:  # ST-18 г)
             decisions = [BallSpotted(b, Spot.FOOT_SPOT) for b in shot.balls_pocketed]
             state = replace(state, ball_in_hand=InHand.KITCHEN)
@@ -325,7 +400,10 @@ class SiberianTen(Game):
         opponent = state.next_player(shooter)
         record = shot.record
         anything = bool(shot.pocketed) or shot.cue_pocketed
-        fouls = self._facts_fouls(shot, legal_pot=anything)
+        missed = self._missed(state, shot, ask, decisions)
+        if missed is None:
+            return state, decisions
+        fouls = self._facts_fouls(state, shot, anything, missed)
         fouls = [f for f in fouls if f is not Foul.BAD_BREAK]
         if fouls:
             return self._foul(state, shot, fouls, decisions, ask)
@@ -339,7 +417,8 @@ class SiberianTen(Game):
         if Foul.BAD_BREAK in record.fouls:
             legal: bool | None = False
         else:
-            legal = self._two_cushions(state, shot, ask, decisions)
+            # ST-5: the break section states the rule in its full wording, after the contact
+            legal = self._two_cushions(state, shot, ask, decisions, "after_contact")
             if legal is None:
                 return state, decisions
         if legal:
@@ -366,10 +445,16 @@ class SiberianTen(Game):
             legal_pot = bool(calls) and any(shot.fell_in(c.ball, c.pocket) for c in calls)
         else:
             legal_pot = bool(shot.pocketed)
-        fouls = self._facts_fouls(shot, legal_pot)
-        nothing_fell = not shot.pocketed and not shot.cue_pocketed
-        if not fouls and nothing_fell:  # ST-14
-            legal = self._two_cushions(state, shot, ask, decisions)
+        missed = self._missed(state, shot, ask, decisions)
+        if missed is None:
+            return state, decisions
+        fouls = self._facts_fouls(state, shot, legal_pot, missed)
+        if state.options.two_cushions_when == "nothing_played":
+            applies = not legal_pot
+        else:
+            applies = not shot.pocketed and not shot.cue_pocketed
+        if not fouls and applies:  # ST-14
+            legal = self._two_cushions(state, shot, ask, decisions, state.options.two_cushions)
             if legal is None:
                 return state, decisions
             if not legal:
@@ -404,40 +489,94 @@ class SiberianTen(Game):
         return (Call(ball, pocket),)
 
     @staticmethod
-    def _facts_fouls(shot: Shot, legal_pot: bool) -> list[Foul]:
+    def _missed(state: MatchState, shot: Shot, ask: Asker,
+                decisions: list[Decision]) -> bool | None:
+        """Returns whether the cue ball touched no ball, None while asking. A miss is sensed
+        or declared; with neither and no object ball down, the ``presume_contact`` option
+        presumes contact (noted) or asks."""
+        record = shot.record
+        if record.first_contact is None or Foul.MISS in record.fouls:
+            return True
+        if record.first_contact is not UNKNOWN or shot.pocketed:
+            return False
+        if state.options.presume_contact:
+            decisions.append(Noted("contact_presumed"))
+            return False
+        touched = ask.confirm(shot.shooter, Topic.CONTACT)
+        return None if touched is None else not touched
+
+    @staticmethod
+    def _facts_fouls(state: MatchState, shot: Shot, legal_pot: bool, missed: bool) -> list[Foul]:
         """ST-15: the declared fouls and those the facts show (not the two-cushion rule)."""
         record = shot.record
         fouls = list(dict.fromkeys(record.fouls))
-        if record.first_contact is None and Foul.MISS not in fouls:
+        if missed and Foul.MISS not in fouls:
             fouls.append(Foul.MISS)
         if shot.balls_off_table:
             fouls.append(Foul.BALL_OFF_TABLE)
-        # ST-11: the cue ball off the table is no foul after a legal pot (its decision)
-        if shot.cue_off_table and (fouls or not legal_pot):
+        # ST-11: the cue ball off the table is no foul after a legal pot (its decision); without
+        # one it is a foul (penalty item д) unless the option reads the dedicated rule
+        if (shot.cue_off_table and state.options.cue_off_table == "penalty"
+                and (fouls or not legal_pot)):
             fouls.append(Foul.CUE_OFF_TABLE)
         return fouls
 
     @staticmethod
-    def _two_cushions(state: MatchState, shot: Shot, ask: Asker,
-                      decisions: list[Decision]) -> bool | None:
-        """ST-14: returns whether the balls touched two cushions after contact (the centre line
-        counting as one), None while asking."""
+    def _two_cushions(state: MatchState, shot: Shot, ask: Asker, decisions: list[Decision],
+                      reading: str) -> bool | None:
+        """ST-14: returns whether the two-cushion rule was met as ``reading`` (a value of the
+        ``two_cushions`` option) has it: by default, the balls touched two cushions after
+        contact, the centre line counting as one. None while asking."""
         opts: SiberianOptions = state.options
         record = shot.record
-        if record.cushions is UNKNOWN:
+        cushions = cushions_touched(record, before_too=reading == "before_or_after")
+        if cushions is UNKNOWN:
             if opts.cushions_unknown == "legal":
                 decisions.append(Noted("two_cushions_presumed"))
                 return True
+            if reading == "cue_ball":
+                return ask.confirm(shot.shooter, Topic.CUE_BALL_TWO_CUSHIONS)
             return ask.confirm(shot.shooter, Topic.TWO_CUSHIONS)
-        cushions = len({_CUSHION[r] for r in record.cushions})
-        if cushions != 1:
-            return cushions >= 2
-        if record.centre_line is not UNKNOWN:
-            return record.centre_line
-        if opts.centre_line_unknown == "ask":
-            return ask.confirm(shot.shooter, Topic.CENTRE_LINE)
-        decisions.append(Noted("centre_line_presumed", opts.centre_line_unknown))
-        return opts.centre_line_unknown == "crossed"
+        # hits the sensors presumed after the contact (no click sensor) carry a legal ruling
+        presumed = (record.cushion_count is UNKNOWN and record.cushions_presumed
+                    and reading != "before_or_after")
+        if reading == "cue_ball":  # penalty item ж: the cue ball's own two cushions
+            if cushions < 2:
+                return False  # fewer cushions in all cannot be two by the cue ball
+            if record.cushion_count is not UNKNOWN:
+                return True  # the referee counted what the rule needs
+            legal = ask.confirm(shot.shooter, Topic.CUE_BALL_TWO_CUSHIONS)
+        elif cushions != 1:
+            legal = cushions >= 2
+        elif record.centre_line is not UNKNOWN:
+            legal = record.centre_line
+        elif opts.centre_line_unknown == "ask":
+            legal = ask.confirm(shot.shooter, Topic.CENTRE_LINE)
+        else:
+            decisions.append(Noted("centre_line_presumed", opts.centre_line_unknown))
+            legal = opts.centre_line_unknown == "crossed"
+        if legal and presumed:
+            decisions.append(Noted("cushions_presumed_after_contact"))
+        return legal
+
+    def _interference(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
+        """ST-18 в): the shot is replayed; the position is restored, or, with the
+        ``interference`` option 'ask', as the injured player (the shooter) chooses."""
+        shooter = shot.shooter
+        if state.options.interference == "replay":
+            return state, [Noted("replayed", "interference"),
+                           ShooterContinues(shooter, state.ball_in_hand)]
+        choice = ask.option(shooter, Topic.INTERFERENCE, (RESTORE, AS_LIES))
+        if choice is None:
+            return state, []
+        decisions: list[Decision] = [OptionChosen(shooter, choice),
+                                     Noted("replayed", "interference")]
+        if choice == RESTORE:
+            return state, [*decisions, ShooterContinues(shooter, state.ball_in_hand)]
+        decisions += [BallSpotted(b, Spot.FOOT_SPOT) for b in shot.balls_pocketed]
+        in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
+        state = replace(state, ball_in_hand=in_hand)
+        return state, [*decisions, ShooterContinues(shooter, in_hand)]
 
     def _count(self, state: MatchState, shot: Shot, calls: tuple[Call, ...] | None,
                decisions: list[Decision], ask: Asker) -> tuple[MatchState, bool] | None:
@@ -566,7 +705,7 @@ class SiberianTen(Game):
         return state, [*decisions, TurnPassed(to, in_hand)]
 
     # ------------------------------------------------------------------ the shoot-out
-    def _shootout(self, state: MatchState, shot: Shot) -> Ruled:
+    def _shootout(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
         """ST-20 bullets and ST-21 "Игра"."""
         so: Shootout = state.extra.shootout
         shooter = shot.shooter
@@ -575,12 +714,15 @@ class SiberianTen(Game):
         decisions: list[Decision] = []
         if record.special is Special.INTERFERENCE:
             return state, [Noted("replayed", "interference"), ShooterContinues(shooter)]
-        fouls = [f for f in dict.fromkeys(record.fouls) if f is not Foul.MISS]
+        missed = self._missed(state, shot, ask, decisions)
+        if missed is None:
+            return state, decisions
+        declared = [f for f in dict.fromkeys(record.fouls) if f is not Foul.MISS]
+        fouls = list(declared)
         if shot.cue_off_table:
             fouls.append(Foul.CUE_OFF_TABLE)
         if shot.balls_off_table:
             fouls.append(Foul.BALL_OFF_TABLE)
-        missed = record.first_contact is None or Foul.MISS in record.fouls
         fell = bool(shot.pocketed) or shot.cue_pocketed
         if not so.igra and record.kind is ShotKind.IGRA:
             if so.igra_allowed == other:
@@ -601,10 +743,16 @@ class SiberianTen(Game):
             state = replace(state, to_shoot=other, extra=replace(state.extra, shootout=so))
             return state, [*decisions, TurnPassed(other)]
 
-        if missed and not fouls and so.misses < MAX_RETAKES:  # ST-20: retake
+        # ST-20: a miss is retaken; a declared foul too, if the ``bullet_foul`` option says so
+        retaken_foul = (bool(declared) and fouls == declared
+                        and state.options.bullet_foul == "retake")
+        if (missed and not fouls or retaken_foul) and so.misses < MAX_RETAKES:
+            if fouls:
+                decisions.append(FoulCalled(shooter, tuple(fouls)))
             so = replace(so, misses=so.misses + 1, igra_allowed=None)
             state = replace(state, extra=replace(state.extra, shootout=so))
-            return state, [BulletRetaken(shooter, so.misses), ShooterContinues(shooter)]
+            return state, [*decisions, BulletRetaken(shooter, so.misses),
+                           ShooterContinues(shooter)]
         if fouls:
             decisions.append(FoulCalled(shooter, tuple(fouls)))
         points = 0 if missed or fouls else int(bool(shot.pocketed)) + int(shot.cue_pocketed)

@@ -56,6 +56,15 @@ class Topic(enum.StrEnum):
     TWO_CUSHIONS = "two_cushions"
     #: confirm: one cushion was touched: did a ball cross the centre line?
     CENTRE_LINE = "centre_line"
+    #: confirm: did the cue ball itself touch two cushions after the contact (ST-14, item ж)?
+    CUE_BALL_TWO_CUSHIONS = "cue_ball_two_cushions"
+    #: confirm: did a ball reach a cushion after the contact (TB-11)?
+    RAIL_AFTER_CONTACT = "rail_after_contact"
+    #: confirm: on the break, did at least four object balls reach a cushion (TB-5)?
+    FOUR_BALLS_TO_CUSHIONS = "four_balls_to_cushions"
+    #: option: someone interfered with the shot: restore the position (``restore``) or play on
+    #: as the balls lie (``as_lies``)? Asked of the injured player (ST-18).
+    INTERFERENCE = "interference"
     #: confirm [ball]: did the cue ball hit this ball (the lowest) first?
     FIRST_CONTACT = "first_contact"
     #: confirm: did the cue ball touch a ball?

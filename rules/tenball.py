@@ -35,7 +35,7 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
-from rules.game import Asker, Game, MatchOptions, Shot, option, register
+from rules.game import Asker, Game, MatchOptions, Shot, cushions_touched, option, register
 from rules.state import MatchState, Status, Topic
 
 TEN = 10
@@ -69,6 +69,24 @@ class TenBallOptions(MatchOptions):
         ("ask", "count", "no_count"),
     )
     three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)")
+    cushions_unknown: str = option(
+        "legal",
+        "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
+        "cushions_without_click = \"unknown\"): the break's four balls to a cushion (TB-5) and "
+        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm)",
+        ("legal", "ask"), rule="TB-5, TB-11",
+    )
+    off_table_balls: str = option(
+        "spotted",
+        "object balls driven off the table are spotted, as rule 6.5 of the original says "
+        "('spotted'; when a spotted ball is then the lowest on the table, the shot's event "
+        "notes it); or, as §9.9 says, no ball but the 10 is ever spotted ('stay_off': they "
+        "stay out of play like pocketed balls)",
+        ("spotted", "stay_off"), rule="TB-10",
+        seed="6.5 «Шар выбит со стола» (Все выбитые со стола шары выставляются) … 9.9 Если шар "
+        "номер 10 шар забит с нарушением правил … либо выбит со стола, он выставляется. Другие "
+        "прицельные шары не выставляются ни при каких условиях.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +133,10 @@ class TenBall(Game):
         push_out = shot.kind is ShotKind.PUSH_OUT and state.extra.push_out_allowed
         fouls: list[Foul] = list(dict.fromkeys(record.fouls))
         decisions: list[Decision] = []
+        if Foul.DIRECT_HIT_IN_KITCHEN in fouls and state.ball_in_hand is not InHand.KITCHEN:
+            # TB-11 (rule 6.11): only a shot from hand behind the head string can break it
+            fouls.remove(Foul.DIRECT_HIT_IN_KITCHEN)
+            decisions.append(Noted("foul_not_applicable", str(Foul.DIRECT_HIT_IN_KITCHEN)))
 
         # TB-11: fouls the facts show.
         if shot.cue_pocketed:
@@ -140,10 +162,19 @@ class TenBall(Game):
                 fouls.append(Foul.MISS)
             elif first is not None and first != lowest:
                 fouls.append(Foul.WRONG_BALL_FIRST)
-            elif (first is not None and not shot.is_break and not pocketed
-                  and record.cushions is not UNKNOWN and not record.cushions):
-                fouls.append(Foul.NO_RAIL)  # no ball pocketed and no rail after contact
+            elif first is not None and not shot.is_break and not pocketed:
+                rail = self._rail_after_contact(state, shot, ask, decisions)
+                if rail is None:
+                    return state, decisions
+                if not rail:
+                    fouls.append(Foul.NO_RAIL)  # no ball pocketed and no rail after contact
         fouls = list(dict.fromkeys(fouls))
+        if shot.is_break and not pocketed and not fouls:  # TB-5
+            four = self._four_balls_to_a_cushion(state, shot, ask, decisions)
+            if four is None:
+                return state, decisions
+            if not four:
+                fouls.append(Foul.BAD_BREAK)
 
         if fouls:
             return self._foul(state, shot, fouls, decisions)
@@ -186,6 +217,43 @@ class TenBall(Game):
 
     # -------------------------------------------------------------- pieces
     @staticmethod
+    def _rail_after_contact(state: MatchState, shot: Shot, ask: Asker,
+                            decisions: list[Decision]) -> bool | None:
+        """TB-11: returns whether a ball reached a cushion after the first contact, None while
+        asking. Hits the sensors presumed after the contact (no click sensor) are noted; with
+        no reading, the ``cushions_unknown`` option presumes (noted) or asks."""
+        record = shot.record
+        cushions = cushions_touched(record)
+        if cushions is UNKNOWN:
+            if state.options.cushions_unknown == "legal":
+                decisions.append(Noted("rail_presumed"))
+                return True
+            return ask.confirm(shot.shooter, Topic.RAIL_AFTER_CONTACT)
+        if cushions and record.cushion_count is UNKNOWN and record.cushions_presumed:
+            decisions.append(Noted("cushions_presumed_after_contact"))
+        return cushions > 0
+
+    @staticmethod
+    def _four_balls_to_a_cushion(state: MatchState, shot: Shot, ask: Asker,
+                                 decisions: list[Decision]) -> bool | None:
+        """TB-5: returns whether at least four object balls reached a cushion on a break that
+        pocketed nothing, None while asking. Fewer than four cushion hits cannot be four
+        balls; four or more are presumed to be (noted: the sensors cannot tell balls apart).
+        Where the hits are not known (no reading, or a sensor out of order may have missed
+        some), the ``cushions_unknown`` option presumes (noted) or asks."""
+        record = shot.record
+        hits = record.cushions
+        if hits is not UNKNOWN and (len(hits) >= 4 or not record.deaf_rails):
+            if len(hits) < 4:
+                return False
+            decisions.append(Noted("four_balls_presumed", f"{len(hits)} cushion hits"))
+            return True
+        if state.options.cushions_unknown == "legal":
+            decisions.append(Noted("four_balls_presumed", "cushions unknown"))
+            return True
+        return ask.confirm(shot.shooter, Topic.FOUR_BALLS_TO_CUSHIONS)
+
+    @staticmethod
     def _call(state: MatchState, shot: Shot, ask: Asker) -> Call | None:
         """Returns the shot's call. TB-7: the core always records a call; when none came and a
         ball fell, the ``missing_call`` option settles it (by default, the referee is asked
@@ -207,13 +275,22 @@ class TenBall(Game):
     def _down(state: MatchState, shooter: int, pocketed: tuple[int, ...],
               decisions: list[Decision], spot_ten: bool = True,
               off_table: tuple[int, ...] = ()) -> tuple[MatchState, list[Decision]]:
-        """TB-10: balls stay down except the 10 (when it must be spotted) and balls off the
-        table, which are spotted."""
-        spotted = sorted({b for b in off_table} | ({TEN} & set(pocketed) if spot_ten else set()))
+        """TB-10: balls stay down except the 10 (when it must be spotted); balls off the table
+        are spotted, or (option ``off_table_balls``) only the 10 is, the others stay out of
+        play. When a ball spotted from off the table is then the lowest on the table, a
+        ``Noted("lowest_ball_spotted")`` says so: the next shot must hit it first."""
+        jumped = {b for b in off_table if b not in pocketed}
+        spotted = {TEN} & (set(pocketed) if spot_ten else set()) | {TEN} & jumped
+        if state.options.off_table_balls == "spotted":
+            spotted |= jumped
         down = [b for b in pocketed if b not in spotted]
-        decisions = [*decisions, *(BallStaysDown(b) for b in down),
-                     *(BallSpotted(b, Spot.FOOT_SPOT) for b in spotted)]
-        state = state.without_balls(set(down))
+        gone = sorted(jumped - spotted)  # §9.9: off the table, not spotted
+        decisions = [*decisions, *(BallStaysDown(b) for b in [*down, *gone]),
+                     *(BallSpotted(b, Spot.FOOT_SPOT) for b in sorted(spotted))]
+        state = state.without_balls(set(down) | set(gone))
+        lowest = min(state.on_table, default=None)
+        if lowest is not None and lowest != TEN and lowest in spotted:
+            decisions.append(Noted("lowest_ball_spotted", str(lowest)))
         player = state.players[shooter]
         return state.with_player(shooter, score=player.score + len(down)), decisions
 

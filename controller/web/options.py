@@ -17,15 +17,16 @@ from rules.game import options_doc
 
 
 def options() -> dict[str, Any]:
-    """Returns ``{game: {"players": [min, max], "options": [{key, default, doc, choices}]}}``."""
+    """Returns ``{game: {"players": [min, max], "options": [{key, default, doc, choices, rule}]}}``."""
     out: dict[str, Any] = {}
     for name in sorted(GAMES):
         game = GAMES[name]
         out[name] = {
             "players": [game.min_players, game.max_players],
-            "options": [{"key": key, "default": list(default) if isinstance(default, tuple) else default,
-                         "doc": doc, "choices": list(choices)}
-                        for key, default, doc, choices in options_doc(game.Options)],
+            "options": [{"key": o.name,
+                         "default": list(o.default) if isinstance(o.default, tuple) else o.default,
+                         "doc": o.doc, "choices": list(o.choices), "rule": o.rule}
+                        for o in options_doc(game.Options)],
         }
     return out
 

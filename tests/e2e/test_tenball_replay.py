@@ -13,6 +13,10 @@ from tests.tracekit import TraceBuilder
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: A legal break with nothing down: four cushion hits, so four balls may have reached a cushion.
+BREAK = ["f", "lf", "rh", "h"]
+
+
 def ten_ball(**header) -> TraceBuilder:
     return TraceBuilder(**header).new_match("ten-ball", race_to=1, transaction="nm")
 
@@ -43,7 +47,7 @@ def test_tb_2_the_ten_on_the_break_with_an_identity_reader():
 
 
 def test_tb_11_scratch_seen_by_the_cue_detector_gives_ball_in_hand_in_the_kitchen():
-    tb = ten_ball(fusion={"cue_detector": True}).shot(cushions=["f", "lf", "rh", "h"])
+    tb = ten_ball(fusion={"cue_detector": True}).shot(cushions=BREAK)
     tb.call(1, "fl").shot(cue_drop="hr", cushions=["f"])
     out = run(tb.text())
     (foul,) = out.events("foul")
@@ -52,7 +56,7 @@ def test_tb_11_scratch_seen_by_the_cue_detector_gives_ball_in_hand_in_the_kitche
 
 
 def test_tb_11_no_rail_foul_from_silent_cushions():
-    tb = ten_ball().shot(cushions=["f", "lf"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.call(1, "fl").request("shot_end", dt=3.0)  # a soft touch: nothing reached a sensor
     out = run(tb.text())
     assert [f["data"]["fouls"] for f in out.events("foul")] == [["no_rail"]]
@@ -60,7 +64,7 @@ def test_tb_11_no_rail_foul_from_silent_cushions():
 
 
 def test_tb_12_three_declared_fouls_lose_the_game_with_a_warning():
-    tb = ten_ball().shot(cushions=["f"])  # legal break, Bob to shoot
+    tb = ten_ball().shot(cushions=BREAK)  # legal break, Bob to shoot
     for _ in range(3):
         tb.call(1, "fl").shot(cushions=["h"]).request("declare", {"fouls": ["touched_ball"]})
         tb.call(1, "fr").shot(cushions=["h"])  # Ann misses, no foul
@@ -71,7 +75,7 @@ def test_tb_12_three_declared_fouls_lose_the_game_with_a_warning():
 
 
 def test_tb_9_and_tb_6_options_are_asked_and_answered_over_requests():
-    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=["f"])  # Bob to shoot
+    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=BREAK)  # Bob to shoot
     tb.request("call", {"kind": "push_out"}).shot(cushions=["lh"])
     tb.request("answer", {"answer": "hand_back"})  # Ann hands the push-out back to Bob
     tb.call(1, "fl").shot(drops=["fr"], returns=[(1, "fr")])  # called ball, wrong pocket
@@ -85,7 +89,7 @@ def test_tb_9_and_tb_6_options_are_asked_and_answered_over_requests():
 
 
 def test_tb_10_a_ball_declared_off_the_table_is_spotted():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.call(1, "fl").shot(cushions=["h"]).request("declare", {"off_table": [7]})
     out = run(tb.text())
     assert 7 in out.state["on_table"]
@@ -108,7 +112,7 @@ def test_tb_5_declared_bad_break():
 
 
 def test_a_late_drop_corrects_the_provisional_ruling():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.call(1, "fl").shot(cushions=["h"])
     # the 1 creeps into the called pocket 2 s after the provisional ruling
     tb.lines.append({"t": round(tb.t - 1.0, 6), "ch": "beam.fl", "v": 1})
@@ -121,7 +125,7 @@ def test_a_late_drop_corrects_the_provisional_ruling():
 
 # ------------------------------------------------------------ bad input in a trace
 def test_unreadable_lines_are_reported_with_their_number_and_replay_goes_on():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     lines = tb.text().splitlines()
     lines.insert(3, "{not json")
     lines.insert(5, json.dumps({"t": 99, "ch": "beam.zz", "v": 1}))
@@ -132,7 +136,7 @@ def test_unreadable_lines_are_reported_with_their_number_and_replay_goes_on():
 
 
 def test_a_duplicate_request_is_applied_once_and_answered_twice():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.request("undo", {"shots": 1, "transaction": "u1"})
     tb.request("undo", {"shots": 1, "transaction": "u1"})
     out = run(tb.text())
@@ -144,7 +148,7 @@ def test_a_duplicate_request_is_applied_once_and_answered_twice():
 
 
 def test_malformed_requests_get_a_reason_and_change_nothing():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     bad = [("call", {"calls": [{"ball": 3, "pocket": "middle"}], "transaction": "x1"}),
            ("call", {"calls": [{"ball": 11, "pocket": "fl"}], "transaction": "x2"}),
            ("answer", {"answer": "shoot", "transaction": "x3"}),
@@ -179,7 +183,7 @@ def test_replay_command_is_deterministic_and_reports_bad_lines(tmp_path):
 
 
 def test_tb_1_declared_wrong_ball_first_is_a_foul():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.call(3, "fl").shot(drops=["fl"], cushions=["h"]).request("declare", {"first_contact": 3})
     out = run(tb.text())
     assert out.events("foul")[-1]["data"]["fouls"] == ["wrong_ball_first"]
@@ -191,14 +195,14 @@ def test_tb_3_and_tb_4_breaks_alternate_and_each_game_starts_from_a_full_rack():
     tb.shot(drops=["fl"]).request("answer", {"answer": 10})  # Bob: 10 on the break
     out = run(tb.text())
     assert out.state["status"] == "game_over" and out.state["to_shoot"] == 0
-    tb.shot(cushions=["f", "h"], gap=30.0)  # game 2, racked: Ann breaks, nothing falls
+    tb.shot(cushions=BREAK, gap=30.0)  # game 2, racked: Ann breaks, nothing falls
     out = run(tb.text())
     assert out.state["game_no"] == 2 and out.state["on_table"] == list(range(1, 11))
     assert out.state["to_shoot"] == 1 and out.state["players"][1]["games"] == 1
 
 
 def test_tb_7_a_pot_without_a_call_is_asked_about():
-    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=["f"])
+    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=BREAK)
     tb.shot(drops=["fr"], returns=[(1, "fr")], gap=15.0)  # Bob pots the 1 without calling
     out = run(tb.text())
     (q,) = out.state["questions"]
@@ -209,7 +213,7 @@ def test_tb_7_a_pot_without_a_call_is_asked_about():
 
 
 def test_tb_8_safety_with_a_pot_offers_the_choice():
-    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=["f"])
+    tb = ten_ball(fusion={"identity_reader": True}).shot(cushions=BREAK)
     tb.request("call", {"kind": "safety"}).shot(drops=["sl"], returns=[(1, "sl")])
     out = run(tb.text())
     (q,) = out.state["questions"]
@@ -217,7 +221,7 @@ def test_tb_8_safety_with_a_pot_offers_the_choice():
 
 
 def test_a_stuck_beam_in_the_trace_makes_the_referee_ask_instead_of_counting():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.lines.append({"t": round(tb.t, 6), "health": "beam.sr", "usable": False})
     tb.call(1, "sr").shot(drops=["sr"], cushions=["h"])  # the stuck beam sees nothing useful
     out = run(tb.text())
@@ -227,7 +231,7 @@ def test_a_stuck_beam_in_the_trace_makes_the_referee_ask_instead_of_counting():
 
 
 def test_ball_pocketed_names_the_shot_the_ball_belongs_to():
-    tb = ten_ball().shot(cushions=["f"])
+    tb = ten_ball().shot(cushions=BREAK)
     tb.call(1, "fl").shot(cushions=["h"])
     tb.lines.append({"t": round(tb.t - 1.0, 6), "ch": "beam.fl", "v": 1})  # late: shot 2
     tb.lines.append({"t": round(tb.t - 0.8, 6), "ch": "beam.fl", "v": 0})

@@ -213,6 +213,20 @@ def test_pp_4_penalty_points_that_reach_the_target_win():
     assert scores(ref) == [-5, 72]
 
 
+@pytest.mark.parametrize("svoya", [True, False])
+def test_pp_4_svoya_a_player_on_70_has_secured_a_draw(svoya):
+    ref = game(handicap=[0, 10], svoya=svoya)  # Bob starts on 10: the rack is worth 150
+    run(ref, 15, 14, 13, 12, 11, 5)  # Ann 70: «своя»
+    miss(ref)
+    out = run(ref, 1, 2, 3, 4, 6, 7, 8, 9, 10)  # Bob takes the rest, the last ball too
+    assert scores(ref) == [70, 80]
+    if svoya:
+        assert Noted("svoya", "0") in out and GameDrawn(1) in out
+        assert not any(isinstance(d, GameWon) for d in out) and ref.snapshot()["draw"] is True
+    else:
+        assert GameWon(1, 1, "points") in out
+
+
 # ---------------------------------------------------------------- PP-5
 def test_pp_5_ball_pocket_needs_only_ball_and_pocket():
     ref = game()

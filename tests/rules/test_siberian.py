@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rules import UNKNOWN, Foul, InHand, InvalidInput, Status
@@ -17,9 +19,9 @@ from rules.decisions import (
     Spot,
     TurnPassed,
 )
-from rules.facts import Call, Pocket, ShotKind
+from rules.facts import Call, Pocket, Rail, ShotKind
 from rules.siberian import BulletRetaken, BulletScored, IgraDeclared, RoundTied, ShootoutStarted
-from tests.rules.build import answer, new, play
+from tests.rules.build import answer, new, play, shot
 
 ALL = list(range(1, 11))
 TWO = ("f", "lh")  # two different cushions: the two-cushion rule is met
@@ -288,6 +290,14 @@ def test_st_11_cue_ball_off_the_table_without_a_legal_pot_is_a_foul_and_voids_th
     assert credits(out) == [] and kinds(ref) == ["pick_ball", "option"]
 
 
+def test_st_11_option_turn_passes_reads_the_dedicated_rule():
+    ref = after_break(cue_off_table="turn_passes")
+    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "fr")], off=("cue",))
+    assert not fouls_of(out) and not ref.questions  # no penalty ball
+    assert credits(out) == [(ANN, 5)]  # the «дурак» counts for the opponent (ST-7)
+    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN)
+
+
 # ---------------------------------------------------------------- ST-12
 def test_st_12_direct_hit_in_the_kitchen_gives_the_opponent_the_kitchen():
     ref = after_break()
@@ -380,10 +390,102 @@ def test_st_14_unknown_cushions_asked_or_presumed():
     assert not fouls_of(out) and not ref.questions
 
 
+def test_st_14_hits_presumed_after_contact_are_noted_when_they_make_the_shot_legal():
+    ref = after_break()
+    out = play(ref, dataclasses.replace(shot(call=(3, "fl"), first=3, cushions=TWO),
+                                        cushions_presumed=True))
+    assert Noted("cushions_presumed_after_contact") in out and not fouls_of(out)
+    ref = after_break()
+    out = play(ref, dataclasses.replace(shot(call=(3, "fl"), first=3, cushions=("f",),
+                                             centre=False), cushions_presumed=True))
+    assert Noted("cushions_presumed_after_contact") not in out  # a foul either way
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
+
+
+@pytest.mark.parametrize(("count", "foul"), [(0, True), (1, True), (2, False)])
+def test_st_14_declared_cushions_after_contact_stand_over_the_sensors(count, foul):
+    ref = after_break()
+    record = dataclasses.replace(shot(call=(3, "fl"), first=3, cushions=TWO, centre=False),
+                                 cushions_presumed=True, cushion_count=count)
+    out = play(ref, record)
+    assert bool(fouls_of(out)) == foul
+    assert Noted("cushions_presumed_after_contact") not in out
+
+
+def test_st_14_two_cushion_foul_is_declarable():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, cushions=TWO, fouls=("two_cushion",))
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
+
+
+@pytest.mark.parametrize(("reading", "foul"), [("after_contact", True),
+                                               ("before_or_after", False)])
+def test_st_14_option_counts_cushions_before_the_contact_too(reading, foul):
+    ref = after_break(two_cushions=reading)
+    record = dataclasses.replace(shot(call=(3, "fl"), first=3, cushions=("f",), centre=False),
+                                 cushions_before=(Rail.LEFT_HEAD,))
+    assert bool(fouls_of(play(ref, record))) == foul
+
+
+def test_st_14_option_item_zh_the_cue_ball_itself_makes_two_cushions():
+    ref = after_break(two_cushions="cue_ball")
+    out = play(ref, call=(3, "fl"), first=3, cushions=("f",), centre=True)
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]  # one cushion in all: not two by the cue ball
+    ref = after_break(two_cushions="cue_ball")
+    play(ref, call=(3, "fl"), first=3, cushions=TWO)
+    (q,) = ref.questions  # which ball hit them, no sensor can tell
+    assert q.kind == "confirm"
+    assert fouls_of(answer(ref, False)) == [(Foul.TWO_CUSHION,)]
+
+
+def test_st_6_st_7_option_two_cushion_rule_applies_when_only_a_durak_fell():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
+    assert not fouls_of(out)  # by default something fell: the rule does not apply
+    ref = after_break(two_cushions_when="nothing_played")
+    out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
+    assert credits(out) == [(ANN, 7)]  # the «дурак» is the opponent's all the same
+    assert kinds(ref) == ["pick_ball", "option"]
+
+
+def test_st_6_st_7_option_two_cushion_rule_applies_after_an_uncalled_cue_ball():
+    ref = after_break(two_cushions_when="nothing_played")
+    out = play(ref, call=(3, "fl"), first=3, drops=[("cue", "hl")], cushions=("f",),
+               centre=False)
+    assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
+    ref = after_break(two_cushions_when="nothing_played")
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], cushions=())
+    assert not fouls_of(out)  # a ball was played
+
+
 def test_st_14_does_not_apply_when_a_ball_fell():
     ref = after_break()
     out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
     assert not fouls_of(out)
+
+
+def test_st_15_unknown_contact_is_presumed_and_noted():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), cushions=TWO)
+    assert Noted("contact_presumed") in out and not fouls_of(out)
+    out = play(ref, call=(3, "fl"), first=3, cushions=TWO)
+    assert Noted("contact_presumed") not in out  # sensed: nothing presumed
+
+
+@pytest.mark.parametrize(("touched", "foul"), [(True, []), (False, [(Foul.MISS,)])])
+def test_st_15_unknown_contact_can_be_asked(touched, foul):
+    ref = after_break(presume_contact=False)
+    play(ref, call=(3, "fl"), cushions=TWO)
+    (q,) = ref.questions
+    assert q.kind == "confirm"
+    assert fouls_of(answer(ref, touched)) == foul
+
+
+def test_st_15_a_ball_down_shows_contact_without_presuming():
+    ref = after_break(presume_contact=False)
+    out = play(ref, call=(3, "fl"), drops=[(3, "fl")])
+    assert not ref.questions and credits(out) == [(BOB, 3)]
 
 
 # ---------------------------------------------------------------- ST-15
@@ -463,6 +565,24 @@ def test_st_18_interference_replays_the_shot():
     after = ref.snapshot()
     assert {k: v for k, v in after.items() if k != "shot"} == {
         k: v for k, v in before.items() if k != "shot"}
+
+
+@pytest.mark.parametrize("choice", ["restore", "as_lies"])
+def test_st_18_interference_option_asks_the_injured_player(choice):
+    ref = after_break(interference="ask")
+    before = ref.snapshot()
+    play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="interference")
+    (q,) = ref.questions
+    assert q.kind == "option" and q.player == BOB and set(q.choices) == {"restore", "as_lies"}
+    out = answer(ref, choice)
+    assert OptionChosen(BOB, choice) in out and out[-1] == ShooterContinues(BOB, InHand.NONE)
+    assert credits(out) == []
+    if choice == "restore":
+        assert BallSpotted(3, Spot.FOOT_SPOT) not in out
+        assert {k: v for k, v in ref.snapshot().items() if k != "shot"} == {
+            k: v for k, v in before.items() if k != "shot"}
+    else:
+        assert BallSpotted(3, Spot.FOOT_SPOT) in out and 3 in ref.state.on_table
 
 
 def test_st_18_ball_on_the_rail_passes_the_turn_and_pocketed_balls_count():
@@ -635,6 +755,25 @@ def test_st_20_a_foul_on_a_bullet_scores_nothing_without_a_retake():
     assert not any(isinstance(d, BulletRetaken) for d in out) and ref.state.to_shoot == BOB
 
 
+def test_st_20_option_a_declared_foul_on_a_bullet_is_retaken():
+    ref = scored(5, 5, bullet_foul="retake")
+    out = play(ref, first=1, fouls=("touched_ball",))
+    assert fouls_of(out) == [(Foul.TOUCHED_BALL,)] and BulletRetaken(ANN, 1) in out
+    assert not any(isinstance(d, BulletScored) for d in out) and ref.state.to_shoot == ANN
+    play(ref, first=1, fouls=("touched_ball",))
+    out = play(ref, first=1, fouls=("touched_ball",))  # the third attempt counts: 0
+    assert BulletScored(ANN, 0, 1) in out and ref.state.to_shoot == BOB
+    ref = scored(5, 5, bullet_foul="retake")
+    out = play(ref, first=1, off=(1,), fouls=("touched_ball",))  # a ball off the table: 0
+    assert BulletScored(ANN, 0, 1) in out
+
+
+def test_st_20_unknown_contact_on_a_bullet_is_presumed_and_noted():
+    ref = at_shootout()
+    out = play(ref, cushions=("f",))
+    assert Noted("contact_presumed") in out and BulletScored(ANN, 0, 1) in out
+
+
 def test_st_21_no_igra_after_the_third_miss():
     ref = at_shootout()
     for _ in range(3):
@@ -733,7 +872,7 @@ def test_st_6_missing_call_options(how, credited):
 
 
 def test_st_3_breaks_by_lot_are_asked_at_the_end_of_each_game():
-    from tests.rules.build import answer, new, play
+    from tests.rules.build import answer, new, play, shot
 
     ref = new("siberian-ten", race_to=3, break_order="lot")
     play(ref, first=1, cushions=("f", "lf"), drops=[(b, "fl") for b in range(1, 7)])  # Ann: 6

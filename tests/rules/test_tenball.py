@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rules import Foul, InHand, InvalidInput, Status
@@ -12,12 +14,13 @@ from rules.decisions import (
     GameRestarted,
     GameWon,
     MatchWon,
+    Noted,
     ShooterContinues,
     TurnPassed,
     WarningIssued,
 )
-from rules.facts import Call, Pocket, ShotKind
-from tests.rules.build import answer, new, play
+from rules.facts import Call, Pocket, Rail, ShotKind
+from tests.rules.build import answer, new, play, shot
 
 ALL = list(range(1, 11))
 
@@ -122,8 +125,52 @@ def test_tb_5_break_without_four_balls_to_a_rail_is_a_foul():
 
 def test_tb_5_legal_break_with_nothing_down_passes_the_turn():
     ref = new()
-    out = play(ref, first=1, cushions=("f", "lf"))
+    out = play(ref, first=1, cushions=("f", "lf", "rf", "f"))
+    assert Noted("four_balls_presumed", "4 cushion hits") in out  # sensors cannot count balls
     assert out[-1] == TurnPassed(1, InHand.NONE)
+
+
+@pytest.mark.parametrize("hits", [(), ("f",), ("f", "lf", "rf")], ids=["none", "one", "three"])
+def test_tb_5_fewer_than_four_cushion_hits_on_a_break_is_a_foul(hits):
+    ref = new()
+    out = play(ref, first=1, cushions=hits)
+    assert fouls_of(out) == [(Foul.BAD_BREAK,)]
+    assert out[-1] == TurnPassed(1, InHand.ANYWHERE)
+    assert ref.state.players[0].consecutive_fouls == 1  # counts toward three fouls (TB-12)
+
+
+def test_tb_5_a_ball_down_on_the_break_needs_no_cushions():
+    ref = new()
+    out = play(ref, first=1, cushions=(), drops=[(4, "fl")])
+    assert not fouls_of(out) and out[-1] == ShooterContinues(0)
+
+
+def test_tb_5_cushions_unknown_are_presumed_and_noted_by_default():
+    ref = new()
+    out = play(ref, first=1)
+    assert Noted("four_balls_presumed", "cushions unknown") in out
+    assert not fouls_of(out) and out[-1] == TurnPassed(1, InHand.NONE)
+
+
+def test_tb_5_a_cushion_sensor_out_of_order_makes_too_few_hits_unknown():
+    ref = new()
+    out = play(ref, dataclasses.replace(shot(first=1, cushions=("f", "h")),
+                                        deaf_rails=(Rail.LEFT_FOOT,)))
+    assert not fouls_of(out) and Noted("four_balls_presumed", "cushions unknown") in out
+    ref = new()
+    out = play(ref, dataclasses.replace(shot(first=1, cushions=("f", "h", "lh", "rh")),
+                                        deaf_rails=(Rail.LEFT_FOOT,)))
+    assert Noted("four_balls_presumed", "4 cushion hits") in out  # four seen: enough
+
+
+@pytest.mark.parametrize("reached, foul", [(True, False), (False, True)])
+def test_tb_5_cushions_unknown_can_be_asked(reached, foul):
+    ref = new(cushions_unknown="ask")
+    play(ref, first=1)
+    (q,) = ref.questions
+    assert q.kind == "confirm"
+    out = answer(ref, reached)
+    assert fouls_of(out) == ([(Foul.BAD_BREAK,)] if foul else [])
 
 
 def test_tb_5_break_must_hit_the_one_first():
@@ -264,6 +311,24 @@ def test_tb_10_balls_off_the_table_are_spotted_others_never():
     assert ref.state.on_table == (2, 3, 4, 6, 7, 8, 9, 10)
 
 
+def test_tb_10_a_spotted_ball_that_is_then_the_lowest_is_noted():
+    ref = after_break()
+    out = play(ref, call=(1, "fl"), first=1, drops=[(1, "fl")], off=(2,))
+    assert fouls_of(out) == [(Foul.BALL_OFF_TABLE,)]
+    assert BallSpotted(2, "foot_spot") in out and Noted("lowest_ball_spotted", "2") in out
+    assert min(ref.state.on_table) == 2
+
+
+def test_tb_10_option_balls_off_the_table_stay_off_but_the_ten():
+    ref = after_break(off_table_balls="stay_off")
+    out = play(ref, call=(1, "fl"), first=1, drops=[(1, "fl")], off=(2, 10))
+    assert BallStaysDown(2) in out and BallSpotted(10, "foot_spot") in out
+    assert BallSpotted(2, "foot_spot") not in out
+    assert not any(isinstance(d, Noted) and d.what == "lowest_ball_spotted" for d in out)
+    assert ref.state.on_table == (3, 4, 5, 6, 7, 8, 9, 10)
+    assert ref.state.players[1].score == 1  # only the ball Bob pocketed
+
+
 # ---------------------------------------------------------------- TB-11
 def test_tb_11_standard_foul_gives_ball_in_hand_anywhere():
     ref = after_break()
@@ -292,10 +357,43 @@ def test_tb_11_no_rail_after_contact_is_a_foul():
     assert fouls_of(out) == [(Foul.NO_RAIL,)]
 
 
-def test_tb_11_unknown_cushions_are_presumed_legal():
+def test_tb_11_unknown_cushions_are_presumed_legal_and_noted():
     ref = after_break()
     out = play(ref, call=(1, "fl"), first=1)
+    assert Noted("rail_presumed") in out
     assert not fouls_of(out) and out[-1] == TurnPassed(0)
+
+
+@pytest.mark.parametrize("reached, foul", [(True, []), (False, [(Foul.NO_RAIL,)])])
+def test_tb_11_unknown_cushions_can_be_asked(reached, foul):
+    ref = after_break(cushions_unknown="ask")
+    play(ref, call=(1, "fl"), first=1)
+    (q,) = ref.questions
+    assert q.kind == "confirm"
+    assert fouls_of(answer(ref, reached)) == foul
+
+
+def test_tb_11_hits_presumed_after_contact_are_noted():
+    ref = after_break()
+    out = play(ref, dataclasses.replace(shot(call=(1, "fl"), first=1, cushions=("f",)),
+                                        cushions_presumed=True))
+    assert Noted("cushions_presumed_after_contact") in out and not fouls_of(out)
+
+
+@pytest.mark.parametrize("count, foul", [(0, [(Foul.NO_RAIL,)]), (1, [])])
+def test_tb_11_declared_cushions_after_contact_stand_over_the_sensors(count, foul):
+    ref = after_break()
+    record = dataclasses.replace(shot(call=(1, "fl"), first=1, cushions=("f", "h")),
+                                 cushions_presumed=True, cushion_count=count)
+    out = play(ref, record)
+    assert fouls_of(out) == foul
+    assert Noted("cushions_presumed_after_contact") not in out
+
+
+def test_tb_11_no_rail_is_declarable():
+    ref = after_break()
+    out = play(ref, call=(1, "fl"), first=1, cushions=("f",), fouls=("no_rail",))
+    assert fouls_of(out) == [(Foul.NO_RAIL,)]
 
 
 def test_tb_11_cue_ball_touching_nothing_is_a_miss():
@@ -379,5 +477,20 @@ def test_tb_14_stalemate_rebreaks_by_the_same_breaker():
 
 def test_tb_11_illegal_play_from_behind_the_head_string_gives_ball_in_hand_in_the_kitchen():
     ref = after_break()
+    play(ref, call=(1, "fl"), first=1, drops=[("cue", "fr")])  # Bob scratches: Ann from the kitchen
+    assert ref.state.ball_in_hand is InHand.KITCHEN
     out = play(ref, call=(1, "fl"), first=1, fouls=("direct_hit_in_kitchen",))
-    assert out[-1] == TurnPassed(0, InHand.KITCHEN)
+    assert fouls_of(out) == [(Foul.DIRECT_HIT_IN_KITCHEN,)]
+    assert out[-1] == TurnPassed(1, InHand.KITCHEN)
+
+
+@pytest.mark.parametrize("in_hand", ["none", "anywhere"])
+def test_tb_11_direct_hit_in_kitchen_only_while_shooting_from_the_kitchen(in_hand):
+    ref = after_break()
+    if in_hand == "anywhere":
+        play(ref, call=(1, "fl"), first=None)  # Bob misses: Ann has ball in hand anywhere
+    assert ref.state.ball_in_hand == in_hand
+    shooter = ref.state.to_shoot
+    out = play(ref, call=(1, "fl"), first=1, cushions=("f",), fouls=("direct_hit_in_kitchen",))
+    assert Noted("foul_not_applicable", "direct_hit_in_kitchen") in out
+    assert not fouls_of(out) and out[-1] == TurnPassed(1 - shooter, InHand.NONE)
