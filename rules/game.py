@@ -20,6 +20,7 @@ from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Known, Pocket, Rail, ShotKind, ShotRecord
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
+from vocabulary import SAME_RAIL
 
 
 def option(default: Any, doc: str, choices: tuple[Any, ...] = (), *, rule: str = "",
@@ -103,9 +104,10 @@ def options_json(options: Any) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
 
 
-def cushion_of(rail: Rail) -> str:
-    """Returns the cushion a rail segment is part of: a long rail's two halves are one."""
-    return rail.value[0]
+def cushion_of(rail: Rail) -> Rail:
+    """Returns the cushion a rail segment is part of, named by one of its segments: a long
+    rail's two halves are one cushion."""
+    return min(rail, SAME_RAIL.get(rail, rail))
 
 
 def cushions_touched(record: ShotRecord, *, before_too: bool = False) -> Known[int]:

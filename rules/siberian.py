@@ -13,9 +13,11 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
 3. the break (ST-4, ST-5): everything that falls counts for the breaker, the cue ball
    included; with nothing down the two-cushion rule (ST-14) must hold, else the opponent
    chooses ``rebreak`` / ``break`` / ``accept`` (no penalty ball);
-4. fouls (ST-15): declared, a miss (``first_contact`` None; UNKNOWN is taken as contact, a
-   miss is sensed or declared), a ball off the table, the cue ball off the table unless a
-   called ball was legally pocketed (ST-11), the two-cushion rule when nothing fell (ST-14).
+4. fouls (ST-15): declared, a miss (``first_contact`` None, sensed or declared; unknown with
+   no object ball down, contact is presumed and noted, or asked: option ``presume_contact``),
+   a ball off the table, the cue ball off the table unless a called ball was legally pocketed
+   (ST-11; option ``cue_off_table``), the two-cushion rule when nothing fell (ST-14; options
+   ``two_cushions`` and ``two_cushions_when``).
    A foul: pocketed balls count for the opponent, or are spotted at the foot rail after a
    touched ball, the cue ball off the table, or feet off the floor (ST-17); balls off the
    table count for the opponent (ST-10); the opponent takes a ball of their choice off the
@@ -37,8 +39,10 @@ Decisions taken where the originals are silent or ambiguous:
 
 - An uncalled cue ball that fell (called play) scores nothing and is no foul; the next shot is
   from hand in the kitchen ("выставление битка по обычным правилам").
-- The two-cushion rule counts distinct cushions (``lh``/``lf`` are one cushion); a ball
-  crossing the centre line counts as one. It applies when no ball, object or cue, fell.
+- The two-cushion rule counts distinct cushions (a long rail's two halves are one cushion); a
+  ball crossing the centre line counts as one. It applies when no ball, object or cue, fell.
+  A cushion count the referee declared stands over the sensors; hits presumed after the
+  contact (no click sensor) are noted when a legal ruling rests on them.
 - The first shooter of the shoot-out is the shooter of the shot that cleared the table when the
   last object ball fell in a pocket on that shot, else the player it was credited to.
 - In the shoot-out the same player shoots first in every round. A declared foul or a ball off

@@ -5,8 +5,12 @@ rules of one shot, in the order they apply:
 
 1. a declared stalemate re-racks the game for the same breaker (TB-14);
 2. fouls: found from the facts (scratch, cue ball or a ball off the table, wrong ball
-   first, no rail) and declared by a referee (TB-11);
-3. on a foul: the 10 and balls off the table are spotted, the rest stay down; ball in hand
+   first, no rail, a break with nothing down and fewer than four cushion hits, TB-5) and
+   declared by a referee (TB-11; ``direct_hit_in_kitchen`` only on a shot from the kitchen).
+   What is presumed is noted: contact with the lowest ball, a rail or the break's four balls
+   with the cushions unknown, hits presumed after the contact (no click sensor);
+3. on a foul: the 10 and balls off the table are spotted (option ``off_table_balls``), the
+   rest stay down; ball in hand
    for the incoming player, behind the head string after a scratch; three fouls in a row
    lose the game, with a warning at two (TB-12);
 4. without a foul: the break (TB-2, TB-5), a push-out (TB-6), a safety (TB-8), or a called

@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any
 
+from hardware import SensorEvent
 from hardware.physics import ball_return, beam_block, cushion_hit
 
 
@@ -32,11 +33,20 @@ class TraceBuilder:
         return self.request("call", {"calls": [{"ball": ball, "pocket": pocket}], **kw})
 
     def shot(self, drops: list[str] = (), cushions: list[str] = ("f",), cue_drop: str | None = None,
-             returns: list[tuple[int | str, str]] = (), gap: float = 1.0) -> TraceBuilder:  # type: ignore[assignment]
-        """A shot: cushion hits and drops (pockets) over about a second, then quiet."""
+             returns: list[tuple[int | str, str]] = (), gap: float = 1.0,  # type: ignore[assignment]
+             kick: list[str] = (), click: bool = False) -> TraceBuilder:  # type: ignore[assignment]
+        """A shot: cushion hits and drops (pockets) over about a second, then quiet. ``kick``:
+        cushions the cue ball touched before the first contact; ``click``: a click sensor hears
+        that contact (between the kick and the rest)."""
         start = self.t + gap
         events = []
         at = start
+        for rail in kick:
+            at += self.rng.uniform(0.2, 0.5)
+            events += cushion_hit(rail, at, self.rng, strength=self.rng.uniform(0.3, 0.9))
+        if click:
+            at += 0.2
+            events.append(SensorEvent(round(at, 6), "click", 1))
         for rail in cushions:
             at += self.rng.uniform(0.2, 0.5)
             events += cushion_hit(rail, at, self.rng, strength=self.rng.uniform(0.3, 0.9))

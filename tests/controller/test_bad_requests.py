@@ -41,7 +41,8 @@ json_values = st.recursive(
 def payloads() -> st.SearchStrategy[Any]:
     keys = st.sampled_from(["calls", "kind", "answer", "question", "shots", "game", "players",
                             "fouls", "off_table", "pocketed", "special", "v", "transaction",
-                            "first_contact", "centre_line", "amend", "bogus"])
+                            "first_contact", "centre_line", "cushions_after_contact", "amend",
+                            "bogus"])
     return st.one_of(
         st.binary(max_size=200),
         st.text(max_size=200),
@@ -150,3 +151,12 @@ def test_a_request_name_is_answerable_only_if_it_fits_one_topic_level() -> None:
     assert name_error("call") is None and name_error("teleport") is None
     assert "65 characters" in str(name_error("x" * 65))
     assert name_error("a/b") == name_error("\ud800") == "a request name that is not a single topic level"
+
+
+def test_a_declared_cushion_count_outside_0_to_4_is_refused_and_changes_nothing() -> None:
+    table, out = table_in_play()
+    for bad in (5, -1, "two", 1.5, [2]):
+        before = len(out)
+        r = table.request("declare", {"cushions_after_contact": bad}, 2.0)
+        assert r["status"] == "error" and "cushions_after_contact" in r["error"]
+        assert [m.topic for m in out[before:]] == ["response/declare"]

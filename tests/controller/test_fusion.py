@@ -125,6 +125,33 @@ def test_only_cushions_after_the_first_click_count():
     assert record_of(out).cushions == (Rail.FOOT,)
 
 
+def test_hits_before_the_click_are_reported_apart_and_nothing_is_presumed():
+    rng = random.Random(9)
+    events = cushion_hit("h", 1.0, rng, crosstalk=False) + [ev(1.3, "click")] + cushion_hit(
+        "f", 1.6, rng, crosstalk=False)
+    record = record_of(run(events)[1])
+    assert record.cushions_before == (Rail.HEAD,) and record.cushions_presumed is False
+
+
+def test_without_a_click_sensor_every_hit_is_presumed_after_the_contact_and_the_record_says_so():
+    rng = random.Random(9)
+    events = cushion_hit("h", 1.0, rng, crosstalk=False) + cushion_hit("f", 1.6, rng,
+                                                                       crosstalk=False)
+    record = record_of(run(events)[1])
+    assert record.cushions == (Rail.HEAD, Rail.FOOT) and record.cushions_presumed is True
+    assert record.cushions_before == ()
+
+
+def test_a_declared_cushion_count_goes_into_the_record():
+    rng = random.Random(9)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    for e in cushion_hit("h", 1.0, rng, crosstalk=False):
+        fusion.sensor(e)
+    assert record_of(fusion.advance(5.0)).cushion_count is UNKNOWN
+    (amend,) = fusion.declare(6.0, {"cushions_after_contact": 0})
+    assert isinstance(amend, AmendShot) and amend.record.cushion_count == 0
+
+
 def test_cushions_without_a_click_sensor_can_be_left_unknown():
     rng = random.Random(10)
     _, out = run(cushion_hit("h", 1.0, rng), FusionConfig(cushions_without_click="unknown"))
@@ -374,4 +401,6 @@ def test_a_dead_cushion_sensor_makes_too_few_cushions_unknown_not_a_foul():
     for e in cushion_hit("h", 20.0, rng, crosstalk=False) + cushion_hit("f", 20.5, rng):
         out += fusion.sensor(e)
     out += fusion.advance(40.0)
-    assert record_of(out).cushions == (Rail.HEAD, Rail.FOOT)  # two seen: enough for any rule
+    record = record_of(out)
+    assert record.cushions == (Rail.HEAD, Rail.FOOT)  # two seen: enough for ST-14 and TB-11
+    assert record.deaf_rails == (Rail.LEFT_FOOT,)  # not for TB-5's four: the rules see it

@@ -23,6 +23,11 @@ class Published:
         return [m.payload for m in self.messages
                 if m.topic == "event" and (kind is None or m.payload["type"] == kind)]
 
+    def noted(self, what: str) -> bool:
+        """Returns True when the last shot's ruling has a ``Noted`` decision of ``what``."""
+        return any(d["decision"] == "Noted" and d["what"] == what
+                   for d in self.events("shot_result")[-1]["data"]["decisions"])
+
     def responses(self, name: str | None = None) -> list[dict[str, Any]]:
         return [m.payload for m in self.messages if m.topic.startswith("response/")
                 and (name is None or m.topic == f"response/{name}")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.replaying import run
 from tests.tracekit import TraceBuilder
 
@@ -68,3 +70,22 @@ def test_st_13_uncalled_play_with_plain_balls_asks_nobody():
     out = run(tb.text())
     assert not out.state["questions"] and not out.events("question")
     assert [p["score"] for p in out.state["players"]] == [0, 2] and out.state["to_shoot"] == 1
+
+
+@pytest.mark.parametrize("click", [False, True], ids=["no-click-sensor", "click-sensor"])
+@pytest.mark.parametrize("declared", [{"cushions_after_contact": 0}, {"fouls": ["two_cushion"]}],
+                         ids=["count", "foul"])
+def test_st_14_a_kick_shot_with_no_cushion_after_the_contact(click, declared):
+    tb = siberian().shot(cushions=["f", "lf"])  # legal break, nothing down: Bob
+    tb.call(4, "fl").shot(kick=["h", "lh"], cushions=[], click=click)  # two cushions, then 4
+    out = run(tb.text())
+    if not click:  # every hit presumed after the contact: legal, and the event says so
+        assert not out.events("foul") and out.noted("cushions_presumed_after_contact")
+        assert out.state["to_shoot"] == 0 and not out.state["questions"]
+        tb.request("declare", declared)  # the referee corrects it
+        out = run(tb.text())
+        assert out.events("shot_result")[-1]["data"]["corrected"] is True
+    else:
+        assert not out.noted("cushions_presumed_after_contact")
+    assert out.events("foul")[-1]["data"]["fouls"] == ["two_cushion"]
+    assert [q["kind"] for q in out.state["questions"]] == ["pick_ball", "option"]  # ST-16: Ann

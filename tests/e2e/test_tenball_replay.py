@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.replaying import run
 from tests.tracekit import TraceBuilder
 
@@ -103,6 +105,31 @@ def test_tb_14_stalemate_declared_rebreaks():
     out = run(tb.text())
     assert out.state["on_table"] == list(range(1, 11)) and out.state["status"] == "break"
     assert out.state["to_shoot"] == 0
+
+
+def test_tb_5_a_break_the_cushions_saw_reach_one_rail_is_a_foul():
+    out = run(ten_ball().shot(cushions=["f"]).text())
+    assert [f["data"]["fouls"] for f in out.events("foul")] == [["bad_break"]]
+    assert out.state["ball_in_hand"] == "anywhere" and out.state["to_shoot"] == 1
+    assert out.state["players"][0]["consecutive_fouls"] == 1
+
+
+@pytest.mark.parametrize("click", [False, True], ids=["no-click-sensor", "click-sensor"])
+@pytest.mark.parametrize("declared", [{"cushions_after_contact": 0}, {"fouls": ["no_rail"]}],
+                         ids=["count", "foul"])
+def test_tb_11_a_kick_shot_with_no_rail_after_the_contact(click, declared):
+    tb = ten_ball().shot(cushions=BREAK)  # Bob to shoot
+    tb.call(1, "fl").shot(kick=["h"], cushions=[], click=click)  # a cushion, then the 1
+    out = run(tb.text())
+    if not click:  # every hit presumed after the contact: legal, and the event says so
+        assert not out.events("foul") and out.noted("cushions_presumed_after_contact")
+        tb.request("declare", declared)  # the referee corrects it
+        out = run(tb.text())
+        assert out.events("shot_result")[-1]["data"]["corrected"] is True
+    else:
+        assert not out.noted("cushions_presumed_after_contact")
+    assert out.events("foul")[-1]["data"]["fouls"] == ["no_rail"]
+    assert out.state["to_shoot"] == 0 and out.state["ball_in_hand"] == "anywhere"
 
 
 def test_tb_5_declared_bad_break():

@@ -872,7 +872,7 @@ def test_st_6_missing_call_options(how, credited):
 
 
 def test_st_3_breaks_by_lot_are_asked_at_the_end_of_each_game():
-    from tests.rules.build import answer, new, play, shot
+    from tests.rules.build import answer, new, play
 
     ref = new("siberian-ten", race_to=3, break_order="lot")
     play(ref, first=1, cushions=("f", "lf"), drops=[(b, "fl") for b in range(1, 7)])  # Ann: 6
