@@ -1,4 +1,4 @@
-"""``python -m controller``: run, demo, replay, simulate (interfaces §4).
+"""``python -m controller``: run, demo, replay, simulate (interfaces §4), commission.
 
 Each command lives in its own module; this file only parses the command line.
 """
@@ -14,6 +14,7 @@ COMMANDS = {
     "demo": ("controller.demo", "main"),
     "replay": ("controller.replay", "cli"),
     "simulate": ("controller.simulator", "cli"),
+    "commission": ("controller.commission", "cli"),
 }
 
 
@@ -46,6 +47,9 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--noise", action="store_true", help="glitches, crosstalk, rattles, stuck sensors")
     sim.add_argument("--players", type=int, default=2, help="players (pyramid: 2–4)")
+
+    from controller.commission import add_parser as commission_parser
+    commission_parser(sub)
     return p
 
 

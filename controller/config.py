@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from controller.connection import HIDDEN, Broker, parse_broker, redact
 from controller.fusion import FusionConfig, fusion_config
@@ -85,6 +85,15 @@ class SimConfig(_Section):
 
 class GpioConfig(_Section):
     pins: dict[str, int | str] = Field(default_factory=dict)
+    #: Channels whose sensor drives the opposite level of the usual wiring (``hardware.gpio``).
+    invert: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _inverted_have_pins(self) -> GpioConfig:
+        unknown = [ch for ch in self.invert if ch not in self.pins]
+        if unknown:
+            raise ValueError(f"invert names channels with no pin: {', '.join(unknown)}")
+        return self
 
 
 class SerialConfig(_Section):

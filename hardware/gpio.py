@@ -63,6 +63,7 @@ __all__ = [
     "PinFactoryError",
     "RP1_LABEL",
     "Wiring",
+    "inverted",
     "is_pi5",
     "pi_pin_factory",
     "rp1_chip",
@@ -128,6 +129,25 @@ DEFAULT_WIRING: Mapping[Kind, Wiring] = {
     Kind.STRIKE: ACTIVE_HIGH,
     Kind.CLICK: ACTIVE_HIGH,
 }
+
+
+def inverted(channels: Iterable[str]) -> dict[str, Wiring]:
+    """Returns the wiring of ``channels`` whose sensors drive the opposite level of
+    ``DEFAULT_WIRING`` (a beam receiver that drives its output high while it sees the beam):
+    no pull resistor (the sensor drives the pin both ways) and the other active level.
+
+    Raises PinConfigError for a channel the GPIO backend does not carry.
+    """
+    out = {}
+    for ch in channels:
+        try:
+            kind, _ = parse_channel(ch)
+        except ChannelError as exc:
+            raise PinConfigError(str(exc)) from exc
+        if kind not in DEFAULT_WIRING:
+            raise PinConfigError(f"{ch}: GPIO carries no such channel")
+        out[ch] = Wiring(pull_up=None, active_high=not DEFAULT_WIRING[kind].active_high)
+    return out
 
 
 @dataclass(slots=True)

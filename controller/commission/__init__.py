@@ -1,0 +1,214 @@
+"""``python -m controller commission``: a wiring check and calibration an installer can follow.
+
+The installer is walked round the table (``steps``): the table kept still, a slow and a fast
+ball into each pocket, a soft and a hard hit on each cushion, the ball return, a break. The
+session listens to the live backend the configuration names (GPIO pins or sensor boards), or
+to a simulated table (``--simulate``, with wiring faults to try), and reports (``analysis``):
+the channel map with every swapped, dead, inverted, chattering or stuck channel named and its
+fix, beam timing, cushion sensors, the ball return and the boards' clocks, and the settings it
+suggests. The suggestions are shown as a diff of the configuration file and written only when
+the installer confirms (``--apply``). The whole session is saved as a trace with its report
+(``report.txt``, ``report.json``), and ``--from DIR`` analyses a saved session again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.commission.analysis import Report, analyse
+from controller.commission.config_edit import diff, suggested
+from controller.commission.session import Session, load, run_session, save
+from controller.commission.simtable import SimInstaller, SimTable, parse_faults
+from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
+from controller.config import Config, ConfigError
+from controller.config import load as load_config
+from hardware.backend import SensorBackend
+
+
+class TerminalInstaller:
+    """A person at the terminal: each step is printed, and done when they press Enter."""
+
+    async def do(self, step: Step) -> None:
+        print(f"\n[{step.id}] {instruction(step)}", flush=True)
+        if step.kind is StepKind.QUIET:
+            await asyncio.sleep(QUIET_S)  # the step is this long by definition
+            return None
+        await asyncio.to_thread(input, "  press Enter when done ")
+        return None
+
+
+def render(report: Report) -> str:
+    """Returns the report as text for the installer."""
+    out = ["Channel map:"]
+    for expected, who in report.channel_map.items():
+        out.append(f"  {expected:<12} {'answered by ' + who if who else 'NO ANSWER'}"
+                   + ("" if who == expected else "   <-- check"))
+    if report.findings:
+        out.append("\nFound:")
+        for f in report.findings:
+            out.append(f"  {f.channel}: {f.problem.upper()}: {f.detail}.\n      fix: {f.fix}")
+    else:
+        out.append("\nNothing wrong found.")
+    if report.beams:
+        out.append("\nPocket beams (blocks of the slow and the fast ball, glitches):")
+        for ch, b in report.beams.items():
+            out.append(f"  {ch:<12} {', '.join(f'{x:g} ms' for x in b['blocks_ms'])}; "
+                       f"{b['glitches']} glitch(es), longest {b['longest_glitch_ms']:g} ms")
+    if report.cushions:
+        out.append("\nCushion sensors (softest hit, longest time on, the other half of the rail):")
+        for ch, c in report.cushions.items():
+            if c.get("chattering"):
+                out.append(f"  {ch:<12} chattering: not measured")
+                continue
+            soft = c["softest"]
+            cross = c.get("crosstalk")
+            out.append(f"  {ch:<12} softest {soft['pulses']} pulse(s) over {soft['length_ms']:g} ms; "
+                       f"on up to {c['longest_on_ms']:g} ms"
+                       + (f"; shakes {cross['to']} after {cross['delay_ms']:g} ms at "
+                          f"{cross['relative']:.0%}" if cross else ""))
+    if report.ball_return:
+        out.append(f"\nBall return: {json.dumps(report.ball_return)}")
+    for source, c in report.clocks.items():
+        out.append(f"\nClock of {source}: {json.dumps(c)}")
+    if report.settings:
+        out.append("\nSuggested settings:")
+        for s in report.settings:
+            out.append(f"  {s.section}.{s.key}: {s.current!r} -> {s.value!r}  ({s.why})")
+    return "\n".join(out) + "\n"
+
+
+def clocks_of(backend: SensorBackend) -> dict[str, Any]:
+    """Returns what a serial backend knows of its boards' clocks (nothing for others)."""
+    out: dict[str, Any] = {}
+    for link in getattr(backend, "links", ()):
+        out[link.source] = {**link.quality(), "drift_ppm": round(link.fit.drift_ppm, 2),
+                            "sync_samples": link.fit.samples}
+    return out
+
+
+def _backend(config: Config) -> SensorBackend:
+    if config.backend == "gpio":
+        from hardware.gpio import GpioBackend, inverted, pi_pin_factory
+        if not config.gpio.pins:
+            raise ConfigError("gpio.pins: the gpio backend needs at least one channel = pin")
+        return GpioBackend(config.gpio.pins, pin_factory=pi_pin_factory(),
+                           wiring=inverted(config.gpio.invert))
+    if config.backend == "serial":
+        from firmware_bridge.backend import SerialBackend
+        if not config.serial.ports:
+            raise ConfigError("serial.ports: the serial backend needs at least one port")
+        return SerialBackend(config.serial.ports)
+    raise ConfigError("backend: commissioning listens to real sensors (gpio or serial); "
+                      "try it on a simulated table with --simulate")
+
+
+async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
+                     settle_s: float = 1.0) -> tuple[Session, Report, dict[str, Any]]:
+    """Runs a session on the configured backend (or a simulated table); returns it, its
+    report and its clocks."""
+    fusion = config.fusion_settings()
+    if simulate is not None:
+        faults = parse_faults(simulate.swap, simulate.dead, simulate.chatter, simulate.invert,
+                              simulate.crosstalk)
+        table = SimTable(faults)
+        installer: Any = SimInstaller(
+            table.deliver, faults, cue_detector=fusion.cue_detector or "cue" in table.channels,
+            identity_reader=fusion.identity_reader)
+        backend: SensorBackend = table
+        channels: tuple[str, ...] | None = table.channels
+    else:
+        backend = _backend(config)
+        installer = TerminalInstaller()
+        channels = tuple(config.gpio.pins) if config.backend == "gpio" else None
+    async with backend:
+        session = await run_session(backend, plan(fusion, channels), installer, settle_s=settle_s)
+        clocks = clocks_of(backend)
+    pins = config.gpio.pins if config.backend == "gpio" or simulate is not None else None
+    return session, analyse(session.captures, fusion, pins or None, clocks), clocks
+
+
+def write_outputs(directory: Path, report: Report, config_path: Path | None,
+                  config_text: str | None) -> str | None:
+    """Writes report.txt, report.json and (with a configuration file) the suggested
+    configuration and its diff; returns the diff (None: no file, or nothing to change)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "report.txt").write_text(render(report), encoding="utf-8")
+    (directory / "report.json").write_text(json.dumps(report.to_json(), indent=1) + "\n",
+                                           encoding="utf-8")
+    if config_path is None or config_text is None or not report.settings:
+        return None
+    after = suggested(config_text, report.settings)
+    change = diff(config_path, config_text, after)
+    (directory / "controller.toml.suggested").write_text(after, encoding="utf-8")
+    (directory / "suggested.diff").write_text(change, encoding="utf-8")
+    return change
+
+
+def cli(args: argparse.Namespace) -> int:
+    """The ``commission`` command; returns the exit status (2: configuration)."""
+    path = Path(args.config) if args.config else None
+    try:
+        config = load_config(path, {"backend": args.backend})
+        text = path.read_text(encoding="utf-8") if path else None
+    except (ConfigError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out or f"commission-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        if args.from_dir:
+            header, session = load(Path(args.from_dir))
+            report = analyse(session.captures, config.fusion_settings(),
+                             config.gpio.pins or None, header.get("clocks", {}))
+        else:
+            sim = args if args.simulate else None
+            session, report, clocks = asyncio.run(commission(config, simulate=sim))
+            save(session, out, {"table": config.table, "venue": config.venue,
+                                "backend": "simulated" if sim else config.backend,
+                                "fusion": config.fusion, "clocks": clocks})
+        change = write_outputs(out, report, path, text)
+    except (ConfigError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n" + render(report))
+    print(f"The session, its report and the suggestions are in {out}/")
+    if change is None:
+        return 0
+    print(f"\nSuggested change to {path}:\n{change}")
+    if not args.apply:
+        print(f"Nothing was written to {path}; run again with --apply to write it "
+              f"(or copy {out}/controller.toml.suggested).")
+        return 0
+    assert path is not None and text is not None
+    if not args.yes and input(f"Write this to {path}? [y/N] ").strip().lower() not in ("y", "yes"):
+        print("Not written.")
+        return 0
+    path.with_name(path.name + ".bak").write_text(text, encoding="utf-8")
+    path.write_text((out / "controller.toml.suggested").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    print(f"Written; the former file is {path}.bak. Restart the service to use it.")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """Adds the ``commission`` command to ``python -m controller``'s sub-parsers."""
+    c = sub.add_parser("commission", help="a wiring check and calibration of a table's sensors")
+    c.add_argument("--config", help="the table's TOML configuration (its backend, pins, ports)")
+    c.add_argument("--backend", choices=["gpio", "serial"], help="override the configured backend")
+    c.add_argument("--out", help="where the session and its report go (default ./commission-<time>)")
+    c.add_argument("--apply", action="store_true", help="offer to write the suggested settings")
+    c.add_argument("--yes", action="store_true", help="with --apply: write without asking")
+    c.add_argument("--from", dest="from_dir", metavar="DIR", help="analyse a saved session again")
+    sim = c.add_argument_group("a simulated table (no hardware)")
+    sim.add_argument("--simulate", action="store_true", help="a simulated table and installer")
+    sim.add_argument("--swap", action="append", default=[], metavar="A,B", help="two wires swapped")
+    sim.add_argument("--dead", action="append", default=[], metavar="CH", help="a dead sensor")
+    sim.add_argument("--chatter", action="append", default=[], metavar="CH", help="a chattering one")
+    sim.add_argument("--invert", action="append", default=[], metavar="CH", help="an inverted beam")
+    sim.add_argument("--crosstalk", type=float, metavar="LEVEL",
+                     help="long rails shake their other half this strongly (0–1), 30–45 ms late")

@@ -1,0 +1,498 @@
+"""What a commissioning session saw, and what it suggests: pure, from the captured edges.
+
+Each step's capture is the list of sensor events that arrived while the installer did it,
+and the level of every channel when it began. From them:
+
+- **the channel map**: which channel answered each pocket and cushion step. The expected
+  channel answering first is right; another channel of the same kind answering instead is a
+  swapped wire (the fix moves the pins); nothing answering is a dead channel. A channel that
+  fires while the table is still chatters; one held at 1 is stuck (a vibration sensor) or, for a
+  beam whose balls show as short 0 pulses, inverted.
+- **beam timing**: the blocks of the two balls of each pocket step (1 periods merged across
+  drop-outs shorter than ``MERGE_S``), glitches (shorter than ``BLOCK_MIN_S``), and the
+  ``noise_s`` / ``min_block_s`` they suggest;
+- **cushions**: the pulse trains of the soft and the hard hit (pulses closer than ``TRAIN_GAP_S``),
+  the softest hit felt, the longest time on, the other half of a long rail shaking (delay and
+  relative strength), and the ``cushion_gap_s`` / ``cushion_max_on_s`` / ``crosstalk_s`` they
+  suggest;
+- **the ball return**: delays from a drop to the cue detector and the identity reader, and the
+  ``identity_min_s`` / ``identity_max_s`` they suggest;
+- **clocks**: whatever the backend reports of its links (a board's offset, drift, round trip).
+
+A setting is suggested only where the session measured what it depends on and the value
+differs from the configured one by more than ``CHANGE``; every suggestion says why.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from controller.commission.steps import Step, StepKind
+from controller.fusion import FusionConfig
+from hardware.events import SensorEvent
+from vocabulary import SAME_RAIL, Kind, Rail, cushion, parse_channel
+
+#: 1 periods of a beam closer than this are one block (the receiver dropped out inside it).
+MERGE_S = 0.010
+#: A beam block shorter than this is a glitch, not a ball (a ball at 4.5 m/s takes ~9 ms).
+BLOCK_MIN_S = 0.006
+#: Cushion pulses closer than this are one hit's train (hits in a step are a second apart).
+TRAIN_GAP_S = 0.150
+#: A train on the other half of a long rail starting this soon after is crosstalk.
+CROSSTALK_WINDOW_S = 0.100
+#: This many edges while the table is still is chatter.
+CHATTER_EDGES = 6
+#: A suggestion is made only where it differs from the setting by more than this fraction.
+CHANGE = 0.2
+
+
+class Problem(enum.StrEnum):
+    SWAPPED = "swapped"
+    DEAD = "dead"
+    INVERTED = "inverted"
+    CHATTERING = "chattering"
+    STUCK = "stuck"
+    WEAK = "weak"
+    CROSSTALK = "crosstalk"
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """The events that arrived during one step, and every channel's level when it began."""
+
+    step: Step
+    events: tuple[SensorEvent, ...]
+    levels: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A channel at 1 from ``start`` to ``end`` (a beam block, a cushion pulse)."""
+
+    ch: str
+    start: float
+    end: float
+    level: float | None = None
+
+    @property
+    def length(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Train:
+    """One cushion hit: pulses closer than TRAIN_GAP_S."""
+
+    ch: str
+    start: float
+    length: float
+    pulses: int
+    max_on: float
+    max_gap: float
+    peak: float | None
+
+    @property
+    def strength(self) -> float:
+        """The analogue peak where there is one, else the number of pulses."""
+        return self.peak if self.peak is not None else float(self.pulses)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something wrong with one channel, and how to fix it."""
+
+    channel: str
+    problem: Problem
+    detail: str
+    fix: str
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A suggested configuration value: ``section.key`` from ``current`` to ``value``."""
+
+    section: str
+    key: str
+    current: Any
+    value: Any
+    why: str
+
+
+@dataclass(slots=True)
+class Report:
+    """Everything the session measured, found and suggests."""
+
+    channel_map: dict[str, str | None] = field(default_factory=dict)
+    beams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cushions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ball_return: dict[str, Any] = field(default_factory=dict)
+    clocks: dict[str, Any] = field(default_factory=dict)
+    breaking: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    settings: list[Setting] = field(default_factory=list)
+
+    def problems(self) -> dict[str, set[Problem]]:
+        """Returns each channel's problems."""
+        out: dict[str, set[Problem]] = defaultdict(set)
+        for f in self.findings:
+            out[f.channel].add(f.problem)
+        return dict(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "channel_map": self.channel_map, "beams": self.beams, "cushions": self.cushions,
+            "ball_return": self.ball_return, "clocks": self.clocks, "break": self.breaking,
+            "findings": [asdict(f) for f in self.findings],
+            "settings": [asdict(s) for s in self.settings],
+        }
+
+
+# ------------------------------------------------------------------ periods and trains
+def periods(events: Iterable[SensorEvent], levels: Mapping[str, int],
+            inverted: frozenset[str] = frozenset()) -> dict[str, list[Period]]:
+    """Returns each channel's 1 periods (an ``inverted`` channel's 0 periods), in time order.
+
+    A period still open at the last event ends there.
+    """
+    since: dict[str, tuple[float, float | None]] = {}
+    last_t = 0.0
+    out: dict[str, list[Period]] = defaultdict(list)
+    for ch, at_start in levels.items():
+        if (at_start ^ (ch in inverted)) == 1:
+            since[ch] = (float("-inf"), None)
+    for ev in sorted(events, key=lambda e: e.t):
+        if ev.ch == Kind.BALL_ID:
+            continue
+        last_t = max(last_t, ev.t)
+        v = ev.v ^ (ev.ch in inverted)
+        if v and ev.ch not in since:
+            since[ev.ch] = (ev.t, ev.level)
+        elif not v and ev.ch in since:
+            start, peak = since.pop(ev.ch)
+            if start != float("-inf"):
+                out[ev.ch].append(Period(ev.ch, start, ev.t, peak))
+    for ch, (start, peak) in since.items():
+        if start != float("-inf"):
+            out[ch].append(Period(ch, start, last_t, peak))
+    return dict(out)
+
+
+def merge(ps: Sequence[Period], gap: float) -> tuple[list[Period], list[float]]:
+    """Returns the periods merged across gaps shorter than ``gap``, and those gaps."""
+    merged: list[Period] = []
+    gaps: list[float] = []
+    for p in ps:
+        if merged and p.start - merged[-1].end < gap:
+            gaps.append(p.start - merged[-1].end)
+            last = merged[-1]
+            peak = max((x for x in (last.level, p.level) if x is not None), default=None)
+            merged[-1] = Period(p.ch, last.start, max(last.end, p.end), peak)
+        else:
+            merged.append(p)
+    return merged, gaps
+
+
+def trains(ps: Sequence[Period]) -> list[Train]:
+    """Returns the pulse trains of one cushion channel's pulses."""
+    out: list[Train] = []
+    group: list[Period] = []
+    for p in [*ps, None]:
+        if p is not None and (not group or p.start - group[-1].end < TRAIN_GAP_S):
+            group.append(p)
+            continue
+        if group:
+            gaps = [b.start - a.end for a, b in zip(group, group[1:], strict=False)]
+            peaks = [g.level for g in group if g.level is not None]
+            out.append(Train(group[0].ch, group[0].start, group[-1].end - group[0].start,
+                             len(group), max(g.length for g in group), max(gaps, default=0.0),
+                             max(peaks) if peaks else None))
+        group = [p] if p is not None else []
+    return out
+
+
+# ------------------------------------------------------------------ the analysis
+def analyse(captures: Sequence[Capture], fusion: FusionConfig,
+            pins: Mapping[str, int | str] | None = None,
+            clocks: Mapping[str, Any] | None = None) -> Report:
+    """Returns the report of a session: ``captures`` in step order, the configured ``fusion``
+    settings, the GPIO ``pins`` (for the fixes of swapped channels; None for other backends)."""
+    report = Report(clocks=dict(clocks or {}))
+    quiet = [c for c in captures if c.step.kind is StepKind.QUIET]
+    at_rest = _at_rest(quiet[0]) if quiet else {}
+    inverted = _inverted(captures, at_rest)
+    for ch in sorted(inverted):
+        report.findings.append(Finding(
+            ch, Problem.INVERTED, "reads 1 (blocked) at rest, and balls show as short 0 pulses",
+            _invert_fix(ch, pins)))
+    noisy = _quiet(quiet[0], at_rest, inverted, report) if quiet else frozenset()
+    glitches: list[float] = []
+    blocks: list[float] = []
+    for cap in captures:
+        # a chattering channel answers no other channel's step, and its timing is not measured
+        ps = {ch: p for ch, p in periods(cap.events, cap.levels, inverted).items()
+              if ch not in noisy or ch == cap.step.expect}
+        if cap.step.kind is StepKind.POCKET:
+            _pocket(cap, ps, report, glitches, blocks)
+        elif cap.step.kind is StepKind.CUSHION:
+            _cushion(cap, ps, report, noisy)
+        elif cap.step.kind is StepKind.RETURN:
+            _return(cap, ps, report)
+        elif cap.step.kind is StepKind.BREAK:
+            _break(ps, report)
+    _swaps(report, pins)
+    _suggest(report, fusion, glitches, blocks)
+    return report
+
+
+def _kind(ch: str) -> Kind | None:
+    try:
+        return parse_channel(ch)[0]
+    except ValueError:
+        return None
+
+
+def _at_rest(cap: Capture) -> dict[str, int]:
+    """Returns every channel's level at the end of the quiet step."""
+    levels = dict(cap.levels)
+    for ev in sorted(cap.events, key=lambda e: e.t):
+        if ev.ch != Kind.BALL_ID:
+            levels[ev.ch] = ev.v
+    return levels
+
+
+def _inverted(captures: Sequence[Capture], at_rest: Mapping[str, int]) -> frozenset[str]:
+    """Returns the beams at 1 at rest whose own pocket step shows ball-length 0 pulses."""
+    out = set()
+    for cap in captures:
+        ch = cap.step.expect
+        if cap.step.kind is not StepKind.POCKET or ch is None or not at_rest.get(ch):
+            continue
+        zeros = periods(cap.events, cap.levels, frozenset({ch})).get(ch, [])
+        if any(BLOCK_MIN_S <= p.length < 1.0 for p in merge(zeros, MERGE_S)[0]):
+            out.add(ch)
+    return frozenset(out)
+
+
+def _quiet(cap: Capture, at_rest: Mapping[str, int], inverted: frozenset[str],
+           report: Report) -> frozenset[str]:
+    """Reports the channels that chatter or are stuck while the table is still; returns the
+    chattering ones."""
+    counts: dict[str, int] = defaultdict(int)
+    for ev in cap.events:
+        counts[ev.ch] += 1
+    for ch, n in sorted(counts.items()):
+        if n >= CHATTER_EDGES:
+            report.findings.append(Finding(
+                ch, Problem.CHATTERING, f"{n} edges while the table was still",
+                "check the sensor's supply and ground and the wire's screen; on a vibration module "
+                "turn its sensitivity down (the potentiometer), on a piezo raise its threshold"))
+    for ch, level in sorted(at_rest.items()):
+        if level and ch not in inverted and counts.get(ch, 0) < CHATTER_EDGES:
+            kind = _kind(ch)
+            what = ("blocked at rest: a ball in the pocket, the beam misaligned, or the receiver "
+                    "inverted" if kind is Kind.BEAM else "on at rest")
+            report.findings.append(Finding(
+                ch, Problem.STUCK, what,
+                "clear the pocket and align the beam" if kind is Kind.BEAM
+                else "turn the module's sensitivity down or replace it"))
+    return frozenset(ch for ch, n in counts.items() if n >= CHATTER_EDGES)
+
+
+def _pocket(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
+            glitches: list[float], blocks: list[float]) -> None:
+    expected = cap.step.expect
+    assert expected is not None
+    seen: dict[str, tuple[list[Period], list[float], list[Period]]] = {}
+    for ch, chps in ps.items():
+        if _kind(ch) is not Kind.BEAM:
+            continue
+        merged, drops = merge(chps, MERGE_S)
+        balls = [p for p in merged if p.length >= BLOCK_MIN_S]
+        seen[ch] = (balls, drops, [p for p in merged if p.length < BLOCK_MIN_S])
+    answered = [ch for ch, (balls, _, _) in seen.items() if balls]
+    # the expected channel answers if it saw a ball; else the beam with the longest blocks
+    who = expected if expected in answered else max(
+        answered, key=lambda c: sum(p.length for p in seen[c][0]), default=None)
+    report.channel_map[expected] = who
+    if who is None:
+        return
+    balls, drops, short = seen[who]
+    lengths = [p.length for p in balls]
+    glitches += [p.length for p in short] + drops
+    blocks += lengths
+    report.beams[expected] = {
+        "channel": who, "balls": len(balls),
+        "blocks_ms": [round(x * 1e3, 2) for x in lengths],
+        "glitches": len(short) + len(drops),
+        "longest_glitch_ms": round(max([p.length for p in short] + drops, default=0.0) * 1e3, 2),
+    }
+
+
+def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
+             noisy: frozenset[str]) -> None:
+    expected = cap.step.expect
+    assert expected is not None
+    by_ch = {ch: trains(chps) for ch, chps in ps.items() if _kind(ch) is Kind.CUSHION}
+    by_ch = {ch: ts for ch, ts in by_ch.items() if ts}
+    # the channel that answered first: the other half of a long rail shakes later
+    who = min(by_ch, key=lambda c: by_ch[c][0].start, default=None)
+    report.channel_map[expected] = who
+    if who is None:
+        return
+    if who in noisy:
+        report.cushions[expected] = {"channel": who, "chattering": True}
+        return
+    own = by_ch[who]
+    soft = min(own, key=lambda t: t.strength)
+    info: dict[str, Any] = {
+        "channel": who, "hits": len(own),
+        "softest": {"pulses": soft.pulses, "peak": soft.peak, "length_ms": round(soft.length * 1e3, 1)},
+        "train_ms": [round(t.length * 1e3, 1) for t in own],
+        "longest_on_ms": round(max(t.max_on for t in own) * 1e3, 1),
+        "longest_gap_ms": round(max(t.max_gap for t in own) * 1e3, 1),
+    }
+    # the other half of the rail shakes a little later: whichever channel answers every hit
+    best: tuple[str, list[float], list[float]] | None = None
+    for other, theirs in by_ch.items():
+        if other == who or other in noisy:
+            continue
+        delays, ratios = [], []
+        for t in own:
+            later = [x for x in theirs if 0 <= x.start - t.start <= CROSSTALK_WINDOW_S]
+            if later:
+                delays.append(later[0].start - t.start)
+                ratios.append(later[0].strength / t.strength if t.strength else 0.0)
+        if delays and (best is None or len(delays) > len(best[1])):
+            best = (other, delays, ratios)
+    if best is not None:
+        other, delays, ratios = best
+        info["crosstalk"] = {"to": other, "delay_ms": round(max(delays) * 1e3, 1),
+                             "relative": round(max(ratios), 2)}
+    if len(own) < 2:
+        report.findings.append(Finding(
+            who, Problem.WEAK, "only one of the two hits was felt",
+            "turn the module's sensitivity up (or, for a piezo, lower its threshold) and repeat"))
+    report.cushions[expected] = info
+
+
+def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report) -> None:
+    drops = sorted(p.start for ch, chps in ps.items() if _kind(ch) is Kind.BEAM
+                   for p in merge(chps, MERGE_S)[0] if p.length >= BLOCK_MIN_S)
+    delays: dict[str, list[float]] = defaultdict(list)
+    for ev in sorted(cap.events, key=lambda e: e.t):
+        if (ev.ch == Kind.CUE and ev.v) or ev.ch == Kind.BALL_ID:
+            before = [d for d in drops if d <= ev.t]
+            if before:
+                delays[ev.ch].append(ev.t - before[-1])
+    report.ball_return = {
+        "drops": len(drops),
+        **{f"{ch}_delay_s": [round(d, 3) for d in ds] for ch, ds in sorted(delays.items())},
+    }
+
+
+def _break(ps: Mapping[str, list[Period]], report: Report) -> None:
+    drops = {ch: len([p for p in merge(chps, MERGE_S)[0] if p.length >= BLOCK_MIN_S])
+             for ch, chps in ps.items() if _kind(ch) is Kind.BEAM}
+    hits = {ch: len(trains(chps)) for ch, chps in ps.items() if _kind(ch) is Kind.CUSHION}
+    report.breaking = {"drops": {k: v for k, v in sorted(drops.items()) if v},
+                       "hits": {k: v for k, v in sorted(hits.items()) if v}}
+
+
+def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
+    for expected, who in list(report.channel_map.items()):
+        if who is not None and who != expected and report.channel_map.get(who) == who and \
+                _twin(expected) == who:
+            # the hits reached only the other half of the rail, which answers its own step too
+            report.channel_map[expected] = None
+            report.cushions.pop(expected, None)
+            report.findings.append(Finding(
+                expected, Problem.DEAD, f"only the other half of the rail ({who}) felt its hits",
+                "check the sensor's power, its wire and that it is fixed to the rail"
+                + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
+            continue
+        if who is None:
+            report.findings.append(Finding(
+                expected, Problem.DEAD, "nothing answered its step",
+                "check the sensor's power, its wire and its connector"
+                + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
+        elif who != expected:
+            fix = (f'in [gpio.pins] set "{expected}" = {_literal(pins[who])} (the pin now '
+                   f'named "{who}")' if pins and who in pins else
+                   f"swap the wires of {expected} and {who}, or rename the board's channels")
+            report.findings.append(Finding(
+                expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
+    for info in report.cushions.values():
+        cross = info.get("crosstalk")
+        if cross and cross["relative"] >= 0.6:
+            report.findings.append(Finding(
+                info["channel"], Problem.CROSSTALK,
+                f"a hit shakes {cross['to']} {cross['delay_ms']} ms later at "
+                f"{cross['relative']:.0%} of its strength",
+                "mount the two halves' sensors further from the joint, or damp the rail; "
+                "crosstalk_s (suggested below) keeps such a hit counted once"))
+    if pins:
+        moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
+        for ch, pin in sorted(moved.items()):
+            report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
+                                           f"its step was answered by the pin now named "
+                                           f"{report.channel_map[ch]}"))
+
+
+def _twin(ch: str) -> str | None:
+    kind, place = parse_channel(ch)
+    twin = SAME_RAIL.get(place) if kind is Kind.CUSHION and isinstance(place, Rail) else None
+    return cushion(twin) if twin is not None else None
+
+
+def _invert_fix(ch: str, pins: Mapping[str, int | str] | None) -> str:
+    if pins is not None:
+        return f'add "{ch}" to gpio.invert (the receiver drives its output high while it sees the beam)'
+    return "fit a receiver of the usual polarity, or invert the channel on the board"
+
+
+def _literal(value: int | str) -> str:
+    return str(value) if isinstance(value, int) else f'"{value}"'
+
+
+def _suggest(report: Report, fusion: FusionConfig, glitches: Sequence[float],
+             blocks: Sequence[float]) -> None:
+    def offer(key: str, value: float, why: str) -> None:
+        current = getattr(fusion, key)
+        value = round(value, 4)
+        if abs(value - current) > CHANGE * current:
+            report.settings.append(Setting("fusion", key, current, value, why))
+
+    if blocks:
+        shortest = min(blocks)
+        noise = min(max(glitches, default=0.0) * 1.5, shortest / 3)
+        if glitches:
+            offer("noise_s", max(noise, 0.0005),
+                  f"the longest beam glitch or drop-out seen was {max(glitches) * 1e3:.1f} ms")
+        offer("min_block_s", max(shortest / 2, 2 * max(noise, fusion.noise_s)),
+              f"the shortest ball block seen was {shortest * 1e3:.1f} ms")
+    cushions = [c for c in report.cushions.values() if not c.get("chattering")]
+    if cushions:
+        gap = max(c["longest_gap_ms"] for c in cushions) / 1e3
+        on = max(c["longest_on_ms"] for c in cushions) / 1e3
+        if gap * 1.5 > fusion.cushion_gap_s:
+            offer("cushion_gap_s", gap * 1.5,
+                  f"pulses of one hit were up to {gap * 1e3:.0f} ms apart")
+        if on * 2 > fusion.cushion_max_on_s:
+            offer("cushion_max_on_s", on * 2, f"a sensor stayed on for {on * 1e3:.0f} ms in one hit")
+        delays = [c["crosstalk"]["delay_ms"] / 1e3 for c in cushions if "crosstalk" in c]
+        if delays and max(delays) * 1.5 + 0.005 > fusion.crosstalk_s:
+            offer("crosstalk_s", max(delays) * 1.5 + 0.005,
+                  f"the other half of a long rail answered up to {max(delays) * 1e3:.0f} ms later")
+    ret = report.ball_return
+    delays = [d for k, ds in ret.items() if k.endswith("_delay_s") for d in ds]
+    # the window is only ever widened: a few balls do not show how early or late one can be
+    if delays and min(delays) * 0.6 < fusion.identity_min_s:
+        offer("identity_min_s", max(0.05, min(delays) * 0.6),
+              f"the ball return reported {min(delays):.2f}–{max(delays):.2f} s after the drops")
+    if delays and max(delays) * 1.5 + 0.2 > fusion.identity_max_s:
+        offer("identity_max_s", max(delays) * 1.5 + 0.2,
+              f"the ball return reported {min(delays):.2f}–{max(delays):.2f} s after the drops")

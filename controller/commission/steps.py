@@ -1,0 +1,109 @@
+"""The steps of commissioning a table, in the order an installer walks round it.
+
+Each step names what the installer does and which channel should answer. The steps come from
+the table's vocabulary (its pockets and rail segments) and from what the configuration says is
+fitted, so a table without cushion sensors or without a ball return is not asked about them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from controller.fusion import FusionConfig
+from vocabulary import POCKETS, RAILS, Kind, Pocket, Rail, beam, cushion
+
+#: How long the table must stay still in the first step (seconds): chatter and stuck sensors.
+QUIET_S = 5.0
+
+
+class StepKind(enum.StrEnum):
+    QUIET = "quiet"
+    POCKET = "pocket"
+    CUSHION = "cushion"
+    RETURN = "return"
+    BREAK = "break"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing the installer does; ``target`` is the pocket or rail, ``expect`` the channel."""
+
+    id: str
+    kind: StepKind
+    target: Pocket | Rail | None = None
+
+    @property
+    def expect(self) -> str | None:
+        """Returns the channel that should answer this step (None: no single one)."""
+        if isinstance(self.target, Pocket):
+            return beam(self.target)
+        if isinstance(self.target, Rail):
+            return cushion(self.target)
+        return None
+
+    @classmethod
+    def of(cls, id: str, kind: str, target: str | None) -> Step:
+        """Returns the step saved as ``id``, ``kind`` and ``target`` (a pocket or rail id).
+
+        Raises ValueError for a kind or target the vocabulary does not have.
+        """
+        k = StepKind(kind)
+        if k is StepKind.POCKET:
+            return cls(id, k, Pocket(str(target)))
+        if k is StepKind.CUSHION:
+            return cls(id, k, Rail(str(target)))
+        return cls(id, k)
+
+
+POCKET_NAMES = {
+    Pocket.HEAD_LEFT: "head-left", Pocket.HEAD_RIGHT: "head-right",
+    Pocket.SIDE_LEFT: "left side", Pocket.SIDE_RIGHT: "right side",
+    Pocket.FOOT_LEFT: "foot-left", Pocket.FOOT_RIGHT: "foot-right",
+}
+RAIL_NAMES = {
+    Rail.HEAD: "head", Rail.FOOT: "foot",
+    Rail.LEFT_HEAD: "left rail, head half", Rail.LEFT_FOOT: "left rail, foot half",
+    Rail.RIGHT_HEAD: "right rail, head half", Rail.RIGHT_FOOT: "right rail, foot half",
+}
+
+
+def plan(fusion: FusionConfig, channels: tuple[str, ...] | None = None) -> list[Step]:
+    """Returns the steps for a table fitted as ``fusion`` says (and with ``channels``, if known).
+
+    Cushion steps only with cushion sensors; the ball-return step only with a cue-ball detector
+    or an identity reader (configured, or a ``cue`` / ``ball_id`` channel among ``channels``).
+    """
+    steps = [Step("quiet", StepKind.QUIET)]
+    steps += [Step(beam(p), StepKind.POCKET, p) for p in POCKETS]
+    if fusion.cushion_sensors:
+        steps += [Step(cushion(r), StepKind.CUSHION, r) for r in RAILS]
+    fitted = set(channels or ())
+    if fusion.cue_detector or fusion.identity_reader or {Kind.CUE, Kind.BALL_ID} & fitted:
+        steps.append(Step("return", StepKind.RETURN))
+    steps.append(Step("break", StepKind.BREAK))
+    return steps
+
+
+def instruction(step: Step) -> str:
+    """Returns what the installer is asked to do in this step (English)."""
+    match step.kind:
+        case StepKind.QUIET:
+            return (f"Keep the table still: no ball moving, nobody touching it, for "
+                    f"{QUIET_S:.0f} seconds.")
+        case StepKind.POCKET:
+            assert isinstance(step.target, Pocket)
+            name = POCKET_NAMES[step.target]
+            return (f"Roll a ball slowly into the {name} pocket, then roll one in fast "
+                    f"(two balls in all).")
+        case StepKind.CUSHION:
+            assert isinstance(step.target, Rail)
+            name = RAIL_NAMES[step.target]
+            return (f"Hit the {name} cushion softly with a ball, wait a second, then hit it "
+                    f"hard.")
+        case StepKind.RETURN:
+            return ("Pot the cue ball into any pocket, then three object balls one at a time, "
+                    "and let each roll through the ball return before the next.")
+        case StepKind.BREAK:
+            return "Rack the balls and break, as in a match. Wait until every ball has stopped."
+    raise ValueError(step.kind)

@@ -1,0 +1,81 @@
+"""Commissioning through the real backends: gpiozero's MockFactory pins and the firmware's
+simulated board on a pseudo-terminal, with the same simulated installer doing each step."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from controller.commission.analysis import Problem, analyse
+from controller.commission.session import run_session
+from controller.commission.simtable import Faults, SimInstaller
+from controller.commission.steps import Step, StepKind
+from controller.fusion import FusionConfig
+from firmware_bridge.backend import SerialBackend
+from firmware_bridge.sim import SimBoard
+from hardware.events import SensorEvent
+from hardware.gpio import GpioBackend, inverted
+from tests.hardware.pins import PinDriver, mock_factory, pin_level
+from vocabulary import Pocket, beam
+
+PINS: dict[str, int | str] = {"beam.hl": 5, "beam.hr": 6, "beam.sl": 13}
+STEPS = [Step("quiet", StepKind.QUIET), *(Step(beam(p), StepKind.POCKET, p) for p in (
+    Pocket.HEAD_LEFT, Pocket.HEAD_RIGHT, Pocket.SIDE_LEFT))]
+
+
+async def _gpio_session(faults: Faults, invert: list[str]) -> dict[str, set[Problem]]:
+    factory = mock_factory()
+    driver = PinDriver(factory, PINS)
+    for ch in faults.inverted:  # the receiver holds its pin at its level of rest
+        driver.pin(ch).forced = pin_level(ch, 1)
+
+    async def drive(events: list[SensorEvent]) -> None:
+        for ev in events:
+            await driver.edge(ev.ch, ev.v, ev.t)
+
+    installer = SimInstaller(drive, faults, random.Random(3), quiet_s=0.3, spacing=0.3,
+                             t=0.1)
+    try:
+        async with GpioBackend(PINS, pin_factory=factory, wiring=inverted(invert)) as backend:
+            session = await run_session(backend, STEPS, installer, settle_s=0.1)
+    finally:
+        driver.stop()
+        factory.close()
+    report = analyse(session.captures, FusionConfig(), PINS)
+    assert all(b["balls"] == 2 for b in report.beams.values()), report.beams
+    return report.problems()
+
+
+async def test_gpio_pins_swapped_and_an_inverted_receiver_are_found_on_the_pins() -> None:
+    faults = Faults(swapped=(("beam.hl", "beam.hr"),), inverted=frozenset({"beam.sl"}))
+    assert await _gpio_session(faults, []) == {
+        "beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}, "beam.sl": {Problem.INVERTED}}
+
+
+async def test_gpio_invert_the_fix_for_an_inverted_receiver_reads_it_right() -> None:
+    faults = Faults(inverted=frozenset({"beam.sl"}))
+    assert await _gpio_session(faults, ["beam.sl"]) == {}
+
+
+async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_reported() -> None:
+    faults = Faults(swapped=(("beam.hl", "beam.hr"),))
+    with SimBoard() as board:
+        base = time.monotonic()
+
+        async def drive(events: list[SensorEvent]) -> None:
+            for ev in events:  # each edge at its time, as the sensors make it
+                await asyncio.sleep(max(0.0, base + ev.t - time.monotonic()))
+                board.edge(ev.ch, ev.v, at=base + ev.t)
+
+        installer = SimInstaller(drive, faults, random.Random(4), quiet_s=0.3, spacing=0.3,
+                                 t=0.2)
+        async with SerialBackend([board.path]) as backend:
+            session = await run_session(backend, STEPS, installer, settle_s=0.3)
+            from controller.commission import clocks_of
+            clocks = clocks_of(backend)
+    report = analyse(session.captures, FusionConfig(), None, clocks)
+    assert report.problems() == {"beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}}
+    assert "rename the board's channels" in report.findings[0].fix
+    (clock,) = report.clocks.values()
+    assert clock["rtt_median_ms"] < 50 and clock["sync_samples"] > 0
