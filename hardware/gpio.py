@@ -138,16 +138,19 @@ def inverted(channels: Iterable[str]) -> dict[str, Wiring]:
 
     Raises PinConfigError for a channel the GPIO backend does not carry.
     """
-    out = {}
-    for ch in channels:
-        try:
-            kind, _ = parse_channel(ch)
-        except ChannelError as exc:
-            raise PinConfigError(str(exc)) from exc
-        if kind not in DEFAULT_WIRING:
-            raise PinConfigError(f"{ch}: GPIO carries no such channel")
-        out[ch] = Wiring(pull_up=None, active_high=not DEFAULT_WIRING[kind].active_high)
-    return out
+    return {ch: Wiring(pull_up=None, active_high=not DEFAULT_WIRING[_gpio_kind(ch)].active_high)
+            for ch in channels}
+
+
+def _gpio_kind(channel: str) -> Kind:
+    """Returns the kind of a channel GPIO carries; raises PinConfigError for any other."""
+    try:
+        kind, _ = parse_channel(channel)
+    except ChannelError as exc:
+        raise PinConfigError(str(exc)) from exc
+    if kind not in DEFAULT_WIRING:
+        raise PinConfigError(f"{channel!r} is not a GPIO channel (a reader, not a pin)")
+    return kind
 
 
 @dataclass(slots=True)
@@ -376,12 +379,7 @@ def _wiring_for(pins: Mapping[str, int | str], overrides: Mapping[str, Wiring]) 
     out: dict[str, Wiring] = {}
     seen: dict[str, str] = {}
     for channel, pin in pins.items():
-        try:
-            kind, _ = parse_channel(channel)
-        except ChannelError as exc:
-            raise PinConfigError(str(exc)) from exc
-        if kind not in DEFAULT_WIRING:
-            raise PinConfigError(f"{channel!r} is not a GPIO channel (a reader, not a pin)")
+        kind = _gpio_kind(channel)
         key = str(pin).upper().removeprefix("GPIO").removeprefix("BCM")
         if key in seen:
             raise PinConfigError(f"pin {pin!r} given to both {seen[key]!r} and {channel!r}")
