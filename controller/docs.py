@@ -1,4 +1,5 @@
-"""Generates docs/options.md from the games' option definitions: ``python -m controller.docs``."""
+"""Generates docs/options.md (the games' options) and docs/wiring.md (the wiring guide) from
+the code: ``python -m controller.docs``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rules import GAMES
 from rules.game import options_doc
 
 PATH = Path(__file__).resolve().parents[1] / "docs" / "options.md"
+WIRING = PATH.with_name("wiring.md")
 
 
 def options_markdown() -> str:
@@ -45,9 +47,12 @@ def options_markdown() -> str:
 
 
 def main() -> int:
+    from controller.commission.wiring import wiring_markdown
+
     PATH.parent.mkdir(exist_ok=True)
-    PATH.write_text(options_markdown(), encoding="utf-8")
-    print(f"wrote {PATH}")
+    for path, text in ((PATH, options_markdown()), (WIRING, wiring_markdown())):
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 

@@ -434,6 +434,10 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
                 f"{cross['relative']:.0%} of its strength",
                 "mount the two halves' sensors further from the joint, or damp the rail; "
                 "crosstalk_s (suggested below) keeps such a hit counted once"))
+    inverted = sorted(f.channel for f in report.findings if f.problem is Problem.INVERTED)
+    if pins and inverted:
+        report.settings.append(Setting("gpio", "invert", [], inverted,
+                                       "these beams read 1 at rest and their balls as 0"))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
         for ch, pin in sorted(moved.items()):

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from controller.commission import commission, render, write_outputs
+from controller.commission import render, write_outputs
 from controller.commission.analysis import Problem, Report, analyse, periods, trains
 from controller.commission.session import load, run_session, save
 from controller.commission.simtable import Faults, SimInstaller, SimTable
@@ -26,7 +26,7 @@ from controller.replay import replay
 from controller.simulator import simulate_lines
 from controller.table import Message
 from hardware.events import SensorEvent
-from vocabulary import SAME_RAIL, Kind, cushion, parse_channel
+from vocabulary import SAME_RAIL, cushion, parse_channel
 
 #: The example configuration's pins for the beams (deploy/controller.example.toml).
 PINS: dict[str, int | str] = {"beam.hl": 5, "beam.hr": 6, "beam.sl": 13, "beam.sr": 19,
@@ -230,4 +230,17 @@ def test_the_commission_example_config_validates() -> None:
         validate({"gpio": {"pins": {"beam.hl": 5}, "invert": ["beam.hr"]}})
 
 
-_ = (Kind, commission)
+
+
+
+def test_the_wiring_guide_is_current_and_the_example_config_shows_its_pins() -> None:
+    import re
+
+    from controller.commission.wiring import REFERENCE_PINS, wiring_markdown
+    from controller.docs import WIRING
+
+    assert WIRING.read_text(encoding="utf-8") == wiring_markdown(), (
+        "docs/wiring.md is stale: run `python -m controller.docs`")
+    example = (Path(__file__).resolve().parents[2] / "deploy" / "controller.example.toml").read_text()
+    shown = {ch: int(pin) for ch, pin in re.findall(r'^# "([a-z._]+)" = (\d+)$', example, re.M)}
+    assert shown == REFERENCE_PINS
