@@ -284,6 +284,20 @@ def name_error(name: str) -> str | None:
     return None
 
 
+def as_received(req: Request) -> dict[str, Any]:
+    """Returns the request as it was received, validated: the fields it gave, defaults left
+    out (``declare {"first_contact": null}`` keeps its null). What the journal and the
+    trace keep, so a replay takes exactly the request the table took."""
+    return req.model_dump(mode="json", exclude_unset=True)
+
+
+def body_of(req: Request) -> str:
+    """Returns what a request asks for, as canonical JSON: the same for a request resent
+    under its transaction (whatever its ``deadline``), different for another request."""
+    fields = {k: v for k, v in as_received(req).items() if k not in ("transaction", "deadline", "v")}
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
+
+
 def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> Request:
     """Returns the validated request. Raises BadRequest saying what is wrong."""
     model = REQUESTS.get(name)

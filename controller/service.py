@@ -333,7 +333,9 @@ class Service:
                 if item.problem is not None:
                     self.table.refuse(item.name, item.payload, item.problem, t)
                 else:
-                    self.table.request(item.name, item.payload, t)
+                    # a live request's deadline is checked against the wall clock
+                    self.table.request(item.name, item.payload, t,
+                                       wall=time.time() if item.t is None else None)
             finally:
                 self._reply = None
             if self.table.matches > matches:  # a new match: what came before is not needed

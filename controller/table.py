@@ -11,6 +11,7 @@ also handed to ``record`` (a trace line), so any session can be replayed.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
@@ -29,6 +30,8 @@ from controller.requests import (
     NewMatchRequest,
     ShotEndRequest,
     UndoRequest,
+    as_received,
+    body_of,
     parse_request,
     transaction_of,
 )
@@ -127,7 +130,8 @@ class Table:
         self._deferred: list[ShotRecord] = []
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
-        self._answers: OrderedDict[str, tuple[str, dict[str, Any]]] = OrderedDict()
+        # transaction -> (request name, body_of the request or None if unknown, response)
+        self._answers: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
 
     # -------------------------------------------------------------- inputs
     def start(self, t: float) -> None:
@@ -167,21 +171,39 @@ class Table:
         while self.fusion.next_deadline <= end:
             self.advance(self.fusion.next_deadline)
 
-    def request(self, name: str, payload: bytes | str | dict[str, Any], t: float) -> dict[str, Any]:
-        """Handles one request; publishes its effects and its response, and returns the response."""
+    def request(self, name: str, payload: bytes | str | dict[str, Any], t: float,
+                wall: float | None = None) -> dict[str, Any]:
+        """Handles one request; publishes its effects and its response, and returns the response.
+
+        ``wall`` is the wall clock's time (Unix seconds) as the request reached the table: a
+        request whose ``deadline`` has passed is refused (not checked without ``wall``, as
+        when the journal or a trace is replayed). A transaction names one request: the same
+        one again is answered as before and not applied again; another request (name or
+        body) under it is refused. A refused request changes nothing and is not recorded.
+        """
         self.now = t
         tx = transaction_of(payload)
-        if tx is not None and tx in self._answers:
-            seen_name, response = self._answers[tx]
-            self._respond(seen_name, dict(response), t)  # applied once, answered again
-            return response
         try:
             req = parse_request(name, payload)
         except BadRequest as exc:
-            return self._respond(name, {"status": "error", "transaction": tx, "error": str(exc)}, t)
+            req, invalid = None, str(exc)
+        if tx is not None and tx in self._answers:
+            seen_name, seen_body, response = self._answers[tx]
+            if seen_name == name and req is not None and seen_body in (None, body_of(req)):
+                self._respond(seen_name, dict(response), t)  # applied once, answered again
+                return response
+            other = "a different request" if seen_name == name else f"a {seen_name} request"
+            return self._respond(name, {"status": "error", "transaction": tx, "error": (
+                f"transaction {tx!r} was already used for {other}; nothing was done"
+                " (a new request needs a new transaction)")}, t)
+        if req is None:
+            return self._respond(name, {"status": "error", "transaction": tx, "error": invalid}, t)
+        if wall is not None and req.deadline is not None and wall > req.deadline:
+            return self._respond(name, {"status": "error", "transaction": tx, "error": (
+                f"deadline: the request expired {wall - req.deadline:.1f} s before it reached"
+                " the table; nothing was done")}, t)
         if self._record is not None:
-            self._record({"t": round(t, 6), "request": name,
-                          "payload": req.model_dump(mode="json", exclude_defaults=True)})
+            self._record({"t": round(t, 6), "request": name, "payload": as_received(req)})
         try:
             data = self._handle(req, t)
             response = {"status": "ok", "transaction": tx, "data": data}
@@ -192,7 +214,7 @@ class Table:
             response = {"status": "error", "transaction": tx,
                         "error": f"the table could not carry out this request ({type(exc).__name__})"}
         if tx is not None:
-            self._answers[tx] = (name, response)
+            self._answers[tx] = (name, body_of(req), response)
             while len(self._answers) > TRANSACTIONS_KEPT:
                 self._answers.popitem(last=False)
         return self._respond(name, response, t)
@@ -261,11 +283,27 @@ class Table:
             raise InvalidInput(f"question {q.id} is open ({self.prompt(q.to_json())}): "
                                "answer it first")
         if self.fusion.open_shot and not req.amend:
-            # the call ends the shot in progress: rule it first, then judge the call
+            # the call ends the shot in progress: the call is judged after its ruling, and a
+            # refused call must change nothing, so it is judged on a copy first
+            trial = self._trial()
+            trial._apply(t, trial.fusion.shot_end(t), force=True)
+            if not trial.referee.questions:
+                trial.referee.check_call(calls, kind)
             self._apply(t, self.fusion.shot_end(t), force=True)
         self.referee.check_call(calls, kind)
         self._apply(t, self.fusion.call(t, calls, kind, req.manner, amend=req.amend))
         return {"calls": [c.model_dump() for c in req.calls], "kind": req.kind}
+
+    def _trial(self) -> Table:
+        """Returns a copy of the table to try an input on: it publishes and records nothing,
+        and nothing done to it changes this table."""
+        trial = copy.copy(self)
+        trial.referee = self.referee.fork()
+        trial.fusion = copy.deepcopy(self.fusion)
+        trial._deferred = list(self._deferred)
+        trial._publish = lambda message: None
+        trial._record = None
+        return trial
 
     def _declare(self, req: DeclareRequest, t: float) -> Any:
         facts = req.facts()
@@ -342,11 +380,11 @@ class Table:
 
     def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
         """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
-        return [(tx, name, response) for tx, (name, response) in self._answers.items()]
+        return [(tx, name, response) for tx, (name, _, response) in self._answers.items()]
 
     def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
         """Remembers an answer given before a restart, so its transaction is applied once."""
-        self._answers[tx] = (name, response)
+        self._answers[tx] = (name, None, response)
         self._answers.move_to_end(tx)
         while len(self._answers) > TRANSACTIONS_KEPT:
             self._answers.popitem(last=False)

@@ -148,6 +148,12 @@ class Referee:
             "shootout": game.shootout_json(s) if game else None,
         }
 
+    def fork(self) -> Referee:
+        """Returns a referee in this one's state, to try inputs on: what it is fed leaves
+        this one as it is (a shot's frame is replaced, never changed in place, so the two
+        share them)."""
+        return Referee(self._start, list(self._frames))
+
     # ------------------------------------------------------------------ checks
     def check_call(self, calls: tuple[Call, ...], kind: ShotKind = ShotKind.NORMAL) -> None:
         """Raises InvalidInput when this call cannot be made for the coming shot."""
