@@ -139,9 +139,7 @@ async def test_a_wall_clock_jump_changes_no_time_the_table_keeps(tmp_path: Path,
     config = make_config(tmp_path, broker)
     async with Collector(broker) as col:
         async with running(config) as service, requester(broker) as req:
-            for name, payload in MATCH[:3]:
-                await req.send(name, payload)
-                await col.response(name, payload["transaction"])
+            await req.play(col, MATCH[:3])
             monkeypatch.setattr(time, "time", lambda: real() + 10 * 365 * 86400)  # NTP: 10 years on
             await req.send(*MATCH[3])
             await col.response("shot_end", "e1")

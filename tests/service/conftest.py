@@ -145,6 +145,13 @@ class Requester:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         await self.client.publish(f"{B}/request/{name}", data, qos=1, **kw)
 
+    async def play(self, col: Collector, steps: list[tuple[str, dict[str, Any]]]) -> None:
+        """Sends each request in turn, once ``col`` has seen the last one's answer (each
+        carries a transaction)."""
+        for name, payload in steps:
+            await self.send(name, payload)
+            await col.response(name, payload["transaction"])
+
     async def until_answered(self, col: Collector, name: str, payload: dict[str, Any],
                              wait: float, tries: int = 10) -> dict[str, Any]:
         """Sends a request and resends it (same transaction) until ``col`` sees its answer,

@@ -48,9 +48,7 @@ async def test_a_refused_call_leaves_the_open_shot_open_and_unruled(tmp_path: Pa
                                                                     broker: Broker) -> None:
     async with Collector(broker) as col, running(make_config(tmp_path, broker)) as service, \
             requester(broker) as req:
-        for name, payload in MATCH[:3]:  # Ann calls the 1, declares it pocketed: shot open
-            await req.send(name, payload)
-            await col.response(name, payload["transaction"])
+        await req.play(col, MATCH[:3])  # Ann calls the 1, declares it pocketed: shot open
         before, events = state_of(service), len(col.events())
         assert service.table.fusion.open_shot
         # calling the 1 again would close the shot (the 1 is then down): refused, and so
@@ -70,10 +68,8 @@ async def test_a_declared_null_first_contact_is_the_same_foul_after_a_restart(
     declare = {"first_contact": None, "transaction": "d1"}
     async with Collector(broker) as col:
         async with running(config) as service, requester(broker) as req:
-            for name, payload in [MATCH[0], MATCH[1], ("shot_end", {"transaction": "e1"}),
-                                  ("declare", declare)]:
-                await req.send(name, payload)
-                await col.response(name, payload["transaction"])
+            await req.play(col, [MATCH[0], MATCH[1], ("shot_end", {"transaction": "e1"}),
+                                 ("declare", declare)])
             before = state_of(service)
             assert before["ball_in_hand"] == "anywhere"
             assert before["players"][0]["consecutive_fouls"] == 1
@@ -90,9 +86,7 @@ async def test_a_request_that_expired_while_the_table_was_offline_is_refused(
     config = make_config(tmp_path, broker)
     async with Collector(broker) as col:
         async with running(config) as service, requester(broker) as req:
-            for name, payload in MATCH[:4]:
-                await req.send(name, payload)
-                await col.response(name, payload["transaction"])
+            await req.play(col, MATCH[:4])
             before = state_of(service)
         # the table is offline; its persistent session keeps what is sent meanwhile
         async with requester(broker) as req:  # MQTT 3.1.1: the deadline is all the table has
