@@ -48,7 +48,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hardware.events import SensorEvent
-from rules import CUE, UNKNOWN, Call, Drop, Foul, Pocket, Rail, ShotKind, ShotRecord, Special
+from rules import (
+    CUE,
+    UNKNOWN,
+    Call,
+    Drop,
+    Forfeit,
+    Foul,
+    Pocket,
+    Rail,
+    ShotKind,
+    ShotRecord,
+    Special,
+)
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL
 
 INF = float("inf")
@@ -502,6 +514,7 @@ class Fusion:
             centre_line=d.get("centre_line", UNKNOWN),
             fouls=tuple(Foul(f) for f in d.get("fouls", ())),
             special=Special(d["special"]) if d.get("special") else None,
+            forfeit=Forfeit(**d["unsportsmanlike"]) if d.get("unsportsmanlike") else None,
         )
 
     # -------------------------------------------------------------- beams

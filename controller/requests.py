@@ -111,6 +111,18 @@ class PocketedBall(BaseModel):
     pocket: Pocket
 
 
+class Unsportsmanlike(BaseModel):
+    """A referee's penalty for unsportsmanlike conduct (Ten-ball, TB-14)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The offender, by index in the match's players.
+    player: Annotated[int, Field(ge=0, le=3)]
+    loses: Literal["game", "match"] = "game"
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200),
+                      AfterValidator(plain_text)]
+
+
 class DeclareRequest(_Request):
     fouls: list[FoulCode] = Field(default_factory=list)
     off_table: list[BallId] = Field(default_factory=list)
@@ -122,6 +134,7 @@ class DeclareRequest(_Request):
     cushions_after_contact: Annotated[int, Field(ge=0, le=4)] | None = None
     pocketed: list[PocketedBall] = Field(default_factory=list)
     special: SpecialCode | None = None
+    unsportsmanlike: Unsportsmanlike | None = None
 
     def facts(self) -> dict[str, Any]:
         """Returns only the facts the request states (a key left out is no fact)."""
@@ -133,8 +146,11 @@ class DeclareRequest(_Request):
                 out[key] = [(p.ball, p.pocket) for p in value]
             elif key in ("fouls", "off_table"):
                 out[key] = tuple(value)
-            elif key in ("centre_line", "cushions_after_contact") and value is None:
+            elif key in ("centre_line", "cushions_after_contact", "unsportsmanlike") and value is None:
                 continue
+            elif key == "unsportsmanlike":
+                out[key] = {"player": value.player, "match": value.loses == "match",
+                            "reason": value.reason}
             else:
                 out[key] = value
         return out

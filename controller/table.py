@@ -313,6 +313,8 @@ class Table:
             self.referee.check_ball(ball)
         if facts.get("first_contact") is not None:
             self.referee.check_ball(facts["first_contact"], cue_allowed=False)
+        if "unsportsmanlike" in facts:
+            self.referee.check_forfeit(facts["unsportsmanlike"]["player"])
         if self.referee.state.setup is None:
             raise InvalidInput("no match is in progress")
         if not self.fusion.open_shot and not self.referee.shots and not self._deferred:

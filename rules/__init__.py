@@ -18,6 +18,7 @@ from rules.facts import (
     UNKNOWN,
     Call,
     Drop,
+    Forfeit,
     Foul,
     MatchSetup,
     Pocket,
@@ -40,7 +41,7 @@ from rules.referee import (
 from rules.state import MatchState, Question, QuestionKind, Status, Topic
 
 __all__ = [
-    "CUE", "GAMES", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul", "Game", "InHand",
+    "CUE", "GAMES", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul", "Forfeit", "Game", "InHand",
     "Input", "InvalidInput", "MatchEnded", "MatchSetup", "MatchState", "NewMatch", "Pocket",
     "Question", "QuestionKind", "Rail", "Referee", "RulesError", "ShotAmended", "ShotKind",
     "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Topic", "Undone",

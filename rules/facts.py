@@ -106,6 +106,16 @@ class Drop:
 
 
 @dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A referee's penalty for unsportsmanlike conduct (TB-14): ``player`` loses the game, or
+    with ``match`` the match, for ``reason``."""
+
+    player: int
+    match: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ShotRecord:
     """Everything known about one shot.
 
@@ -125,6 +135,7 @@ class ShotRecord:
     - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
     - ``centre_line``: a ball crossed the centre line after the first contact (declared).
     - ``fouls``: fouls a referee declared.
+    - ``forfeit``: a referee's penalty for unsportsmanlike conduct (declared).
     """
 
     calls: tuple[Call, ...] = ()
@@ -144,6 +155,7 @@ class ShotRecord:
     centre_line: Known[bool] = UNKNOWN
     fouls: tuple[Foul, ...] = ()
     special: Special | None = None
+    forfeit: Forfeit | None = None
 
 
 @dataclass(frozen=True, slots=True)

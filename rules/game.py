@@ -39,7 +39,7 @@ class MatchOptions:
         "alternate",
         "who breaks the next game: players take turns, the winner breaks, the loser breaks, or "
         "by lot (the referee is asked who drew the break at the end of each game)",
-        ("alternate", "winner", "loser", "lot"),
+        ("alternate", "winner", "loser", "lot"), rule="ST-3, TB-3, PP-13",
     )
     presume_called: bool = option(
         True,
@@ -284,6 +284,8 @@ class Game(abc.ABC):
     Options: ClassVar[type[MatchOptions]] = MatchOptions
     #: How many balls one call may name.
     max_calls: ClassVar[int] = 1
+    #: A referee may award the game or the match for unsportsmanlike conduct (``forfeit``).
+    forfeits: ClassVar[bool] = False
 
     def parse_options(self, raw: Mapping[str, object]) -> Any:
         return parse_options(self.Options, raw)

@@ -108,31 +108,34 @@ class PyramidOptions(MatchOptions):
         "who starts the next game: the winner of the previous one, as the original says "
         "(PP-13; after a draw the next player in turn after the last starter); or players "
         "take turns; or the loser (two players)",
-        ("winner", "alternate", "loser"),
+        ("winner", "alternate", "loser"), rule="PP-13",
     )
     call_mode: str = option(
         BALL_POCKET,
         "'ball_pocket': the call names ball and pocket; 'clean' (clean designation): the call "
         "also states the manner (the record's manner), and the referee confirms a called ball "
         "that fell was played as called (PP-5)",
-        (BALL_POCKET, CLEAN),
+        (BALL_POCKET, CLEAN), rule="PP-5",
     )
     missing_call: str = option(
         "ask",
         "balls pocketed on a normal shot with no call recorded: 'ask' whether a ball that fell "
         "was called in its pocket (confirm), 'count' as called, or 'no_count' (not called: "
         "nothing scores, PP-6)",
-        ("ask", "count", "no_count"),
+        ("ask", "count", "no_count"), rule="PP-5, PP-6",
     )
     presume_contact: bool = option(
         True,
         "when no sensor or referee said whether the cue ball touched a ball and no object "
-        "ball fell, presume it did (a referee declares 'miss' otherwise); off: ask (confirm)",
+        "ball fell, presume it did (a referee declares 'miss' otherwise); off: ask (confirm)", rule="PP-8",
     )
     penalise_butt_or_side: bool = option(
-        True, "striking with the butt or side of the cue costs 5 points; off: waived (PP-8)")
+        True, "striking with the butt or side of the cue costs 5 points; off: waived (PP-8)", rule="PP-8",
+    )
     penalise_touched_ball: bool = option(
-        True, "touching a ball with the cue, a hand or clothes costs 5 points; off: waived (PP-8)")
+        True, "touching a ball with the cue, a hand or clothes costs 5 points; off: waived (PP-8)",
+        rule="PP-8",
+    )
     svoya: bool = option(
         True,
         "«своя»: a player one point short of the target (70 with two players, 50 / 40 with "
@@ -147,7 +150,7 @@ class PyramidOptions(MatchOptions):
     handicap: tuple[int, ...] = option(
         (),
         "points each player starts a game with, in turn order (PP-12, usually 5–35; missing "
-        "players start at 0); the targets stay",
+        "players start at 0); the targets stay", rule="PP-12",
     )
 
 

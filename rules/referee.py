@@ -176,6 +176,19 @@ class Referee:
             raise InvalidInput(f"{ball!r} is not a ball of {game.name} ({min(game.balls)}–"
                                f"{max(game.balls)} or \"cue\")")
 
+    def check_forfeit(self, player: int) -> None:
+        """Raises InvalidInput unless ``player`` may be penalised for unsportsmanlike conduct
+        in this game: a player of the match, in a game whose rules have the penalty (TB-14)."""
+        state = self.state
+        if state.setup is None:
+            raise InvalidInput("no match is in progress")
+        game = self._game_of(state)
+        if not game.forfeits:
+            raise InvalidInput(f"{game.name} has no penalty for unsportsmanlike conduct; "
+                               "Ten-ball has (TB-14)")
+        if not 0 <= player < state.n_players:
+            raise InvalidInput(f"player must be a player index from 0 to {state.n_players - 1}")
+
     # ------------------------------------------------------------------ feeding
     def feed(self, event: Input) -> list[Decision]:
         """Applies one input and returns the decisions it caused.
@@ -440,8 +453,10 @@ def _settle_game(state: MatchState, decisions: list[Decision],
         winner = ended.player
         state = state.with_player(winner, games=state.players[winner].games + 1)
         state = replace(state, results=state.results + (winner,), winner=winner, draw=False)
-        if state.players[winner].games >= race_to:
-            decisions.append(MatchWon(winner))
+        awarded = any(isinstance(d, MatchWon) for d in decisions)  # the match itself (TB-14)
+        if awarded or state.players[winner].games >= race_to:
+            if not awarded:
+                decisions.append(MatchWon(winner))
             return replace(state, status=Status.MATCH_OVER, to_shoot=None,
                            ball_in_hand=InHand.NONE), decisions
     else:

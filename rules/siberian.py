@@ -119,21 +119,21 @@ class SiberianOptions(MatchOptions):
     called: bool = option(
         True,
         "called play (ST-6): ball and pocket are called; off: uncalled play (ST-13), every ball "
-        "the shooter pockets on a legal shot counts for the shooter, plain balls allowed",
+        "the shooter pockets on a legal shot counts for the shooter, plain balls allowed", rule="ST-6, ST-13",
     )
     handicap: int = option(
         0, "handicap (фора, ST-19): in each game, the first k balls the giver pockets count for "
         "the receiver (penalty balls the giver takes are not pocketed, so they do not)",
-        (0, 1, 2, 3, 4, 5),
+        (0, 1, 2, 3, 4, 5), rule="ST-19",
     )
     handicap_giver: int = option(
-        0, "the player (0 or 1) who gives the handicap; the giver breaks every game", (0, 1),
+        0, "the player (0 or 1) who gives the handicap; the giver breaks every game", (0, 1), rule="ST-19",
     )
     centre_line_unknown: str = option(
         "ask",
         "when the two-cushion ruling hangs on the centre line (one cushion touched) and nobody "
         "declared it: 'ask' (confirm), or presume 'crossed' / 'not_crossed'",
-        ("ask", "crossed", "not_crossed"),
+        ("ask", "crossed", "not_crossed"), rule="ST-14",
     )
     cushions_unknown: str = option(
         "ask",
@@ -208,14 +208,14 @@ class SiberianOptions(MatchOptions):
         "ask",
         "a ball pocketed in called play with no call recorded: 'ask' whether it was the called "
         "shot (confirm), 'count' it as called, or 'no_count' (nothing was called)",
-        ("ask", "count", "no_count"),
+        ("ask", "count", "no_count"), rule="ST-6",
     )
     after_foul: str = option(
         "kitchen",
         "after a foul the next shot is from hand in the kitchen, as ST-12 presumes ('kitchen'); "
         "'as_lies': the cue ball is played where it stopped (from the kitchen only after it "
         "fell or left the table)",
-        ("kitchen", "as_lies"),
+        ("kitchen", "as_lies"), rule="ST-12, ST-16",
     )
     kitchen_penalty: bool = option(
         False,

@@ -3,7 +3,9 @@
 The lowest-numbered ball on the table is hit first; legally pocketing the 10 wins. The
 rules of one shot, in the order they apply:
 
-1. a declared stalemate re-racks the game for the same breaker (TB-14);
+1. a declared stalemate re-racks the game for the same breaker; a declared penalty for
+   unsportsmanlike conduct (``forfeit``) gives the game, or the match, to the other player
+   (TB-14);
 2. fouls: found from the facts (scratch, cue ball or a ball off the table, wrong ball
    first, no rail, a break with nothing down and fewer than four cushion hits, TB-5) and
    declared by a referee (TB-11; ``direct_hit_in_kitchen`` only on a shot from the kitchen).
@@ -30,6 +32,7 @@ from rules.decisions import (
     GameRestarted,
     GameWon,
     InHand,
+    MatchWon,
     Noted,
     OptionChosen,
     ShooterContinues,
@@ -53,26 +56,26 @@ class TenBallOptions(MatchOptions):
         "wins",
         "a 10 pocketed on a legal break wins the game, as the original says (TB-2); "
         "'spot': it is spotted, as current WPA rules have it",
-        ("wins", "spot"),
+        ("wins", "spot"), rule="TB-2",
     )
     scratch_in_hand: str = option(
         "kitchen",
         "after a scratch or the cue ball off the table the incoming player has the ball in "
         "hand behind the head string, as the original says (TB-11); 'anywhere' as WPA",
-        ("kitchen", "anywhere"),
+        ("kitchen", "anywhere"), rule="TB-11",
     )
     presume_legal_contact: bool = option(
         True,
         "when no sensor or referee said which ball the cue ball hit first, presume the lowest "
-        "ball (a referee declares otherwise); off: ask (confirm)",
+        "ball (a referee declares otherwise); off: ask (confirm)", rule="TB-1, TB-11",
     )
     missing_call: str = option(
         "ask",
         "a ball pocketed on a shot with no call recorded: 'ask' whether it was the called shot "
         "(confirm), 'count' it as called, or 'no_count' (treated as not called, TB-9)",
-        ("ask", "count", "no_count"),
+        ("ask", "count", "no_count"), rule="TB-7",
     )
-    three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)")
+    three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)", rule="TB-12")
     cushions_unknown: str = option(
         "legal",
         "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
@@ -105,6 +108,7 @@ class TenBall(Game):
     balls = tuple(range(1, 11))
     Options = TenBallOptions
     max_calls = 1
+    forfeits = True
 
     def rack(self, state: MatchState) -> MatchState:
         # TB-4: the 1 on the foot spot, the 10 in the centre; all ten balls on the table.
@@ -132,11 +136,21 @@ class TenBall(Game):
                 replace(p, consecutive_fouls=0) for p in restarted.players))
             return restarted, [GameRestarted(state.game_no, state.breaker, "stalemate")]
 
+        if record.forfeit is not None:  # TB-14: the referee's penalty, up to the match
+            forfeit = record.forfeit
+            winner = state.next_player(forfeit.player)
+            decisions: list[Decision] = [
+                Noted("unsportsmanlike", forfeit.reason),
+                GameWon(winner, state.game_no, "unsportsmanlike")]
+            if forfeit.match:
+                decisions.append(MatchWon(winner))
+            return replace(state, status=Status.GAME_OVER), decisions
+
         lowest = min(state.on_table)
         pocketed = shot.balls_pocketed
         push_out = shot.kind is ShotKind.PUSH_OUT and state.extra.push_out_allowed
         fouls: list[Foul] = list(dict.fromkeys(record.fouls))
-        decisions: list[Decision] = []
+        decisions = []
         if Foul.DIRECT_HIT_IN_KITCHEN in fouls and state.ball_in_hand is not InHand.KITCHEN:
             # TB-11 (rule 6.11): only a shot from hand behind the head string can break it
             fouls.remove(Foul.DIRECT_HIT_IN_KITCHEN)

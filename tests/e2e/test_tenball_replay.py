@@ -132,6 +132,24 @@ def test_tb_11_a_kick_shot_with_no_rail_after_the_contact(click, declared):
     assert out.state["to_shoot"] == 0 and out.state["ball_in_hand"] == "anywhere"
 
 
+def test_tb_14_a_declare_awards_the_match_for_unsportsmanlike_conduct():
+    tb = TraceBuilder().new_match("ten-ball", race_to=3).shot(cushions=BREAK)  # Bob to shoot
+    tb.request("declare", {"unsportsmanlike": {"player": 2, "reason": "x"}})  # no such player
+    tb.request("declare", {"unsportsmanlike": {"player": 1, "reason": ""}})
+    tb.request("declare", {"unsportsmanlike": {"player": 1, "loses": "match",
+                                               "reason": "threw the cue"}})
+    out = run(tb.text())
+    bad, empty, ok = out.responses("declare")
+    assert bad["status"] == "error" and "player index" in bad["error"]
+    assert empty["status"] == "error" and "reason" in empty["error"]
+    assert ok["status"] == "ok"
+    (over,) = out.events("game_over")
+    assert over["data"]["winner"] == 0 and over["data"]["reason"] == "unsportsmanlike"
+    assert out.events("match_over")[0]["data"]["winner"] == 0
+    assert out.state["status"] == "match_over" and out.state["players"][0]["games"] == 1
+    assert out.noted("unsportsmanlike")
+
+
 def test_tb_5_declared_bad_break():
     tb = ten_ball().shot(cushions=["f"]).request("declare", {"fouls": ["bad_break"]})
     out = run(tb.text())

@@ -19,7 +19,7 @@ from rules.decisions import (
     TurnPassed,
     WarningIssued,
 )
-from rules.facts import Call, Pocket, Rail, ShotKind
+from rules.facts import Call, Forfeit, Pocket, Rail, ShotKind
 from tests.rules.build import answer, new, play, shot
 
 ALL = list(range(1, 11))
@@ -425,6 +425,19 @@ def test_tb_12_three_consecutive_fouls_lose_the_game_with_a_warning_at_two():
     assert ref.state.players[1].games == 1 and ref.snapshot()["status"] == "game_over"
 
 
+def test_tb_12_the_finished_games_fouls_are_shown_until_the_next_rack():
+    ref = new(race_to=2)
+    play(ref, first=1, fouls=("bad_break",))  # Ann: foul 1
+    for _ in range(2):
+        play(ref, call=(1, "fl"), first=1, cushions=("f",))  # Bob, legal
+        play(ref, call=(1, "fl"), first=None)  # Ann: fouls 2 and 3
+    snap = ref.snapshot()
+    assert snap["status"] == "game_over"
+    assert [p["consecutive_fouls"] for p in snap["players"]] == [3, 0]  # as the game ended
+    play(ref, first=1, cushions=("f", "h", "lf", "rh"))  # game 2's break (Bob)
+    assert [p["consecutive_fouls"] for p in ref.snapshot()["players"]] == [0, 0]
+
+
 def test_tb_12_a_legal_shot_resets_the_count():
     ref = after_break()
     play(ref, call=(1, "fl"), first=None)  # Bob: foul 1
@@ -473,6 +486,33 @@ def test_tb_14_stalemate_rebreaks_by_the_same_breaker():
     snap = ref.snapshot()
     assert snap["on_table"] == ALL and snap["to_shoot"] == 1 and snap["status"] == "break"
     assert ref.state.status is Status.BREAK
+
+
+@pytest.mark.parametrize("match", [False, True], ids=["game", "match"])
+def test_tb_14_unsportsmanlike_conduct_loses_the_game_or_the_match(match):
+    ref = new(race_to=3)
+    play(ref, first=1, drops=[(3, "fl")])  # Ann continues
+    record = dataclasses.replace(shot(call=(1, "fl"), first=1, cushions=("f",)),
+                                 forfeit=Forfeit(0, match=match, reason="abuse of the referee"))
+    out = play(ref, record)
+    assert out[:2] == [Noted("unsportsmanlike", "abuse of the referee"),
+                       GameWon(1, 1, "unsportsmanlike")]
+    assert ref.state.players[1].games == 1
+    if match:
+        assert out[-1] == MatchWon(1) and out.count(MatchWon(1)) == 1
+        assert ref.snapshot()["status"] == "match_over" and ref.state.winner == 1
+    else:
+        assert not any(isinstance(d, MatchWon) for d in out)
+        assert ref.snapshot()["status"] == "game_over"
+
+
+def test_tb_14_only_ten_ball_has_the_penalty_and_only_for_a_player_of_the_match():
+    ref = new()
+    ref.check_forfeit(1)
+    with pytest.raises(InvalidInput, match="player index"):
+        ref.check_forfeit(2)
+    with pytest.raises(InvalidInput, match="unsportsmanlike"):
+        new("siberian-ten").check_forfeit(0)
 
 
 def test_tb_11_illegal_play_from_behind_the_head_string_gives_ball_in_hand_in_the_kitchen():
