@@ -1,18 +1,32 @@
-// Copies MQTT.js's own browser bundle (as locked in package-lock.json) into the
-// controller's static files. Rebuild with:  cd web && npm ci && npm run build
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// Copies the browser bundles this project uses (as locked in package-lock.json) beside the
+// files that load them, each with its licence and a checksum file. Nothing is fetched from a
+// CDN when the pages run. Rebuild with:  cd web && npm ci && npm run build
+//   mqtt              -> controller/web/static/vendor/mqtt.min.js   (the pages' MQTT client)
+//   qrcode-generator  -> controller/web/static/vendor/qrcode.js     (the TV card's QR code)
+//   axe-core          -> tests/web/vendor/axe.min.js                (the tests' accessibility scan)
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const pkg = join(here, "node_modules", "mqtt");
-const out = join(here, "..", "controller", "web", "static", "vendor");
-mkdirSync(out, { recursive: true });
+const root = join(here, "..");
+const BUNDLES = [
+  { name: "mqtt", file: "dist/mqtt.min.js", as: "mqtt.min.js", licence: "LICENSE.md", out: "controller/web/static/vendor" },
+  { name: "qrcode-generator", file: "dist/qrcode.js", as: "qrcode.js", licence: null, out: "controller/web/static/vendor" },
+  { name: "axe-core", file: "axe.min.js", as: "axe.min.js", licence: "LICENSE", out: "tests/web/vendor" },
+];
 
-const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
-copyFileSync(join(pkg, "dist", "mqtt.min.js"), join(out, "mqtt.min.js"));
-copyFileSync(join(pkg, "LICENSE.md"), join(out, "mqtt.LICENSE.md"));
-const sha256 = createHash("sha256").update(readFileSync(join(out, "mqtt.min.js"))).digest("hex");
-writeFileSync(join(out, "mqtt.json"), JSON.stringify({ package: "mqtt", version, file: "mqtt.min.js", sha256 }, null, 2) + "\n");
-console.log(`mqtt ${version} -> controller/web/static/vendor/mqtt.min.js (sha256 ${sha256})`);
+for (const b of BUNDLES) {
+  const pkg = join(here, "node_modules", b.name);
+  const out = join(root, b.out);
+  mkdirSync(out, { recursive: true });
+  const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
+  copyFileSync(join(pkg, b.file), join(out, b.as));
+  const stem = b.as.replace(/(\.min)?\.js$/, "");
+  // qrcode-generator ships its MIT licence in the file's own header, not in a file
+  if (b.licence && existsSync(join(pkg, b.licence))) copyFileSync(join(pkg, b.licence), join(out, `${stem}.LICENSE${b.licence.endsWith(".md") ? ".md" : ".txt"}`));
+  const sha256 = createHash("sha256").update(readFileSync(join(out, b.as))).digest("hex");
+  writeFileSync(join(out, `${stem}.json`), JSON.stringify({ package: b.name, version, file: b.as, sha256 }, null, 2) + "\n");
+  console.log(`${b.name} ${version} -> ${b.out}/${b.as} (sha256 ${sha256})`);
+}

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import sys
 
-from controller.web.server import Credentials, WebConfig, WebServer
+from controller.web.server import LANGUAGES, Credentials, WebConfig, WebServer
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,6 +29,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dashboard-password")
     p.add_argument("--referee-user", help="broker user of the console; without it the console asks")
     p.add_argument("--referee-password")
+    p.add_argument("--language", choices=LANGUAGES,
+                   help="the venue's language of the pages (default: each browser's own)")
+    p.add_argument("--request-ttl", type=float, default=30.0, metavar="SECONDS",
+                   help="how long a console's request stays wanted before the table refuses it")
     return p
 
 
@@ -37,7 +41,8 @@ def config_of(args: argparse.Namespace) -> WebConfig:
     return WebConfig(
         broker=args.broker, venue=args.venue, prefix=args.prefix,
         dashboard=Credentials(args.dashboard_user, args.dashboard_password) if args.dashboard_user else None,
-        referee=Credentials(args.referee_user, args.referee_password) if args.referee_user else None)
+        referee=Credentials(args.referee_user, args.referee_password) if args.referee_user else None,
+        language=args.language, request_ttl_s=args.request_ttl)
 
 
 async def _serve(server: WebServer) -> None:

@@ -7,12 +7,14 @@ is, which venue to show, and (where configured) the credentials to log in with::
 
     {"broker": "ws://{host}:9001", "prefix": "billiards", "venue": "club",
      "dashboard": {"username": "dashboard", "password": "..."},
-     "referee": null}
+     "referee": null, "tables": ["t1"], "language": "ru", "request_ttl_s": 30}
 
 ``{host}`` in ``broker`` is replaced by the page with the host the page was loaded from, so
 one configuration works from every machine on the venue's network. Without ``referee``
-credentials the console asks for them. A venue may serve the same files from any web
-server instead, with a ``config.json`` of its own beside them.
+credentials the console asks for them. ``language`` is the venue's language for the pages
+(a browser may pick another; ``null``: the browser's own); ``request_ttl_s`` how long a
+console's request stays wanted (its MQTT 5 message expiry and its ``deadline``). A venue may
+serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
 ``WebServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
 """
@@ -35,6 +37,8 @@ from controller.web.options import text as options_text
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
+#: The pages' languages: a file ``static/lang/<code>.json`` each.
+LANGUAGES = tuple(sorted(p.stem for p in (STATIC / "lang").glob("*.json")))
 MAX_HEADER = 16 * 1024
 
 _TYPES = {
@@ -68,6 +72,8 @@ class WebConfig:
     dashboard: Credentials | None = None
     referee: Credentials | None = None
     tables: tuple[str, ...] = field(default=())
+    language: str | None = None
+    request_ttl_s: float = 30.0
 
     def to_json(self) -> dict[str, Any]:
         """Returns the payload of ``config.json``."""
@@ -75,7 +81,8 @@ class WebConfig:
             "broker": self.broker, "venue": self.venue, "prefix": self.prefix,
             "dashboard": self.dashboard.to_json() if self.dashboard else None,
             "referee": self.referee.to_json() if self.referee else None,
-            "tables": list(self.tables),
+            "tables": list(self.tables), "language": self.language,
+            "request_ttl_s": self.request_ttl_s,
         }
 
 

@@ -29,15 +29,17 @@ class LiveTable:
 
     def __init__(self, host: str, port: int, venue: str, table: str,
                  health: dict[str, Any] | None = None, username: str | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None, persistent: bool = False) -> None:
         self.base = f"billiards/{venue}/{table}"
         self.lock = threading.RLock()
         self.t0 = time.monotonic()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.health = health
         self.table = Table(self._publish, health=(lambda: self.health or {}) if health else None)
+        # persistent: the broker keeps the table's subscription and queues its requests while
+        # it is away (as the service's session does)
         self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{venue}-{table}",
-                                  protocol=paho.MQTTv311)
+                                  protocol=paho.MQTTv311, clean_session=not persistent)
         if username:
             self.client.username_pw_set(username, password)
         self.client.will_set(f"{self.base}/status", json.dumps({"v": 1, "state": "offline"}), 1, True)
@@ -106,6 +108,20 @@ class LiveTable:
         info.wait_for_publish(5)
         self.client.disconnect()
         self.client.loop_stop()
+
+    def vanish(self) -> None:
+        """The table stops hearing the broker without a word: its retained status still
+        says online (as between a cable pulled and the broker's keep-alive running out)."""
+        self._ready.clear()
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def come_back(self) -> None:
+        """Connects again (the same session, when persistent): queued requests arrive."""
+        self.client.reconnect()
+        self.client.loop_start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the test table did not connect again")
 
     def crash(self) -> None:
         """The connection drops without a goodbye: the broker publishes the Last Will."""

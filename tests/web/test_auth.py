@@ -68,7 +68,7 @@ def test_dashboard_reads_and_only_the_referee_user_reaches_the_table(
     console.fill('[data-player-name="1"]', "Dan")
     console.on("dialog", lambda d: d.accept())  # "a match is in progress": yes
     console.click("#new-match button[type=submit]")
-    expect(console.locator("#result")).to_have_text("new_match: ok (match m-2)", timeout=TIMEOUT)
+    expect(console.locator("#result")).to_have_text("New match: done (match m-2)", timeout=TIMEOUT)
     expect(card.locator(".player .name")).to_have_text(["Cleo", "Dan"], timeout=TIMEOUT)
     console.screenshot(path=str(artifacts / "console-login.png"))
     transactions = [payload.get("transaction") for _, payload in table.requests]

@@ -130,7 +130,7 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     console.click("#new-match-panel summary")
     console.select_option('[data-option="scratch_in_hand"]', '"anywhere"')
     console.click("#new-match button[type=submit]")
-    expect(result).to_have_text("new_match: ok (match m-1)", timeout=TIMEOUT)
+    expect(result).to_have_text("New match: done (match m-1)", timeout=TIMEOUT)
     name, payload = t5.requests[-1]
     assert name == "new_match"
     assert payload["players"] == ["Cleo", "Dan"] and payload["race_to"] == 2
@@ -142,10 +142,11 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     t5.pot("fl")
     t5.settle()
     question = console.locator("#questions .question")
-    expect(question).to_contain_text("which ball fell in fl?", timeout=TIMEOUT)
-    expect(card.locator('[data-field="question"]')).to_contain_text("which ball fell in fl?", timeout=TIMEOUT)
+    expect(question).to_have_text("Cleo: Which ball fell in foot left?", timeout=TIMEOUT)
+    expect(card.locator('[data-field="question"]')).to_contain_text("Which ball fell in foot left?",
+                                                                    timeout=TIMEOUT)
     console.click('#questions button[data-answer="1"]')
-    expect(result).to_have_text("answer: ok", timeout=TIMEOUT)
+    expect(result).to_have_text("Answer: done", timeout=TIMEOUT)
     assert t5.requests[-1][0] == "answer" and t5.requests[-1][1]["answer"] == 1
     expect(card.locator('[data-field="question"]')).to_have_count(0, timeout=TIMEOUT)
     expect(console.locator("#questions")).to_have_text("None.")
@@ -155,7 +156,7 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     console.click('#pool [data-pocket="sl"]')
     expect(console.locator("#calls")).to_have_text("2 → left side")
     console.click("#send-call")
-    expect(result).to_have_text("call: ok", timeout=TIMEOUT)
+    expect(result).to_have_text("Call: done", timeout=TIMEOUT)
     assert t5.requests[-1] == ("call", {**t5.requests[-1][1], "calls": [{"ball": 2, "pocket": "sl"}],
                                         "kind": "normal"})
     t5.pot("sl")
@@ -164,21 +165,21 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     expect(events).to_contain_text("Shot 2: 2 down; next Cleo", timeout=TIMEOUT)
 
     # declare a foul the sensors cannot see, on the shot just played
-    console.check('[data-foul="touched_ball"]')
+    console.click('[data-foul="touched_ball"]')
     console.click("#send-declare")
-    expect(result).to_have_text("declare: ok", timeout=TIMEOUT)
+    expect(result).to_have_text("Declaration: done", timeout=TIMEOUT)
     assert t5.requests[-1][1]["fouls"] == ["touched_ball"]
-    expect(events).to_contain_text("Foul by Cleo: touched ball", timeout=TIMEOUT)
+    expect(events).to_contain_text("Foul by Cleo: touched a ball", timeout=TIMEOUT)
     expect(card.locator('.player[data-player="1"]')).to_have_class(re.compile("shooting"))
 
     # undo too much: the table's reason is shown; then undo one shot
     console.fill("#undo-shots", "99")
     console.click("#undo")
-    expect(result).to_have_class("error", timeout=TIMEOUT)
-    expect(result).to_contain_text("undo: error — only 2 shot(s) of this match can be undone")
+    expect(result).to_have_attribute("data-state", "error", timeout=TIMEOUT)
+    expect(result).to_contain_text("Undo: refused — only 2 shot(s) of this match can be undone")
     console.fill("#undo-shots", "1")
     console.click("#undo")
-    expect(result).to_have_text("undo: ok", timeout=TIMEOUT)
+    expect(result).to_have_text("Undo: done", timeout=TIMEOUT)
     expect(events.locator("li").first).to_have_text("Undo: back to shot 1", timeout=TIMEOUT)
     expect(card.locator('.player[data-player="0"]')).to_have_class(re.compile("shooting"))
     expect(card.locator('[data-field="on_table"] .ball')).to_have_count(9)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
+from controller.web.server import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +43,8 @@ async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> No
         status, headers, body = await _get(server, "/config.json")
         assert json.loads(body) == {"broker": "ws://{host}:9001", "venue": "club", "prefix": "billiards",
                                     "dashboard": {"username": "dashboard", "password": "pw"},
-                                    "referee": None, "tables": []}
+                                    "referee": None, "tables": [], "language": None,
+                                    "request_ttl_s": 30.0}
         status, headers, body = await _get(server, "/vendor/mqtt.min.js")
         assert status == 200 and headers["Content-Type"].startswith("text/javascript")
         assert int(headers["Content-Length"]) == len(body) > 100_000
@@ -75,11 +80,33 @@ async def test_options_json_is_every_games_options_from_the_code(tmp_path: Path)
     assert (tmp_path / "options.json").read_text(encoding="utf-8") == web_options.text()
 
 
-def test_the_bundled_mqtt_js_is_the_locked_version() -> None:
+@pytest.mark.parametrize(("folder", "stem", "licence"), [
+    (STATIC / "vendor", "mqtt", "mqtt.LICENSE.md"),
+    (STATIC / "vendor", "qrcode", None),  # MIT, in the file's own header
+    (ROOT / "tests" / "web" / "vendor", "axe", "axe.LICENSE.txt"),
+])
+def test_each_bundled_library_is_the_locked_version(folder: Path, stem: str, licence: str | None) -> None:
     """Rebuild with ``cd web && npm ci && npm run build``."""
-    meta = json.loads((STATIC / "vendor" / "mqtt.json").read_text())
-    bundle = (STATIC / "vendor" / "mqtt.min.js").read_bytes()
+    meta = json.loads((folder / f"{stem}.json").read_text())
+    bundle = (folder / meta["file"]).read_bytes()
     assert hashlib.sha256(bundle).hexdigest() == meta["sha256"]
     lock = json.loads((ROOT / "web" / "package-lock.json").read_text())
-    assert lock["packages"]["node_modules/mqtt"]["version"] == meta["version"]
-    assert (STATIC / "vendor" / "mqtt.LICENSE.md").exists()
+    assert lock["packages"][f"node_modules/{meta['package']}"]["version"] == meta["version"]
+    if licence:
+        assert (folder / licence).exists()
+    else:
+        assert b"MIT license" in bundle[:1000]
+
+
+def test_every_language_has_every_word_with_the_same_placeholders() -> None:
+    english = json.loads((STATIC / "lang" / "en.json").read_text(encoding="utf-8"))
+    assert set(LANGUAGES) >= {"en", "ru"}
+    script = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    listed = re.search(r"const LANGUAGES = \{(.*?)\};", script)
+    assert listed and set(re.findall(r"(\w+): \"", listed.group(1))) == set(LANGUAGES)
+    for code in LANGUAGES:
+        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        assert words.keys() == english.keys(), code
+        for key, text in words.items():
+            assert set(re.findall(r"\{\w+\}", text)) == set(re.findall(r"\{\w+\}", english[key])), (code, key)
+            assert text.strip(), (code, key)

@@ -1,17 +1,11 @@
-// Shared by the dashboard and the console: configuration, the MQTT connection, and how a
-// table's state and events are shown. Plain browser JavaScript; MQTT.js is the global `mqtt`
-// (vendor/mqtt.min.js). Topics and payloads: docs/interfaces.md §3.
+// Shared by the pages: configuration, the MQTT connection, and how a table's state and
+// events are shown. Plain browser JavaScript; MQTT.js is the global `mqtt`
+// (vendor/mqtt.min.js), the words come from i18n.js. Topics and payloads:
+// docs/interfaces.md §3.
 "use strict";
 
-const POCKETS = {
-  hl: "head left", hr: "head right", sl: "left side",
-  sr: "right side", fl: "foot left", fr: "foot right",
-};
-const GAMES = { "ten-ball": "Ten-ball", "siberian-ten": "Siberian Ten", pyramid: "Pyramid" };
-const STATUS = {
-  idle: "no match", break: "break", in_play: "in play", awaiting: "waiting for an answer",
-  shootout: "shoot-out", game_over: "game over", match_over: "match over",
-};
+const POCKET_IDS = ["hl", "hr", "sl", "sr", "fl", "fr"];
+const GAME_IDS = ["ten-ball", "siberian-ten", "pyramid"];
 const FOULS = [
   "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
   "double_hit", "wrong_ball_first", "wrong_cue_ball", "direct_hit_in_kitchen", "cue_on_table",
@@ -26,7 +20,14 @@ function ballColour(ball, game) {
   return BALL_COLOURS[(ball - 1) % 8];
 }
 function isStripe(ball, game) { return game !== "pyramid" && typeof ball === "number" && ball > 8; }
-function words(code) { return String(code).replaceAll("_", " "); }
+function pocketName(code) { return POCKET_IDS.includes(code) ? t("pocket." + code) : String(code); }
+function gameName(code) { return GAME_IDS.includes(code) ? t("game." + code) : String(code); }
+function foulName(code) { return tOr("foul", code); }
+function ballName(ball) {
+  if (ball === "cue") return t("ball.cue");
+  if (ball === null || ball === undefined) return t("ball.unknown");
+  return t("ball", { ball });
+}
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -58,29 +59,34 @@ async function loadConfig() {
   } catch (e) { /* no config.json: defaults below */ }
   const host = location.hostname || "localhost";
   const broker = (params.get("broker") || config.broker || "ws://{host}:9001").replaceAll("{host}", host);
-  return {
+  const ttl = Number(params.get("ttl") || config.request_ttl_s || 30);
+  const out = {
     ...config, broker,
     venue: params.get("venue") || config.venue || "club",
     prefix: config.prefix || "billiards",
+    request_ttl_s: ttl > 0 ? ttl : 30,
   };
+  await chooseLanguage(out);
+  return out;
 }
 
-// Connects; onStatus(text, ok) tells the connection's state. Returns the MQTT.js client.
+// Connects (MQTT 5, so requests can carry a message expiry); onStatus(text, ok) tells the
+// connection's state. Returns the MQTT.js client.
 function connect(config, credentials, onStatus) {
   const options = {
     clientId: "web-" + Math.random().toString(16).slice(2, 10),
-    clean: true, reconnectPeriod: 2000, connectTimeout: 8000, protocolVersion: 4,
+    clean: true, reconnectPeriod: 2000, connectTimeout: 8000, protocolVersion: 5,
   };
   if (credentials && credentials.username) {
     options.username = credentials.username;
     if (credentials.password) options.password = credentials.password;
   }
   const client = mqtt.connect(config.broker, options);
-  client.on("connect", () => onStatus("connected", true));
-  client.on("reconnect", () => onStatus("reconnecting…", false));
-  client.on("close", () => onStatus("not connected to the broker", false));
-  client.on("offline", () => onStatus("offline", false));
-  client.on("error", (e) => onStatus("broker: " + (e && e.message ? e.message : e), false));
+  client.on("connect", () => onStatus(t("conn.connected"), true));
+  client.on("reconnect", () => onStatus(t("conn.reconnecting"), false));
+  client.on("close", () => onStatus(t("conn.closed"), false));
+  client.on("offline", () => onStatus(t("conn.offline"), false));
+  client.on("error", (e) => onStatus(t("conn.error", { error: e && e.message ? e.message : e }), false, e));
   return client;
 }
 
@@ -90,73 +96,198 @@ function parseJson(payload) {
 }
 
 // ------------------------------------------------------------------ one table's model
+const EVENTS_KEPT = 12;
+
 class TableModel {
   constructor(id) {
     this.id = id;
     this.status = null;   // B/status payload
     this.state = null;    // B/state payload
     this.health = null;   // B/health payload
-    this.events = [];     // newest first: {seq, text, kind}
+    this.events = [];     // newest first: {seq, type, text, at}
+    this.updated = null;  // Date of the last message
+    this.questions = new Map();  // question id -> question, as last seen (for its answer)
+    this.answers = new Map();    // request transaction -> answer request payload
+    this.racks = new Map();      // game_no -> {breaker, winner, draw}
+    this.matchStart = null;      // {ts, at}: the match_started event's table time, our Date
+    this.matchId = null;
   }
   playerName(i) {
     const p = this.state && this.state.players && this.state.players[i];
-    return p ? p.name : (i === null || i === undefined ? "?" : "player " + (i + 1));
+    return p ? p.name : (i === null || i === undefined ? "?" : t("c.player", { n: i + 1 }));
   }
   online() { return this.status ? this.status.state : "unknown"; }
-  // Takes one message of this table; returns true when something shown changed.
+  // Takes one message of this table (kind: status, state, health, event, request/answer,
+  // response/answer); returns the newest event's text when there is one, true when something
+  // else shown changed, false when nothing did.
   take(kind, data) {
-    if (kind === "status") this.status = data;
-    else if (kind === "state") this.state = data;
-    else if (kind === "health") this.health = data;
-    else if (kind === "event") {
-      if (!data || !data.type) return false;
-      const text = describeEvent(this, data);
-      if (!text) return false;
-      this.events.unshift({ seq: data.seq, type: data.type, text, at: new Date() });
-      this.events.length = Math.min(this.events.length, 8);
-    } else return false;
-    return true;
+    this.updated = new Date();
+    if (kind === "status") { this.status = data; return true; }
+    if (kind === "health") { this.health = data; return true; }
+    if (kind === "state") { this.takeState(data); return true; }
+    if (kind === "request/answer") {
+      if (data && data.transaction) this.answers.set(data.transaction, data);
+      return false;
+    }
+    if (kind === "response/answer") return this.takeAnswer(data);
+    if (kind !== "event" || !data || !data.type) return false;
+    const d = data.data || {};
+    if (data.type === "match_started") {
+      this.racks.clear();
+      this.matchStart = { ts: data.ts, at: new Date() };
+    }
+    if (data.type === "question" && d.id) this.questions.set(d.id, d);
+    if (data.type === "game_over" && d.game_no) {
+      const rack = this.racks.get(d.game_no) || {};
+      this.racks.set(d.game_no, { ...rack, winner: d.winner, draw: !!d.draw });
+    }
+    if (data.type === "undo") {
+      for (const [n, rack] of this.racks) if (this.state && n >= this.state.game_no && rack.winner !== undefined) delete rack.winner;
+    }
+    return this.addEvent(data.seq, data.type, describeEvent(this, data));
+  }
+  takeState(data) {
+    this.state = data;
+    if (data.match_id !== this.matchId) {
+      if (this.matchId !== null && data.match_id) { this.racks.clear(); }
+      this.matchId = data.match_id || null;
+    }
+    for (const q of data.questions || []) this.questions.set(q.id, q);
+    if (data.game && data.game_no && data.status === "break" && data.to_shoot !== null) {
+      const rack = this.racks.get(data.game_no) || {};
+      this.racks.set(data.game_no, { ...rack, breaker: data.to_shoot });
+    }
+  }
+  takeAnswer(response) {
+    const request = response && this.answers.get(response.transaction);
+    if (!request) return false;
+    this.answers.delete(response.transaction);
+    if (response.status !== "ok") return false;
+    const q = this.questions.get(request.question);
+    const answer = Array.isArray(request.answer) ? request.answer.map((a) => choiceText(a, q)).join(", ")
+      : choiceText(request.answer, q);
+    return this.addEvent(response.seq, "answer", t("ev.answer", { text: q ? questionText(q, this) : "?", answer }));
+  }
+  addEvent(seq, type, text) {
+    if (!text) return true;
+    this.events.unshift({ seq, type, text, at: new Date() });
+    this.events.length = Math.min(this.events.length, EVENTS_KEPT);
+    return text;
+  }
+  // Seconds the match has run, when its start was seen; else null.
+  matchSeconds() {
+    if (!this.matchStart || !this.state || !this.state.game) return null;
+    return (Date.now() - this.matchStart.at.getTime()) / 1000;
   }
 }
 
+// ------------------------------------------------------------------ questions and answers
+// English prompts of tables that publish no question data, read back into their data.
+const PROMPTS = [
+  [/^which ball fell in (\w+)\?$/, (m) => t("q.identify", { pocket: pocketName(m[1]) })],
+  [/^which (\d+) balls fell in (\w+)\?$/, (m) => t("q.identify_n", { count: m[1], pocket: pocketName(m[2]) })],
+  [/^which ball fell into the ball return\?$/, () => t("q.identify_return")],
+  [/^which (\d+) balls fell into the ball return\?$/, (m) => t("q.identify_return_n", { count: m[1] })],
+  [/^did the cue ball touch a ball\?$/, () => t("q.touched")],
+  [/^did the cue ball hit the (\w+) first\?$/, (m) => t("q.first_hit", { ball: ballName(asBall(m[1])) })],
+  [/^no call was recorded: was the (\w+) in (\w+) the called shot\?$/,
+    (m) => t("q.was_called", { ball: ballName(asBall(m[1])), pocket: pocketName(m[2]) })],
+  [/^the (\w+) pocket's sensor is out of order: did a ball fall in \w+\?$/, (m) => t("q.blind", { pocket: pocketName(m[1]) })],
+  [/^game (\d+): who breaks\? \(drawn by lot\)$/, (m) => t("q.who_breaks", { n: m[1] })],
+  [/^illegal break: (.+), have it broken again.*$/, (m) => t("q.illegal_break", { who: m[1] })],
+  [/^(.+): (.+), shoot or hand the shot back\?$/,
+    (m) => t("q.shoot_or_back", { why: m[1] === "foul" ? t("q.foul") : foulName(m[1].replaceAll(" ", "_")), who: m[2] })],
+  [/^did the balls touch two cushions after contact/, () => t("q.two_cushions")],
+  [/^one cushion was touched: did a ball cross the centre line\?$/, () => t("q.centre_line")],
+  [/^no call was recorded: was a ball that fell \((.*)\) called in that pocket.*\?$/, (m) => t("q.pp_called", { balls: m[1] })],
+  [/^the (\w+) fell in (\w+): was it played as called \((.*)\)\?$/,
+    (m) => t("q.pp_manner", { ball: ballName(asBall(m[1])), pocket: pocketName(m[2]), manner: m[3] })],
+];
+function asBall(text) { return /^\d+$/.test(text) ? Number(text) : text; }
+
+// Returns a question's text in the page's language: from its data (kind and what it is
+// about) when the table sends them, else from its English prompt, with pocket ids as names.
+function questionText(q, table) {
+  if (!q) return "?";
+  const count = q.count || 1;
+  if (q.kind === "identify" && "pocket" in q) {
+    if (!q.pocket) return count > 1 ? t("q.identify_return_n", { count }) : t("q.identify_return");
+    return count > 1 ? t("q.identify_n", { count, pocket: pocketName(q.pocket) })
+      : t("q.identify", { pocket: pocketName(q.pocket) });
+  }
+  if (q.fact && `q.${q.fact}` in STRINGS.en) {
+    return t(`q.${q.fact}`, {
+      ball: ballName(q.ball), pocket: pocketName(q.pocket), who: table ? table.playerName(q.player) : "",
+      n: q.game_no, count,
+    });
+  }
+  const prompt = String(q.prompt || "");
+  for (const [pattern, render] of PROMPTS) {
+    const m = prompt.match(pattern);
+    if (m) return render(m);
+  }
+  return prompt.replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
+}
+// Returns how one answer choice reads (a ball, yes/no, a player, a choice word).
+function choiceText(c, q) {
+  if (typeof c === "boolean") return t(c ? "choice.true" : "choice.false");
+  if (c === "cue") return t("ball.cue");
+  if (typeof c === "number") return String(c);
+  if (`choice.${c}` in STRINGS.en) return t(`choice.${c}`);
+  return String(c);
+}
+// Returns a table's error reason without internal ids, in the page's language where known.
+function errorText(reason, table) {
+  const text = String(reason || "");
+  const open = text.match(/^question (q-[\w-]+) is open \((.*)\): answer it first$/);
+  if (open) return t("err.question_open", { text: questionText({ prompt: open[2] }, table) });
+  return text.replace(/\bq-\d+-\d+:?\s*/g, "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
+}
+
+// ------------------------------------------------------------------ events
 function describeEvent(table, ev) {
   const d = ev.data || {};
   const who = (i) => table.playerName(i);
+  const list = (xs) => xs.join(", ");
   switch (ev.type) {
     case "match_started":
-      return `New match: ${(d.players || []).join(" v ")} — ${GAMES[d.game] || d.game}, race to ${d.race_to}`;
+      return t("ev.match_started", { players: (d.players || []).join(" — "), game: gameName(d.game), race: d.race_to });
     case "ball_pocketed": {
-      const where = d.pocket ? POCKETS[d.pocket] || d.pocket : "the ball return";
-      return d.ball === null || d.ball === undefined ? `A ball in ${where}` :
-        d.ball === "cue" ? `Cue ball in ${where}` : `Ball ${d.ball} in ${where}`;
+      const where = d.pocket ? t("ev.in_pocket", { pocket: pocketName(d.pocket) }) : t("ev.in_return");
+      if (d.ball === null || d.ball === undefined) return t("ev.pocketed_unknown", { where });
+      return d.ball === "cue" ? t("ev.pocketed_cue", { where }) : t("ev.pocketed_ball", { ball: d.ball, where });
     }
     case "shot_result": {
       const decisions = d.decisions || [];
       const credited = decisions.filter((x) => x.decision === "BallCredited");
       const down = decisions.filter((x) => x.decision === "BallStaysDown");
+      const noted = decisions.filter((x) => x.decision === "Noted");
       const parts = [];
-      if (credited.length) parts.push(`${who(credited[0].player)} credited ${credited.map((x) => x.ball).join(", ")}`);
-      if (down.length) parts.push(`${down.map((x) => x.ball).join(", ")} down`);
+      if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => x.ball)) }));
+      if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => x.ball)) }));
       if (!parts.length && !d.corrected) return null;  // a plain miss: the state says who is next
-      return `Shot ${d.shot}${d.corrected ? " ruled again" : ""}: ${parts.join("; ") || "no ball"}` +
-        (d.to_shoot !== null && d.to_shoot !== undefined ? `; next ${who(d.to_shoot)}` : "");
+      const notes = noted.map((n) => tOr("note", n.what) + (n.detail ? ` ${n.detail}` : ""));
+      return t("ev.shot", {
+        shot: d.shot, again: d.corrected ? t("ev.again") : "", what: parts.join("; ") || t("ev.no_ball"),
+        next: d.to_shoot !== null && d.to_shoot !== undefined ? t("ev.next", { who: who(d.to_shoot) }) : "",
+      }) + (notes.length ? ` (${t("ev.noted", { what: notes.join(", ") })})` : "");
     }
-    case "foul": return `Foul by ${who(d.player)}: ${(d.fouls || []).map(words).join(", ")}`;
+    case "foul": return t("ev.foul", { who: who(d.player), fouls: list((d.fouls || []).map(foulName)) });
     case "warning":
-      if (d.reason === "two_fouls") return `Warning: ${who(d.player)} has two fouls in a row`;
-      if (d.kind === "events_lost") return `Warning: ${d.lost} sensor events lost (${d.source})`;
-      return `Warning: ${words(d.reason || d.kind || "")}`;
-    case "question": return `Question for ${who(d.player)}: ${d.prompt}`;
+      if (d.reason === "two_fouls") return t("ev.two_fouls", { who: who(d.player) });
+      if (d.kind === "events_lost") return t("ev.events_lost", { lost: d.lost, source: d.source });
+      return t("ev.warning", { what: String(d.reason || d.kind || "").replaceAll("_", " ") });
+    case "question": return t("ev.question", { who: who(d.player), text: questionText(d, table) });
     case "game_over":
-      return d.draw ? `Game ${d.game_no} drawn` :
-        `Game ${d.game_no} to ${who(d.winner)} (${words(d.reason)}) — ${(d.games || []).join(":")}`;
+      return d.draw ? t("ev.game_drawn", { n: d.game_no }) :
+        t("ev.game_over", { n: d.game_no, who: who(d.winner), why: String(d.reason || "").replaceAll("_", " "), games: (d.games || []).join(":") });
     case "match_over":
-      if (d.abandoned) return "Match abandoned";
-      return d.winner === null || d.winner === undefined ? "Match drawn" :
-        `MATCH to ${who(d.winner)} ${(d.games || []).join(":")}`;
-    case "undo": return `Undo: back to shot ${d.back_to_shot}`;
-    case "sensor_fault": return `Sensor ${d.channel} ${d.state}${d.reason ? " (" + words(d.reason) + ")" : ""}`;
-    case "sensor_recovered": return `Sensor ${d.channel} ok again`;
+      if (d.abandoned) return t("ev.match_abandoned");
+      return d.winner === null || d.winner === undefined ? t("ev.match_drawn") :
+        t("ev.match_over", { who: who(d.winner), games: (d.games || []).join(":") });
+    case "undo": return t("ev.undo", { shot: d.back_to_shot });
+    case "sensor_fault": return t("ev.sensor_fault", { channel: d.channel, state: d.state }) + (d.reason ? ` (${String(d.reason).replaceAll("_", " ")})` : "");
+    case "sensor_recovered": return t("ev.sensor_ok", { channel: d.channel });
   }
   return null;
 }
@@ -170,74 +301,152 @@ function healthText(table) {
   return summary.ok === false ? "sensor link down" : null;
 }
 
-// options.console: link the card to the table's referee console (the dashboard does).
+// options: console (link the card to the table's console), connected (false: we are cut
+// off, so "online" is not known), racks (the rack-by-rack strip), qr (a QR code of the
+// console), clock (the match clock), events (how many to list, default 5).
 function renderTable(table, options = {}) {
   const s = table.state;
-  const online = table.online();
-  const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online });
+  const known = options.connected !== false;
+  const online = known ? table.online() : "stale";
+  const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online,
+    "aria-label": table.id.toUpperCase() });
   const fault = healthText(table);
   card.append(el("header", {},
     el("h2", {}, table.id.toUpperCase()),
-    el("span", { class: `badge ${online}`, "data-field": "online" }, online === "unknown" ? "…" : online),
+    el("span", { class: `badge ${online}`, "data-field": "online" }, t("online." + (online in { online: 1, offline: 1, stopped: 1, stale: 1 } ? online : "unknown"))),
     fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
+    options.clock && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
+      t("page.clock", { time: duration(table.matchSeconds()) })) : null,
     options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
-      title: "referee console" }, "referee ›") : null));
+      "data-key": "referee", "aria-label": t("page.referee_title", { table: table.id }) }, t("page.referee")) : null));
+  if (options.qr) {
+    const code = qrCode(new URL(`console.html?table=${encodeURIComponent(table.id)}`, location.href).href);
+    if (code) card.firstChild.append(el("figure", { class: "qr", "data-field": "qr" }, code, el("figcaption", {}, t("page.scan"))));
+  }
+  const body = el("div", { class: "body" });
+  card.append(body);
   if (!s || !s.game) {
-    card.append(el("p", { class: "idle", "data-field": "status" }, s ? "No match" : "Waiting for the table…"));
+    body.append(el("p", { class: "idle", "data-field": "status" }, s ? t("card.no_match") : t("card.waiting")));
+    footer(card, table);
     return card;
   }
   const players = s.players || [];
   const tenBall = s.game === "ten-ball";
   const over = s.status === "match_over" || s.status === "game_over";
-  card.append(el("p", { class: "meta" },
-    el("span", {}, GAMES[s.game] || s.game), " · race to ", s.race_to, " · game ", s.game_no,
-    " · shot ", s.shot, " · ",
-    el("span", { "data-field": "status", class: "status " + s.status }, STATUS[s.status] || s.status)));
-  const rows = el("div", { class: "players" });
+  body.append(el("p", { class: "meta" },
+    el("span", { class: "game-name" }, gameName(s.game)), " · ", t("card.race", { n: s.race_to }), " · ",
+    t("card.game", { n: s.game_no }), " · ", t("card.shot", { n: s.shot }), " · ",
+    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status))));
+  const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
     const won = over && s.winner === i;
     rows.append(el("div", {
-      class: "player" + (shooting ? " shooting" : "") + (won ? " won" : ""),
-      "data-player": i,
+      class: "player" + (shooting ? " shooting" : "") + (won ? " won" : ""), "data-player": i,
     },
-      el("span", { class: "turn" }, shooting ? "▶" : won ? "★" : ""),
-      el("span", { class: "name" }, p.name),
-      p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, `${p.consecutive_fouls} FOULS`) :
-        p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, "1 foul") : null,
-      el("span", { class: "games", title: "games won" }, tenBall ? "" : `${p.games}/${s.race_to}`),
+      el("span", { class: "turn", "aria-label": shooting ? t("card.to_shoot") : null }, shooting ? "▶" : won ? "★" : ""),
+      el("span", { class: "name", title: p.name }, p.name),
+      p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
+        p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
+      el("span", { class: "games", title: t("card.games_won") }, tenBall ? "" : `${p.games}/${s.race_to}`),
       el("span", { class: "score", "data-field": "score" }, tenBall ? `${p.games}` : `${p.score}`)));
   });
-  card.append(rows);
+  body.append(rows);
   const facts = el("p", { class: "facts" });
   if (s.ball_in_hand && s.ball_in_hand !== "none") {
     facts.append(el("span", { class: "badge hand", "data-field": "ball_in_hand" },
-      s.ball_in_hand === "kitchen" ? "Ball in hand: kitchen" : "Ball in hand"));
+      t(s.ball_in_hand === "kitchen" ? "hand.kitchen" : "hand.anywhere")));
   }
   if (over && s.winner !== null && s.winner !== undefined) {
     facts.append(el("span", { class: "badge win" },
-      `${table.playerName(s.winner)} wins the ${s.status === "match_over" ? "match" : "game"}`));
-  } else if (s.draw) facts.append(el("span", { class: "badge" }, "Draw"));
-  if (facts.childNodes.length) card.append(facts);
+      t(s.status === "match_over" ? "card.wins_match" : "card.wins_game", { who: table.playerName(s.winner) })));
+  } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
+  if (facts.childNodes.length) body.append(facts);
   if (s.on_table && s.on_table.length) {
-    card.append(el("div", { class: "balls", "data-field": "on_table" }, s.on_table.map((b) => ballChip(b, s.game))));
+    body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
+      s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }
   for (const q of s.questions || []) {
-    card.append(el("p", { class: "question", "data-field": "question" },
-      `? ${table.playerName(q.player)}: ${q.prompt}`));
+    body.append(el("p", { class: "question", "data-field": "question" },
+      `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
   }
+  if (options.racks && table.racks.size) body.append(rackStrip(table));
   if (table.events.length) {
-    card.append(el("ol", { class: "events", "data-field": "events" },
-      table.events.slice(0, 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
+    body.append(el("ol", { class: "events", "data-field": "events" },
+      table.events.slice(0, options.events ?? 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
   }
+  footer(card, table);
   return card;
+}
+function footer(card, table) {
+  card.append(el("p", { class: "updated", "data-field": "updated" },
+    table.updated ? t("page.last_update", { time: clockTime(table.updated) }) : t("page.never")));
+}
+// The racks of the match seen so far: number, breaker, winner.
+function rackStrip(table) {
+  const racks = [...table.racks.entries()].sort((a, b) => a[0] - b[0]);
+  return el("ol", { class: "racks", "data-field": "racks", "aria-label": t("card.racks") }, racks.map(([n, r]) =>
+    el("li", { class: "rack" + (r.winner !== undefined && r.winner !== null ? " done" : ""), "data-rack": n },
+      el("b", {}, t("card.rack", { n })), " ",
+      r.breaker !== undefined ? t("card.breaker", { who: table.playerName(r.breaker) }) : "",
+      r.winner !== undefined && r.winner !== null ? ` · ${t("card.rack_winner", { who: table.playerName(r.winner) })}` : "",
+      r.draw ? ` · ${t("card.draw")}` : "")));
+}
+// An SVG QR code of `text` (vendor/qrcode.js), or null when that library is not loaded.
+const QR_CACHE = new Map();
+function qrCode(text) {
+  if (typeof qrcode !== "function") return null;
+  if (QR_CACHE.has(text)) return QR_CACHE.get(text).cloneNode(true);
+  const qr = qrcode(0, "M");
+  qr.addData(text);
+  qr.make();
+  const holder = document.createElement("div");
+  holder.innerHTML = qr.createSvgTag({ cellSize: 4, margin: 2, scalable: true, alt: t("page.scan") });
+  const svg = holder.firstElementChild;
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `${t("page.scan")}: ${text}`);
+  QR_CACHE.set(text, svg);
+  return svg.cloneNode(true);
 }
 
 // ------------------------------------------------------------------ page plumbing
+// Replaces `old` by `fresh` unless they are the same, keeping the keyboard focus on the
+// element with the same data-key (or data-ball / data-pocket / data-answer) in the new one.
+function swap(old, fresh) {
+  if (old.isEqualNode(fresh)) return old;
+  const focused = document.activeElement;
+  let selector = null;
+  if (focused && old.contains(focused)) {
+    for (const attr of ["data-key", "data-ball", "data-pocket", "data-answer", "data-foul", "data-off"]) {
+      if (focused.hasAttribute(attr)) { selector = `[${attr}="${CSS.escape(focused.getAttribute(attr))}"]`; break; }
+    }
+  }
+  old.replaceWith(fresh);
+  if (selector) {
+    const again = fresh.matches(selector) ? fresh : fresh.querySelector(selector);
+    if (again) again.focus({ preventScroll: true });
+  }
+  return fresh;
+}
+
+// The connection pill and, once we were connected or after a few seconds of trying, a
+// banner saying since when we are cut off.
+let disconnectedSince = new Date();
+let everConnected = false;
+setTimeout(() => { if (disconnectedSince) setConnection(t("conn.connecting"), false); }, 4000);
 function setConnection(text, ok) {
+  if (ok) everConnected = true;
   const node = document.getElementById("connection");
-  if (!node) return;
-  node.textContent = text;
-  node.className = ok ? "conn ok" : "conn bad";
+  if (node) {
+    node.textContent = text;
+    node.className = ok ? "conn ok" : "conn bad";
+  }
   document.body.classList.toggle("disconnected", !ok);
+  if (ok) disconnectedSince = null;
+  else if (!disconnectedSince) disconnectedSince = new Date();
+  const banner = document.getElementById("lost");
+  if (banner) {
+    banner.hidden = ok || (!everConnected && Date.now() - disconnectedSince.getTime() < 3500);
+    if (!banner.hidden) banner.textContent = t("conn.lost", { since: clockTime(disconnectedSince) });
+  }
 }

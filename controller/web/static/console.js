@@ -1,11 +1,18 @@
 // The referee console of one table (console.html?table=t1). Every action is a request of
-// interfaces §3 published to B/request/<name> with a fresh `transaction`; the table's
-// B/response/<name> with the same transaction is shown, an error with its reason.
+// interfaces §3 published to B/request/<name> with a fresh `transaction` and a `deadline`
+// (unix seconds; the MQTT 5 message expiry says the same to the broker): the table's
+// B/response/<name> with the same transaction is shown, an error with its reason. A request
+// with no answer is "not done" only once its deadline has passed: until then the table
+// may still do it.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 // The table seen from above, head end (the break) at the bottom: left is the left long rail.
 const POCKET_AT = { fl: [18, 18], fr: [182, 18], sl: [12, 200], sr: [188, 200], hl: [18, 382], hr: [182, 382] };
+const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
+// The table checks a request's `deadline` itself (docs/interfaces.md §3); a table
+// that does not know the field refuses the request, so it is sent only where tables do.
+const SEND_DEADLINE = false;
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVGNS, tag);
@@ -16,17 +23,27 @@ function svg(tag, attrs = {}, ...children) {
   for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return node;
 }
+// Enter and Space do what a click does (for the drawing's balls and pockets).
+function pressable(node, action) {
+  node.addEventListener("click", action);
+  node.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); action(e); }
+  });
+  return node;
+}
 
 (async function main() {
   const params = new URLSearchParams(location.search);
   const tableId = params.get("table") || "t1";
   const config = await loadConfig();
+  translateStatic();
+  document.getElementById("tools").prepend(languagePicker());
   const base = `${config.prefix}/${config.venue}/${tableId}`;
   document.getElementById("table-id").textContent = `${config.venue} / ${tableId}`;
-  document.title = `${tableId} — referee console`;
+  document.title = t("page.title.console", { table: tableId });
 
   const table = new TableModel(tableId);
-  const pending = new Map();  // transaction -> {name, timer}
+  const pending = new Map();  // transaction -> {name, timers, deadline}
   const ui = {
     calls: [], pocketed: [], picked: null,
     result: document.getElementById("result"), log: document.getElementById("log"),
@@ -38,69 +55,105 @@ function svg(tag, attrs = {}, ...children) {
   // ---------------------------------------------------------------- requests and responses
   function show(text, kind) {
     ui.result.textContent = text;
-    ui.result.className = kind;
+    ui.result.className = "result " + kind;
+    ui.result.dataset.state = kind;
     if (kind === "sent") return;
-    ui.log.prepend(el("li", { class: kind }, `${new Date().toLocaleTimeString()} ${text}`));
+    ui.log.prepend(el("li", { class: kind }, `${clockTime(new Date())} ${text}`));
     while (ui.log.childNodes.length > 30) ui.log.lastChild.remove();
   }
+  function canSend() { return !!(client && client.connected) && table.online() === "online"; }
   function send(name, payload) {
-    if (!client || !client.connected) { show(`${name}: not connected to the broker`, "error"); return null; }
+    const req = t("req." + name);
+    if (!client || !client.connected) { show(t("r.not_connected", { req }), "error"); return null; }
     const transaction = `web-${session}-${++counter}`;
-    const timer = setTimeout(() => {
-      if (pending.delete(transaction)) show(`${name}: no answer from the table (is it online?)`, "error");
-    }, 6000);
-    pending.set(transaction, { name, timer });
-    client.publish(`${base}/request/${name}`, JSON.stringify({ v: 1, ...payload, transaction }), { qos: 1 });
-    show(`${name}: sent…`, "sent");
+    const ttl = config.request_ttl_s;
+    const deadline = Date.now() / 1000 + ttl;
+    const until = clockTime(new Date(deadline * 1000));
+    const timers = [
+      setTimeout(() => { if (pending.has(transaction)) show(t("r.waiting", { req, time: until }), "waiting"); },
+        Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
+      // a little after the deadline, for the clocks of the table and of this tablet to differ
+      setTimeout(() => {
+        if (pending.delete(transaction)) show(t("r.expired", { req, time: until }), "expired");
+      }, (ttl + 2) * 1000),
+    ];
+    pending.set(transaction, { name, timers });
+    client.publish(`${base}/request/${name}`,
+      JSON.stringify({ v: 1, ...payload, transaction, ...(SEND_DEADLINE ? { deadline: Math.round(deadline * 1000) / 1000 } : {}) }),
+      { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } });
+    show(t("r.sent", { req }), "sent");
     return transaction;
   }
   function answered(name, response) {
     const p = pending.get(response.transaction);
-    if (!p) return;  // another console's request
-    clearTimeout(p.timer);
+    if (!p) return;  // another console's request, or one already reported
+    p.timers.forEach(clearTimeout);
     pending.delete(response.transaction);
+    const req = t("req." + name);
     if (response.status === "ok") {
       const d = response.data;
-      const extra = d && d.match_id ? ` (match ${d.match_id})` : "";
-      show(`${name}: ok${extra}`, "ok");
+      show(d && d.match_id ? t("r.ok_match", { req, id: d.match_id }) : t("r.ok", { req }), "ok");
       if (name === "call" || name === "declare") clearTaps(name);
     } else {
-      show(`${name}: error — ${response.error}`, "error");
+      show(t("r.error", { req, why: errorText(response.error, table) }), "error");
     }
   }
 
   // ---------------------------------------------------------------- the live table
+  function state() { return table.state || {}; }
+  function balls() { return (state().on_table || []).slice(); }
+  function inMatch() { const s = state(); return !!s.game && s.status !== "match_over" && s.status !== "idle"; }
   function render() {
-    document.getElementById("card").replaceChildren(renderTable(table));
+    const card = document.getElementById("card");
+    const fresh = el("div", { id: "card" }, renderTable(table, { connected: !!(client && client.connected), clock: true, racks: true }));
+    swap(card, fresh);
+    document.getElementById("panels").classList.toggle("no-match", !inMatch());
     renderQuestions();
     renderPool();
     renderDeclareBalls();
+    renderEnabled();
   }
-  function state() { return table.state || {}; }
-  function balls() { return (state().on_table || []).slice(); }
+  // Buttons that send are off while we or the table are away, and say why.
+  function renderEnabled() {
+    const ok = canSend();
+    for (const b of document.querySelectorAll("[data-send], #questions button")) b.disabled = !ok;
+    const note = document.getElementById("blocked");
+    note.hidden = ok;
+    if (!ok) {
+      note.textContent = !(client && client.connected) ? t("c.disabled_conn")
+        : t("c.disabled_table", { state: t("online." + (table.online() in { offline: 1, stopped: 1 } ? table.online() : "unknown")) });
+    }
+  }
 
   function renderQuestions() {
     const box = document.getElementById("questions");
     const qs = state().questions || [];
-    if (!qs.length) { box.replaceChildren(el("p", { class: "idle" }, "None.")); return; }
-    box.replaceChildren(...qs.map((q) => {
-      const count = q.count || 1;
-      const chosen = [];
-      const part = el("div", { class: "q", "data-question": q.id },
-        el("p", { class: "question" }, `${table.playerName(q.player)}: ${q.prompt}`));
-      const buttons = (q.choices || []).map((c) => el("button", {
-        type: "button", "data-answer": String(c),
-        onclick: (e) => {
-          if (count === 1) { send("answer", { question: q.id, answer: c }); return; }
-          chosen.push(c);
-          e.target.classList.add("picked");
-          if (chosen.length === count) send("answer", { question: q.id, answer: chosen.slice() });
-        },
-      }, typeof c === "boolean" ? (c ? "yes" : "no") : words(c)));
-      part.append(el("div", {}, buttons));
-      if (count > 1) part.append(el("small", {}, `pick ${count} balls, one per ball that fell`));
-      return part;
-    }));
+    let fresh;
+    if (!qs.length) fresh = el("div", { id: "questions" }, el("p", { class: "idle" }, t("c.none")));
+    else {
+      fresh = el("div", { id: "questions" }, ...qs.map((q) => {
+        const count = q.count || 1;
+        const chosen = ui.chosen && ui.chosen.id === q.id ? ui.chosen.balls : [];
+        const part = el("div", { class: "q", "data-question": q.id },
+          el("p", { class: "question" }, `${table.playerName(q.player)}: ${questionText(q, table)}`));
+        const buttons = (q.choices || []).map((c) => el("button", {
+          type: "button", class: "answer", "data-answer": String(c), "aria-pressed": count > 1 ? String(chosen.includes(c)) : null,
+          "aria-label": typeof c === "number" ? ballName(c) : null,
+          onclick: () => {
+            if (count === 1) { send("answer", { question: q.id, answer: c }); return; }
+            const list = ui.chosen && ui.chosen.id === q.id ? ui.chosen.balls : [];
+            ui.chosen = { id: q.id, balls: [...list, c] };
+            if (ui.chosen.balls.length === count) { send("answer", { question: q.id, answer: ui.chosen.balls }); ui.chosen = null; }
+            renderQuestions();
+          },
+        }, choiceText(c, q)));
+        part.append(el("div", { class: "answers" }, buttons));
+        if (count > 1) part.append(el("small", {}, t("q.pick_n", { count })));
+        return part;
+      }));
+    }
+    swap(box, fresh);
+    renderEnabled();
   }
 
   // ---------------------------------------------------------------- the drawing: call by tapping
@@ -108,84 +161,111 @@ function svg(tag, attrs = {}, ...children) {
   function renderPool() {
     const game = state().game;
     const list = tapMode() === "call" ? ui.calls : ui.pocketed;
-    const area = svg("svg", { viewBox: "0 0 200 400", class: "pool", role: "img", "aria-label": "the table" });
+    const area = svg("svg", { viewBox: "0 0 200 400", class: "pool", role: "group", "aria-label": t("c.drawing") });
     area.append(svg("rect", { x: 0, y: 0, width: 200, height: 400, rx: 14, fill: "var(--rail)" }));
     area.append(svg("rect", { x: 14, y: 14, width: 172, height: 372, fill: "var(--felt)" }));
-    area.append(svg("line", { x1: 14, y1: 300, x2: 186, y2: 300, stroke: "#ffffff55", "stroke-dasharray": "3 3" }));
-    area.append(svg("text", { x: 100, y: 372, "text-anchor": "middle", fill: "#ffffffaa", "font-size": 10 }, "head (break)"));
-    area.append(svg("text", { x: 100, y: 34, "text-anchor": "middle", fill: "#ffffffaa", "font-size": 10 }, "foot"));
+    area.append(svg("line", { x1: 14, y1: 300, x2: 186, y2: 300, stroke: "#ffffff88", "stroke-dasharray": "3 3" }));
+    area.append(svg("text", { x: 100, y: 372, "text-anchor": "middle", fill: "#ffffff", "font-size": 10, "aria-hidden": "true" }, t("c.head")));
+    area.append(svg("text", { x: 100, y: 34, "text-anchor": "middle", fill: "#ffffff", "font-size": 10, "aria-hidden": "true" }, t("c.foot")));
     const spots = {};
     const shown = [...balls(), "cue"];
     shown.forEach((b, i) => {
       const cols = 4;
       const x = 46 + (i % cols) * 36, y = 80 + Math.floor(i / cols) * 36;
       spots[b] = [x, y];
-      const used = list.some((c) => c.ball === b);
-      const g = svg("g", {
-        class: "pball" + (ui.picked === b ? " picked" : "") + (used ? " called" : ""),
-        "data-ball": String(b), tabindex: 0,
-        onclick: () => { ui.picked = ui.picked === b ? null : b; renderPool(); },
-      });
+      const used = list.find((c) => c.ball === b);
+      const picked = ui.picked === b;
+      const g = pressable(svg("g", {
+        class: "pball" + (picked ? " picked" : "") + (used ? " called" : ""),
+        "data-ball": String(b), tabindex: 0, role: "button", "aria-pressed": String(picked),
+        "aria-label": ballName(b) + (used ? ` → ${pocketName(used.pocket)}` : ""),
+      }), () => { ui.picked = ui.picked === b ? null : b; renderPool(); });
       const stripe = isStripe(b, game);
+      if (picked) g.append(svg("circle", { class: "ring", cx: x, cy: y, r: 18, fill: "none", stroke: "#ffd23f", "stroke-width": 3, "stroke-dasharray": "4 2" }));
       g.append(svg("circle", { class: "body", cx: x, cy: y, r: 14, fill: stripe ? "#fff" : ballColour(b, game), stroke: "#000", "stroke-width": 1 }));
       if (stripe) g.append(svg("rect", { x: x - 12, y: y - 7, width: 24, height: 14, fill: ballColour(b, game) }));
       if (b !== "cue") {
         g.append(svg("circle", { cx: x, cy: y, r: 7, fill: "#fff" }));
         g.append(svg("text", { x, y: y + 3.5, "text-anchor": "middle", "font-size": 9, "font-weight": "bold", fill: "#111" }, b));
       }
+      // picked: a tick beside it, not only a colour
+      if (picked) g.append(svg("text", { x: x + 13, y: y - 10, "font-size": 14, "font-weight": "bold", fill: "#ffd23f", stroke: "#000", "stroke-width": 0.6 }, "✓"));
       area.append(g);
     });
     for (const c of list) {
       if (spots[c.ball]) area.append(svg("line", { class: "call", x1: spots[c.ball][0], y1: spots[c.ball][1], x2: POCKET_AT[c.pocket][0], y2: POCKET_AT[c.pocket][1] }));
     }
     for (const [id, [x, y]] of Object.entries(POCKET_AT)) {
-      area.append(svg("circle", {
+      area.append(pressable(svg("circle", {
         class: "pocket" + (ui.picked !== null ? " armed" : ""), cx: x, cy: y, r: 13, "data-pocket": id,
-        onclick: () => tapPocket(id),
-      }, svg("title", {}, POCKETS[id])));
+        tabindex: 0, role: "button", "aria-label": t("c.pocket", { pocket: pocketName(id) }),
+      }, svg("title", {}, pocketName(id))), () => tapPocket(id)));
     }
-    document.getElementById("pool").replaceChildren(area);
-    const text = (l) => l.length ? l.map((c) => `${c.ball} → ${POCKETS[c.pocket]}`).join(", ") : "—";
+    const holder = document.getElementById("pool");
+    const old = holder.firstElementChild;
+    if (old) swap(old, area); else holder.append(area);
+    const text = (l) => l.length ? l.map((c) => `${c.ball} → ${pocketName(c.pocket)}`).join(", ") : "—";
     document.getElementById("calls").textContent = text(ui.calls);
     document.getElementById("pocketed").textContent = text(ui.pocketed);
+    document.getElementById("pick-state").textContent = ui.picked !== null ? t("c.picked_now", { ball: ballName(ui.picked) }) : "";
   }
   function tapPocket(pocket) {
-    if (ui.picked === null) { show("tap a ball first, then its pocket", "sent"); return; }
+    if (ui.picked === null) { show(t("c.tap_ball_first"), "error"); return; }
     const list = tapMode() === "call" ? ui.calls : ui.pocketed;
     const i = list.findIndex((c) => c.ball === ui.picked);
     if (i >= 0) list.splice(i, 1);
     list.push({ ball: ui.picked, pocket });
+    const ball = ui.picked;
     ui.picked = null;
     renderPool();
+    // the keyboard goes back to the ball just called
+    const again = document.querySelector(`#pool [data-ball="${CSS.escape(String(ball))}"]`);
+    if (again && document.activeElement && document.activeElement.closest && document.activeElement.closest("#pool")) again.focus();
   }
   function clearTaps(which) {
-    if (which === "call") { ui.calls = []; document.getElementById("amend").checked = false; }
-    else { ui.pocketed = []; for (const box of document.querySelectorAll("#declare-panel input[type=checkbox]")) box.checked = false; }
+    if (which === "call") { ui.calls = []; setPressed(document.getElementById("amend"), false); }
+    else {
+      ui.pocketed = [];
+      for (const b of document.querySelectorAll("#declare-panel .toggle")) setPressed(b, false);
+      for (const id of ["first-contact", "centre-line", "special"]) document.getElementById(id).value = "";
+    }
     ui.picked = null;
     renderPool();
   }
 
   // ---------------------------------------------------------------- declare
+  function setPressed(button, on) { button.setAttribute("aria-pressed", String(on)); }
+  function toggle(button) { setPressed(button, button.getAttribute("aria-pressed") !== "true"); }
+  function pressed(selector) { return [...document.querySelectorAll(selector)].filter((b) => b.getAttribute("aria-pressed") === "true"); }
   const fouls = document.getElementById("fouls");
   for (const code of FOULS) {
-    fouls.append(el("label", {}, el("input", { type: "checkbox", value: code, "data-foul": code }), words(code)));
+    fouls.append(el("button", { type: "button", class: "toggle", "aria-pressed": "false", "data-foul": code,
+      onclick: (e) => toggle(e.currentTarget) }, foulName(code)));
   }
+  document.getElementById("amend").addEventListener("click", (e) => toggle(e.currentTarget));
   function renderDeclareBalls() {
     const off = document.getElementById("off-table");
-    const ticked = new Set([...off.querySelectorAll("input:checked")].map((i) => i.value));
-    off.replaceChildren(...[...balls(), "cue"].map((b) => el("label", {},
-      el("input", { type: "checkbox", value: String(b), "data-off": String(b), checked: ticked.has(String(b)) }), String(b))));
+    const ticked = new Set(pressed("#off-table .toggle").map((b) => b.dataset.off));
+    const fresh = el("div", { class: "toggles", id: "off-table" }, ...[...balls(), "cue"].map((b) => el("button", {
+      type: "button", class: "toggle", "aria-pressed": String(ticked.has(String(b))), "data-off": String(b),
+      "aria-label": ballName(b), onclick: (e) => toggle(e.currentTarget),
+    }, b === "cue" ? t("ball.cue") : String(b))));
+    swap(off, fresh);
     const first = document.getElementById("first-contact");
     const was = first.value;
-    first.replaceChildren(el("option", { value: "" }, "—"), el("option", { value: "none" }, "no ball (miss)"),
-      ...balls().map((b) => el("option", { value: String(b) }, String(b))));
-    first.value = [...first.options].some((o) => o.value === was) ? was : "";
+    const options = [el("option", { value: "" }, "—"), el("option", { value: "none" }, t("c.no_contact")),
+      ...balls().map((b) => el("option", { value: String(b) }, ballName(b)))];
+    const now = [...first.options].map((o) => o.value + o.textContent).join("|");
+    if (now !== options.map((o) => o.value + o.textContent).join("|")) {
+      first.replaceChildren(...options);
+      first.value = [...first.options].some((o) => o.value === was) ? was : "";
+    }
   }
   document.getElementById("send-declare").addEventListener("click", () => {
     const payload = {};
-    const f = [...fouls.querySelectorAll("input:checked")].map((i) => i.value);
+    const f = pressed("#fouls .toggle").map((b) => b.dataset.foul);
     if (f.length) payload.fouls = f;
-    const off = [...document.querySelectorAll("#off-table input:checked")].map((i) => i.value === "cue" ? "cue" : Number(i.value));
+    const off = pressed("#off-table .toggle").map((b) => b.dataset.off === "cue" ? "cue" : Number(b.dataset.off));
     if (off.length) payload.off_table = off;
     if (ui.pocketed.length) payload.pocketed = ui.pocketed.map((c) => ({ ball: c.ball, pocket: c.pocket }));
     const first = document.getElementById("first-contact").value;
@@ -195,15 +275,17 @@ function svg(tag, attrs = {}, ...children) {
     if (centre) payload.centre_line = centre === "true";
     const special = document.getElementById("special").value;
     if (special) payload.special = special;
-    if (!Object.keys(payload).length) { show("declare: nothing ticked", "error"); return; }
+    if (!Object.keys(payload).length) { show(t("c.nothing_ticked"), "error"); return; }
     send("declare", payload);
   });
 
   // ---------------------------------------------------------------- call, shot end, undo, match
   for (const r of document.querySelectorAll("input[name=tap]")) r.addEventListener("change", renderPool);
   document.getElementById("send-call").addEventListener("click", () => {
-    const payload = { calls: ui.calls.map((c) => ({ ball: c.ball, pocket: c.pocket })), kind: document.getElementById("kind").value };
-    if (document.getElementById("amend").checked) payload.amend = true;
+    const kind = document.getElementById("kind").value;
+    if (!ui.calls.length && kind === "normal") { show(t("c.nothing_called"), "error"); return; }
+    const payload = { calls: ui.calls.map((c) => ({ ball: c.ball, pocket: c.pocket })), kind };
+    if (document.getElementById("amend").getAttribute("aria-pressed") === "true") payload.amend = true;
     send("call", payload);
   });
   document.getElementById("clear-call").addEventListener("click", () => clearTaps("call"));
@@ -212,23 +294,30 @@ function svg(tag, attrs = {}, ...children) {
     send("undo", { shots: Number(document.getElementById("undo-shots").value) || 1 }));
   document.getElementById("refresh").addEventListener("click", () => send("get", {}));
   document.getElementById("end-match").addEventListener("click", () => {
-    if (confirm("Abandon the match on this table?")) send("end_match", {});
+    if (confirm(t("c.confirm_end"))) send("end_match", {});
   });
 
   // ---------------------------------------------------------------- new match
   let gameOptions = {};
   try { gameOptions = await (await fetch("options.json")).json(); } catch (e) { /* options stay default */ }
   const gameSelect = document.getElementById("game");
+  function renderBreaker() {
+    const breaker = document.getElementById("breaker");
+    const was = breaker.value;
+    const names = [...document.querySelectorAll("#players input")].map((i) => i.value.trim());
+    breaker.replaceChildren(...names.map((name, i) => el("option", { value: i }, name || t("c.player", { n: i + 1 }))));
+    if (was && Number(was) < names.length) breaker.value = was;
+  }
   function renderNewMatch() {
     const game = gameSelect.value;
     const spec = gameOptions[game] || { players: [2, 2], options: [] };
     const box = document.getElementById("players");
     const names = [...box.querySelectorAll("input")].map((i) => i.value);
     box.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("label", {},
-      `Player ${i + 1}${i >= spec.players[0] ? " (optional)" : ""} `,
-      el("input", { type: "text", name: `player${i}`, "data-player-name": i, value: names[i] || "", required: i < spec.players[0] }))));
-    const breaker = document.getElementById("breaker");
-    breaker.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("option", { value: i }, `player ${i + 1}`)));
+      `${t("c.player", { n: i + 1 })}${i >= spec.players[0] ? " " + t("c.optional") : ""} `,
+      el("input", { type: "text", name: `player${i}`, "data-player-name": i, value: names[i] || "", required: i < spec.players[0],
+        autocomplete: "off", oninput: renderBreaker }))));
+    renderBreaker();
     document.getElementById("options").replaceChildren(...spec.options.map((o) => {
       let input;
       if (typeof o.default === "boolean") input = el("input", { type: "checkbox", checked: o.default });
@@ -263,8 +352,7 @@ function svg(tag, attrs = {}, ...children) {
       game, players, race_to: Number(document.getElementById("race-to").value) || 1,
       breaker: Number(document.getElementById("breaker").value) || 0, options: optionsChosen(game),
     };
-    if (state().game && !["match_over", "idle"].includes(state().status) &&
-        !confirm("A match is in progress on this table. Start a new one?")) return;
+    if (inMatch() && !confirm(t("c.confirm_new"))) return;
     send("new_match", payload);
   });
   renderNewMatch();
@@ -274,12 +362,13 @@ function svg(tag, attrs = {}, ...children) {
     document.getElementById("login").hidden = true;
     document.getElementById("panels").hidden = false;
     if (client) client.end(true);
-    client = connect(config, credentials, (text, ok) => {
+    client = connect(config, credentials, (text, ok, error) => {
       setConnection(text, ok);
-      if (!ok && /auth|password|identifier/i.test(text)) {
+      render();
+      if (!ok && error && /auth|password|identifier|not authori[sz]ed|bad user/i.test(String(error.message || error))) {
         client.end(true);
         sessionStorage.removeItem("referee");
-        askLogin(`The broker refused: ${text}`);
+        askLogin(t("c.refused", { why: text }));
       }
     });
     client.on("connect", () => client.subscribe([`${base}/+`, `${base}/response/+`], { qos: 1 }));
@@ -306,6 +395,7 @@ function svg(tag, attrs = {}, ...children) {
     sessionStorage.setItem("referee", JSON.stringify(credentials));
     start(credentials);
   });
+  setInterval(() => { if (table.matchSeconds() !== null) render(); }, 1000);  // the match clock
   const saved = sessionStorage.getItem("referee");
   if (config.referee) start(config.referee);
   else if (saved) start(JSON.parse(saved));

@@ -1,0 +1,346 @@
+"""What a club sees all evening: the TV wall, the phone, the tablet console, in Russian and
+English, with the keyboard alone, through a lost connection and a request the table never
+got in time. Headless Chromium against a real broker and real tables (``LiveTable``); one
+venue of twelve tables for the module. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from controller.web import WebConfig
+from tests.broker import Broker, free_port
+from tests.web.conftest import VENUE
+from tests.web.harness import LiveTable, WebThread
+
+TIMEOUT = 8000  # ms, for every expectation below
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+LONG = ["Анна Каренина-Вронская", "Maximilian von Hohenzollern-Sigmaringen", "Bob"]
+HEIGHTS = "ns => ns.map(n => n.getBoundingClientRect().height)"
+SIZES = {"tv": (1920, 1080), "tablet": (1024, 768), "tablet-wide": (1180, 820), "phone": (390, 844)}
+
+# Every name and score inside its card and the card inside the screen's width; on the TV
+# also inside the screen's height (nothing to scroll). Returns what is not.
+OUT_OF_PLACE = """(tv) => {
+  const W = window.innerWidth, H = window.innerHeight, bad = [];
+  const root = document.scrollingElement;
+  if (root.scrollWidth > W) bad.push(`page ${root.scrollWidth} px wide`);
+  if (tv && root.scrollHeight > H) bad.push(`page ${root.scrollHeight} px high`);
+  for (const card of document.querySelectorAll("article.table")) {
+    const c = card.getBoundingClientRect();
+    if (c.right > W + 0.5 || (tv && c.bottom > H + 0.5)) bad.push(`${card.dataset.table} off the screen`);
+    for (const s of card.querySelectorAll(".player .score, .player .name, h2")) {
+      const r = s.getBoundingClientRect();
+      if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || (tv && r.bottom > c.bottom + 0.5))
+        bad.push(`${card.dataset.table} ${s.className || s.tagName}: ${s.textContent}`);
+    }
+  }
+  return bad;
+}"""
+
+
+@pytest.fixture(scope="module")
+def venue(ws_broker: Broker, web: WebThread) -> Iterator[dict[str, LiveTable]]:
+    """Twelve tables: t1 a pyramid of three long names, t2 a ten-ball break that asks which
+    ball fell, t3 a Siberian Ten, the rest ten-ball matches."""
+    tables = {f"t{n}": LiveTable(ws_broker.host, ws_broker.port, VENUE, f"t{n}").start()
+              for n in range(1, 13)}
+    pyramid = {"game": "pyramid", "players": LONG, "race_to": 5}
+    assert tables["t1"].request("new_match", pyramid)["status"] == "ok"
+    tables["t2"].request("new_match", {"game": "ten-ball", "players": ["Cleo", "Dan"], "race_to": 3})
+    tables["t2"].pot("fl")
+    tables["t2"].settle()
+    tables["t3"].request("new_match", {"game": "siberian-ten", "players": ["Ирина", "Пётр"], "race_to": 2})
+    for n in range(4, 13):
+        tables[f"t{n}"].request("new_match", {"game": "ten-ball", "players": [f"Player {n}A", f"Player {n}B"],
+                                              "race_to": 4})
+    try:
+        yield tables
+    finally:
+        for t in tables.values():
+            t.stop()
+
+
+def _open(browser: Browser, url: str, size: str = "tablet") -> Page:
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    return page
+
+
+def _close(page: Page) -> None:
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def _serious(page: Page) -> list[str]:
+    """Runs the bundled axe-core; returns its serious and critical findings."""
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate("async () => (await axe.run()).violations")
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_long_names_never_hide_a_score_on_the_tv_the_tablet_or_the_phone(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path, lang: str) -> None:
+    for size in SIZES:
+        tv = size == "tv"
+        page = _open(browser, f"{web.url}?lang={lang}{'&tv=1' if tv else ''}", size)
+        names = page.locator('[data-table="t1"] .player .name')
+        expect(names).to_have_text(LONG, timeout=TIMEOUT)
+        expect(page.locator("article.table")).to_have_count(12)
+        assert page.evaluate(OUT_OF_PLACE, tv) == [], size
+        page.screenshot(path=str(artifacts / f"dashboard-{size}-{lang}.png"), full_page=not tv)
+        _close(page)
+
+
+def test_twelve_tables_fit_the_tv_and_a_smaller_screen_turns_pages(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+    page = _open(browser, web.url + "?tv=1", "tv")
+    expect(page.locator("article.table")).to_have_count(12, timeout=TIMEOUT)
+    expect(page.locator('[data-table="t12"] .player .name')).to_have_count(2, timeout=TIMEOUT)
+    expect(page.locator("#page-no")).to_be_hidden()
+    assert page.evaluate(OUT_OF_PLACE, True) == []
+    # legible at 5 m: the scores at least 40 px high on a 1080p screen
+    assert min(page.eval_on_selector_all(".player .score", HEIGHTS)) >= 40
+    # each card has the QR code of its console
+    qr = page.locator('[data-table="t2"] [data-field="qr"] svg')
+    expect(qr).to_have_attribute("aria-label", re.compile(r"console\.html\?table=t2$"))
+    _close(page)
+
+    small = _open(browser, web.url + "?tv=1", "tablet")  # 12 tables do not fit 1024×768 legibly
+    expect(small.locator("#page-no")).to_have_text(re.compile(r"page 1 of [2-9]"), timeout=TIMEOUT)
+    first = small.locator("article.table").evaluate_all("cs => cs.map(c => c.dataset.table)")
+    assert 1 < len(first) < 12 and small.evaluate(OUT_OF_PLACE, True) == []
+    small.keyboard.press("ArrowRight")  # a remote control's arrow: the next page
+    expect(small.locator("#page-no")).to_have_text(re.compile(r"page 2 of"))
+    second = small.locator("article.table").evaluate_all("cs => cs.map(c => c.dataset.table)")
+    assert not set(first) & set(second) and small.evaluate(OUT_OF_PLACE, True) == []
+    small.screenshot(path=str(artifacts / "tv-small-page2.png"))
+    _close(small)
+
+    one = _open(browser, web.url + "?table=t1", "tv")  # one table, the whole screen
+    expect(one.locator("article.table")).to_have_count(1, timeout=TIMEOUT)
+    expect(one.locator(".player .name")).to_have_text(LONG, timeout=TIMEOUT)
+    assert one.evaluate(OUT_OF_PLACE, True) == []
+    assert min(one.eval_on_selector_all(".player .score", HEIGHTS)) >= 80
+    one.screenshot(path=str(artifacts / "tv-single.png"))
+    _close(one)
+
+
+def test_russian_pages_name_games_pockets_and_questions_in_russian(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+    page = _open(browser, web.url + "?lang=ru")
+    expect(page.locator("html")).to_have_attribute("lang", "ru", timeout=TIMEOUT)
+    expect(page.locator('[data-table="t1"] .game-name')).to_have_text("Пирамида", timeout=TIMEOUT)
+    expect(page.locator('[data-table="t3"] .game-name')).to_have_text("Сибирская десятка")
+    expect(page.locator('[data-table="t4"] .game-name')).to_have_text("Десятка")
+    expect(page.locator('[data-table="t2"] [data-field="question"]')).to_have_text(
+        "? Cleo: Какой шар упал в лузу «дальняя левая»?")
+    expect(page.locator('[data-table="t2"] [data-field="status"]')).to_have_text("ждёт ответа")
+    expect(page.locator(".top h1")).to_contain_text("Столы")
+    _close(page)
+
+    console = _open(browser, web.url + "console.html?table=t2&lang=ru")
+    expect(console.locator("#h-new")).to_have_text("Новый матч", timeout=TIMEOUT)
+    expect(console.locator("#questions .question")).to_have_text(
+        "Cleo: Какой шар упал в лузу «дальняя левая»?", timeout=TIMEOUT)
+    expect(console.locator('#fouls [data-foul="double_hit"]')).to_have_text("двойной удар")
+    expect(console.locator('#pool [data-pocket="sl"]')).to_have_attribute("aria-label", "луза: средняя левая")
+    console.click("#send-call")  # nothing tapped: said so, in Russian, and nothing is sent
+    expect(console.locator("#result")).to_have_text(re.compile("^Нечего заказывать"))
+    console.screenshot(path=str(artifacts / "console-ru-tablet.png"), full_page=True)
+
+    # the language picked on this browser stays picked
+    console.select_option("#lang", "en")
+    expect(console.locator("#h-new")).to_have_text("New match", timeout=TIMEOUT)
+    console.goto(web.url + "console.html?table=t2")
+    expect(console.locator("#h-new")).to_have_text("New match", timeout=TIMEOUT)
+    console.select_option("#lang", "ru")
+    expect(console.locator("html")).to_have_attribute("lang", "ru", timeout=TIMEOUT)
+    _close(console)
+
+
+def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+    t2 = venue["t2"]
+    wall = _open(browser, web.url, "tv")
+    card = wall.locator('[data-table="t2"]')
+    expect(card.locator('[data-field="question"]')).to_have_count(1, timeout=TIMEOUT)
+    console = _open(browser, web.url + "console.html?table=t2", "tablet-wide")
+    result = console.locator("#result")
+    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+
+    # a call while the question is open: refused, with the question in words, no internal id
+    console.locator('#pool [data-ball="2"]').focus()
+    console.keyboard.press("Enter")
+    expect(console.locator('#pool [data-ball="2"]')).to_have_attribute("aria-pressed", "true")
+    for _ in range(20):  # Tab on to the left side pocket
+        console.keyboard.press("Tab")
+        if console.evaluate("document.activeElement.dataset.pocket") == "sl":
+            break
+    console.keyboard.press(" ")
+    expect(console.locator("#calls")).to_have_text("2 → left side")
+    console.locator("#send-call").focus()
+    console.keyboard.press("Enter")
+    expect(result).to_have_attribute("data-state", "error", timeout=TIMEOUT)
+    expect(result).to_have_text(
+        "Call: refused — answer the open question first (Which ball fell in foot left?)")
+    assert "q-" not in console.locator("#log").inner_text()
+
+    # the answer, by keyboard; the wall lists it under the question it answers
+    console.locator('#questions button[data-answer="1"]').focus()
+    console.keyboard.press("Enter")
+    expect(result).to_have_text("Answer: done", timeout=TIMEOUT)
+    expect(card.locator('[data-field="events"]')).to_contain_text(
+        "Answered: Which ball fell in foot left? — 1", timeout=TIMEOUT)
+    expect(card.locator('[data-field="question"]')).to_have_count(0)
+
+    # the call again, now accepted
+    console.locator("#send-call").focus()
+    console.keyboard.press("Enter")
+    expect(result).to_have_text("Call: done", timeout=TIMEOUT)
+    assert t2.requests[-1][0] == "call" and t2.requests[-1][1]["calls"] == [{"ball": 2, "pocket": "sl"}]
+    t2.pot("sl")
+    t2.settle()
+    expect(console.locator('#pool [data-ball="2"]')).to_have_count(0, timeout=TIMEOUT)
+
+    # a redraw does not take the keyboard away: ball 3 keeps the focus while the table changes
+    console.locator('#pool [data-ball="3"]').focus()
+    t2.request("undo", {"shots": 1})
+    expect(console.locator('#pool [data-ball="2"]')).to_have_count(1, timeout=TIMEOUT)
+    assert console.evaluate("document.activeElement.dataset.ball") == "3"
+
+    # undo by keyboard; the log's times are 24-hour clock times
+    console.locator("#undo").focus()
+    console.keyboard.press("Enter")
+    expect(result).to_have_text("Undo: done", timeout=TIMEOUT)
+    assert all(re.match(r"^\d\d:\d\d:\d\d ", line) for line in console.locator("#log li").all_inner_texts())
+    # the result stays in sight however far down the page the referee is
+    console.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    box = result.bounding_box()
+    assert box is not None and 0 <= box["y"] < SIZES["tablet-wide"][1] / 3
+    console.screenshot(path=str(artifacts / "console-keyboard.png"))
+    _close(console)
+    _close(wall)
+
+
+def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_the_table_is(
+        browser: Browser, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
+        artifacts: Path) -> None:
+    spare = LiveTable(ws_broker.host, ws_broker.port, "spare", "t1").start()
+    phone = _open(browser, web.url + "console.html?venue=spare&table=t1", "phone")
+    expect(phone.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    # no match: the new match form is first, and calls are not offered
+    expect(phone.locator("#call-panel")).to_be_hidden()
+    new = phone.locator("#new-match-panel").bounding_box()
+    live = phone.locator("#live").bounding_box()
+    assert new and live and new["y"] < SIZES["phone"][1] and live["y"] < new["y"]
+    phone.fill('[data-player-name="0"]', "Анна Каренина-Вронская")
+    phone.fill('[data-player-name="1"]', "Bob")
+    expect(phone.locator("#breaker option")).to_have_text(["Анна Каренина-Вронская", "Bob"])
+    phone.select_option("#breaker", "1")
+    phone.click("#new-match button[type=submit]")
+    expect(phone.locator("#result")).to_have_text("New match: done (match m-1)", timeout=TIMEOUT)
+    assert spare.requests[-1][1]["breaker"] == 1
+    expect(phone.locator("#call-panel")).to_be_visible()
+    assert phone.evaluate(OUT_OF_PLACE, False) == []
+    assert phone.evaluate("document.scrollingElement.scrollWidth") <= SIZES["phone"][0]
+    # every control a finger can hit
+    small = phone.eval_on_selector_all(
+        "#panels button:not([hidden]), #panels select, #panels input",
+        """ns => ns.map(n => ["radio", "checkbox"].includes(n.type) && n.closest("label") || n)
+                 .filter(n => n.offsetParent && n.getBoundingClientRect().height < 44)
+                 .map(n => n.id || n.outerHTML.slice(0, 60))""")
+    assert small == []
+    phone.screenshot(path=str(artifacts / "console-phone.png"), full_page=True)
+
+    # the table goes away: nothing can be sent, and the page says why
+    spare.crash()
+    expect(phone.locator("#send-call")).to_be_disabled(timeout=TIMEOUT)
+    expect(phone.locator("#undo")).to_be_disabled()
+    expect(phone.locator("#blocked")).to_have_text(
+        "The table is offline: nothing can be sent until it is back online.")
+    _close(phone)
+
+
+def test_a_lost_connection_is_a_banner_and_no_table_claims_to_be_online(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    ws_port = free_port()
+    broker = Broker(tmp_path, extra=f"listener {ws_port} 127.0.0.1\nprotocol websockets")
+    broker.start()
+    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE)).start()
+    table = LiveTable(broker.host, broker.port, VENUE, "t1").start()
+    try:
+        page = _open(browser, server.url, "tablet")
+        badge = page.locator('[data-table="t1"] [data-field="online"]')
+        expect(badge).to_have_text("online", timeout=TIMEOUT)
+        expect(page.locator('[data-table="t1"] [data-field="updated"]')).to_have_text(
+            re.compile(r"^last update \d\d:\d\d:\d\d$"))
+        expect(page.locator("#lost")).to_be_hidden()
+        broker.stop()
+        expect(page.locator("#lost")).to_be_visible(timeout=TIMEOUT)
+        expect(page.locator("#lost")).to_have_text(re.compile(r"Connection .* lost .*\(\d\d:\d\d:\d\d\)"))
+        expect(badge).to_have_text("not known (we are disconnected)")
+        page.screenshot(path=str(artifacts / "dashboard-disconnected.png"))
+        broker.start()
+        expect(page.locator("#lost")).to_be_hidden(timeout=15000)
+        expect(badge).to_have_text("online", timeout=TIMEOUT)
+        _close(page)
+    finally:
+        table.stop()
+        server.stop()
+        broker.stop()
+
+
+def test_a_request_the_table_did_not_get_in_time_is_reported_not_done_and_never_done(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+    table = LiveTable(ws_broker.host, ws_broker.port, "hall", "t1", persistent=True).start()
+    try:
+        table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2})
+        table.request("call", {"calls": [{"ball": 1, "pocket": "fl"}]})
+        table.pot("fl")
+        table.settle()
+        console = _open(browser, web.url + "console.html?venue=hall&table=t1&ttl=2")
+        result = console.locator("#result")
+        expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1", timeout=TIMEOUT)
+        table.vanish()  # its status still says online: the console cannot know yet
+        console.click("#undo")
+        expect(result).to_have_attribute("data-state", "waiting", timeout=TIMEOUT)
+        expect(result).to_contain_text("If the table is back before")
+        expect(result).to_have_attribute("data-state", "expired", timeout=TIMEOUT)
+        expect(result).to_contain_text("Undo: NOT done")
+        console.screenshot(path=str(artifacts / "console-not-done.png"))
+        table.come_back()
+        console.click("#refresh")  # answered after anything queued before it
+        expect(result).to_have_text("Refresh: done", timeout=TIMEOUT)
+        undos = [payload for name, payload in table.requests if name == "undo"]
+        assert undos == []  # the broker let it expire (MQTT 5 message expiry)
+        expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1")
+        expect(result).to_have_text("Refresh: done")  # and no late "done" for the undo
+        _close(console)
+    finally:
+        table.stop()
+
+
+@pytest.mark.parametrize(("path", "size"), [
+    ("?lang=en", "tablet"), ("?tv=1&lang=ru", "tv"), ("console.html?table=t4&lang=en", "tablet-wide"),
+    ("console.html?table=t2&lang=ru", "phone"),
+])
+def test_no_serious_accessibility_finding(browser: Browser, web: WebThread, venue: dict[str, LiveTable],
+                                          path: str, size: str) -> None:
+    page = _open(browser, web.url + path, size)
+    expect(page.locator("article.table").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#connection")).to_have_class(re.compile("ok"), timeout=TIMEOUT)
+    assert _serious(page) == []
+    _close(page)
