@@ -8,13 +8,15 @@ the channel map with every swapped, dead, inverted, chattering or stuck channel 
 fix, beam timing, cushion sensors, the ball return and the boards' clocks, and the settings it
 suggests. The suggestions are shown as a diff of the configuration file and written only when
 the installer confirms (``--apply``). The whole session is saved as a trace with its report
-(``report.txt``, ``report.json``), and ``--from DIR`` analyses a saved session again.
+(``report.txt``, ``report.json``), and ``--from DIR`` analyses a saved session again. With
+``--web`` the installer follows the same steps on a page (``web``), e.g. on the table's tablet.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 import time
@@ -26,6 +28,7 @@ from controller.commission.config_edit import diff, suggested
 from controller.commission.session import Session, load, run_session, save
 from controller.commission.simtable import SimInstaller, SimTable, parse_faults
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
+from controller.commission.web import Board, CommissionPage, WebInstaller
 from controller.config import Config, ConfigError
 from controller.config import load as load_config
 from hardware.backend import SensorBackend
@@ -108,26 +111,39 @@ def _backend(config: Config) -> SensorBackend:
                       "try it on a simulated table with --simulate")
 
 
-async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
-                     settle_s: float = 1.0) -> tuple[Session, Report, dict[str, Any]]:
-    """Runs a session on the configured backend (or a simulated table); returns it, its
-    report and its clocks."""
-    fusion = config.fusion_settings()
-    if simulate is not None:
-        faults = parse_faults(simulate.swap, simulate.dead, simulate.chatter, simulate.invert,
-                              simulate.crosstalk)
-        table = SimTable(faults)
-        installer: Any = SimInstaller(
-            table.deliver, faults, cue_detector=fusion.cue_detector or "cue" in table.channels,
-            identity_reader=fusion.identity_reader)
-        backend: SensorBackend = table
-        channels: tuple[str, ...] | None = table.channels
-    else:
-        backend = _backend(config)
-        installer = TerminalInstaller()
+def _table(config: Config, simulate: argparse.Namespace | None
+           ) -> tuple[SensorBackend, SimInstaller | None, tuple[str, ...] | None]:
+    """Returns the backend to listen to, the simulated installer (with --simulate) and the
+    channels known to be fitted."""
+    if simulate is None:
         channels = tuple(config.gpio.pins) if config.backend == "gpio" else None
+        return _backend(config), None, channels
+    fusion = config.fusion_settings()
+    faults = parse_faults(simulate.swap, simulate.dead, simulate.chatter, simulate.invert,
+                          simulate.crosstalk)
+    table = SimTable(faults)
+    installer = SimInstaller(
+        table.deliver, faults, cue_detector=fusion.cue_detector or "cue" in table.channels,
+        identity_reader=fusion.identity_reader)
+    return table, installer, table.channels
+
+
+async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
+                     settle_s: float = 1.0, page: WebInstaller | None = None
+                     ) -> tuple[Session, Report, dict[str, Any]]:
+    """Runs a session on the configured backend (or a simulated table), its installer at the
+    terminal, or at the page of ``page``; returns the session, its report and its clocks."""
+    fusion = config.fusion_settings()
+    backend, sim, channels = _table(config, simulate)
+    steps = plan(fusion, channels)
+    installer: Any = sim if sim is not None else TerminalInstaller()
+    if page is not None:
+        page.board.steps[:] = steps
+        page.perform = sim.do if sim is not None else None
+        installer = page
     async with backend:
-        session = await run_session(backend, plan(fusion, channels), installer, settle_s=settle_s)
+        session = await run_session(backend, steps, installer, settle_s=settle_s,
+                                    heard=page.heard if page is not None else None)
         clocks = clocks_of(backend)
     pins = config.gpio.pins if config.backend == "gpio" or simulate is not None else None
     return session, analyse(session.captures, fusion, pins or None, clocks), clocks
@@ -150,6 +166,44 @@ def write_outputs(directory: Path, report: Report, config_path: Path | None,
     return change
 
 
+def apply_suggested(path: Path, before: str, out: Path) -> str:
+    """Writes the suggested configuration over ``path``, keeping ``before`` as its backup;
+    returns what was done, for the installer."""
+    path.with_name(path.name + ".bak").write_text(before, encoding="utf-8")
+    path.write_text((out / "controller.toml.suggested").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    return f"Written; the former file is {path}.bak. Restart the service to use it."
+
+
+async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | None,
+                   text: str | None, out: Path) -> Report:
+    """Runs the session with its installer at the page (``--web``), until they finish."""
+    board = Board([])
+    installer = WebInstaller(board)
+
+    def apply() -> str:
+        assert path is not None and text is not None
+        return apply_suggested(path, text, out)
+
+    async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
+        print(f"commissioning page: {page.url}", flush=True)
+        session, report, clocks = await commission(config, simulate=sim, page=installer)
+        _save(session, out, config, sim, clocks)
+        board.diff = write_outputs(out, report, path, text)
+        board.findings = [dataclasses.asdict(f) for f in report.findings]
+        board.report = render(report)
+        print("\n" + board.report, flush=True)
+        await page.closed.wait()
+    return report
+
+
+def _save(session: Session, out: Path, config: Config, sim: argparse.Namespace | None,
+          clocks: dict[str, Any]) -> None:
+    save(session, out, {"table": config.table, "venue": config.venue,
+                        "backend": "simulated" if sim else config.backend,
+                        "fusion": config.fusion, "clocks": clocks})
+
+
 def cli(args: argparse.Namespace) -> int:
     """The ``commission`` command; returns the exit status (2: configuration)."""
     path = Path(args.config) if args.config else None
@@ -160,17 +214,18 @@ def cli(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out or f"commission-{time.strftime('%Y%m%d-%H%M%S')}")
+    sim = args if args.simulate else None
     try:
+        if args.web:
+            asyncio.run(_on_page(config, sim, path, text, out))
+            return 0
         if args.from_dir:
             header, session = load(Path(args.from_dir))
             report = analyse(session.captures, config.fusion_settings(),
                              config.gpio.pins or None, header.get("clocks", {}))
         else:
-            sim = args if args.simulate else None
             session, report, clocks = asyncio.run(commission(config, simulate=sim))
-            save(session, out, {"table": config.table, "venue": config.venue,
-                                "backend": "simulated" if sim else config.backend,
-                                "fusion": config.fusion, "clocks": clocks})
+            _save(session, out, config, sim, clocks)
         change = write_outputs(out, report, path, text)
     except (ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -188,10 +243,7 @@ def cli(args: argparse.Namespace) -> int:
     if not args.yes and input(f"Write this to {path}? [y/N] ").strip().lower() not in ("y", "yes"):
         print("Not written.")
         return 0
-    path.with_name(path.name + ".bak").write_text(text, encoding="utf-8")
-    path.write_text((out / "controller.toml.suggested").read_text(encoding="utf-8"),
-                    encoding="utf-8")
-    print(f"Written; the former file is {path}.bak. Restart the service to use it.")
+    print(apply_suggested(path, text, out))
     return 0
 
 
@@ -204,6 +256,8 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--apply", action="store_true", help="offer to write the suggested settings")
     c.add_argument("--yes", action="store_true", help="with --apply: write without asking")
     c.add_argument("--from", dest="from_dir", metavar="DIR", help="analyse a saved session again")
+    c.add_argument("--web", action="store_true",
+                   help="the steps as a page for a tablet, on the [web] address (prints it)")
     sim = c.add_argument_group("a simulated table (no hardware)")
     sim.add_argument("--simulate", action="store_true", help="a simulated table and installer")
     sim.add_argument("--swap", action="append", default=[], metavar="A,B", help="two wires swapped")

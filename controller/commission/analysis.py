@@ -44,6 +44,8 @@ BLOCK_MIN_S = 0.006
 TRAIN_GAP_S = 0.150
 #: A train on the other half of a long rail starting this soon after is crosstalk.
 CROSSTALK_WINDOW_S = 0.100
+#: The other half of a rail shaking this strongly (relative to the hit) is named.
+STRONG_CROSSTALK = 0.9
 #: This many edges while the table is still is chatter.
 CHATTER_EDGES = 6
 #: A suggestion is made only where it differs from the setting by more than this fraction.
@@ -244,6 +246,7 @@ def analyse(captures: Sequence[Capture], fusion: FusionConfig,
         elif cap.step.kind is StepKind.BREAK:
             _break(ps, report)
     _swaps(report, pins)
+    _crosstalk(report, fusion)
     _suggest(report, fusion, glitches, blocks)
     return report
 
@@ -425,15 +428,6 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
                    f"swap the wires of {expected} and {who}, or rename the board's channels")
             report.findings.append(Finding(
                 expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
-    for info in report.cushions.values():
-        cross = info.get("crosstalk")
-        if cross and cross["relative"] >= 0.6:
-            report.findings.append(Finding(
-                info["channel"], Problem.CROSSTALK,
-                f"a hit shakes {cross['to']} {cross['delay_ms']} ms later at "
-                f"{cross['relative']:.0%} of its strength",
-                "mount the two halves' sensors further from the joint, or damp the rail; "
-                "crosstalk_s (suggested below) keeps such a hit counted once"))
     inverted = sorted(f.channel for f in report.findings if f.problem is Problem.INVERTED)
     if pins and inverted:
         report.settings.append(Setting("gpio", "invert", [], inverted,
@@ -444,6 +438,21 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
             report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
                                            f"its step was answered by the pin now named "
                                            f"{report.channel_map[ch]}"))
+
+
+def _crosstalk(report: Report, fusion: FusionConfig) -> None:
+    """Names the rails whose other half shakes too late for ``crosstalk_s`` (the hit would count
+    twice) or nearly as strongly as the hit itself (fusion may count the wrong half)."""
+    for info in report.cushions.values():
+        cross = info.get("crosstalk")
+        if cross and (cross["delay_ms"] / 1e3 > fusion.crosstalk_s
+                      or cross["relative"] >= STRONG_CROSSTALK):
+            report.findings.append(Finding(
+                info["channel"], Problem.CROSSTALK,
+                f"a hit shakes {cross['to']} {cross['delay_ms']} ms later at "
+                f"{cross['relative']:.0%} of its strength",
+                "mount the two halves' sensors further from the joint, or damp the rail; "
+                "crosstalk_s (suggested below) keeps such a hit counted once"))
 
 
 def _twin(ch: str) -> str | None:

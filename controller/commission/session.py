@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,8 +45,10 @@ class Session:
 
 
 async def run_session(backend: SensorBackend, steps: list[Step], installer: Installer, *,
-                      settle_s: float = 1.0, timeout_s: float = 300.0) -> Session:
-    """Returns the session of ``steps`` on ``backend`` (entered by the caller)."""
+                      settle_s: float = 1.0, timeout_s: float = 300.0,
+                      heard: Callable[[SensorEvent], None] | None = None) -> Session:
+    """Returns the session of ``steps`` on ``backend`` (entered by the caller); ``heard`` is
+    told of each sensor event as it arrives."""
     session = Session()
     levels: dict[str, int] = {}
     current: list[SensorEvent] = []
@@ -56,6 +59,8 @@ async def run_session(backend: SensorBackend, steps: list[Step], installer: Inst
             if isinstance(item, SensorEvent):
                 current.append(item)
                 levels[item.ch] = item.v
+                if heard is not None:
+                    heard(item)
             else:
                 session.links.append(item)
             arrived.set()
