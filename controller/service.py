@@ -564,7 +564,8 @@ def _web_server(config: Config) -> Any:
     dashboard = Credentials(w.dashboard_username, w.dashboard_password) if w.dashboard_username else None
     referee = Credentials(w.referee_username) if w.referee_username else None
     pages = WebConfig(broker=w.broker_ws, venue=config.venue, prefix=config.prefix,
-                      dashboard=dashboard, referee=referee, tables=(config.table,))
+                      dashboard=dashboard, referee=referee, tables=(config.table,),
+                      language=config.language)
     return WebServer(pages, host=w.host, port=w.port)
 
 

@@ -7,6 +7,7 @@ venue of twelve tables for the module. Screenshots go to ``test-artifacts/``.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -326,6 +327,8 @@ def test_a_request_the_table_did_not_get_in_time_is_reported_not_done_and_never_
         expect(result).to_have_text("Refresh: done", timeout=TIMEOUT)
         undos = [payload for name, payload in table.requests if name == "undo"]
         assert undos == []  # the broker let it expire (MQTT 5 message expiry)
+        name, refresh = table.requests[-1]
+        assert name == "get" and time.time() < refresh["deadline"] < time.time() + 3
         expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1")
         expect(result).to_have_text("Refresh: done")  # and no late "done" for the undo
         _close(console)

@@ -182,51 +182,29 @@ class TableModel {
 }
 
 // ------------------------------------------------------------------ questions and answers
-// English prompts of tables that publish no question data, read back into their data.
-const PROMPTS = [
-  [/^which ball fell in (\w+)\?$/, (m) => t("q.identify", { pocket: pocketName(m[1]) })],
-  [/^which (\d+) balls fell in (\w+)\?$/, (m) => t("q.identify_n", { count: m[1], pocket: pocketName(m[2]) })],
-  [/^which ball fell into the ball return\?$/, () => t("q.identify_return")],
-  [/^which (\d+) balls fell into the ball return\?$/, (m) => t("q.identify_return_n", { count: m[1] })],
-  [/^did the cue ball touch a ball\?$/, () => t("q.touched")],
-  [/^did the cue ball hit the (\w+) first\?$/, (m) => t("q.first_hit", { ball: ballName(asBall(m[1])) })],
-  [/^no call was recorded: was the (\w+) in (\w+) the called shot\?$/,
-    (m) => t("q.was_called", { ball: ballName(asBall(m[1])), pocket: pocketName(m[2]) })],
-  [/^the (\w+) pocket's sensor is out of order: did a ball fall in \w+\?$/, (m) => t("q.blind", { pocket: pocketName(m[1]) })],
-  [/^game (\d+): who breaks\? \(drawn by lot\)$/, (m) => t("q.who_breaks", { n: m[1] })],
-  [/^illegal break: (.+), have it broken again.*$/, (m) => t("q.illegal_break", { who: m[1] })],
-  [/^(.+): (.+), shoot or hand the shot back\?$/,
-    (m) => t("q.shoot_or_back", { why: m[1] === "foul" ? t("q.foul") : foulName(m[1].replaceAll(" ", "_")), who: m[2] })],
-  [/^did the balls touch two cushions after contact/, () => t("q.two_cushions")],
-  [/^one cushion was touched: did a ball cross the centre line\?$/, () => t("q.centre_line")],
-  [/^no call was recorded: was a ball that fell \((.*)\) called in that pocket.*\?$/, (m) => t("q.pp_called", { balls: m[1] })],
-  [/^the (\w+) fell in (\w+): was it played as called \((.*)\)\?$/,
-    (m) => t("q.pp_manner", { ball: ballName(asBall(m[1])), pocket: pocketName(m[2]), manner: m[3] })],
-];
-function asBall(text) { return /^\d+$/.test(text) ? Number(text) : text; }
-
-// Returns a question's text in the page's language: from its data (kind and what it is
-// about) when the table sends them, else from its English prompt, with pocket ids as names.
+// Returns a question's text in the page's language, worded from its data (`topic` and
+// `about`, docs/interfaces.md §3); a question of a topic this page has no words for, or
+// of a table that sends no data, is shown by the table's own `prompt`, pocket ids as names.
 function questionText(q, table) {
   if (!q) return "?";
+  const about = q.about || {};
   const count = q.count || 1;
-  if (q.kind === "identify" && "pocket" in q) {
-    if (!q.pocket) return count > 1 ? t("q.identify_return_n", { count }) : t("q.identify_return");
-    return count > 1 ? t("q.identify_n", { count, pocket: pocketName(q.pocket) })
-      : t("q.identify", { pocket: pocketName(q.pocket) });
+  const key = `q.${q.topic}`;
+  if (q.topic && key in STRINGS.en) {
+    const name = (i) => (table ? table.playerName(i) : String(i));
+    const pocket = about.pocket ? pocketName(about.pocket) : "";
+    const vars = {
+      ...about, count, pocket,
+      ball: about.ball !== undefined ? ballName(about.ball) : "?",
+      player: name(q.player), to: name(about.to),
+      where: about.pocket ? t("q.where.pocket", { pocket }) : t("q.where.return"),
+      fell: (about.fell || []).map(([b, p]) => t("q.fell", { ball: ballName(b), pocket: pocketName(p) })).join(", "),
+      clean: about.clean ? t("q.clean") : "",
+      reason: about.reason ? tOr("q.reason", about.reason) : "",
+    };
+    return t(count > 1 && `${key}.many` in STRINGS.en ? `${key}.many` : key, vars);
   }
-  if (q.fact && `q.${q.fact}` in STRINGS.en) {
-    return t(`q.${q.fact}`, {
-      ball: ballName(q.ball), pocket: pocketName(q.pocket), who: table ? table.playerName(q.player) : "",
-      n: q.game_no, count,
-    });
-  }
-  const prompt = String(q.prompt || "");
-  for (const [pattern, render] of PROMPTS) {
-    const m = prompt.match(pattern);
-    if (m) return render(m);
-  }
-  return prompt.replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
+  return String(q.prompt || "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
 }
 // Returns how one answer choice reads (a ball, yes/no, a player, a choice word).
 function choiceText(c, q) {
@@ -239,8 +217,11 @@ function choiceText(c, q) {
 // Returns a table's error reason without internal ids, in the page's language where known.
 function errorText(reason, table) {
   const text = String(reason || "");
-  const open = text.match(/^question (q-[\w-]+) is open \((.*)\): answer it first$/);
-  if (open) return t("err.question_open", { text: questionText({ prompt: open[2] }, table) });
+  const open = text.match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
+  if (open) {
+    const q = (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]);
+    return t("err.question_open", { text: questionText(q || { prompt: open[2] }, table) });
+  }
   return text.replace(/\bq-\d+-\d+:?\s*/g, "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
 }
 

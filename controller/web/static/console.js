@@ -10,9 +10,6 @@ const SVGNS = "http://www.w3.org/2000/svg";
 // The table seen from above, head end (the break) at the bottom: left is the left long rail.
 const POCKET_AT = { fl: [18, 18], fr: [182, 18], sl: [12, 200], sr: [188, 200], hl: [18, 382], hr: [182, 382] };
 const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
-// The table checks a request's `deadline` itself (docs/interfaces.md §3); a table
-// that does not know the field refuses the request, so it is sent only where tables do.
-const SEND_DEADLINE = false;
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVGNS, tag);
@@ -79,7 +76,7 @@ function pressable(node, action) {
     ];
     pending.set(transaction, { name, timers });
     client.publish(`${base}/request/${name}`,
-      JSON.stringify({ v: 1, ...payload, transaction, ...(SEND_DEADLINE ? { deadline: Math.round(deadline * 1000) / 1000 } : {}) }),
+      JSON.stringify({ v: 1, ...payload, transaction, deadline: Math.round(deadline * 1000) / 1000 }),
       { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } });
     show(t("r.sent", { req }), "sent");
     return transaction;
