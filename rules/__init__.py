@@ -2,10 +2,10 @@
 
 Pure and deterministic: no I/O, no clock, no logging, and nothing else of ours is imported.
 A newcomer reads it in this order: ``facts`` (what the core is told), ``decisions`` (what it
-rules), ``state`` (what it keeps), ``game`` (what a game provides), ``referee`` (the match
-as a fold over its inputs), then one game module: ``tenball``; ``pyramid`` (Point pyramid,
-two to four players, points by ball number) is the second; ``siberian`` (Siberian Ten, first
-to six balls, a shoot-out at 5:5) the third.
+rules), ``options`` (each game's options, a typed record), ``state`` (what it keeps), ``game``
+(what a game provides), ``referee`` (the match as a fold over its inputs), then one game
+module: ``tenball``; ``pyramid`` (Point pyramid, two to four players, points by ball number)
+is the second; ``siberian`` (Siberian Ten, first to six balls, a shoot-out at 5:5) the third.
 """
 
 from rules import pyramid as pyramid  # registers the game

@@ -10,8 +10,6 @@ referee holds the shot open until every question is answered.
 from __future__ import annotations
 
 import abc
-import dataclasses
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -19,89 +17,9 @@ from typing import Any, ClassVar
 from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Known, Pocket, Rail, ShotKind, ShotRecord
+from rules.options import MatchOptions, parse_options
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 from vocabulary import SAME_RAIL
-
-
-def option(default: Any, doc: str, choices: tuple[Any, ...] = (), *, rule: str = "",
-           seed: str = "") -> Any:
-    """Returns a dataclass field for a game option, with its documentation, allowed values,
-    the rule it reads (``"ST-14"``) and, where the original text is contested, its own words."""
-    return dataclasses.field(default=default, metadata={
-        "doc": doc, "choices": choices, "rule": rule, "seed": seed})
-
-
-@dataclass(frozen=True, slots=True)
-class MatchOptions:
-    """Options every game has. Each game's options extend these."""
-
-    break_order: str = option(
-        "alternate",
-        "who breaks the next game: players take turns, the winner breaks, the loser breaks, or "
-        "by lot (the referee is asked who drew the break at the end of each game)",
-        ("alternate", "winner", "loser", "lot"), rule="ST-3, TB-3, PP-13",
-    )
-    presume_called: bool = option(
-        True,
-        "with no identity reader, one unidentified drop in a called pocket is presumed to be "
-        "the called ball; off: every unidentified drop is asked (identify)",
-    )
-
-
-def parse_options(cls: type[Any], raw: Mapping[str, object]) -> Any:
-    """Returns ``cls`` built from ``raw`` with defaults for what is missing.
-
-    Raises InvalidInput naming the key, the value and why, for unknown keys and bad values.
-    """
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key not in fields:
-            known = ", ".join(sorted(fields))
-            raise InvalidInput(f"unknown option {key!r} (options of this game: {known})")
-        kind = hints[key]
-        ok = (
-            isinstance(value, bool)
-            if kind is bool
-            else isinstance(value, int) and not isinstance(value, bool)
-            if kind is int
-            else isinstance(value, kind)
-        )
-        if not ok:
-            raise InvalidInput(f"option {key!r} must be {kind.__name__}, not {value!r}")
-        choices = fields[key].metadata.get("choices", ())
-        if choices and value not in choices:
-            raise InvalidInput(f"option {key!r} must be one of {list(choices)}, not {value!r}")
-        values[key] = value
-    return cls(**values)
-
-
-@dataclass(frozen=True, slots=True)
-class OptionDoc:
-    """One option as ``docs/options.md`` lists it."""
-
-    name: str
-    default: Any
-    doc: str
-    choices: tuple[Any, ...]
-    #: The rule it reads (``"ST-14"``), or "".
-    rule: str
-    #: The original's own words where the reading is contested, or "".
-    seed: str
-
-
-def options_doc(cls: type[Any]) -> list[OptionDoc]:
-    """Returns every option of ``cls`` with its documentation, in definition order."""
-    return [
-        OptionDoc(f.name, f.default, f.metadata.get("doc", ""), f.metadata.get("choices", ()),
-                  f.metadata.get("rule", ""), f.metadata.get("seed", ""))
-        for f in dataclasses.fields(cls)
-    ]
-
-
-def options_json(options: Any) -> dict[str, Any]:
-    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
 
 
 def cushion_of(rail: Rail) -> Rail:
@@ -287,7 +205,8 @@ class Game(abc.ABC):
     #: A referee may award the game or the match for unsportsmanlike conduct (``forfeit``).
     forfeits: ClassVar[bool] = False
 
-    def parse_options(self, raw: Mapping[str, object]) -> Any:
+    def parse_options(self, raw: Mapping[str, object]) -> MatchOptions:
+        """Returns the game's options from ``new_match``'s. Raises InvalidInput naming a bad one."""
         return parse_options(self.Options, raw)
 
     @abc.abstractmethod

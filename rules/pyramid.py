@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from rules.decisions import (
     BallCredited,
@@ -64,7 +63,8 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
-from rules.game import Asker, Game, MatchOptions, Shot, option, parse_options, register
+from rules.game import Asker, Game, Shot, register
+from rules.options import MatchOptions, option, parse_options
 from rules.state import MatchState, Status, Topic
 
 #: Points to win, by number of players (PP-4); one point less each is the draw.
@@ -154,6 +154,11 @@ class PyramidOptions(MatchOptions):
     )
 
 
+def _opts(state: MatchState) -> PyramidOptions:
+    """Returns the match's options as this game's own record."""
+    return state.options_as(PyramidOptions)
+
+
 @register
 class PointPyramid(Game):
     name = "pyramid"
@@ -163,7 +168,7 @@ class PointPyramid(Game):
     Options = PyramidOptions
     max_calls = 1
 
-    def parse_options(self, raw: Mapping[str, object]) -> Any:
+    def parse_options(self, raw: Mapping[str, object]) -> PyramidOptions:
         """Returns the options; ``handicap`` is a list of whole points, one per player."""
         rest = dict(raw)
         handicap = rest.pop("handicap", ())
@@ -173,12 +178,12 @@ class PointPyramid(Game):
             raise InvalidInput(
                 f"option 'handicap' must be a list of points (0 or more), one per player in "
                 f"turn order, not {handicap!r}")
-        options: PyramidOptions = parse_options(self.Options, rest)
+        options = parse_options(PyramidOptions, rest)
         return dataclasses.replace(options, handicap=tuple(handicap))
 
     def rack(self, state: MatchState) -> MatchState:
         # PP-2: the pyramid on the foot spot, the cue ball in the house.
-        opts: PyramidOptions = state.options
+        opts = _opts(state)
         n = state.n_players
         if len(opts.handicap) > n or any(h >= target(n) for h in opts.handicap):
             raise InvalidInput(
@@ -253,7 +258,7 @@ class PointPyramid(Game):
                decisions: list[Decision]) -> list[Foul] | None:
         """Returns the shot's fouls (empty: none), or None after asking whether the cue ball
         touched a ball. Waived fouls and fouls pyramid does not know are noted, not called."""
-        opts: PyramidOptions = state.options
+        opts = _opts(state)
         waived = {Foul.BUTT_OR_SIDE: not opts.penalise_butt_or_side,
                   Foul.TOUCHED_BALL: not opts.penalise_touched_ball}
         fouls: list[Foul] = []
@@ -287,7 +292,7 @@ class PointPyramid(Game):
     def _scores(state: MatchState, shot: Shot, ask: Asker) -> bool | None:
         """Returns whether the shot scores (its called ball fell as called), or None after
         asking the referee."""
-        opts: PyramidOptions = state.options
+        opts = _opts(state)
         clean = opts.call_mode == CLEAN
         if shot.kind is not ShotKind.NORMAL or not shot.pocketed:
             return False
@@ -335,7 +340,7 @@ def _won(state: MatchState, player: int, reason: str,
     state = replace(state, status=Status.GAME_OVER)
     short = target(state.n_players) - 1
     secured = [i for i, p in enumerate(state.players) if i != player and p.score == short]
-    if secured and state.options.svoya:
+    if secured and _opts(state).svoya:
         return state, [*decisions, Noted("svoya", str(secured[0])), GameDrawn(state.game_no)]
     return state, [*decisions, GameWon(player, state.game_no, reason)]
 

@@ -32,7 +32,8 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
-from rules.game import GAMES, Asker, Game, Shot, normalise_answer, options_json
+from rules.game import GAMES, Asker, Game, Shot, normalise_answer
+from rules.options import options_json
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
@@ -129,7 +130,7 @@ class Referee:
         status = Status.AWAITING if open_q else s.status
         return {
             "game": s.setup.game if s.setup else None,
-            "options": options_json(s.options) if s.options is not None else {},
+            "options": options_json(s.options) if s.setup is not None else {},
             "race_to": s.setup.race_to if s.setup else None,
             "game_no": s.game_no,
             "players": [

@@ -68,7 +68,6 @@ credited balls set out again; drops on a bullet resolve to ball ``BULLET_BALL``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,16 +87,8 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, ShotKind, Special
-from rules.game import (
-    Asker,
-    Game,
-    MatchOptions,
-    Shot,
-    cushions_touched,
-    option,
-    parse_options,
-    register,
-)
+from rules.game import Asker, Game, Shot, cushions_touched, register
+from rules.options import MatchOptions, option
 from rules.state import MatchState, Status, Topic
 
 GOAL = 6
@@ -297,6 +288,11 @@ class IgraDeclared(Decision):
 Ruled = tuple[MatchState, list[Decision]]
 
 
+def _opts(state: MatchState) -> SiberianOptions:
+    """Returns the match's options as this game's own record."""
+    return state.options_as(SiberianOptions)
+
+
 @register
 class SiberianTen(Game):
     name = "siberian-ten"
@@ -305,23 +301,20 @@ class SiberianTen(Game):
     max_calls = 2
 
     # ------------------------------------------------------------------ the game's frame
-    def parse_options(self, raw: Mapping[str, object]) -> Any:
-        return parse_options(SiberianOptions, raw)
-
     def rack(self, state: MatchState) -> MatchState:
-        opts: SiberianOptions = state.options
+        opts = _opts(state)
         breaker = opts.handicap_giver if opts.handicap else state.breaker  # ST-19
         return self._rack(state, breaker)
 
     def _rack(self, state: MatchState, breaker: int) -> MatchState:
         # ST-2: all ten balls racked, the breaker's cue ball in the kitchen (ST-4).
-        opts: SiberianOptions = state.options
+        opts = _opts(state)
         return self.new_rack(state, breaker=breaker,
                              extra=SiberianExtra(handicap_left=opts.handicap))
 
     def identity_matters(self, state: MatchState) -> bool:
         # plain balls in uncalled play; a bullet has one object ball (a second reading is noise)
-        return bool(state.options.called) and state.status is not Status.SHOOTOUT
+        return bool(_opts(state).called) and state.status is not Status.SHOOTOUT
 
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
         if state.status is Status.SHOOTOUT:
@@ -354,7 +347,7 @@ class SiberianTen(Game):
             raise InvalidInput(f"Siberian Ten has no {kind} shot")
         if calls and state.status is Status.BREAK:
             raise InvalidInput("no call on the break: every ball that falls counts")
-        if calls and not state.options.called:
+        if calls and not _opts(state).called:
             raise InvalidInput("uncalled play: no call is made")
         if len(calls) > self.max_calls:
             raise InvalidInput(f"{self.name} allows {self.max_calls} called balls per shot")
@@ -384,7 +377,7 @@ class SiberianTen(Game):
             calls = self._calls(state, shot, ask)
             if calls is None:
                 return state, decisions
-            every = shot.is_break or not state.options.called
+            every = shot.is_break or not _opts(state).called
             counted = self._count(state, shot, None if every else calls, decisions, ask)
             if counted is None:
                 return state, decisions
@@ -445,7 +438,7 @@ class SiberianTen(Game):
         calls = self._calls(state, shot, ask)
         if calls is None:
             return state, decisions
-        if state.options.called:
+        if _opts(state).called:
             legal_pot = bool(calls) and any(shot.fell_in(c.ball, c.pocket) for c in calls)
         else:
             legal_pot = bool(shot.pocketed)
@@ -453,19 +446,19 @@ class SiberianTen(Game):
         if missed is None:
             return state, decisions
         fouls = self._facts_fouls(state, shot, legal_pot, missed)
-        if state.options.two_cushions_when == "nothing_played":
+        if _opts(state).two_cushions_when == "nothing_played":
             applies = not legal_pot
         else:
             applies = not shot.pocketed and not shot.cue_pocketed
         if not fouls and applies:  # ST-14
-            legal = self._two_cushions(state, shot, ask, decisions, state.options.two_cushions)
+            legal = self._two_cushions(state, shot, ask, decisions, _opts(state).two_cushions)
             if legal is None:
                 return state, decisions
             if not legal:
                 fouls.append(Foul.TWO_CUSHION)
         if fouls:
             return self._foul(state, shot, fouls, decisions, ask)
-        counted = self._count(state, shot, calls if state.options.called else None,
+        counted = self._count(state, shot, calls if _opts(state).called else None,
                               decisions, ask)
         if counted is None:
             return state, decisions
@@ -478,10 +471,10 @@ class SiberianTen(Game):
     def _calls(state: MatchState, shot: Shot, ask: Asker) -> tuple[Call, ...] | None:
         """Returns the shot's calls, None while asking. With no call recorded and a ball down,
         the ``missing_call`` option settles it."""
-        if not state.options.called or shot.calls or not shot.pocketed or shot.is_break:
+        if not _opts(state).called or shot.calls or not shot.pocketed or shot.is_break:
             return tuple(dict.fromkeys(shot.calls))
         ball, pocket = shot.pocketed[0]
-        how = state.options.missing_call
+        how = _opts(state).missing_call
         if pocket is None or how == "no_count":
             return ()
         if how == "ask":
@@ -503,7 +496,7 @@ class SiberianTen(Game):
             return True
         if record.first_contact is not UNKNOWN or shot.pocketed:
             return False
-        if state.options.presume_contact:
+        if _opts(state).presume_contact:
             decisions.append(Noted("contact_presumed"))
             return False
         touched = ask.confirm(shot.shooter, Topic.CONTACT)
@@ -520,7 +513,7 @@ class SiberianTen(Game):
             fouls.append(Foul.BALL_OFF_TABLE)
         # ST-11: the cue ball off the table is no foul after a legal pot (its decision); without
         # one it is a foul (penalty item д) unless the option reads the dedicated rule
-        if (shot.cue_off_table and state.options.cue_off_table == "penalty"
+        if (shot.cue_off_table and _opts(state).cue_off_table == "penalty"
                 and (fouls or not legal_pot)):
             fouls.append(Foul.CUE_OFF_TABLE)
         return fouls
@@ -531,7 +524,7 @@ class SiberianTen(Game):
         """ST-14: returns whether the two-cushion rule was met as ``reading`` (a value of the
         ``two_cushions`` option) has it: by default, the balls touched two cushions after
         contact, the centre line counting as one. None while asking."""
-        opts: SiberianOptions = state.options
+        opts = _opts(state)
         record = shot.record
         cushions = cushions_touched(record, before_too=reading == "before_or_after")
         if cushions is UNKNOWN:
@@ -567,7 +560,7 @@ class SiberianTen(Game):
         """ST-18 в): the shot is replayed; the position is restored, or, with the
         ``interference`` option 'ask', as the injured player (the shooter) chooses."""
         shooter = shot.shooter
-        if state.options.interference == "replay":
+        if _opts(state).interference == "replay":
             return state, [Noted("replayed", "interference"),
                            ShooterContinues(shooter, state.ball_in_hand)]
         choice = ask.option(shooter, Topic.INTERFERENCE, (RESTORE, AS_LIES))
@@ -613,7 +606,7 @@ class SiberianTen(Game):
     def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
               decisions: list[Decision], ask: Asker) -> Ruled:
         """ST-15…ST-17 (and ST-12 alone without a penalty ball, by default)."""
-        opts: SiberianOptions = state.options
+        opts = _opts(state)
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         decisions.append(FoulCalled(shooter, tuple(fouls)))
@@ -665,7 +658,7 @@ class SiberianTen(Game):
                 own: bool = False) -> MatchState:
         """Credits ``ball`` (off the table) to ``player``; ``own``: the player pocketed it, so a
         handicap still owed passes it to the receiver (ST-19)."""
-        opts: SiberianOptions = state.options
+        opts = _opts(state)
         extra: SiberianExtra = state.extra
         if own and player == opts.handicap_giver and extra.handicap_left > 0:
             player = state.next_player(player)
@@ -749,7 +742,7 @@ class SiberianTen(Game):
 
         # ST-20: a miss is retaken; a declared foul too, if the ``bullet_foul`` option says so
         retaken_foul = (bool(declared) and fouls == declared
-                        and state.options.bullet_foul == "retake")
+                        and _opts(state).bullet_foul == "retake")
         if (missed and not fouls or retaken_foul) and so.misses < MAX_RETAKES:
             if fouls:
                 decisions.append(FoulCalled(shooter, tuple(fouls)))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from rules.decisions import InHand
 from rules.facts import Ball, MatchSetup
+from rules.options import MatchOptions
+
+OptionsT = TypeVar("OptionsT", bound=MatchOptions)
 
 
 class Status(enum.StrEnum):
@@ -156,7 +159,8 @@ class MatchState:
     """Everything the rules need to know between shots."""
 
     setup: MatchSetup | None = None
-    options: Any = None
+    #: The game's own options record (``SiberianOptions``, ...): read it with ``options_as``.
+    options: MatchOptions = field(default_factory=MatchOptions)
     status: Status = Status.IDLE
     game_no: int = 0
     breaker: int = 0
@@ -171,6 +175,13 @@ class MatchState:
     extra: Any = None
     #: Winners of the finished games, in order (None for a draw): decides later breakers.
     results: tuple[int | None, ...] = field(default=())
+
+    def options_as(self, cls: type[OptionsT]) -> OptionsT:
+        """Returns the options as the game's own record. Raises TypeError when they are
+        another game's (a bug: the referee gives each game its own)."""
+        if not isinstance(self.options, cls):
+            raise TypeError(f"the options are {type(self.options).__name__}, not {cls.__name__}")
+        return self.options
 
     @property
     def n_players(self) -> int:

@@ -42,7 +42,8 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
-from rules.game import Asker, Game, MatchOptions, Shot, cushions_touched, option, register
+from rules.game import Asker, Game, Shot, cushions_touched, register
+from rules.options import MatchOptions, option
 from rules.state import MatchState, Status, Topic
 
 TEN = 10
@@ -102,6 +103,11 @@ class TenBallExtra:
     push_out_allowed: bool = False
 
 
+def _opts(state: MatchState) -> TenBallOptions:
+    """Returns the match's options as this game's own record."""
+    return state.options_as(TenBallOptions)
+
+
 @register
 class TenBall(Game):
     name = "ten-ball"
@@ -125,7 +131,7 @@ class TenBall(Game):
             raise InvalidInput("a safety cannot be called on the break")
 
     def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
-        opts: TenBallOptions = state.options
+        opts = _opts(state)
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         record = shot.record
@@ -243,7 +249,7 @@ class TenBall(Game):
         record = shot.record
         cushions = cushions_touched(record)
         if cushions is UNKNOWN:
-            if state.options.cushions_unknown == "legal":
+            if _opts(state).cushions_unknown == "legal":
                 decisions.append(Noted("rail_presumed"))
                 return True
             return ask.confirm(shot.shooter, Topic.RAIL_AFTER_CONTACT)
@@ -266,7 +272,7 @@ class TenBall(Game):
                 return False
             decisions.append(Noted("four_balls_presumed", f"{len(hits)} cushion hits"))
             return True
-        if state.options.cushions_unknown == "legal":
+        if _opts(state).cushions_unknown == "legal":
             decisions.append(Noted("four_balls_presumed", "cushions unknown"))
             return True
         return ask.confirm(shot.shooter, Topic.FOUR_BALLS_TO_CUSHIONS)
@@ -281,7 +287,7 @@ class TenBall(Game):
         ball, pocket = shot.pocketed[0]
         if pocket is None:
             return None
-        how = state.options.missing_call
+        how = _opts(state).missing_call
         if how == "no_count":
             return None
         if how == "ask" and not ask.confirm(shot.shooter, Topic.WAS_CALLED, ball=ball,
@@ -299,7 +305,7 @@ class TenBall(Game):
         ``Noted("lowest_ball_spotted")`` says so: the next shot must hit it first."""
         jumped = {b for b in off_table if b not in pocketed}
         spotted = {TEN} & (set(pocketed) if spot_ten else set()) | {TEN} & jumped
-        if state.options.off_table_balls == "spotted":
+        if _opts(state).off_table_balls == "spotted":
             spotted |= jumped
         down = [b for b in pocketed if b not in spotted]
         gone = sorted(jumped - spotted)  # §9.9: off the table, not spotted
@@ -314,7 +320,7 @@ class TenBall(Game):
 
     def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
               decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
-        opts: TenBallOptions = state.options
+        opts = _opts(state)
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         decisions = [*decisions, FoulCalled(shooter, tuple(fouls))]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import GAMES
-from rules.game import options_doc
+from rules.options import options_doc
 
 
 def options() -> dict[str, Any]:

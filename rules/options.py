@@ -1,0 +1,102 @@
+"""Game options: typed records, one per game, documented where they are defined.
+
+``MatchOptions`` holds what every game has; each game extends it (``SiberianOptions``, ...).
+Each field is made by ``option``: its default, what it means, its allowed values, the rule it
+reads and, where the original rules are contested, their own words. ``parse_options`` builds a
+game's record from ``new_match``'s options; ``options_doc`` lists it for ``docs/options.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from rules.errors import InvalidInput
+
+
+def option(default: Any, doc: str, choices: tuple[Any, ...] = (), *, rule: str = "",
+           seed: str = "") -> Any:
+    """Returns a dataclass field for a game option, with its documentation, allowed values,
+    the rule it reads (``"ST-14"``) and, where the original text is contested, its own words."""
+    return dataclasses.field(default=default, metadata={
+        "doc": doc, "choices": choices, "rule": rule, "seed": seed})
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    """Options every game has. Each game's options extend these."""
+
+    break_order: str = option(
+        "alternate",
+        "who breaks the next game: players take turns, the winner breaks, the loser breaks, or "
+        "by lot (the referee is asked who drew the break at the end of each game)",
+        ("alternate", "winner", "loser", "lot"), rule="ST-3, TB-3, PP-13",
+    )
+    presume_called: bool = option(
+        True,
+        "with no identity reader, one unidentified drop in a called pocket is presumed to be "
+        "the called ball; off: every unidentified drop is asked (identify)",
+    )
+
+
+OptionsT = TypeVar("OptionsT", bound=MatchOptions)
+
+
+def parse_options(cls: type[OptionsT], raw: Mapping[str, object]) -> OptionsT:
+    """Returns ``cls`` built from ``raw`` with defaults for what is missing.
+
+    Raises InvalidInput naming the key, the value and why, for unknown keys and bad values.
+    """
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise InvalidInput(f"unknown option {key!r} (options of this game: {known})")
+        kind = hints[key]
+        ok = (
+            isinstance(value, bool)
+            if kind is bool
+            else isinstance(value, int) and not isinstance(value, bool)
+            if kind is int
+            else isinstance(value, kind)
+        )
+        if not ok:
+            raise InvalidInput(f"option {key!r} must be {kind.__name__}, not {value!r}")
+        choices = fields[key].metadata.get("choices", ())
+        if choices and value not in choices:
+            raise InvalidInput(f"option {key!r} must be one of {list(choices)}, not {value!r}")
+        values[key] = value
+    return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class OptionDoc:
+    """One option as ``docs/options.md`` lists it."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...]
+    #: The rule it reads (``"ST-14"``), or "".
+    rule: str
+    #: The original's own words where the reading is contested, or "".
+    seed: str
+
+
+def options_doc(cls: type[MatchOptions]) -> list[OptionDoc]:
+    """Returns every option of ``cls`` with its documentation, in definition order."""
+    return [
+        OptionDoc(f.name, f.default, f.metadata.get("doc", ""), f.metadata.get("choices", ()),
+                  f.metadata.get("rule", ""), f.metadata.get("seed", ""))
+        for f in dataclasses.fields(cls)
+    ]
+
+
+def options_json(options: MatchOptions) -> dict[str, Any]:
+    """Returns the options as the state snapshot lists them."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
