@@ -12,6 +12,7 @@ from firmware_bridge.errors import (
     LinkError,
     LinkTimeout,
     PortUnavailable,
+    ProtocolMismatch,
 )
 from firmware_bridge.link import BoardInfo, BoardLink
 
@@ -23,5 +24,6 @@ __all__ = [
     "LinkError",
     "LinkTimeout",
     "PortUnavailable",
+    "ProtocolMismatch",
     "SerialBackend",
 ]

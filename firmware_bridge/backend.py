@@ -87,4 +87,7 @@ class SerialBackend:
             sequence_gaps=sum(link.sequence_gaps for link in self.links),
             reconnects=sum(link.counters.reconnects for link in self.links),
             links={link.source: link.up for link in self.links},
+            resends=sum(link.counters.resends for link in self.links),
+            protocol_errors=sum(link.counters.protocol_errors for link in self.links),
+            blind_spells=sum(link.counters.blind_spells for link in self.links),
         )

@@ -3,7 +3,8 @@
     BridgeError(Exception)
     ├── LinkError(BridgeError, ConnectionError)      the serial link failed or went away
     │   ├── PortUnavailable(LinkError)                the port cannot be opened (absent, busy)
-    │   └── LinkTimeout(LinkError, TimeoutError)      the board stopped answering
+    │   ├── LinkTimeout(LinkError, TimeoutError)      the board stopped answering
+    │   └── ProtocolMismatch(LinkError)               the board speaks another protocol version
     └── ConfigRejected(BridgeError, ValueError)       the board refused a configuration
 
 The codec (``protocol.py``, shared with MicroPython) raises plain ``ValueError`` for a
@@ -27,6 +28,16 @@ class PortUnavailable(LinkError):
 
 class LinkTimeout(LinkError, TimeoutError):
     """The board stopped answering."""
+
+
+class ProtocolMismatch(LinkError):
+    """The board speaks another protocol version than the host (``board``, ``host``)."""
+
+    def __init__(self, board: int, host: int) -> None:
+        super().__init__(f"the board speaks protocol {board}, this host protocol {host}: "
+                         "flash the firmware of this version (firmware_bridge/README.md)")
+        self.board = board
+        self.host = host
 
 
 class ConfigRejected(BridgeError, ValueError):

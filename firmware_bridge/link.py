@@ -11,7 +11,18 @@ the port until the board is back and emits ``LinkChanged(up=True)``.
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
 after a reconnect it sends the unacknowledged ones again and the link drops the numbers it
 has already delivered. A board with a new boot id starts its numbering, ticks and clock fit
-afresh.
+afresh. Ticks are unwrapped at the width the board's ``Hello`` announces.
+
+Levels: each heartbeat carries the board's digital levels after its last counted edge. Once
+the link has delivered every edge up to there, a channel whose level differs from what was
+delivered (a beam already blocked at connect, edges lost to a full ring) gets a reading
+``SensorEvent`` at the heartbeat's time; at the first connect of a boot only readings of 1
+are sent, as the GPIO backend does.
+
+Trouble is counted (``LinkCounters``) and logged: bad frames, sequence gaps, resends,
+protocol errors (a board of another protocol version — ``ProtocolMismatch`` —, an ``Error``
+nobody asked for) and blind spells (the board wrote its flash with interrupts off: an edge
+in that spell was timed late).
 """
 
 from __future__ import annotations
@@ -31,7 +42,13 @@ import serial
 import serial_asyncio_fast
 
 from firmware_bridge import protocol as P
-from firmware_bridge.errors import ConfigRejected, LinkError, LinkTimeout, PortUnavailable
+from firmware_bridge.errors import (
+    ConfigRejected,
+    LinkError,
+    LinkTimeout,
+    PortUnavailable,
+    ProtocolMismatch,
+)
 from firmware_bridge.timesync import ClockFit, TickUnwrapper, sample
 from hardware.events import LinkChanged, SensorEvent
 from vocabulary import VERSION as HOST_VERSION
@@ -65,6 +82,8 @@ class LinkCounters:
     overflows: int = 0  # edges the board lost (its ring was full)
     duplicates: int = 0  # edges received again after a reconnect, dropped
     resends: int = 0  # times edges were asked for again (a frame of them was lost)
+    protocol_errors: int = 0  # frames of another version, Errors nobody asked for, bad Hellos
+    blind_spells: int = 0  # the board had interrupts off (a flash write): edges timed late
     unknown_channels: int = 0  # edges on a channel with no interfaces §2 name
     edges: int = 0  # edges delivered
     pending_overflows: int = 0  # edges dropped while waiting for the first clock fit
@@ -116,11 +135,13 @@ class BoardLink:
         self.fit = ClockFit()
         self.up = False
         self.last_error = ""
-        self._unwrap = TickUnwrapper()
+        self._unwrap = TickUnwrapper(P.TICK_BITS)
         self._names: dict[int, str] = {}
         self._next_edge: int | None = None  # None: not yet known for this boot
         self._resend: tuple[int, float] = (-1, 0.0)
         self._board_overflows = 0
+        self._board_blind = 0
+        self._levels: dict[int, int] = {}  # channel index -> the level last delivered
         self._boot_id: int | None = None
         self._codec = P.Codec()
         self._transport: asyncio.BaseTransport | None = None
@@ -237,7 +258,14 @@ class BoardLink:
             serial_port.reset_input_buffer()
         self._last_rx = self._monotonic()
         self._send(P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ()))
-        await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
+        try:
+            await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
+        except LinkTimeout:
+            await self._ask_version()
+            raise
+        if self._hello.result().tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
+            self.counters.protocol_errors += 1
+            raise LinkError(f"the board announces {self._hello.result().tick_bits}-bit ticks")
         for _ in range(self._sync_burst):
             if self._lost.done():
                 break
@@ -269,6 +297,23 @@ class BoardLink:
             if now >= next_sync:
                 await self._sync(wait=0)
                 next_sync = now + self._sync_interval
+
+    async def _ask_version(self) -> None:
+        """After a Hello went unanswered: says Hello in protocol 1 too (its Hello is ours),
+        which a board of that version answers.
+
+        Raises ProtocolMismatch if frames of another version came back.
+        """
+        assert self._lost is not None
+        if not self._codec.version_mismatches:
+            hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
+            transport = self._transport
+            if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+                transport.write(self._codec.encode(hello, version=1))
+            await asyncio.wait({self._lost}, timeout=min(self._hello_timeout, 0.5))
+        if self._codec.version_mismatches:
+            self.counters.protocol_errors += 1
+            raise ProtocolMismatch(self._codec.peer_version, P.PROTOCOL_VERSION)
 
     async def _wait_or_lost(self, fut: asyncio.Future[P.Hello], timeout: float, what: str) -> None:
         assert self._lost is not None
@@ -335,16 +380,7 @@ class BoardLink:
         if isinstance(msg, P.Edges):
             self._on_edges(frame.seq, msg)
         elif isinstance(msg, P.Heartbeat):
-            self._unwrap.unwrap(msg.tick)
-            if self._next_edge is None:
-                self._next_edge = msg.sent  # what came before went to another host
-            elif msg.sent > self._next_edge:
-                self._request_resend(frame.seq)  # edges were sent that never arrived
-            if msg.overflows > self._board_overflows:
-                self.counters.overflows += msg.overflows - self._board_overflows
-                log.warning("board %s lost %d edges (buffer full)", self.source,
-                            msg.overflows - self._board_overflows)
-            self._board_overflows = msg.overflows
+            self._on_heartbeat(frame.seq, msg)
         elif isinstance(msg, P.SyncReply):
             entry = self._syncs.pop(msg.nonce, None)
             if entry is None:
@@ -369,7 +405,43 @@ class BoardLink:
             if fut is not None and not fut.done():
                 fut.set_exception(ConfigRejected(msg.code, msg.reason))
             else:
+                self.counters.protocol_errors += 1
                 log.warning("board %s reports error %d: %s", self.source, msg.code, msg.reason)
+
+    def _on_heartbeat(self, seq: int, msg: P.Heartbeat) -> None:
+        tick = self._unwrap.unwrap(msg.tick)
+        if self._next_edge is None:
+            self._next_edge = msg.sent  # what came before went to another host
+        elif msg.sent > self._next_edge:
+            self._request_resend(seq)  # edges were sent that never arrived
+        if msg.overflows > self._board_overflows:
+            self.counters.overflows += msg.overflows - self._board_overflows
+            log.warning("board %s lost %d edges (buffer full)", self.source,
+                        msg.overflows - self._board_overflows)
+        self._board_overflows = msg.overflows
+        if msg.blind > self._board_blind:
+            self.counters.blind_spells += msg.blind - self._board_blind
+            log.warning("board %s had interrupts off for %.1f ms (flash write): edges in that "
+                        "spell were timed late", self.source, msg.blind_us / 1e3)
+        self._board_blind = msg.blind
+        if self._delivering and msg.edges == self._next_edge and not self._pending:
+            self._check_levels(tick, msg.levels)
+
+    def _check_levels(self, tick: int, levels: int) -> None:
+        """Sends a reading for each digital channel whose level is not the one delivered."""
+        assert self.info is not None
+        for index, _, mode, _ in self.info.channels:
+            name = self._names.get(index)
+            if mode != P.MODE_NAMES[P.MODE_DIGITAL] or name is None:
+                continue
+            level = (levels >> index) & 1
+            known = self._levels.get(index)
+            self._levels[index] = level
+            if known == level or (known is None and not level):
+                continue
+            log.info("board %s: %s reads %d (a reading, not an edge)", self.source, name, level)
+            self.counters.edges += 1
+            self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=level))
 
     def _on_hello(self, msg: P.Hello) -> None:
         channels = tuple(
@@ -398,7 +470,11 @@ class BoardLink:
             self._boot_id = msg.boot_id
             self._next_edge = None
             self._board_overflows = 0
+            self._board_blind = 0
+            self._levels.clear()
             self._pending.clear()
+        if msg.tick_bits in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
+            self._unwrap = TickUnwrapper(msg.tick_bits)
         if self._hello is not None and not self._hello.done():
             self._hello.set_result(msg)
 
@@ -446,6 +522,7 @@ class BoardLink:
                 log.debug("board %s: edge on unnamed channel %d dropped", self.source, edge.ch)
                 continue
             level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
+            self._levels[edge.ch] = edge.v
             self.counters.edges += 1
             self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=edge.v, level=level))
 
@@ -489,4 +566,7 @@ class BoardLink:
             "sequence_gaps": self.sequence_gaps,
             "overflows": self.counters.overflows,
             "reconnects": self.counters.reconnects,
+            "resends": self.counters.resends,
+            "protocol_errors": self.counters.protocol_errors,
+            "blind_spells": self.counters.blind_spells,
         }

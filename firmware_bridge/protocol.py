@@ -16,10 +16,27 @@ is not the one after the previous frame's counts one ``sequence_gaps``; a ``Hell
 new ``boot_id`` resets that tracking. ``Codec.encode(message)`` returns the bytes of one
 frame, numbered with the codec's own outgoing ``seq``.
 
+A frame of another protocol version is not a bad frame: it is counted in
+``version_mismatches`` (``peer_version`` says which version the peer speaks, ``foreign_seq``
+the frame's seq) and skipped, so that either end can say *why* they do not understand each
+other. The header and the ``Error`` body are the same in every version, so an ``Error`` sent
+with the peer's version (``encode_frame(seq, message, version)``) reaches an older peer.
+
+Ticks: every tick on the wire is a u64 count of microseconds since the board booted
+(``TICK_BITS`` = 64: it never wraps in practice). The RP2040's own ``time.ticks_us()`` is
+30 bits wide and wraps every ~17.9 minutes, so the board extends it (it counts wraps in its
+main loop) before an edge is sent: an edge kept for an hour while no host listened still
+comes out with its own time, never in the future. ``Hello.tick_bits`` announces the width;
+the host unwraps ticks with it (a board announcing fewer bits gets unwrapped).
+
+Every ``pack`` checks its fields' ranges explicitly (MicroPython's ``struct.pack`` does
+not: ``struct.pack("<H", 70000)`` silently encodes 4464) and raises ValueError.
+
 Messages (``TYPE`` codes):
     Hello      1  both ways: protocol and firmware version, board id, boot id, tick width, channels
     Edges      2  board: several timestamped edges, numbered from ``first``
-    Heartbeat  3  board: tick now, edges counted, overflows, next edge to send
+    Heartbeat  3  board: tick now, edges counted, overflows, next edge to send, the digital
+                  channels' levels, and the blind spells (flash writes with interrupts off)
     SyncRequest 4 host: a time-sync probe (nonce)
     SyncReply  5  board: the nonce, tick on receipt, tick on sending
     Config     6  host: configure one channel
@@ -35,9 +52,10 @@ try:
 except ImportError:  # pragma: no cover - a MicroPython build without CRC-32
     _crc32 = None  # type: ignore[assignment]
 
-PROTOCOL_VERSION = 1
-TICK_BITS = 30
+PROTOCOL_VERSION = 2
+TICK_BITS = 64
 TICK_MASK = (1 << TICK_BITS) - 1
+MIN_TICK_BITS = 16  # a Hello announcing narrower ticks than this is refused
 MAX_FRAME = 1024  # largest decoded frame (header + body + CRC) sent or accepted
 MAX_EDGES = 32  # edges per Edges frame
 
@@ -49,6 +67,7 @@ MODE_NAMES = ("off", "digital", "piezo")
 ERR_BAD_CHANNEL = 1
 ERR_BAD_PIN = 2
 ERR_BAD_REQUEST = 3
+ERR_PROTOCOL = 4  # the frame's protocol version is not the receiver's
 
 NO_LEVEL = -1
 
@@ -58,7 +77,7 @@ _STRUCT_ERROR = getattr(struct, "error", ValueError)  # MicroPython raises Value
 def crc32(data: bytes) -> int:
     """Returns the CRC-32 (IEEE 802.3, as zlib) of ``data``."""
     if _crc32 is not None:
-        return _crc32(data) & 0xFFFFFFFF
+        return int(_crc32(data)) & 0xFFFFFFFF
     crc = 0xFFFFFFFF  # pragma: no cover - fallback for boards without binascii.crc32
     for byte in data:  # pragma: no cover
         crc ^= byte
@@ -104,6 +123,13 @@ def cobs_decode(data: bytes) -> bytes | None:
         if code != 0xFF and i < n:
             out.append(0)
     return bytes(out)
+
+
+def check(value: int, bits: int, name: str) -> int:
+    """Returns ``value`` if it fits an unsigned field of ``bits`` bits; raises ValueError."""
+    if not 0 <= value < (1 << bits):
+        raise ValueError(name + " out of range: " + str(value))
+    return value
 
 
 def _put_str(out: bytearray, text: str) -> None:
@@ -205,12 +231,15 @@ class Hello(Message):
         self.channels = tuple(channels)
 
     def pack(self) -> bytes:
-        out = bytearray(struct.pack("<B", self.protocol))
+        out = bytearray(struct.pack("<B", check(self.protocol, 8, "protocol")))
         _put_str(out, self.firmware)
         _put_str(out, self.uid)
-        out.extend(struct.pack("<IBB", self.boot_id, self.tick_bits, len(self.channels)))
+        out.extend(struct.pack("<IBB", check(self.boot_id, 32, "boot_id"),
+                               check(self.tick_bits, 8, "tick_bits"),
+                               check(len(self.channels), 8, "channel count")))
         for ch in self.channels:
-            out.extend(struct.pack("<BBB", ch.index, ch.mode, ch.pin))
+            out.extend(struct.pack("<BBB", check(ch.index, 8, "channel"),
+                                   check(ch.mode, 8, "mode"), check(ch.pin, 8, "pin")))
             _put_str(out, ch.name)
         return bytes(out)
 
@@ -230,7 +259,8 @@ class Hello(Message):
 
 
 class Edge(Message):
-    """One timestamped edge: channel index, value 0/1, tick (µs), raw level or NO_LEVEL."""
+    """One timestamped edge: channel index, value 0/1, tick (µs since boot), raw level
+    (0–65535) or NO_LEVEL."""
 
     FIELDS = ("ch", "v", "tick", "level")
 
@@ -254,12 +284,14 @@ class Edges(Message):
     def pack(self) -> bytes:
         if len(self.edges) > MAX_EDGES:
             raise ValueError("too many edges in one frame")
-        out = bytearray(struct.pack("<IB", self.first, len(self.edges)))
+        out = bytearray(struct.pack("<IB", check(self.first, 32, "first"), len(self.edges)))
         for e in self.edges:
-            flags = (1 if e.v else 0) | (0 if e.level < 0 else 2)
-            out.extend(
-                struct.pack("<BBIH", e.ch, flags, e.tick & TICK_MASK, max(e.level, 0))
-            )
+            if e.v not in (0, 1) or e.level < NO_LEVEL:
+                raise ValueError("bad edge value or level")
+            flags = e.v | (0 if e.level == NO_LEVEL else 2)
+            out.extend(struct.pack("<BBQH", check(e.ch, 8, "channel"), flags,
+                                   check(e.tick, TICK_BITS, "tick"),
+                                   check(max(e.level, 0), 16, "level")))
         return bytes(out)
 
     @staticmethod
@@ -270,8 +302,8 @@ class Edges(Message):
             raise ValueError("too many edges")
         edges = []
         for _ in range(count):
-            ch, flags, tick, level = r.take("<BBIH")
-            if flags & ~3 or tick > TICK_MASK:
+            ch, flags, tick, level = r.take("<BBQH")
+            if flags & ~3:
                 raise ValueError("bad edge")
             edges.append(Edge(ch, flags & 1, tick, level if flags & 2 else NO_LEVEL))
         r.end()
@@ -279,31 +311,42 @@ class Edges(Message):
 
 
 class Heartbeat(Message):
-    """The board is alive: its tick now, edges counted since boot, edges lost to overflow,
-    and the number of the next edge it will send (every edge below it is on the wire)."""
+    """The board is alive: its tick now, edges counted since boot (``edges``), edges lost to
+    overflow, the number of the next edge it will send (every edge below it is on the wire),
+    ``levels`` (bit *i*: digital channel *i* reads 1, after edge ``edges - 1``) and its blind
+    spells: ``blind`` counted since boot, the latest from ``blind_tick`` for ``blind_us``
+    (a configuration written to flash stops every interrupt: an edge in it comes late)."""
 
     TYPE = 3
-    FIELDS = ("tick", "edges", "overflows", "sent")
+    FIELDS = ("tick", "edges", "overflows", "sent", "levels", "blind", "blind_tick", "blind_us")
 
-    def __init__(self, tick: int, edges: int, overflows: int, sent: int = 0) -> None:
+    def __init__(
+        self, tick: int, edges: int, overflows: int, sent: int = 0, levels: int = 0,
+        blind: int = 0, blind_tick: int = 0, blind_us: int = 0,
+    ) -> None:
         self.tick = tick
         self.edges = edges
         self.overflows = overflows
         self.sent = sent
+        self.levels = levels
+        self.blind = blind
+        self.blind_tick = blind_tick
+        self.blind_us = blind_us
 
     def pack(self) -> bytes:
         return struct.pack(
-            "<IIII", self.tick & TICK_MASK, self.edges, self.overflows, self.sent
+            "<QIIIIIQI", check(self.tick, TICK_BITS, "tick"), check(self.edges, 32, "edges"),
+            check(self.overflows, 32, "overflows"), check(self.sent, 32, "sent"),
+            check(self.levels, 32, "levels"), check(self.blind, 32, "blind"),
+            check(self.blind_tick, TICK_BITS, "blind_tick"), check(self.blind_us, 32, "blind_us"),
         )
 
     @staticmethod
     def unpack(body: bytes) -> "Heartbeat":
         r = _Reader(body)
-        tick, edges, overflows, sent = r.take("<IIII")
+        fields = r.take("<QIIIIIQI")
         r.end()
-        if tick > TICK_MASK:
-            raise ValueError("bad tick")
-        return Heartbeat(tick, edges, overflows, sent)
+        return Heartbeat(*fields)
 
 
 class SyncRequest(Message):
@@ -316,7 +359,7 @@ class SyncRequest(Message):
         self.nonce = nonce
 
     def pack(self) -> bytes:
-        return struct.pack("<I", self.nonce)
+        return struct.pack("<I", check(self.nonce, 32, "nonce"))
 
     @staticmethod
     def unpack(body: bytes) -> "SyncRequest":
@@ -338,15 +381,15 @@ class SyncReply(Message):
         self.sent = sent
 
     def pack(self) -> bytes:
-        return struct.pack("<III", self.nonce, self.received & TICK_MASK, self.sent & TICK_MASK)
+        return struct.pack("<IQQ", check(self.nonce, 32, "nonce"),
+                           check(self.received, TICK_BITS, "received"),
+                           check(self.sent, TICK_BITS, "sent"))
 
     @staticmethod
     def unpack(body: bytes) -> "SyncReply":
         r = _Reader(body)
-        nonce, received, sent = r.take("<III")
+        nonce, received, sent = r.take("<IQQ")
         r.end()
-        if received > TICK_MASK or sent > TICK_MASK:
-            raise ValueError("bad tick")
         return SyncReply(nonce, received, sent)
 
 
@@ -375,8 +418,11 @@ class Config(Message):
         self.mask_us = mask_us
 
     def pack(self) -> bytes:
-        out = bytearray(struct.pack("<BBB", self.ch, self.mode, self.pin))
-        out.extend(struct.pack("<IHI", self.debounce_us, self.threshold, self.mask_us))
+        out = bytearray(struct.pack("<BBB", check(self.ch, 8, "channel"),
+                                    check(self.mode, 8, "mode"), check(self.pin, 8, "pin")))
+        out.extend(struct.pack("<IHI", check(self.debounce_us, 32, "debounce_us"),
+                               check(self.threshold, 16, "threshold"),
+                               check(self.mask_us, 32, "mask_us")))
         _put_str(out, self.name)
         return bytes(out)
 
@@ -403,7 +449,8 @@ class Ack(Message):
         self.resend = resend
 
     def pack(self) -> bytes:
-        return struct.pack("<HIB", self.ref, self.edges, 1 if self.resend else 0)
+        return struct.pack("<HIB", check(self.ref, 16, "ref"), check(self.edges, 32, "edges"),
+                           check(self.resend, 1, "resend"))
 
     @staticmethod
     def unpack(body: bytes) -> "Ack":
@@ -427,7 +474,7 @@ class Error(Message):
         self.reason = reason
 
     def pack(self) -> bytes:
-        out = bytearray(struct.pack("<HB", self.ref, self.code))
+        out = bytearray(struct.pack("<HB", check(self.ref, 16, "ref"), check(self.code, 8, "code")))
         _put_str(out, self.reason)
         return bytes(out)
 
@@ -494,8 +541,9 @@ class Codec:
     """One end of a link: decodes received bytes into frames and encodes outgoing messages.
 
     Counters: ``frames`` (good frames decoded), ``bad_frames``, ``sequence_gaps``,
-    ``skipped`` (bytes discarded before the first delimiter). ``boot_id`` is the peer's,
-    from its last ``Hello``.
+    ``version_mismatches`` (sound frames of another protocol version: ``peer_version`` is
+    that version, ``foreign_seq`` the last one's seq). ``boot_id`` is the peer's, from its
+    last ``Hello``.
     """
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
@@ -509,6 +557,9 @@ class Codec:
         self.frames = 0
         self.bad_frames = 0
         self.sequence_gaps = 0
+        self.version_mismatches = 0
+        self.peer_version = PROTOCOL_VERSION
+        self.foreign_seq = 0
 
     def receive_data(self, data: bytes) -> None:
         """Buffers received bytes; decode them with ``next_frame``."""
@@ -539,9 +590,12 @@ class Codec:
             if frame is None:
                 self.bad_frames += 1
                 continue
-            return frame
+            if isinstance(frame, Frame):
+                return frame
 
-    def _decode(self, chunk: bytes) -> Frame | None:
+    def _decode(self, chunk: bytes) -> Frame | NeedData | None:
+        """Returns the frame, NEED_DATA for a frame of another version (counted), None if
+        the chunk is not a frame."""
         if len(chunk) > self._max_encoded:
             return None
         raw = cobs_decode(chunk)
@@ -550,8 +604,14 @@ class Codec:
         if crc32(raw[:-4]) != struct.unpack("<I", raw[-4:])[0]:
             return None
         version, kind, seq = struct.unpack("<BBH", raw[:4])
+        if version != PROTOCOL_VERSION:
+            # Sound (its CRC holds) but in another version: not noise, a peer to update.
+            self.version_mismatches += 1
+            self.peer_version = version
+            self.foreign_seq = seq
+            return NEED_DATA
         cls = MESSAGES.get(kind)
-        if version != PROTOCOL_VERSION or cls is None:
+        if cls is None:
             return None
         try:
             message = cls.unpack(raw[4:-4])
@@ -566,14 +626,15 @@ class Codec:
         self.frames += 1
         return Frame(seq, message)
 
-    def encode(self, message: Message) -> bytes:
-        """Returns the wire bytes of one frame carrying ``message`` (delimiter included).
+    def encode(self, message: Message, version: int = PROTOCOL_VERSION) -> bytes:
+        """Returns the wire bytes of one frame carrying ``message`` (delimiter included);
+        ``version`` other than ours only for an ``Error`` to a peer of another version.
 
         Raises ValueError if the message cannot be encoded (a field out of range).
         """
-        seq = self._tx_seq
-        self._tx_seq = (seq + 1) & 0xFFFF
-        return encode_frame(seq, message)
+        wire = encode_frame(self._tx_seq, message, version)
+        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+        return wire
 
     @property
     def next_seq(self) -> int:
@@ -587,7 +648,8 @@ def encode_frame(seq: int, message: Message, version: int = PROTOCOL_VERSION) ->
     Raises ValueError if a field is out of range.
     """
     try:
-        raw = struct.pack("<BBH", version, message.TYPE, seq) + message.pack()
+        raw = struct.pack("<BBH", check(version, 8, "version"), message.TYPE,
+                          check(seq, 16, "seq")) + message.pack()
     except (OverflowError, _STRUCT_ERROR) as exc:
         raise ValueError(str(exc)) from exc
     raw = raw + struct.pack("<I", crc32(raw))

@@ -3,9 +3,10 @@
 ``SimBoard`` runs the real ``firmware/main.py`` in a thread against one end of a pty; the
 host opens the other end (``SimBoard.path``) exactly as it opens a USB board. Tests drive it:
 ``edge`` makes a pin change (the IRQ sees the tick of the instant asked for, as a hardware
-timestamp would), ``set_analog`` feeds a piezo ADC, ``unplug`` / ``replug`` pull the cable
-(the pty goes away; it comes back under the same stable path), and the clock can start near
-its wrap and run fast or slow (``start_tick``, ``drift_ppm``).
+timestamp would), ``set_analog`` feeds a piezo ADC (sampled by the firmware's timer, fired
+at each of its due instants), ``unplug`` / ``replug`` pull the cable (the pty goes away; it
+comes back under the same stable path), and the clock can start near its wrap and run fast
+or slow (``start_tick``, ``drift_ppm``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from firmware_bridge import protocol as P
 from firmware_bridge.firmware.main import DEFAULT_CHANNELS, Firmware
 
-_PERIOD = 1 << P.TICK_BITS
+RP2_TICK_BITS = 30  # time.ticks_us() on the RP2040 wraps at 2**30
+_PERIOD = 1 << RP2_TICK_BITS
 _HALF = _PERIOD >> 1
 
 
@@ -134,8 +135,26 @@ class SimADC:
         return max(0, min(0xFFFF, int(signal(self._machine.clock.now()))))
 
 
+class SimTimer:
+    """``machine.Timer`` of the shim: periodic; ``SimMachine.run_timers`` fires it."""
+
+    PERIODIC = 1
+    ONE_SHOT = 0
+
+    def __init__(self, machine: SimMachine, period: float, callback: Callable[[SimTimer], None]):
+        self._machine = machine
+        self.period = period
+        self.callback = callback
+        self.due = machine.clock.now() + period
+
+    def deinit(self) -> None:
+        """Stops the timer."""
+        if self in self._machine.timers:
+            self._machine.timers.remove(self)
+
+
 class SimMachine:
-    """The ``machine`` module of the shim: Pin, ADC, unique_id and IRQ masking."""
+    """The ``machine`` module of the shim: Pin, ADC, Timer, unique_id and IRQ masking."""
 
     def __init__(self, clock: SimClock, uid: bytes) -> None:
         self.clock = clock
@@ -144,13 +163,32 @@ class SimMachine:
         self.levels: dict[int, int] = {}
         self.irqs: dict[int, tuple[Callable[[SimPin], None], int, SimPin]] = {}
         self.analog: dict[int, Callable[[float], float]] = {}
+        self.timers: list[SimTimer] = []
         self.Pin: type[SimPin] = type("Pin", (SimPin,), {"_machine": self})
+        machine = self
+
+        class Timer(SimTimer):
+            def __init__(self, *, mode: int = SimTimer.PERIODIC, freq: float = 1.0,
+                         callback: Callable[[SimTimer], None], hard: bool = False) -> None:
+                super().__init__(machine, 1.0 / freq, callback)
+                machine.timers.append(self)
+
+        self.Timer = Timer
 
     def unique_id(self) -> bytes:
         return self._uid
 
     def ADC(self, pin: SimPin) -> SimADC:  # noqa: N802 - the machine module's name
         return SimADC(self, pin)
+
+    def run_timers(self, until: float | None = None) -> None:
+        """Fires every timer due up to ``until`` (None: now), each at its due instant."""
+        end = self.clock.now() if until is None else until
+        for timer in list(self.timers):
+            while timer.due <= end and timer in self.timers:
+                with self._lock, self.clock.frozen(timer.due):
+                    timer.callback(timer)
+                timer.due += timer.period
 
     def disable_irq(self) -> int:
         self._lock.acquire()
@@ -327,9 +365,10 @@ class SimBoard:
 
     def start(self) -> SimBoard:
         """Boots the firmware in a thread; returns self."""
+        # The watchdog's feed, every round of the main loop: where the timers fire.
         self._thread = threading.Thread(
-            target=self.firmware.run, args=(self._stop.is_set,), name=f"board-{self.uid}",
-            daemon=True,
+            target=self.firmware.run, args=(self._stop.is_set, self.machine.run_timers),
+            name=f"board-{self.uid}", daemon=True,
         )
         self._thread.start()
         return self
@@ -353,6 +392,7 @@ class SimBoard:
         self.clock = SimClock(0, self._drift_ppm)
         self.machine.clock = self.clock
         self.machine.irqs.clear()
+        self.machine.timers.clear()
         self.firmware = self._boot()
         self._stop = threading.Event()
         self.start()
@@ -388,9 +428,3 @@ class SimBoard:
     def replug(self) -> None:
         """Plugs the cable back in: a new pty under the same stable path."""
         self.port.plug()
-
-    def true_time(self, raw_tick: int) -> float:
-        """Returns the host time of a wrapped tick (the one nearest to now)."""
-        now_ext = self.clock.ext_at(self.clock.now())
-        ext = now_ext - ((now_ext - raw_tick) % _PERIOD)
-        return self.clock.host_at(ext)

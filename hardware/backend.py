@@ -18,7 +18,12 @@ from hardware.events import LinkChanged, SensorEvent
 
 @dataclass(slots=True)
 class BackendStats:
-    """Counters a backend keeps for health reporting."""
+    """Counters a backend keeps for health reporting.
+
+    ``overflows``: events lost; the link's trouble (serial boards): ``bad_frames``,
+    ``sequence_gaps``, ``resends`` (edges asked for again), ``protocol_errors``,
+    ``blind_spells`` (a board had its interrupts off) and ``reconnects``.
+    """
 
     events: int = 0
     overflows: int = 0
@@ -26,6 +31,9 @@ class BackendStats:
     sequence_gaps: int = 0
     reconnects: int = 0
     links: dict[str, bool] = field(default_factory=dict)
+    resends: int = 0
+    protocol_errors: int = 0
+    blind_spells: int = 0
 
 
 @runtime_checkable

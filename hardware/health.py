@@ -39,12 +39,15 @@ interfaces §3; ``EventsLost`` reports a backend's overflow counter going up.
                       "level": 0, "last": 801.7, "edges": 340, "quiet_shots": 0}},
      "links": {
        "gpio": {"up": true, "since": 0.0, "reason": "", "channels": ["beam.fl", "..."],
-                "events": 1234, "overflows": 0}}}
+                "events": 1234, "overflows": 0, "bad_frames": 0, "sequence_gaps": 0,
+                "resends": 0, "protocol_errors": 0, "blind_spells": 0, "reconnects": 0}}}
 
 ``state`` ∈ ok / stuck / silent / chattering / disconnected; ``reason`` is the active
 ``Reason`` (null when ok); ``since`` when the channel entered its state; ``level`` its last
 reading (0 / 1); ``last`` the source time of its last event (null if none); ``edges`` events
-seen; ``quiet_shots`` shots of play it has sat through without an event. ``summary()`` is the
+seen; ``quiet_shots`` shots of play it has sat through without an event. A link's counters
+come from its backend (``note_stats``): events and overflows, and for serial boards the
+link's trouble (``BackendStats``). ``summary()`` is the
 short form for ``B/status``: ``{"ok": false, "faults": {"beam.fl": "stuck"}}``.
 """
 
@@ -229,6 +232,12 @@ class _Link:
     channels: tuple[str, ...] = ()
     events: int = 0
     overflows: int = 0
+    trouble: dict[str, int] = field(default_factory=dict)  # BackendStats' link counters
+
+
+#: The link-trouble counters of ``BackendStats`` that the snapshot shows per link.
+TROUBLE_COUNTERS = ("bad_frames", "sequence_gaps", "resends", "protocol_errors", "blind_spells",
+                    "reconnects")
 
 
 def _peers_played(kind: Kind, fired: Mapping[Kind, int]) -> bool:
@@ -292,7 +301,8 @@ class HealthMonitor:
         links: dict[str, object] = {
             name: {"up": link.up, "since": round(link.since, 6), "reason": link.reason,
                    "channels": list(link.channels), "events": link.events,
-                   "overflows": link.overflows}
+                   "overflows": link.overflows,
+                   **{name: link.trouble.get(name, 0) for name in TROUBLE_COUNTERS}}
             for name, link in self._links.items()
         }
         return {"t": round(self._clock(), 6), **self.summary(), "shots": self._shots,
@@ -375,6 +385,7 @@ class HealthMonitor:
         )
         lost = stats.overflows - link.overflows
         link.events, link.overflows = stats.events, stats.overflows
+        link.trouble = {name: getattr(stats, name) for name in TROUBLE_COUNTERS}
         if lost > 0:
             return [EventsLost(t=self._clock(), source=source, lost=lost, total=stats.overflows)]
         return []
@@ -421,7 +432,8 @@ class HealthMonitor:
         old = self._links.get(change.source)
         link = _Link(up=change.up, since=change.t, reason=change.reason,
                      channels=change.channels or (old.channels if old else ()),
-                     events=old.events if old else 0, overflows=old.overflows if old else 0)
+                     events=old.events if old else 0, overflows=old.overflows if old else 0,
+                     trouble=old.trouble if old else {})
         self._links[change.source] = link
         out: list[HealthRecord] = []
         for name in link.channels:

@@ -2,21 +2,39 @@
 
 Flash it with ``protocol.py`` beside it (see ``firmware_bridge/README.md``); on the board it
 starts by itself as ``main.py``. Under CPython, ``firmware_bridge.sim`` runs the same
-``Firmware`` against a pseudo-terminal with a ``machine`` shim.
+``Firmware`` against a pseudo-terminal with a ``machine`` shim; the tests also run it on
+MicroPython's own VM with the heap locked, as the rp2 port runs a hard IRQ.
 
-- Digital channels: a hard IRQ on both edges reads the tick and the pin and writes them into
-  a preallocated ring buffer (no allocation in the handler). Edges closer together than the
-  channel's debounce time are ignored; the main loop restores a level the debounce hid.
-- Piezo channels: the main loop samples the ADC; a reading over the threshold starts a hit,
-  the peak over the next ``PEAK_US`` is sent as ``level`` with ``v = 1`` at the crossing
-  tick, and ``v = 0`` follows once the mask time has passed.
+- Digital channels: a hard IRQ on both edges calls the channel's bound method ``catch``,
+  which reads the tick and the pin and writes them into a preallocated ring buffer. It
+  allocates nothing (a closure over more than four names would: MicroPython raises
+  MemoryError in a hard IRQ and switches the pin's IRQ off). Edges closer together than the
+  channel's debounce time are ignored; the main loop restores a level the debounce hid, and
+  keeps every channel's reference time younger than ``STALE_US``, so that a channel quiet
+  for longer than half the 2**30 µs tick period still accepts its next edge.
+- Ticks: ``time.ticks_us()`` wraps every ~17.9 minutes. The main loop extends it into µs
+  since boot (``Firmware.ext``) and stamps every new edge in the ring with its extended tick
+  within one loop round; the wire carries only extended ticks, so an edge kept for an hour
+  while no host listened still has its own time.
+- Piezo channels (off by default: an unconnected ADC pin floats): a ``machine.Timer`` at
+  ``PIEZO_HZ`` samples the ADC (a hard timer where the port has one; allocation-free either
+  way); a reading over the threshold starts a hit, the peak over the next ``PEAK_US`` is sent
+  as ``level`` with ``v = 1`` at the crossing tick, and ``v = 0`` follows once the mask time
+  has passed.
 - The main loop frames the edges (``Edges``), keeps every edge until the host acknowledges it
   and sends the unacknowledged ones again when a host says ``Hello`` or asks (``Ack`` with
-  ``resend``); it sends heartbeats, answers time-sync requests and applies (and stores)
-  channel configuration. Ctrl-C is off while it runs; holding BOOTSEL 2 s gives the REPL back.
+  ``resend``); it sends heartbeats (with the digital channels' levels and the blind spells),
+  answers time-sync requests and applies (and stores) channel configuration. Writing the
+  configuration to flash stops every interrupt: the spell is counted and reported in the
+  heartbeat. A frame of another protocol version is answered with an ``Error`` in that version.
+- ``main()`` (on the board): the hardware watchdog is fed by every loop round; an uncaught
+  exception is written to ``crash.txt`` and the board resets. Holding BOOTSEL for 2 s while
+  it runs restarts the board into the REPL (the watchdog cannot be stopped, so the firmware
+  leaves a ``repl`` flag file and resets; at boot the flag is removed and ``main`` returns
+  before the watchdog starts).
 
-Everything the firmware touches is injected: ``machine`` (Pin, ADC, unique_id, IRQ masking),
-``clock`` (ticks_us, ticks_diff) and ``port`` (read, write, idle).
+Everything the firmware touches is injected: ``machine`` (Pin, ADC, Timer, unique_id, IRQ
+masking), ``clock`` (ticks_us, ticks_diff, ticks_add) and ``port`` (read, write, idle).
 """
 
 from array import array
@@ -26,11 +44,20 @@ try:
 except ImportError:  # pragma: no cover - on the board, protocol.py sits beside main.py
     import protocol as P  # type: ignore[import-not-found,no-redef,unused-ignore]
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 RING_SIZE = 512
 HEARTBEAT_MS = 250
 PEAK_US = 1000  # how long after crossing the threshold a piezo hit's peak is looked for
+PIEZO_HZ = 4000  # piezo ADC samples a second (one timer for every piezo channel)
 HOST_TIMEOUT_MS = 3000  # the host is gone when it has said nothing for this long
+STALE_US = 1_000_000  # a channel's reference time is kept younger than this
+MAX_DEBOUNCE_US = 100_000  # a longer debounce would outlive the reference time
+MAX_MASK_US = 10_000_000
+WDT_MS = 5000  # the watchdog resets the board when the main loop stalls this long
+BOOTSEL_HOLD_MS = 2000  # holding BOOTSEL this long while running restarts into the REPL
+REPL_FLAG = "repl"  # on flash: the next boot returns to the REPL (and removes it)
+CRASH_FILE = "crash.txt"  # on flash: the last uncaught exception, before the reset
+_LOW = 1 << 30  # an extended tick is kept as two array entries of 30 bits
 
 #: (channel, name, mode, pin, debounce µs, threshold, mask µs): the reference wiring.
 DEFAULT_CHANNELS = (
@@ -47,7 +74,7 @@ DEFAULT_CHANNELS = (
     (10, "cushion.lf", P.MODE_DIGITAL, 12, 300, 0, 0),
     (11, "cushion.rh", P.MODE_DIGITAL, 13, 300, 0, 0),
     (12, "cushion.rf", P.MODE_DIGITAL, 14, 300, 0, 0),
-    (13, "click", P.MODE_PIEZO, 26, 0, 12000, 30000),
+    (13, "click", P.MODE_OFF, 26, 0, 12000, 30000),  # on once a piezo is wired (README)
 )
 MAX_CHANNELS = 32
 MAX_NAME = 16
@@ -55,22 +82,26 @@ ADC_PINS = (26, 27, 28)
 
 
 class Ring:
-    """Edges between the IRQ (producer) and the main loop (consumer), preallocated.
+    """Edges between the IRQs (producers) and the main loop (consumer), preallocated.
 
-    Edges are numbered from 0 since boot: ``head`` is the next number, ``acked`` the first
-    the host has not acknowledged, ``sent`` the first not yet sent. Numbers ``acked`` to
-    ``head`` are kept; when the ring is full a new edge is counted in ``overflows`` and lost.
+    Edges are numbered from 0 since boot; ``ctl`` holds ``head`` (the next number),
+    ``acked`` (the first the host has not acknowledged), ``sent`` (the first not yet sent),
+    ``overflows`` and ``stamped`` (the first whose extended tick is not yet known). Numbers
+    ``acked`` to ``head`` are kept; when the ring is full a new edge is counted in
+    ``overflows`` and lost.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.ticks = array("L", [0] * size)
+        self.ticks = array("L", [0] * size)  # raw ticks_us(), written by the IRQ
         self.levels = array("l", [0] * size)
         self.chv = bytearray(size)  # channel << 1 | value
-        self.ctl = array("L", [0, 0, 0, 0])  # head, acked, sent, overflows
+        self.ext_hi = array("L", [0] * size)  # extended tick // 2**30, by the main loop
+        self.ext_lo = array("L", [0] * size)  # extended tick % 2**30
+        self.ctl = array("L", [0, 0, 0, 0, 0])  # head, acked, sent, overflows, stamped
 
     def put(self, ch: int, v: int, tick: int, level: int) -> None:
-        """Stores one edge (call from the IRQ or with IRQs disabled); allocates nothing."""
+        """Stores one edge (call from an IRQ or with IRQs disabled); allocates nothing."""
         ctl = self.ctl
         head = ctl[0]
         if head - ctl[1] >= self.size:
@@ -82,9 +113,14 @@ class Ring:
         self.chv[i] = (ch << 1) | v
         ctl[0] = head + 1
 
+    def ext_tick(self, n: int) -> int:
+        """Returns the extended tick of edge number ``n`` (stamped)."""
+        i = n % self.size
+        return self.ext_hi[i] * _LOW + self.ext_lo[i]
+
 
 class Channel:
-    """One configured channel and its piezo detector state."""
+    """One configured channel, its hard-IRQ handler ``catch`` and its piezo detector state."""
 
     def __init__(
         self, index: int, name: str, mode: int, pin: int, debounce_us: int, threshold: int,
@@ -99,6 +135,12 @@ class Channel:
         self.mask_us = mask_us
         self.pin: object = None
         self.adc: object = None
+        # What catch() needs, set by Firmware.configure (attribute reads allocate nothing).
+        self.ring: Ring | None = None
+        self.clock: object = None
+        self.last_v = bytearray(0)
+        self.last_t = array("L")
+        self.debounce = array("L")
         # piezo: 0 idle, 1 looking for the peak, 2 masked
         self.state = 0
         self.start = 0
@@ -106,6 +148,18 @@ class Channel:
 
     def info(self) -> P.ChannelInfo:
         return P.ChannelInfo(self.index, self.name, self.mode, self.pin_no)
+
+    def catch(self, pin: object) -> None:
+        """The hard-IRQ handler of a digital channel: allocates nothing."""
+        clock = self.clock
+        t = clock.ticks_us()  # type: ignore[attr-defined]
+        v = pin.value()  # type: ignore[attr-defined]
+        i = self.index
+        if v == self.last_v[i] or clock.ticks_diff(t, self.last_t[i]) < self.debounce[i]:  # type: ignore[attr-defined]
+            return
+        self.last_v[i] = v
+        self.last_t[i] = t
+        self.ring.put(i, v, t, -1)  # type: ignore[union-attr]
 
 
 class Firmware:
@@ -136,47 +190,69 @@ class Firmware:
         self.last_t = array("L", [0] * MAX_CHANNELS)
         self.debounce = array("L", [0] * MAX_CHANNELS)
         self.channels: dict[int, Channel] = {}
+        self.piezos: list[Channel] = []  # read by the sampling timer: replaced, never changed
+        self.timer: object = None
+        self.raw = clock.ticks_us()  # type: ignore[attr-defined]
+        self.ext = 0  # µs since boot: ticks_us() extended past its wraps
         self.host_seen = False
         self.last_rx = 0
         self.next_heartbeat = 0
+        self.mismatches = 0  # frames of another protocol version answered
+        self.blind = 0  # spells with interrupts off (flash writes), since boot
+        self.blind_tick = 0
+        self.blind_us = 0
         for spec in channels:
             self.configure(Channel(*spec))
 
-    # -- capture ---------------------------------------------------------------------------
+    # -- time ------------------------------------------------------------------------------
 
-    def _handler(self, ch: int) -> object:
-        """Returns the hard-IRQ handler of channel ``ch`` (made once; it allocates nothing)."""
+    def advance(self) -> int:
+        """Reads the clock and returns the extended tick now (µs since boot).
+
+        Called at least every few seconds (the watchdog sees to it), far more often than
+        the half tick period.
+        """
+        raw = self.clock.ticks_us()  # type: ignore[attr-defined]
+        self.ext += self.clock.ticks_diff(raw, self.raw)  # type: ignore[attr-defined]
+        self.raw = raw
+        return self.ext
+
+    def _stamp(self) -> None:
+        """Gives every edge that arrived since the last round its extended tick."""
         ring = self.ring
-        ticks_us = self.clock.ticks_us  # type: ignore[attr-defined]
+        ctl = ring.ctl
         ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
-        last_v = self.last_v
-        last_t = self.last_t
-        debounce = self.debounce
+        head = ctl[0]
+        n = ctl[4]
+        while n < head:
+            i = n % ring.size
+            ext = max(0, self.ext - ticks_diff(self.raw, ring.ticks[i]))
+            ring.ext_hi[i] = ext // _LOW
+            ring.ext_lo[i] = ext % _LOW
+            n += 1
+        ctl[4] = head
 
-        def handler(pin: object) -> None:
-            t = ticks_us()
-            v = pin.value()  # type: ignore[attr-defined]
-            if v == last_v[ch] or ticks_diff(t, last_t[ch]) < debounce[ch]:
-                return
-            last_v[ch] = v
-            last_t[ch] = t
-            ring.put(ch, v, t, -1)
-
-        return handler
+    # -- capture ---------------------------------------------------------------------------
 
     def configure(self, channel: Channel) -> None:
         """Applies a channel's configuration (replacing the old one).
 
-        Raises ValueError(ERR_* code, reason) for a channel, name or pin it cannot have.
+        Raises ValueError(ERR_* code, reason) for a channel, name, pin or time it cannot have.
         """
         if not 0 <= channel.index < MAX_CHANNELS:
             raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
         if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
             raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
+        if channel.mode not in (P.MODE_OFF, P.MODE_DIGITAL, P.MODE_PIEZO):
+            raise ValueError(P.ERR_BAD_REQUEST, "no such mode")
         if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
             raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
         if not 0 <= channel.pin_no <= 29:
             raise ValueError(P.ERR_BAD_PIN, "no such pin")
+        if not 0 <= channel.debounce_us <= MAX_DEBOUNCE_US:
+            raise ValueError(P.ERR_BAD_REQUEST, "debounce over " + str(MAX_DEBOUNCE_US) + " us")
+        if not 0 <= channel.mask_us <= MAX_MASK_US or not 0 <= channel.threshold <= 0xFFFF:
+            raise ValueError(P.ERR_BAD_REQUEST, "mask or threshold out of range")
         for other in self.channels.values():
             if (other.index != channel.index and other.mode != P.MODE_OFF
                     and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
@@ -186,19 +262,65 @@ class Firmware:
             old.pin.irq(handler=None)  # type: ignore[attr-defined]
         Pin = self.m.Pin  # type: ignore[attr-defined]
         i = channel.index
+        channel.ring, channel.clock = self.ring, self.clock
+        channel.last_v, channel.last_t, channel.debounce = self.last_v, self.last_t, self.debounce
         self.debounce[i] = channel.debounce_us
         if channel.mode == P.MODE_DIGITAL:
             channel.pin = Pin(channel.pin_no, Pin.IN, Pin.PULL_UP)
             state = self.m.disable_irq()  # type: ignore[attr-defined]
             self.last_v[i] = channel.pin.value()  # type: ignore[attr-defined]
-            self.last_t[i] = self.clock.ticks_us()  # type: ignore[attr-defined]
+            self.last_t[i] = self.clock.ticks_add(  # type: ignore[attr-defined]
+                self.clock.ticks_us(), -STALE_US)  # type: ignore[attr-defined]
             self.m.enable_irq(state)  # type: ignore[attr-defined]
             channel.pin.irq(  # type: ignore[attr-defined]
-                handler=self._handler(i), trigger=Pin.IRQ_RISING | Pin.IRQ_FALLING, hard=True
+                handler=channel.catch, trigger=Pin.IRQ_RISING | Pin.IRQ_FALLING, hard=True
             )
         elif channel.mode == P.MODE_PIEZO:
             channel.adc = self.m.ADC(Pin(channel.pin_no))  # type: ignore[attr-defined]
+        else:
+            self.last_v[i] = 0
         self.channels[i] = channel
+        self._start_sampling()
+
+    def _start_sampling(self) -> None:
+        """Runs the piezo sampling timer while a piezo channel is on, and only then."""
+        piezos = [c for c in sorted(self.channels.values(), key=lambda c: c.index)
+                  if c.mode == P.MODE_PIEZO]
+        state = self.m.disable_irq()  # type: ignore[attr-defined]
+        self.piezos = piezos
+        self.m.enable_irq(state)  # type: ignore[attr-defined]
+        if piezos and self.timer is None:
+            Timer = self.m.Timer  # type: ignore[attr-defined]
+            try:  # a hard timer where the port has one
+                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                                   callback=self.sample_piezos, hard=True)
+            except TypeError:  # pragma: no cover - rp2 (1.24): scheduled callbacks only
+                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                                   callback=self.sample_piezos)
+        elif not piezos and self.timer is not None:
+            self.timer.deinit()  # type: ignore[attr-defined]
+            self.timer = None
+
+    def sample_piezos(self, timer: object) -> None:
+        """The sampling timer's handler: one ADC reading per piezo channel; allocates nothing."""
+        clock = self.clock
+        now = clock.ticks_us()  # type: ignore[attr-defined]
+        for ch in self.piezos:
+            level = ch.adc.read_u16()  # type: ignore[attr-defined]
+            if ch.state == 0:
+                if level >= ch.threshold:
+                    ch.state = 1
+                    ch.start = now
+                    ch.peak = level
+            elif ch.state == 1:
+                if level > ch.peak:
+                    ch.peak = level
+                if clock.ticks_diff(now, ch.start) >= PEAK_US:  # type: ignore[attr-defined]
+                    self.ring.put(ch.index, 1, ch.start, ch.peak)
+                    ch.state = 2
+            elif clock.ticks_diff(now, ch.start) >= ch.mask_us:  # type: ignore[attr-defined]
+                self.ring.put(ch.index, 0, now, -1)
+                ch.state = 0
 
     def specs(self) -> list[tuple[int, str, int, int, int, int, int]]:
         """Returns the channel configuration, in the form of ``DEFAULT_CHANNELS``."""
@@ -207,46 +329,33 @@ class Firmware:
             for c in sorted(self.channels.values(), key=lambda c: c.index)
         ]
 
-    def _push(self, ch: int, v: int, tick: int, level: int) -> None:
-        state = self.m.disable_irq()  # type: ignore[attr-defined]
-        self.ring.put(ch, v, tick, level)
-        self.m.enable_irq(state)  # type: ignore[attr-defined]
-
-    def _reconcile(self, now: int) -> None:
-        """Sends a level the debounce hid (the pin settled on another value than sent)."""
-        ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
+    def _reconcile(self) -> None:
+        """Sends a level the debounce hid (the pin settled on another value than sent), and
+        keeps each channel's reference time younger than ``STALE_US``."""
+        clock = self.clock
         for ch in self.channels.values():
             if ch.mode != P.MODE_DIGITAL:
                 continue
             i = ch.index
             state = self.m.disable_irq()  # type: ignore[attr-defined]
+            now = clock.ticks_us()  # type: ignore[attr-defined]
+            age = clock.ticks_diff(now, self.last_t[i])  # type: ignore[attr-defined]
             v = ch.pin.value()  # type: ignore[attr-defined]
-            if v != self.last_v[i] and ticks_diff(now, self.last_t[i]) >= 2 * self.debounce[i]:
+            if v != self.last_v[i] and (age < 0 or age >= 2 * self.debounce[i]):
                 self.last_v[i] = v
                 self.last_t[i] = now
                 self.ring.put(i, v, now, -1)
+            elif age < 0 or age > STALE_US:  # (negative: stale past half the tick period)
+                self.last_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
             self.m.enable_irq(state)  # type: ignore[attr-defined]
 
-    def _sample_piezos(self) -> None:
-        ticks_us = self.clock.ticks_us  # type: ignore[attr-defined]
-        ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
+    def levels(self) -> int:
+        """Returns the digital channels' levels as a bit mask (bit i: channel i reads 1)."""
+        out = 0
         for ch in self.channels.values():
-            if ch.mode != P.MODE_PIEZO:
-                continue
-            now = ticks_us()
-            level = ch.adc.read_u16()  # type: ignore[attr-defined]
-            if ch.state == 0:
-                if level >= ch.threshold:
-                    ch.state, ch.start, ch.peak = 1, now, level
-            elif ch.state == 1:
-                if level > ch.peak:
-                    ch.peak = level
-                if ticks_diff(now, ch.start) >= PEAK_US:
-                    self._push(ch.index, 1, ch.start, ch.peak)
-                    ch.state = 2
-            elif ticks_diff(now, ch.start) >= ch.mask_us:
-                self._push(ch.index, 0, now, -1)
-                ch.state = 0
+            if ch.mode == P.MODE_DIGITAL and self.last_v[ch.index]:
+                out |= 1 << ch.index
+        return out
 
     # -- link ------------------------------------------------------------------------------
 
@@ -256,14 +365,13 @@ class Firmware:
             tuple([c.info() for c in sorted(self.channels.values(), key=lambda c: c.index)]),
         )
 
-    def _send(self, message: P.Message) -> None:
-        self.port.write(self.codec.encode(message))  # type: ignore[attr-defined]
+    def _send(self, message: P.Message, version: int = P.PROTOCOL_VERSION) -> None:
+        self.port.write(self.codec.encode(message, version))  # type: ignore[attr-defined]
 
     def _handle(self, frame: P.Frame, received: int) -> None:
         msg = frame.message
         if isinstance(msg, P.SyncRequest):
-            sent = self.clock.ticks_us()  # type: ignore[attr-defined]
-            self._send(P.SyncReply(msg.nonce, received, sent))
+            self._send(P.SyncReply(msg.nonce, received, self.advance()))
         elif isinstance(msg, P.Ack):
             ctl = self.ring.ctl
             if ctl[1] < msg.edges <= ctl[0]:
@@ -286,37 +394,55 @@ class Firmware:
                 self._send(P.Error(frame.seq, code, reason))
             else:
                 if self.store is not None:
-                    self.store.save(self.specs())  # type: ignore[attr-defined]
+                    self._save()
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
 
+    def _save(self) -> None:
+        """Writes the configuration to flash, a blind spell (interrupts off): counted, timed."""
+        start = self.advance()
+        self.store.save(self.specs())  # type: ignore[attr-defined]
+        self.blind += 1
+        self.blind_tick = start
+        self.blind_us = self.advance() - start
+
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
-        self._send(P.Heartbeat(now, ctl[0], ctl[3], ctl[2]))
-        self.next_heartbeat = self.clock.ticks_add(now, self.heartbeat_us)  # type: ignore[attr-defined]
+        state = self.m.disable_irq()  # type: ignore[attr-defined]
+        edges, levels = ctl[0], self.levels()  # the levels after edge number edges - 1
+        self.m.enable_irq(state)  # type: ignore[attr-defined]
+        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], levels, self.blind,
+                               self.blind_tick, self.blind_us))
+        self.next_heartbeat = now + self.heartbeat_us
 
     def _send_edges(self) -> None:
         ring = self.ring
         ctl = ring.ctl
-        while ctl[2] < ctl[0]:
+        while ctl[2] < ctl[4]:
             first = ctl[2]
-            count = min(ctl[0] - first, P.MAX_EDGES)
+            count = min(ctl[4] - first, P.MAX_EDGES)
             edges = []
             for n in range(first, first + count):
                 i = n % ring.size
                 chv = ring.chv[i]
-                edges.append(P.Edge(chv >> 1, chv & 1, ring.ticks[i], ring.levels[i]))
+                edges.append(P.Edge(chv >> 1, chv & 1, ring.ext_tick(n), ring.levels[i]))
             self._send(P.Edges(first, tuple(edges)))
             ctl[2] = first + count
 
+    def _answer_mismatch(self) -> None:
+        """Tells a host of another protocol version so, in its version."""
+        codec = self.codec
+        if codec.version_mismatches > self.mismatches:
+            self.mismatches = codec.version_mismatches
+            reason = "board speaks protocol " + str(P.PROTOCOL_VERSION)
+            self._send(P.Error(codec.foreign_seq, P.ERR_PROTOCOL, reason), codec.peer_version)
+
     def step(self) -> None:
         """Does one round of the main loop's work."""
-        ticks_us = self.clock.ticks_us  # type: ignore[attr-defined]
-        ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
         data = self.port.read()  # type: ignore[attr-defined]
         if data:
-            received = ticks_us()
+            received = self.advance()
             self.last_rx = received
             self.codec.receive_data(data)
             while True:
@@ -324,14 +450,15 @@ class Firmware:
                 if not isinstance(frame, P.Frame):
                     break
                 self._handle(frame, received)
-        now = ticks_us()
-        self._sample_piezos()
-        self._reconcile(now)
-        if self.host_seen and ticks_diff(now, self.last_rx) > HOST_TIMEOUT_MS * 1000:
+            self._answer_mismatch()
+        self._reconcile()
+        now = self.advance()
+        self._stamp()
+        if self.host_seen and now - self.last_rx > HOST_TIMEOUT_MS * 1000:
             self.host_seen = False  # keep the edges until a host says hello again
         if self.host_seen:
             self._send_edges()
-            if ticks_diff(now, self.next_heartbeat) >= 0:
+            if now >= self.next_heartbeat:
                 self._heartbeat(now)
 
     def start(self) -> None:
@@ -339,20 +466,24 @@ class Firmware:
         self.port.write(b"\x00")  # type: ignore[attr-defined]
         self._send(self.hello())
 
-    def run(self, stop: object = None) -> None:
-        """Runs the main loop until ``stop()`` returns true (forever on the board)."""
+    def run(self, stop: object = None, feed: object = None) -> None:
+        """Runs the main loop until ``stop()`` returns true (forever if None), calling
+        ``feed()`` (the watchdog's) every round."""
         self.start()
         idle = self.port.idle  # type: ignore[attr-defined]
         while stop is None or not stop():  # type: ignore[operator]
             self.step()
+            if feed is not None:
+                feed()  # type: ignore[operator]
             idle()
 
 
-class UsbPort:  # pragma: no cover - MicroPython only
+class UsbPort:
     """The board's USB CDC serial line (MicroPython's stdin / stdout), raw and non-blocking.
 
-    Ctrl-C is disabled (0x03 occurs inside frames), so to get the REPL back for ``mpremote``
-    hold the BOOTSEL button for two seconds: the firmware stops and Ctrl-C works again.
+    Ctrl-C is disabled (0x03 occurs inside frames). ``escape()`` turns true once BOOTSEL
+    has been held for ``BOOTSEL_HOLD_MS`` (checked twice a second: reading the button
+    masks interrupts for some µs).
     """
 
     def __init__(self) -> None:
@@ -362,45 +493,51 @@ class UsbPort:  # pragma: no cover - MicroPython only
 
         import micropython  # type: ignore[import-not-found,unused-ignore]
 
+        self._bootsel: object = None
         try:
-            import rp2  # type: ignore[import-not-found,unused-ignore]
+            import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
             self._bootsel = rp2.bootsel_button
         except (ImportError, AttributeError):
-            self._bootsel = None
-        self._micropython = micropython
+            pass
         self._time = time
         micropython.kbd_intr(-1)  # 0x03 in a frame must not interrupt the firmware
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
-        self._next_check = time.ticks_ms()  # type: ignore[attr-defined]
+        self._next_check = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
         self._held = 0
+        self.escaping = False
 
     def read(self) -> bytes | None:
         data = bytearray()
         while len(data) < 256 and self._poll.poll(0):
-            data.extend(self._in.read(1))
+            byte = self._in.read(1)
+            if not byte:  # the line closed (never on the board's USB)
+                break
+            data.extend(byte)
         return bytes(data) if data else None
 
     def write(self, data: bytes) -> None:
         self._out.write(data)
 
+    def escape(self) -> bool:
+        """Returns whether BOOTSEL was held long enough to ask for the REPL."""
+        return self.escaping
+
     def idle(self) -> None:
-        # bootsel_button() masks interrupts for some µs: look only twice a second.
-        clock: object = self._time
-        now = clock.ticks_ms()  # type: ignore[attr-defined]
-        if self._bootsel is None or clock.ticks_diff(now, self._next_check) < 0:  # type: ignore[attr-defined]
+        time = self._time
+        now = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
+        if self._bootsel is None or time.ticks_diff(now, self._next_check) < 0:  # type: ignore[attr-defined,unused-ignore]
             return
-        self._next_check = clock.ticks_add(now, 500)  # type: ignore[attr-defined]
-        self._held = self._held + 1 if self._bootsel() else 0
-        if self._held >= 4:
-            self._micropython.kbd_intr(3)
-            raise SystemExit("BOOTSEL held: back to the REPL")
+        self._next_check = time.ticks_add(now, 500)  # type: ignore[attr-defined,unused-ignore]
+        self._held = self._held + 1 if self._bootsel() else 0  # type: ignore[operator]
+        if (self._held - 1) * 500 >= BOOTSEL_HOLD_MS:  # the first and last reads span it
+            self.escaping = True
 
 
-class FlashStore:  # pragma: no cover - MicroPython only
+class FlashStore:
     """The channel configuration in ``channels.json`` on the board's flash."""
 
     PATH = "channels.json"
@@ -421,19 +558,52 @@ class FlashStore:  # pragma: no cover - MicroPython only
             json.dump([list(spec) for spec in specs], f)
 
 
-def main() -> None:  # pragma: no cover - MicroPython only
-    """Starts the firmware on the board."""
+def _take_flag(path: str) -> bool:
+    """Returns whether the flag file exists, removing it."""
+    import os
+
+    try:
+        os.remove(path)
+    except OSError:
+        return False
+    return True
+
+
+def main() -> None:
+    """Starts the firmware on the board; returns only when the REPL was asked for.
+
+    Resets the board after an uncaught exception (written to ``CRASH_FILE`` first) and
+    after BOOTSEL was held (leaving ``REPL_FLAG``, so that the next boot stays in the REPL).
+    """
     import os
     import struct
+    import sys
     import time
 
     import machine  # type: ignore[import-not-found,unused-ignore]
     import micropython  # type: ignore[import-not-found,unused-ignore]
 
-    micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
-    store = FlashStore()
-    boot_id = struct.unpack("<I", os.urandom(4))[0]
-    Firmware(machine, time, UsbPort(), boot_id, channels=store.load(), store=store).run()
+    if _take_flag(REPL_FLAG):
+        print("main.py: REPL requested (BOOTSEL); the firmware is not running")
+        return
+    if hasattr(micropython, "alloc_emergency_exception_buf"):  # (not on the unix port)
+        micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
+    wdt = machine.WDT(timeout=WDT_MS)
+    try:
+        port = UsbPort()
+        store = FlashStore()
+        boot_id = struct.unpack("<I", os.urandom(4))[0]
+        firmware = Firmware(machine, time, port, boot_id, channels=store.load(), store=store)
+        firmware.run(stop=port.escape, feed=wdt.feed)
+        with open(REPL_FLAG, "w") as f:
+            f.write("1")
+    except Exception as exc:  # anything: keep a note of it, then start again
+        try:  # noqa: SIM105 - MicroPython has no contextlib.suppress
+            with open(CRASH_FILE, "w") as f:
+                sys.print_exception(exc, f)  # type: ignore[attr-defined,unused-ignore]
+        except Exception:  # a full flash must not stop the reset
+            pass
+    machine.reset()
 
 
 if __name__ == "__main__":  # pragma: no cover

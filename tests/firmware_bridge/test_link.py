@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import os
+import select
+import threading
 import time
+import tty
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -14,6 +18,7 @@ import pytest
 from firmware_bridge import protocol as P
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.errors import ConfigRejected, LinkTimeout
+from firmware_bridge.firmware.main import DEFAULT_CHANNELS
 from firmware_bridge.link import BoardLink
 from firmware_bridge.sim import SimBoard
 from hardware import LinkChanged, SensorBackend, SensorEvent
@@ -153,7 +158,8 @@ async def test_board_edges_arrive_in_order_on_the_host_timeline_within_half_a_sy
 
 
 async def test_a_piezo_hit_is_sent_with_its_peak_as_level_then_quiet_after_the_mask() -> None:
-    with SimBoard() as board:
+    channels = (*DEFAULT_CHANNELS[:-1], (13, "click", P.MODE_PIEZO, 26, 0, 12000, 30000))
+    with SimBoard(channels=channels) as board:
         async with connected(board) as (_, got):
             hit = time.monotonic() + 0.05
 
@@ -164,10 +170,10 @@ async def test_a_piezo_hit_is_sent_with_its_peak_as_level_then_quiet_after_the_m
             await got.until(lambda c: len(c.events) == 2)
             on, off = got.events
             assert (on.ch, on.v, off.ch, off.v) == ("click", 1, "click", 0)
-            # The simulated board samples about once a millisecond, when its thread runs.
-            assert 0 <= on.t - hit < 0.010
+            # The firmware's timer samples every 250 µs (the shim fires it at its instants).
+            assert 0 <= on.t - hit < 0.001
             assert on.level is not None and 0.45 < on.level <= 50000 / 65535
-            assert 0.030 <= off.t - on.t < 0.045  # the 30 ms mask
+            assert 0.030 - 1e-6 <= off.t - on.t < 0.0305  # the 30 ms mask
 
 
 async def test_unplug_is_reported_within_1_s_and_replug_recovers_nothing_lost_or_doubled(
@@ -358,3 +364,95 @@ async def test_host_names_override_the_boards_and_a_name_outside_interfaces_2_is
             assert [(e.ch, e.v) for e in got.events] == [("beam.sr", 1)]
             assert backend.links[0].counters.unknown_channels == 1
             assert got.changes[0][1].channels == ("beam.sr",)
+
+
+async def test_a_beam_already_blocked_at_connect_is_reported_as_a_reading() -> None:
+    with SimBoard() as board:
+        board.machine.levels[board.pin_of("beam.sl")] = 1  # a ball lodged before the host came
+        board.reboot()
+        async with connected(board) as (_, got):
+            await got.until(lambda c: len(c.events) == 1)
+            await asyncio.sleep(0.3)  # later heartbeats agree: no second reading
+            [reading] = got.events
+            assert (reading.ch, reading.v) == ("beam.sl", 1)
+            assert reading.t >= got.changes[0][1].t  # read at a heartbeat after the connect
+
+
+async def test_levels_that_disagree_with_the_delivered_edges_are_corrected_by_a_reading() -> None:
+    with SimBoard(ring_size=2) as board:
+        async with connected(board) as (backend, got):
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            await play(board, [("beam.fl", i % 2 ^ 1, 0.001 * i) for i in range(3)])  # 1 0 1
+            board.replug()
+            # The ring kept 1, 0; the last 1 was lost: the heartbeat's level says so.
+            await got.until(lambda c: len(c.events) == 3)
+            assert [(e.ch, e.v) for e in got.events] == [("beam.fl", 1), ("beam.fl", 0),
+                                                        ("beam.fl", 1)]
+            assert backend.stats().overflows == 1
+
+
+async def test_a_configuration_written_to_flash_is_reported_as_a_blind_spell() -> None:
+    with SimBoard() as board:
+        async with connected(board) as (backend, _):
+            await backend.links[0].configure(P.Config(6, "cue", P.MODE_DIGITAL, 8, 500))
+            deadline = time.monotonic() + 2
+            while backend.stats().blind_spells == 0:
+                assert time.monotonic() < deadline, "no blind spell reported"
+                await asyncio.sleep(0.02)
+            assert backend.stats().blind_spells == 1 and board.store.saves == 1
+
+
+def old_board(path_holder: list[str], stop: threading.Event) -> None:
+    """A board of protocol 1 on a pty: answers a Hello written in protocol 1, ignores the rest."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path_holder.append(os.ttyname(slave))
+    buf = b""
+    try:
+        while not stop.is_set():
+            if not select.select([master], [], [], 0.05)[0]:
+                continue
+            buf += os.read(master, 4096)
+            *chunks, buf = buf.split(b"\x00")
+            for chunk in chunks:
+                raw = P.cobs_decode(chunk) if chunk else None
+                if raw is not None and raw[:2] == bytes([1, P.Hello.TYPE]):
+                    os.write(master, P.encode_frame(0, P.Hello(1, "0.1.0", "old", 5, 30),
+                                                    version=1))
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+async def test_a_board_of_another_protocol_version_is_reported_as_such() -> None:
+    stop, path = threading.Event(), []
+    thread = threading.Thread(target=old_board, args=(path, stop), daemon=True)
+    thread.start()
+    try:
+        while not path:
+            await asyncio.sleep(0.01)
+        async with BoardLink(path[0], lambda _: None, hello_timeout=0.3) as link:
+            with pytest.raises(LinkTimeout):
+                await link.wait_up(1.5)
+            assert "protocol 1, this host protocol 2" in link.last_error
+            assert link.counters.protocol_errors >= 1
+    finally:
+        stop.set()
+        thread.join(2)
+
+
+async def test_a_board_announcing_ticks_too_narrow_to_unwrap_is_refused() -> None:
+    with SimBoard() as board:
+        real = board.firmware.hello
+
+        def narrow() -> P.Hello:
+            hello = real()
+            hello.tick_bits = 12
+            return hello
+
+        board.firmware.hello = narrow  # type: ignore[method-assign]
+        async with BoardLink(board.path, lambda _: None) as link:
+            with pytest.raises(LinkTimeout):
+                await link.wait_up(1.0)
+            assert "12-bit ticks" in link.last_error and link.counters.protocol_errors >= 1

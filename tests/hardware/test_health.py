@@ -222,8 +222,11 @@ def test_a_link_going_down_disconnects_its_channels_until_it_comes_back() -> Non
     assert not mon.is_usable("beam.fl") and mon.is_usable("beam.fr")
     snap = mon.snapshot()
     assert snap["ok"] is False
+    no_trouble = dict.fromkeys(("bad_frames", "sequence_gaps", "resends", "protocol_errors",
+                                "blind_spells", "reconnects"), 0)
     assert snap["links"] == {"board-a": {"up": False, "since": 5.0, "reason": "unplugged",
-                                         "channels": list(carried), "events": 0, "overflows": 0}}
+                                         "channels": list(carried), "events": 0, "overflows": 0,
+                                         **no_trouble}}
     clock.now = 9.0
     up = mon.feed(LinkChanged(t=9.0, source="board-a", up=True, channels=carried))
     assert up == [
@@ -273,6 +276,19 @@ def test_overflow_in_a_backend_is_reported_in_health() -> None:
     links = mon.snapshot()["links"]
     assert isinstance(links, dict)
     assert (links["gpio"]["events"], links["gpio"]["overflows"]) == (50, 3)
+
+
+def test_a_serial_links_trouble_counters_are_in_the_health_snapshot() -> None:
+    mon, clock = monitor()
+    stats = BackendStats(events=9, bad_frames=2, sequence_gaps=1, reconnects=1, resends=3,
+                         protocol_errors=1, blind_spells=1, links={"e661": True})
+    assert mon.note_stats("serial", stats) == []  # no events lost: nothing more to say
+    links = mon.snapshot()["links"]
+    assert isinstance(links, dict)
+    got = {k: links["serial"][k] for k in ("bad_frames", "sequence_gaps", "resends",
+                                           "protocol_errors", "blind_spells", "reconnects")}
+    assert got == {"bad_frames": 2, "sequence_gaps": 1, "resends": 3, "protocol_errors": 1,
+                   "blind_spells": 1, "reconnects": 1}
 
 
 def test_an_unknown_channel_is_not_usable_and_a_new_one_is_learnt_from_events() -> None:

@@ -1,0 +1,145 @@
+"""The rp2 port's ``machine`` module, as far as the firmware uses it, for MicroPython's unix port.
+
+Tests only. Interrupt handlers are called the way the rp2 port calls a hard IRQ: with the
+heap locked (``micropython.heap_lock()``), so a handler that allocates raises MemoryError;
+``failures`` collects those. Files in the current directory tell ``main()``'s run what
+to do and record what happened: ``fail_pins`` makes ``Pin()`` raise, ``wdt.txt`` is
+written on the watchdog's first feed, ``reset`` is written by ``reset()`` (which then ends
+the process with status 42, as a reset ends the firmware).
+"""
+
+import micropython
+
+levels = {}  # pin number -> level the "sensor" drives
+analog = {}  # pin number -> the ADC reading
+pins = {}  # pin number -> the Pin with an IRQ handler
+timers = []
+failures = []
+_irq_state = [0]
+
+
+def _file_exists(name):
+    try:
+        open(name).close()
+        return True
+    except OSError:
+        return False
+
+
+def _note(name, text):
+    with open(name, "w") as f:
+        f.write(text)
+
+
+def _locked(handler, arg):
+    micropython.heap_lock()
+    try:
+        handler(arg)
+    finally:
+        micropython.heap_unlock()
+
+
+def in_hard_irq(handler, arg):
+    """Calls ``handler(arg)`` with the heap locked; a MemoryError is noted in ``failures``."""
+    try:
+        _locked(handler, arg)
+    except MemoryError:
+        failures.append("MemoryError")
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, id, mode=-1, pull=-1):
+        if _file_exists("fail_pins"):
+            raise RuntimeError("stub pin failure")
+        self.id = id
+        self.handler = None
+        self.trigger = 0
+        self.hard = False
+
+    def value(self):
+        return levels.get(self.id, 0)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        self.handler = handler
+        self.trigger = trigger
+        self.hard = hard
+        if handler is None:
+            pins.pop(self.id, None)
+        else:
+            pins[self.id] = self
+
+
+def drive(pin, value):
+    """Sets a pin's level; its handler (if any) runs as a hard IRQ would."""
+    old = levels.get(pin, 0)
+    levels[pin] = value
+    p = pins.get(pin)
+    if p is not None and old != value:
+        in_hard_irq(p.handler, p)
+
+
+class ADC:
+    def __init__(self, pin):
+        self.pin = pin.id
+
+    def read_u16(self):
+        return analog.get(self.pin, 0)
+
+
+class Timer:
+    PERIODIC = 1
+    ONE_SHOT = 0
+
+    def __init__(self, id=-1, mode=PERIODIC, freq=None, period=None, callback=None, hard=False):
+        self.freq = freq
+        self.callback = callback
+        self.hard = hard
+        timers.append(self)
+
+    def deinit(self):
+        if self in timers:
+            timers.remove(self)
+
+
+def fire_timers():
+    """Runs every timer's callback once, as a hard IRQ."""
+    for t in timers:
+        in_hard_irq(t.callback, t)
+
+
+def disable_irq():
+    _irq_state[0] += 1
+    return _irq_state[0] - 1
+
+
+def enable_irq(state):
+    _irq_state[0] = state
+
+
+def unique_id():
+    return b"\xe6\x61\x41\x04\x01\x02\x03\x04"
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        if timeout > 8388:
+            raise ValueError("timeout exceeds 8388")
+        self.timeout = timeout
+        self.fed = 0
+
+    def feed(self):
+        self.fed += 1
+        if self.fed == 1:
+            _note("wdt.txt", str(self.timeout))
+
+
+def reset():
+    _note("reset", "1")
+    raise SystemExit(42)
