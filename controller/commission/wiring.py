@@ -122,8 +122,10 @@ def _gpio_section() -> str:
 def _board_section() -> str:
     rows = []
     for index, name, mode, pin, debounce, threshold, mask in DEFAULT_CHANNELS:
-        extra = (f"threshold {threshold}/65535, mask {mask / 1000:g} ms" if mode == P.MODE_PIEZO
-                 else f"debounce {debounce} µs" if mode == P.MODE_DIGITAL else "")
+        piezo = f"threshold {threshold}/65535, mask {mask / 1000:g} ms"
+        extra = (piezo if mode == P.MODE_PIEZO
+                 else f"debounce {debounce} µs" if mode == P.MODE_DIGITAL
+                 else f"a piezo (ADC) once wired and protected: {piezo}" if threshold else "")
         rows.append(f"| {index} | `{name}` | GP{pin} | {PICO[pin]} | {_MODES[mode]} | {extra} |")
     grounds = ", ".join(str(n) for n in PICO_GROUND)
     return "\n".join([

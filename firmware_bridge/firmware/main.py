@@ -44,7 +44,7 @@ try:
 except ImportError:  # pragma: no cover - on the board, protocol.py sits beside main.py
     import protocol as P  # type: ignore[import-not-found,no-redef,unused-ignore]
 
-VERSION = "0.2.0"
+VERSION = "0.1.0"
 RING_SIZE = 512
 HEARTBEAT_MS = 250
 PEAK_US = 1000  # how long after crossing the threshold a piezo hit's peak is looked for
