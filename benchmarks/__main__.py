@@ -6,7 +6,7 @@ measured in the same run on the same machine. Nothing here is a pass/fail test.
 - ``replay``: trace lines per second through parsing, fusion, the referee and the
   publisher (``python -m controller replay`` without the printing), beside the baseline of
   only decoding the same JSON lines.
-- ``latency``, ``memory``, ``startup``, ``venue``: the live service (``benchmarks.live``).
+- ``latency``, ``requests``, ``memory``, ``startup``, ``venue``: the live service (``benchmarks.live``).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def bench_replay(repeat: int) -> dict[str, object]:
 BENCHMARKS: dict[str, Callable[[int], dict[str, object]]] = {
     "replay": bench_replay,
     "latency": live.bench_latency,
+    "requests": live.bench_requests,
     "memory": live.bench_memory,
     "startup": live.bench_startup,
     "venue": live.bench_venue,

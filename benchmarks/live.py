@@ -11,6 +11,15 @@ ratio to it. Medians and percentiles, never pass/fail: the machine may be shared
   is written, before the fsync), with ``sync = "normal"``, and with the former default of
   grouping inputs for 20 ms. Baseline: an aiomqtt QoS 1 publish to a QoS 1 subscriber through
   the same broker, in the same process and event loop.
+- ``requests``: a request published by an app (aiomqtt, QoS 1) to its response at the app,
+  through the service (an ``undo`` the table refuses, nothing being played: journaled
+  like any request, its response waiting for the fsync with the default ``sync = "full"``), one at a
+  time, 20 ms apart; with ``sync = "normal"``; and with the service's socket sending as
+  Nagle's algorithm lets it (no TCP_NODELAY: its replies waited for the broker's delayed
+  ACK of the PUBACK before); each on a broker with Mosquitto's defaults and one with
+  ``set_tcp_nodelay true``. The app sends at once (TCP_NODELAY, as browsers' WebSockets do).
+  Baseline: the same app's request answered by a bare aiomqtt echo client (TCP_NODELAY)
+  through the same broker, in the same run.
 - ``memory``: resident memory of ``python -m controller run`` (sim backend at 400x, journal,
   recording, MQTT) at start and over 10,000 simulated shots (at most 300 s); baseline: a bare
   interpreter. (At 1000x the simulator outruns the service: its bounded queues fill.)
@@ -29,6 +38,7 @@ import contextlib
 import json
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
@@ -104,6 +114,24 @@ def drop_gaps(seed: int = 1) -> Iterator[tuple[float, float]]:
         yield rng.uniform(0.015, 0.050), rng.uniform(0.005, 0.02)
 
 
+@contextlib.asynccontextmanager
+async def _background(work: Any) -> AsyncIterator[None]:
+    """Runs the coroutine ``work`` as a task for the block, cancelled after it."""
+    task = asyncio.create_task(work)
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _arrivals(client: aiomqtt.Client, got: asyncio.Queue[float]) -> None:
+    """Puts the time each message reaches ``client`` into ``got``."""
+    async for _ in client.messages:
+        got.put_nowait(time.monotonic())
+
+
 async def bare_round_trip(host: str, port: int, n: int, idle: bool = True) -> list[float]:
     """Returns ``n`` publish → subscriber times (s), QoS 1 both ways, one message at a time,
     idling between them as the drops of the latency benchmark do (``drop_gaps``), or with
@@ -111,13 +139,7 @@ async def bare_round_trip(host: str, port: int, n: int, idle: bool = True) -> li
     got: asyncio.Queue[float] = asyncio.Queue()
     async with aiomqtt.Client(host, port) as sub, aiomqtt.Client(host, port) as pub:
         await sub.subscribe("bench/rtt", qos=1)
-
-        async def listen() -> None:
-            async for _ in sub.messages:
-                got.put_nowait(time.monotonic())
-
-        task = asyncio.create_task(listen())
-        try:
+        async with _background(_arrivals(sub, got)):
             times = []
             gaps = drop_gaps()
             for i in range(n + 20):
@@ -130,10 +152,6 @@ async def bare_round_trip(host: str, port: int, n: int, idle: bool = True) -> li
                     times.append(arrived - start)
                 await asyncio.sleep(pause)
             return times
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
 
 # ---------------------------------------------------------------------- 2. live latency
@@ -278,6 +296,103 @@ def bench_latency(repeat: int, drops: int = 1000) -> dict[str, object]:
         result[f"{label} p50/p99 ms"] = [ms(pct(xs, 0.5)), ms(pct(xs, 0.99))]
         result[f"{label} p99 / bare p99"] = round(pct(xs, 0.99) / pct(bare, 0.99), 2)
     result["goal"] = "p99 < 2 ms and < 3x the bare round trip"
+    return result
+
+
+# ---------------------------------------------------------------------- request round trips
+_GAP_S = 0.02  # between one answer and the next request
+#: The app and the echo send at once (as browsers' WebSockets do): what is left is ours.
+_NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
+async def _app_round_trips(host: str, port: int, base: str, n: int) -> list[float]:
+    """Returns ``n`` times (s) from an app publishing ``base/request/undo`` to its response
+    arriving on ``base/response/undo`` (after 10 to warm up)."""
+    got: asyncio.Queue[float] = asyncio.Queue()
+    async with aiomqtt.Client(host, port, socket_options=_NODELAY) as app:
+        await app.subscribe(f"{base}/response/undo", qos=1)
+        async with _background(_arrivals(app, got)):
+            times = []
+            for i in range(n + 10):
+                start = time.monotonic()
+                await app.publish(f"{base}/request/undo", b'{"transaction": "r%d"}' % i, qos=1)
+                arrived = await asyncio.wait_for(got.get(), 5)
+                if i >= 10:
+                    times.append(arrived - start)
+                await asyncio.sleep(_GAP_S)
+            return times
+
+
+async def _echo_round_trips(host: str, port: int, n: int) -> list[float]:
+    """The baseline: the app's requests answered by a bare aiomqtt client (TCP_NODELAY)."""
+    async with aiomqtt.Client(host, port, socket_options=_NODELAY) as echo:
+        await echo.subscribe("bench/echo/request/+", qos=1)
+
+        async def answer() -> None:
+            async for m in echo.messages:
+                await echo.publish("bench/echo/response/undo", m.payload, qos=1)
+
+        async with _background(answer()):
+            return await _app_round_trips(host, port, "bench/echo", n)
+
+
+async def _service_round_trips(tmp: Path, b: Any, n: int, nodelay: bool = True,
+                               **journal: Any) -> list[float]:
+    import controller.mqtt
+    from controller.config import validate
+    from controller.service import Service
+
+    tmp.mkdir(parents=True)
+    (tmp / "idle.jsonl").write_text('{"trace": 1}\n')
+    config = validate({"venue": "bench", "table": "t1", "backend": "sim", "data": str(tmp),
+                       "mqtt": {"url": b.url}, "journal": journal, "recording": {"enabled": False},
+                       "sim": {"trace": str(tmp / "idle.jsonl"), "loop": False}}, "benchmark")
+    options = controller.mqtt._SOCKET_OPTIONS  # noqa: SLF001
+    controller.mqtt._SOCKET_OPTIONS = options if nodelay else ()  # noqa: SLF001
+    try:
+        async with _running(Service(config)):
+            return await _app_round_trips(b.host, b.port, config.base, n)
+    finally:
+        controller.mqtt._SOCKET_OPTIONS = options  # noqa: SLF001
+
+
+def bench_requests(repeat: int, n: int = 200) -> dict[str, object]:
+    """App request → its response through the service, beside a bare echo (module docstring)."""
+    variants: list[tuple[str, str, dict[str, Any]]] = [
+        ("full", "service, defaults (sync=full)", {}),
+        ("normal", "service, sync=normal", {"sync": "normal"}),
+        ("nagle", "service, sync=normal, without TCP_NODELAY (before)",
+         {"sync": "normal", "nodelay": False}),
+    ]
+    brokers = [("", "Mosquitto's defaults"), ("set_tcp_nodelay true", "set_tcp_nodelay true")]
+
+    async def main() -> dict[str, dict[str, list[float]]]:
+        out: dict[str, dict[str, list[float]]] = {}
+        with tempfile.TemporaryDirectory() as d:
+            for extra, name in brokers:
+                from tests.broker import Broker
+                b = Broker(Path(d) / f"broker-{len(out)}", extra=extra)
+                b.start()
+                try:
+                    got = out[name] = {"bare": await _echo_round_trips(b.host, b.port, n)}
+                    for key, _, settings in variants:
+                        got[key] = await _service_round_trips(Path(d) / f"{key}-{len(out)}", b, n,
+                                                              **settings)
+                    got["bare"] += await _echo_round_trips(b.host, b.port, n)
+                finally:
+                    b.stop()
+        return out
+
+    result: dict[str, object] = {
+        "benchmark": "request round trip: app request -> its response at the app", "requests": n}
+    for name, got in asyncio.run(main()).items():
+        bare = got["bare"]
+        result[f"broker {name}: bare aiomqtt echo (TCP_NODELAY) p50/p99 ms"] = [
+            ms(pct(bare, 0.5)), ms(pct(bare, 0.99))]
+        for key, label, _ in variants:
+            xs = got[key]
+            result[f"broker {name}: {label} p50/p99 ms"] = [ms(pct(xs, 0.5)), ms(pct(xs, 0.99))]
+            result[f"broker {name}: {label} p50 / bare p50"] = round(pct(xs, 0.5) / pct(bare, 0.5), 2)
     return result
 
 

@@ -65,6 +65,8 @@ class RecordingConfig(_Section):
     enabled: bool = True
     max_mb: Annotated[float, Field(gt=0)] = 32.0
     keep: Annotated[int, Field(ge=1)] = 50
+    #: All trace files together stay under this (MB): the oldest go first.
+    total_mb: Annotated[float, Field(gt=0)] = 256.0
 
 
 class HealthSection(_Section):

@@ -228,7 +228,8 @@ class Service:
                  "fusion": self.config.fusion, "language": self.config.language,
                  "resumed": len(inputs)},
                 max_bytes=int(self.config.recording.max_mb * (1 << 20)),
-                keep=self.config.recording.keep)
+                keep=self.config.recording.keep,
+                max_total_bytes=int(self.config.recording.total_mb * (1 << 20)))
             for line in inputs:  # each session's trace replays from the match's start
                 if "tick" not in line:
                     self.trace.write(line)

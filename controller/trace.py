@@ -6,7 +6,10 @@ line number, then goes on. ``TraceWriter`` records a live session, rotating its 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +17,8 @@ from typing import IO, Any
 
 from hardware.events import SensorEvent
 from vocabulary import BINARY_CHANNELS, POCKETS, ChannelError, parse_channel
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,45 +155,107 @@ def read_trace(lines: Iterable[str]) -> Iterator[TraceItem]:
 
 
 class TraceWriter:
-    """Writes a live session as a trace, starting a new file past ``max_bytes``."""
+    """Writes a live session as a trace, starting a new file past ``max_bytes``; keeps at
+    most ``keep`` files and ``max_total_bytes`` of them in all, the oldest going first.
+
+    A recording, not the journal: a write that fails (a full disk) costs the recording its
+    lines (counted in ``lost``, logged), never the service; it tries a new file again after
+    ``RETRY_S``.
+    """
+
+    RETRY_S = 30.0
 
     def __init__(self, directory: Path, header: dict[str, Any], max_bytes: int = 32 << 20,
-                 keep: int = 20) -> None:
+                 keep: int = 20, max_total_bytes: int = 256 << 20) -> None:
         self.directory = directory
         self.header = {"trace": 1, **header}
         self.max_bytes = max_bytes
         self.keep = keep
+        self.max_total_bytes = max(max_total_bytes, max_bytes)
+        self.lost = 0
+        self._unflushed = 0  # lines written since the last flush (lost if it fails)
+        self._failing = False
         self._file: IO[str] | None = None
         self._written = 0
         self._n = 0
+        self._retry_at = 0.0
         directory.mkdir(parents=True, exist_ok=True)
 
     def write(self, line: dict[str, Any]) -> None:
-        if self._file is None or self._written > self.max_bytes:
-            self._rotate()
+        if (self._file is None or self._written > self.max_bytes) and not self._rotate():
+            self.lost += 1
+            return
         assert self._file is not None
         text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
-        self._file.write(text)
+        self._unflushed += 1
+        try:
+            self._file.write(text)
+        except OSError as exc:
+            self._failed(exc)
+            return
         self._written += len(text)
 
     def flush(self) -> None:
         if self._file is not None:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as exc:
+                self._failed(exc)
+                return
+            self._unflushed = 0
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError as exc:
+                log.error("the trace could not be completed: %s", exc)
 
-    def _rotate(self) -> None:
+    def _failed(self, exc: OSError) -> None:
+        self.lost += self._unflushed
+        self._unflushed = 0
+        if not self._failing:
+            log.error("cannot write the trace in %s: %s; trying again every %.0f s",
+                      self.directory, exc, self.RETRY_S)
+        self._failing = True
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):  # what it still buffers is lost
+                file.close()
+        self._retry_at = time.monotonic() + self.RETRY_S
+
+    def _rotate(self) -> bool:
+        """Starts a new file; returns False if it cannot (yet)."""
         self.close()
-        existing = sorted(self.directory.glob("trace-*.jsonl"))
-        self._n = int(existing[-1].stem.split("-")[1]) + 1 if existing else 1
-        path = self.directory / f"trace-{self._n:06d}.jsonl"
-        # a lone surrogate (never in a validated request) is written as its JSON escape
-        self._file = path.open("w", encoding="utf-8", errors="backslashreplace")
-        head = json.dumps(self.header, separators=(",", ":")) + "\n"
-        self._file.write(head)
+        if time.monotonic() < self._retry_at:
+            return False
+        try:
+            existing = sorted(self.directory.glob("trace-*.jsonl"))
+            self._n = int(existing[-1].stem.split("-")[1]) + 1 if existing else 1
+            self._prune(existing)
+            path = self.directory / f"trace-{self._n:06d}.jsonl"
+            # a lone surrogate (never in a validated request) is written as its JSON escape
+            self._file = path.open("w", encoding="utf-8", errors="backslashreplace")
+            head = json.dumps(self.header, separators=(",", ":")) + "\n"
+            self._file.write(head)
+        except OSError as exc:
+            self._failed(exc)
+            return False
         self._written = len(head)
-        for old in existing[: max(0, len(existing) + 1 - self.keep)]:
+        if self._failing:
+            self._failing = False
+            log.warning("recording the trace again in %s (%d lines lost)", self.directory,
+                        self.lost)
+        return True
+
+    def _prune(self, existing: list[Path]) -> None:
+        """Deletes the oldest files until a new one fits within ``keep`` and the total."""
+        sizes = [p.stat().st_size for p in existing]
+        total = sum(sizes)
+        for old, size in zip(existing, sizes, strict=True):
+            if len(existing) < self.keep and total + self.max_bytes <= self.max_total_bytes:
+                break
             old.unlink(missing_ok=True)
+            existing = existing[1:]
+            total -= size

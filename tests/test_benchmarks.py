@@ -55,3 +55,11 @@ def test_the_leak_hunt_snapshots_a_long_lived_table(capsys) -> None:
     assert leaks.main(["table", "--shots", "150", "--every", "50"]) in (0, None)
     out = capsys.readouterr().out
     assert '"shots"' in out and "rss MB" in out
+
+
+def test_the_request_benchmark_times_round_trips_through_the_service_and_a_bare_echo() -> None:
+    got = live.bench_requests(1, n=3)
+    figures = {k: v for k, v in got.items() if k.endswith("p50/p99 ms")}
+    assert len(figures) == 8  # two brokers: the bare echo and three service variants each
+    for name, (p50, p99) in figures.items():
+        assert 0 < p50 <= p99 < 5000, name  # every request was answered

@@ -9,6 +9,7 @@ from controller.replay import feed, replay
 from controller.simulator import simulate_lines
 from controller.table import Message, Table
 from controller.trace import TraceWriter, parse_line
+from tests.smallfs import fill, small_filesystem
 
 
 def test_a_recorded_session_replays_to_the_same_state(tmp_path: Path):
@@ -43,3 +44,34 @@ def test_the_writer_rotates_and_keeps_a_bounded_number_of_files(tmp_path: Path):
     assert len(files) == 3
     for f in files:  # every file is a trace on its own
         assert json.loads(f.read_text().splitlines()[0])["trace"] == 1
+
+
+def test_the_traces_together_stay_under_their_total(tmp_path: Path) -> None:
+    writer = TraceWriter(tmp_path, {"table": "t1"}, max_bytes=200, keep=100, max_total_bytes=1000)
+    for i in range(300):
+        writer.write({"t": float(i), "ch": "beam.fl", "v": i % 2})
+        writer.flush()
+        closed = sorted(tmp_path.glob("trace-*.jsonl"))[:-1]
+        assert sum(p.stat().st_size for p in closed) <= 1000
+    writer.close()
+    assert len(list(tmp_path.glob("trace-*.jsonl"))) < 10
+
+
+def test_a_full_disk_costs_the_recording_lines_never_the_writer(tmp_path: Path) -> None:
+    with small_filesystem(tmp_path / "fs", 64) as fs:
+        writer = TraceWriter(fs / "traces", {"table": "t1"}, max_bytes=1 << 20)
+        writer.RETRY_S = 0.0
+        writer.write({"t": 0.0, "ch": "beam.fl", "v": 1})
+        writer.flush()
+        filler = fill(fs)
+        for i in range(1, 2000):  # past the page cache's slack
+            writer.write({"t": float(i), "ch": "beam.fl", "v": i % 2})
+            writer.flush()
+        assert writer.lost > 0
+        filler.unlink()  # space again: a new file, recording again
+        lost = writer.lost
+        writer.write({"t": 5000.0, "ch": "beam.fl", "v": 1})
+        writer.close()
+        assert writer.lost == lost
+        last = sorted((fs / "traces").glob("trace-*.jsonl"))[-1].read_text().splitlines()
+        assert json.loads(last[0])["trace"] == 1 and json.loads(last[-1])["t"] == 5000.0
