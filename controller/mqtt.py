@@ -108,8 +108,9 @@ class Outbox:
     marked ``early`` at the head of those waiting, once their batch is written (a live event
     need not wait for the disk; nothing overtakes a message still waiting). Messages leave
     in the order they were added. A retained message supersedes an older one of
-    the same topic still waiting. Past ``limit`` the oldest retained message (republished after
-    every reconnect anyway), else the oldest message, is dropped and counted.
+    the same topic still waiting. Past ``limit`` the oldest response is dropped (and counted),
+    else the oldest retained message (republished after every reconnect anyway), and an
+    event only when nothing else is left: a flood of junk requests never costs a match event.
     """
 
     def __init__(self, journal: Journal, limit: int,
@@ -119,6 +120,7 @@ class Outbox:
         self._limit = limit
         self._items: deque[Outgoing] = deque()
         self._held: deque[Outgoing] = deque()  # added, not yet released (a suffix of _items)
+        self._replies: deque[Outgoing] = deque()  # responses waiting, oldest first (may be dead)
         self._dead: set[int] = set()
         self._retained: dict[str, Outgoing] = {}
         self._released = 0
@@ -139,6 +141,8 @@ class Outbox:
             self._last_added = item.id
             if item.retain:
                 self._retained[item.topic] = item
+            elif _is_reply(item):
+                self._replies.append(item)
         self.release()
 
     def add(self, item: Outgoing) -> None:
@@ -151,16 +155,31 @@ class Outbox:
         self._held.append(item)
         self._last_added = item.id
         self._empty.clear()
+        if _is_reply(item):
+            self._replies.append(item)
         while len(self._items) - len(self._dead) > self._limit:
-            # a retained message first: the service republishes its topic after reconnecting
-            waiting = [i for i in self._retained.values() if i.id != self._sending and i is not item]
-            oldest = min(waiting, key=lambda i: i.id) if waiting else next(
-                i for i in self._items if i.id not in self._dead and i.id != self._sending)
+            oldest = self._victim(item)
             self._kill(oldest)
             self.dropped += 1
             if self.dropped == 1 or self.dropped % 1000 == 0:
                 log.warning("outbox full (%d messages): dropped %s seq %s (%d dropped so far)",
                             self._limit, oldest.topic, _seq(oldest), self.dropped)
+
+    def _victim(self, new: Outgoing) -> Outgoing:
+        """Returns the message to drop when the outbox is full: the oldest reply (a response
+        to one sender: under a flood of junk requests, that is what piles up), else the
+        oldest retained message other than ``new`` (the service republishes its topic after
+        reconnecting), else the oldest message: an event is dropped only when nothing else
+        is left."""
+        replies = self._replies
+        while replies and (replies[0].id in self._dead or replies[0].id == self._sending):
+            replies.popleft()
+        if replies:
+            return replies.popleft()
+        waiting = [i for i in self._retained.values() if i.id != self._sending and i is not new]
+        if waiting:
+            return min(waiting, key=lambda i: i.id)
+        return next(i for i in self._items if i.id not in self._dead and i.id != self._sending)
 
     def _kill(self, item: Outgoing) -> None:
         self._dead.add(item.id)
@@ -217,6 +236,8 @@ class Outbox:
             self._items.popleft()
         if self._retained.get(item.topic) is item:
             del self._retained[item.topic]
+        while self._replies and self._replies[0].id <= item.id:  # they leave in order
+            self._replies.popleft()
         self._journal.drop_outgoing(item.id)
         self.delivered += 1
         if self._on_delivered is not None:
@@ -243,6 +264,12 @@ class Outbox:
     async def drained(self) -> None:
         """Returns when every message added so far has been delivered."""
         await self._empty.wait()
+
+
+def _is_reply(item: Outgoing) -> bool:
+    """Returns whether ``item`` is a response or an MQTT 5 reply (said to one sender), not an
+    event nor a retained message (status, state, display, health)."""
+    return not item.retain and not item.topic.endswith("/event")
 
 
 def _seq(item: Outgoing) -> object:

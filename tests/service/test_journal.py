@@ -93,3 +93,35 @@ async def test_a_burst_of_sensor_edges_is_written_in_a_few_transactions(tmp_path
     edges = sum(1 for line in tb.lines if "ch" in line)
     assert edges > 50 and sum(writes) >= edges
     assert len(writes) < edges / 3, f"{len(writes)} transactions for {edges} edges"
+
+
+async def test_a_full_outbox_drops_replies_to_junk_before_any_state_or_event(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=50)
+
+    def add(topic: str, n: int, retain: bool = False) -> None:
+        outbox.add(journal.new_outgoing(topic, json.dumps({"seq": n}).encode(), retain))
+
+    n = 0
+    for _ in range(10):  # a match goes on while junk requests are answered, 20 to 1
+        n += 1
+        add("b/event", n)
+        n += 1
+        add("b/state", n, retain=True)
+        for _ in range(20):
+            n += 1
+            add("b/response/call", n)
+    n += 1
+    add("replies/app-7", n)  # an MQTT 5 reply
+    outbox.release()
+    kept = []
+    while len(outbox):
+        item = await outbox.next()
+        kept.append((item.topic, json.loads(item.payload)["seq"]))
+        outbox.done(item)
+    events = [seq for topic, seq in kept if topic == "b/event"]
+    assert events == [1 + 22 * k for k in range(10)]  # every event, in order
+    assert [seq for topic, seq in kept if topic == "b/state"] == [n - 21]  # the newest state
+    replies = [seq for topic, seq in kept if topic.startswith(("b/response", "replies"))]
+    assert len(kept) == 50 and replies == sorted(replies) and replies[-1] == n  # the newest
+    assert outbox.dropped == n - 50 - 9  # 9 older states superseded, not dropped
