@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Installs the billiards table controller on Raspberry Pi OS (Debian bookworm or newer;
+# Installs the billiards table controller on Raspberry Pi OS or Debian (bookworm or newer;
 # Raspberry Pi 3, 4, 5 and Zero 2 W). Safe to run again: it upgrades the software, keeps
-# your configuration and data, and changes nothing that is already right.
+# your configuration and data, and changes nothing that is already right. It never
+# upgrades pip, and never restarts a running service (a match may be on) unless asked.
 #
 #   sudo deploy/install.sh                  install or upgrade, enable the service
-#   sudo deploy/install.sh --with-broker    also set up a venue Mosquitto (deploy/mosquitto)
-#   sudo deploy/install.sh --uninstall      remove software, unit and udev rule; keep config and data
+#   sudo deploy/install.sh --with-broker    also set up the venue brokers (deploy/mosquitto)
+#   sudo deploy/install.sh --restart        restart the running service after an upgrade
+#   sudo deploy/install.sh --no-apt         install no system packages (offline, or done already)
+#   sudo deploy/install.sh --wheels DIR     install the software from a wheelhouse, offline
+#   sudo deploy/install.sh --uninstall      remove software, units and udev rule; keep config and data
 #   sudo deploy/install.sh --uninstall --purge   remove config, data and the system user too
 #
-#   deploy/install.sh --dry-run [--destdir DIR]
+#   deploy/install.sh --dry-run [--destdir DIR] [options]
 #       no root needed: writes the files into DIR (default: a new temporary directory) and
 #       prints each system command (apt-get, useradd, pip, systemctl, udevadm) instead of
 #       running it.
 #
 # Layout: /opt/billiards-controller/venv (the software), /etc/billiards-controller
 # (configuration), /var/lib/billiards-controller (journal, traces), user "billiards".
+# A wheelhouse for --wheels: on a machine with the Internet and the same Python and CPU,
+#   python3 -m pip wheel --wheel-dir wheels '.[pi]'
 
 set -euo pipefail
 
@@ -27,6 +33,7 @@ UDEV_DIR="/etc/udev/rules.d"
 MOSQ_DIR="/etc/mosquitto"
 UNIT="billiards-controller.service"
 ADAPTERS_UNIT="billiards-adapters.service"
+WEB_BROKER_UNIT="billiards-web-broker.service"
 RULES="99-billiards-boards.rules"
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential swig liblgpio-dev)
 
@@ -39,9 +46,13 @@ UNINSTALL=0
 PURGE=0
 WITH_BROKER=0
 NO_APT=0
+RESTART=0
+WHEELS=""
+CHANGED=0  # set by put(): a file was installed or changed
 
+# The comment at the top of this file, up to its first line of code.
 usage() {
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
 }
 
 say() { printf '==> %s\n' "$*"; }
@@ -71,6 +82,7 @@ put() {
         return 0
     fi
     install -m "$mode" "$src" "$(dest "$dst")"
+    CHANGED=1
     say "installed: $dst"
 }
 
@@ -115,6 +127,9 @@ parse_args() {
             --purge) PURGE=1 ;;
             --with-broker) WITH_BROKER=1 ;;
             --no-apt) NO_APT=1 ;;
+            --restart) RESTART=1 ;;
+            --wheels) [[ $# -ge 2 ]] || die "--wheels needs a directory"; WHEELS="$2"; shift ;;
+            --wheels=*) WHEELS="${1#*=}" ;;
             --source) [[ $# -ge 2 ]] || die "--source needs a directory"; SOURCE="$2"; shift ;;
             -h|--help) usage; exit 0 ;;
             *) die "unknown option $1 (see --help)" ;;
@@ -130,6 +145,10 @@ parse_args() {
     DESTDIR="${DESTDIR%/}"
     if [[ $DRY_RUN -eq 0 && -n "$DESTDIR" ]]; then
         die "--destdir only goes with --dry-run"
+    fi
+    if [[ -n "$WHEELS" ]]; then
+        [[ -d "$WHEELS" ]] || die "--wheels $WHEELS: no such directory"
+        WHEELS="$(cd "$WHEELS" && pwd)"
     fi
     if [[ $DRY_RUN -eq 0 && $EUID -ne 0 ]]; then
         die "run as root (sudo $0 $*), or try --dry-run"
@@ -162,13 +181,28 @@ check_platform() {
     [[ -f "$SOURCE/pyproject.toml" ]] || die "no pyproject.toml in $SOURCE (use --source DIR)"
 }
 
+# Installs what apt has of APT_PACKAGES (plus "$@"); an apt-get update that fails (no
+# network) or a package this system does not have is reported, and the install goes on.
 install_packages() {
     if [[ $NO_APT -eq 1 ]]; then
-        say "skipping apt-get (--no-apt)"
+        say "skipping apt-get (--no-apt): the system packages must be there already"
         return 0
     fi
-    run apt-get update
-    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+    local wanted=("${APT_PACKAGES[@]}" "$@") available=() known pkg
+    run apt-get update || warn "apt-get update failed (offline?): using the package lists already here"
+    # the packages apt has a candidate version of (one "apt-cache policy" for all: it is slow)
+    known=" $(apt-cache policy "${wanted[@]}" 2>/dev/null \
+        | awk '/^[^ ].*:$/ {pkg = substr($0, 1, length($0) - 1)} /^  Candidate: [^(]/ {printf "%s ", pkg}')"
+    for pkg in "${wanted[@]}"; do
+        if [[ "$known" == *" $pkg "* ]]; then
+            available+=("$pkg")
+        else
+            warn "skipping $pkg: this system's package lists do not have it"
+        fi
+    done
+    [[ ${#available[@]} -gt 0 ]] || return 0
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${available[@]}" \
+        || warn "apt-get install failed: install ${available[*]} yourself, or run again with a network"
 }
 
 create_user() {
@@ -180,28 +214,34 @@ create_user() {
     fi
     local group
     for group in gpio dialout; do
-        if getent group "$group" >/dev/null 2>&1 || [[ $DRY_RUN -eq 1 ]]; then
-            run usermod --append --groups "$group" "$APP_USER"
-        else
-            warn "no group $group on this system"
+        if ! getent group "$group" >/dev/null 2>&1; then
+            # plain Debian has no gpio group: the unit's SupplementaryGroups needs one, and
+            # our udev rule gives it the GPIO chips
+            say "creating the group $group (this system has none)"
+            run groupadd --system "$group"
         fi
+        run usermod --append --groups "$group" "$APP_USER"
     done
 }
 
 install_software() {
     make_dir 0755 root:root "$APP_DIR"
+    local pip=("$APP_DIR/venv/bin/pip" install --quiet --upgrade)
+    local what=("${SOURCE}[pi]")
+    if [[ -n "$WHEELS" ]]; then  # offline: only what the wheelhouse holds
+        pip+=(--no-index --find-links "$WHEELS")
+        what=("billiards-table-controller[pi]")
+    fi
     if [[ $DRY_RUN -eq 1 ]]; then
         printf 'would run: python3 -m venv %s/venv\n' "$APP_DIR"
-        printf 'would run: %s/venv/bin/pip install --upgrade pip\n' "$APP_DIR"
-        printf 'would run: %s/venv/bin/pip install --upgrade %s[pi]\n' "$APP_DIR" "$SOURCE"
+        printf 'would run:'; printf ' %q' "${pip[@]}" "${what[@]}"; printf '\n'
         return 0
     fi
     if [[ ! -x "$APP_DIR/venv/bin/python" ]]; then
-        python3 -m venv "$APP_DIR/venv"
+        python3 -m venv "$APP_DIR/venv" || die "python3 -m venv failed: is python3-venv installed?"
         say "created: $APP_DIR/venv"
     fi
-    "$APP_DIR/venv/bin/pip" install --quiet --upgrade pip
-    "$APP_DIR/venv/bin/pip" install --quiet --upgrade "${SOURCE}[pi]"
+    "${pip[@]}" "${what[@]}" || die "pip could not install the software${WHEELS:+ from $WHEELS}"
     install -m 0644 "$HERE/README.md" "$APP_DIR/README.md"
     say "installed: $("$APP_DIR/venv/bin/python" -m pip show billiards-table-controller | sed -n 's/^Version: /billiards-table-controller /p')"
 }
@@ -231,9 +271,8 @@ install_files() {
 
 install_broker() {
     [[ $WITH_BROKER -eq 1 ]] || return 0
-    if [[ $NO_APT -eq 0 ]]; then
-        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mosquitto mosquitto-clients openssl
-    fi
+    local certs="$MOSQ_DIR/certs" venue_changed web_changed
+    CHANGED=0
     put 0644 "$HERE/mosquitto/billiards.conf" "$MOSQ_DIR/conf.d/billiards.conf"
     put_config "$HERE/mosquitto/billiards.acl" "$MOSQ_DIR/billiards.acl"
     own root:mosquitto "$MOSQ_DIR/billiards.acl"
@@ -243,51 +282,93 @@ install_broker() {
         own root:mosquitto "$MOSQ_DIR/billiards.passwd"
         say "created: $MOSQ_DIR/billiards.passwd (add users: mosquitto_passwd $MOSQ_DIR/billiards.passwd NAME)"
     fi
-    local certs="$MOSQ_DIR/certs"
     if [[ ! -e "$(dest "$certs/server.crt")" ]]; then
         make_dir 0750 root:mosquitto "$certs"
-        self_signed_certificate "$(dest "$certs")"
+        if [[ $DRY_RUN -eq 1 ]] && ! command -v openssl >/dev/null; then
+            printf 'would run: %s %s\n' "$HERE/venue-certificates.sh" "$certs"
+        else
+            bash "$HERE/venue-certificates.sh" "$(dest "$certs")" \
+                || die "could not make the venue's certificates"
+            own root:mosquitto "$certs/server.key"
+            say "created a venue CA ($certs/ca.crt: give it to TLS clients) and the broker's certificate"
+        fi
+        CHANGED=1
     fi
-    run systemctl enable mosquitto.service
-    run systemctl restart mosquitto.service
+    venue_changed=$CHANGED
+    CHANGED=0
+    put 0644 "$HERE/mosquitto/billiards-web.conf" "$MOSQ_DIR/billiards-web.conf"
+    put 0644 "$HERE/$WEB_BROKER_UNIT" "$UNIT_DIR/$WEB_BROKER_UNIT"
+    web_bridge
+    web_changed=$CHANGED
+    run systemctl daemon-reload
+    run systemctl enable mosquitto.service "$WEB_BROKER_UNIT"
+    # listeners are read at start only; users and rights on reload (clients stay connected)
+    if [[ $venue_changed -eq 1 ]]; then
+        run systemctl restart mosquitto.service
+    else
+        run systemctl reload-or-restart mosquitto.service
+    fi
+    if [[ $web_changed -eq 1 ]]; then
+        run systemctl restart "$WEB_BROKER_UNIT"
+    else
+        run systemctl reload-or-restart "$WEB_BROKER_UNIT"
+    fi
 }
 
-# A venue CA and a server certificate for this host, until you bring your own.
-self_signed_certificate() {
-    local dir="$1" host
-    host="$(hostname)"
-    if [[ $DRY_RUN -eq 1 ]]; then
-        printf 'would run: openssl (a CA and a server certificate for %s in %s)\n' "$host" "$dir"
+# The browsers' broker's bridge file and its user "web", with a new password: the password
+# goes into files only (bash's printf is no process: it is never in a command line).
+web_bridge() {
+    local conf="$MOSQ_DIR/billiards-web.d/bridge.conf" secret template plain passwd
+    if [[ -e "$(dest "$conf")" ]]; then
+        say "keeping existing $conf"
         return 0
     fi
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
-        -subj "/CN=billiards venue CA" -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-        -subj "/CN=$host" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
-    printf 'subjectAltName=DNS:%s,DNS:%s.local,DNS:localhost,IP:127.0.0.1\n' "$host" "$host" > "$dir/ext.cnf"
-    openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" \
-        -CAcreateserial -days 3650 -extfile "$dir/ext.cnf" -out "$dir/server.crt" 2>/dev/null
-    chmod 0640 "$dir/server.key" "$dir/ca.key"
-    chown root:mosquitto "$dir/server.key"
-    say "created a self-signed CA ($dir/ca.crt: give it to clients) and a certificate for $host"
+    secret="$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+    template="$(<"$HERE/mosquitto/billiards-web-bridge.conf")"
+    mkdir -p "$(dest "$MOSQ_DIR/billiards-web.d")"
+    (umask 027 && printf '%s\n' "${template//@PASSWORD@/$secret}" > "$(dest "$conf")")
+    own root:mosquitto "$MOSQ_DIR/billiards-web.d"
+    own root:mosquitto "$conf"
+    CHANGED=1
+    if ! command -v mosquitto_passwd >/dev/null; then
+        printf 'would run: mosquitto_passwd -U (the user web, from a private temporary file)\n'
+        return 0
+    fi
+    plain="$(mktemp)"
+    printf 'web:%s\n' "$secret" > "$plain"
+    mosquitto_passwd -U "$plain" >/dev/null
+    passwd="$(dest "$MOSQ_DIR/billiards.passwd")"
+    { grep -v '^web:' "$passwd" || true; cat "$plain"; } > "$plain.new"
+    cat "$plain.new" > "$passwd"
+    rm -f "$plain" "$plain.new"
+    say "created: $conf and the broker user web (the browsers' broker's bridge)"
 }
 
 enable_service() {
     run systemctl daemon-reload
     run systemctl enable "$UNIT"
-    if [[ -e "$(dest "$CONF_DIR/controller.toml")" ]]; then
-        run systemctl restart "$UNIT"
+    if systemctl is-active --quiet "$UNIT" 2>/dev/null; then
+        if [[ $RESTART -eq 1 ]]; then
+            run systemctl restart "$UNIT"
+        else
+            say "the service is running: restart it when no match is on (sudo systemctl restart $UNIT, or --restart)"
+        fi
     else
-        warn "no $CONF_DIR/controller.toml: the service is enabled but not started"
+        run systemctl start "$UNIT"
     fi
 }
 
+# Removes what install put in place; a second run finds nothing left and says so.
 uninstall() {
     say "uninstalling"
-    run systemctl disable --now "$UNIT" "$ADAPTERS_UNIT"
-    local f
-    for f in "$UNIT_DIR/$UNIT" "$UNIT_DIR/$ADAPTERS_UNIT" "$UDEV_DIR/$RULES" \
-             "$MOSQ_DIR/conf.d/billiards.conf"; do
+    local f unit
+    for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT"; do
+        if [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then
+            run systemctl disable --now "$unit"
+        fi
+    done
+    for f in "$UNIT_DIR/$UNIT" "$UNIT_DIR/$ADAPTERS_UNIT" "$UNIT_DIR/$WEB_BROKER_UNIT" \
+             "$UDEV_DIR/$RULES" "$MOSQ_DIR/conf.d/billiards.conf" "$MOSQ_DIR/billiards-web.conf"; do
         if [[ -e "$(dest "$f")" ]]; then
             rm -f "$(dest "$f")"
             say "removed: $f"
@@ -306,10 +387,10 @@ uninstall() {
                 say "removed: $f"
             fi
         done
-        if id "$APP_USER" >/dev/null 2>&1 || [[ $DRY_RUN -eq 1 ]]; then
+        if [[ $DRY_RUN -eq 1 ]] || id "$APP_USER" >/dev/null 2>&1; then
             run userdel "$APP_USER"
         fi
-        say "the broker's $MOSQ_DIR/billiards.acl, billiards.passwd and certs/ are left in place"
+        say "the broker's $MOSQ_DIR/billiards.acl, billiards.passwd, billiards-web.d/ and certs/ are left in place"
     else
         say "kept $CONF_DIR and $DATA_DIR (remove them with --uninstall --purge)"
     fi
@@ -325,7 +406,11 @@ main() {
         return 0
     fi
     check_platform
-    install_packages
+    if [[ $WITH_BROKER -eq 1 ]]; then
+        install_packages mosquitto mosquitto-clients openssl
+    else
+        install_packages
+    fi
     create_user
     install_software
     install_files
@@ -334,4 +419,6 @@ main() {
     say "done. Logs: journalctl -u $UNIT -f"
 }
 
-main "$@"
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then  # (the tests source it to call one function)
+    main "$@"
+fi

@@ -5,6 +5,7 @@ the commands that need root (apt-get, useradd, pip, systemctl, udevadm)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 import shutil
@@ -29,12 +30,32 @@ INSTALLED = {
     "etc/billiards-controller/adapters.example.toml": DEPLOY / "adapters.example.toml",
     "etc/mosquitto/conf.d/billiards.conf": DEPLOY / "mosquitto" / "billiards.conf",
     "etc/mosquitto/billiards.acl": DEPLOY / "mosquitto" / "billiards.acl",
+    "etc/mosquitto/billiards-web.conf": DEPLOY / "mosquitto" / "billiards-web.conf",
+    "etc/systemd/system/billiards-web-broker.service": DEPLOY / "billiards-web-broker.service",
 }
 
 
-def install(destdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+#: apt-cache policy as apt prints it, every package known (liblgpio-dev marked)
+APT_CACHE = """shift
+for pkg in "$@"; do
+    echo "$pkg:"
+    echo "  Installed: (none)"
+    [[ $pkg == liblgpio-dev ]] && echo "  Candidate: 1.0 # liblgpio-dev" || echo "  Candidate: 1.0"
+done"""
+
+
+def install(destdir: Path, *args: str, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(SCRIPT), "--dry-run", "--destdir", str(destdir), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env=env or fake_bin(destdir.parent / f"{destdir.name}-bin",
+                                              apt_cache=APT_CACHE))
+
+
+def commands(run: subprocess.CompletedProcess[str]) -> list[str]:
+    """Returns the system commands a dry run printed."""
+    return [line.removeprefix("would run: ") for line in run.stdout.splitlines()
+            if line.startswith("would run: ")]
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -70,21 +91,29 @@ def test_dry_run_lays_out_the_files_and_only_prints_system_commands(tmp_path: Pa
                       "var/lib/billiards-controller"):
         assert (tmp_path / directory).is_dir()
     assert oct((tmp_path / "var/lib/billiards-controller").stat().st_mode & 0o777) == "0o750"
-    assert (tmp_path / "etc/mosquitto/billiards.passwd").read_text() == ""
+    # the only user made: "web", the browsers' broker's bridge, its password only in files
+    [web] = (tmp_path / "etc/mosquitto/billiards.passwd").read_text().splitlines()
+    assert web.startswith("web:$7$")
+    bridge = tmp_path / "etc/mosquitto/billiards-web.d/bridge.conf"
+    assert oct(bridge.stat().st_mode & 0o777) == "0o640"
+    [secret] = [x.split()[1] for x in bridge.read_text().splitlines()
+                if x.startswith("remote_password ")]
+    assert len(secret) >= 24 and secret not in run.stdout + run.stderr
     controller_toml = tmp_path / "etc/billiards-controller/controller.toml"
     if (DEPLOY / "controller.example.toml").exists():
         data = [x for x in controller_toml.read_text().splitlines() if x.startswith("data = ")]
         assert data in ([], ['data = "/var/lib/billiards-controller"'])
-    commands = [line.removeprefix("would run: ") for line in run.stdout.splitlines()
-                if line.startswith("would run: ")]
+    commands = globals()["commands"](run)
     words = [shlex.split(c)[:2] for c in commands if not c.startswith("openssl")]
     assert ["apt-get", "update"] in words
     assert ["useradd", "--system"] in words
-    assert any(c.startswith("/opt/billiards-controller/venv/bin/pip install --upgrade")
-               and c.endswith("[pi]") for c in commands)
+    assert any(c.startswith("/opt/billiards-controller/venv/bin/pip install --quiet --upgrade")
+               and c.endswith("\\[pi\\]") for c in commands)
+    assert not any("--upgrade pip" in c for c in commands)  # pip is the system's business
     assert "usermod --append --groups gpio billiards" in commands
     assert "usermod --append --groups dialout billiards" in commands
     assert "systemctl enable billiards-controller.service" in commands
+    assert "systemctl enable mosquitto.service billiards-web-broker.service" in commands
     assert "udevadm trigger --subsystem-match=tty --action=change" in commands
     assert re.search(r"python3 -m venv /opt/billiards-controller/venv", run.stdout)
 
@@ -134,6 +163,94 @@ def test_refuses_a_destdir_without_dry_run_and_purge_without_uninstall(tmp_path:
     assert run.returncode != 0 and "--purge goes with --uninstall" in run.stderr
 
 
+def fake_bin(directory: Path, **scripts: str) -> dict[str, str]:
+    """Returns an environment whose PATH finds the given commands first (name: bash body):
+    the system's package manager and init, which a test must not really run."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, body in scripts.items():
+        path = directory / name.replace("_", "-")
+        path.write_text(f"#!/bin/bash\n{body}\n")
+        path.chmod(0o755)
+    return {**os.environ, "PATH": f"{directory}:{os.environ['PATH']}"}
+
+
+def test_help_prints_the_usage_and_no_code() -> None:
+    run = subprocess.run(["bash", str(SCRIPT), "--help"], capture_output=True, text=True,
+                         timeout=30, check=False)
+    assert run.returncode == 0
+    assert "--wheels DIR" in run.stdout and "--no-apt" in run.stdout
+    assert "set -euo" not in run.stdout and not run.stdout.startswith("!")
+
+
+def test_offline_apt_goes_on_and_skips_what_debian_lacks(tmp_path: Path) -> None:
+    """apt-get update fails (no network) and liblgpio-dev is unknown (plain Debian): the
+    install warns and installs the rest (the function runs for real with a fake apt)."""
+    log = tmp_path / "apt.log"
+    env = fake_bin(
+        tmp_path / "bin",
+        apt_get=f'echo "$*" >> {log}; [[ "$1" != update ]]',
+        apt_cache=APT_CACHE.replace("1.0 # liblgpio-dev", "(none)"))
+    run = subprocess.run(["bash", "-c", f"source {SCRIPT}; DRY_RUN=0; install_packages"],
+                         capture_output=True, text=True, timeout=30, check=False, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "apt-get update failed" in run.stderr
+    assert "skipping liblgpio-dev" in run.stderr
+    update, install_line = log.read_text().splitlines()
+    assert update == "update"
+    assert "python3-venv" in install_line and "liblgpio-dev" not in install_line
+
+
+def test_no_apt_runs_no_apt(tmp_path: Path) -> None:
+    run = install(tmp_path, "--no-apt", "--with-broker")
+    assert run.returncode == 0, run.stderr
+    assert not [c for c in commands(run) if c.startswith(("apt-get", "env DEBIAN"))]
+
+
+def test_a_missing_gpio_group_is_created(tmp_path: Path) -> None:
+    env = fake_bin(tmp_path / "bin", getent='[[ "$2" != gpio ]]', apt_cache=APT_CACHE)
+    run = install(tmp_path / "root", env=env)
+    assert run.returncode == 0, run.stderr
+    cmds = commands(run)
+    assert cmds.index("groupadd --system gpio") < cmds.index(
+        "usermod --append --groups gpio billiards")
+    assert "groupadd --system dialout" not in cmds
+
+
+def test_wheels_installs_from_the_wheelhouse_only(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    run = install(tmp_path / "root", "--wheels", str(wheels))
+    assert run.returncode == 0, run.stderr
+    [pip] = [c for c in commands(run) if "/venv/bin/pip " in c]
+    assert shlex.split(pip)[1:] == ["install", "--quiet", "--upgrade", "--no-index",
+                                    "--find-links", str(wheels), "billiards-table-controller[pi]"]
+    run = install(tmp_path / "root", "--wheels", str(tmp_path / "none"))
+    assert run.returncode != 0 and "no such directory" in run.stderr
+
+
+@pytest.mark.parametrize("flags,restarted", [((), False), (("--restart",), True)])
+def test_a_rerun_restarts_a_running_service_only_when_asked(tmp_path: Path, flags: tuple[str, ...],
+                                                            restarted: bool) -> None:
+    env = fake_bin(tmp_path / "bin", systemctl='[[ "$1" == is-active ]]', apt_cache=APT_CACHE)
+    run = install(tmp_path / "root", *flags, env=env)
+    assert run.returncode == 0, run.stderr
+    cmds = commands(run)
+    assert ("systemctl restart billiards-controller.service" in cmds) == restarted
+    assert "systemctl start billiards-controller.service" not in cmds
+    assert ("restart it when no match is on" in run.stdout) == (not restarted)
+
+
+def test_uninstall_twice_is_fine(tmp_path: Path) -> None:
+    assert install(tmp_path, "--with-broker").returncode == 0
+    first = install(tmp_path, "--uninstall")
+    assert first.returncode == 0, first.stderr
+    assert "removed: /etc/mosquitto/billiards-web.conf" in first.stdout
+    second = install(tmp_path, "--uninstall")
+    assert second.returncode == 0, second.stderr
+    assert "removed:" not in second.stdout
+    assert not [c for c in commands(second) if c.startswith("systemctl disable")]
+
+
 # ---------------------------------------------------------------- the systemd unit
 def unit_keys(path: Path) -> dict[str, dict[str, list[str]]]:
     sections: dict[str, dict[str, list[str]]] = {}
@@ -162,6 +279,8 @@ def test_unit_is_a_watched_restarted_hardened_notify_service() -> None:
     assert one["ReadWritePaths"] == "/var/lib/billiards-controller"
     assert one["StandardOutput"] == one["StandardError"] == "journal"
     assert one["User"] == "billiards"
+    # systemd would otherwise reset the directories to 0755 at each start
+    assert one["StateDirectoryMode"] == one["ConfigurationDirectoryMode"] == "0750"
     assert {"gpio", "dialout"} <= set(one["SupplementaryGroups"].split())
     assert "WantedBy" in unit_keys(UNIT)["Install"]
 

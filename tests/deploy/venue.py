@@ -1,9 +1,12 @@
-"""The shipped venue broker configuration, started for real on free ports.
+"""The shipped venue brokers, started for real on free ports.
 
-``deploy/mosquitto/billiards.conf`` is used line for line, except that every ``listener N``
-becomes a free port on 127.0.0.1 and paths under ``/etc/mosquitto/`` point into the test's
-directory, where a password file (``mosquitto_passwd``) and a self-signed CA and server
-certificate (``openssl``) are generated. The ACL file is the shipped one, copied unchanged.
+``deploy/mosquitto/billiards.conf`` (the venue broker) and ``billiards-web.conf`` (the
+browsers' broker, bridged to it with ``billiards-web-bridge.conf``) are used line for line,
+except that every ``listener N`` becomes a free port on 127.0.0.1, paths under
+``/etc/mosquitto/`` and ``/var/lib/mosquitto/`` point into the test's directory, and the
+bridge's address and password are the test's. The password file is made with
+``mosquitto_passwd``, the certificates with ``deploy/venue-certificates.sh`` (the install's
+own code path, real ``openssl``); the ACL file is the shipped one, copied unchanged.
 """
 
 from __future__ import annotations
@@ -19,13 +22,17 @@ from pathlib import Path
 from tests.broker import Broker, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "mosquitto" / "billiards.conf"
-ACL = ROOT / "deploy" / "mosquitto" / "billiards.acl"
+DEPLOY = ROOT / "deploy"
+CONF = DEPLOY / "mosquitto" / "billiards.conf"
+WEB_CONF = DEPLOY / "mosquitto" / "billiards-web.conf"
+WEB_BRIDGE = DEPLOY / "mosquitto" / "billiards-web-bridge.conf"
+ACL = DEPLOY / "mosquitto" / "billiards.acl"
+CERTIFICATES = DEPLOY / "venue-certificates.sh"
 PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-OPENSSL = shutil.which("openssl")
 
-USERS = ("table-t1", "table-t2", "referee", "dashboard", "display", "adapters", "devices",
-         "homeassistant")
+#: one user per client (sessions are named after users): tables, people, services, devices
+USERS = ("club/t1", "club/t2", "referee", "dashboard", "display", "adapters-t1",
+         "homeassistant", "web", "awtrix_a1b2c3", "wled/a1b2c3")
 
 
 def password(user: str) -> str:
@@ -35,65 +42,92 @@ def password(user: str) -> str:
 @dataclass
 class Venue:
     broker: Broker
+    web: Broker
     ports: dict[int, int] = field(default_factory=dict)  # shipped port -> test port
-    ca: Path | None = None
+    ca: Path = Path()
+
+    def stop(self) -> None:
+        self.web.stop()
+        self.broker.stop()
 
 
 def make_certificates(directory: Path) -> Path:
-    """Writes ca.crt, server.crt, server.key (for 127.0.0.1) and returns the CA path."""
-    assert OPENSSL is not None
-    directory.mkdir(parents=True, exist_ok=True)
-
-    def run(*args: str) -> None:
-        subprocess.run([OPENSSL, *args], check=True, cwd=directory, capture_output=True)
-
-    key = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    run("req", "-x509", *key, "-days", "2", "-subj", "/CN=test-ca", "-keyout", "ca.key", "-out", "ca.crt")
-    run("req", *key, "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr")
-    (directory / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-        "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "server.crt")
-    for name in ("server.key", "server.crt", "ca.crt"):
-        (directory / name).chmod(0o644)
+    """Runs the install's certificate script for 127.0.0.1; returns the CA's path."""
+    subprocess.run(["bash", str(CERTIFICATES), str(directory), "--host", "venue-test",
+                    "--no-own-ips"], check=True, capture_output=True, timeout=60)
     return directory / "ca.crt"
 
 
-def venue_config(directory: Path) -> tuple[str, dict[int, int]]:
-    """Returns the shipped configuration rewritten for a test in ``directory``."""
-    ports: dict[int, int] = {}
+def shipped(path: Path, etc: Path, ports: dict[int, int], data: Path) -> str:
+    """Returns a shipped configuration file rewritten for a test: its files under ``etc``
+    (for /etc/mosquitto), its data under ``data``; each ``listener N`` gets a free port,
+    recorded in ``ports``."""
     lines = []
-    for line in CONF.read_text().splitlines():
+    for line in path.read_text().splitlines():
         m = re.fullmatch(r"listener (\d+)(?: \S+)?", line.strip())
         if m:
             port = free_port()
             ports[int(m.group(1))] = port
             line = f"listener {port} 127.0.0.1"
-        lines.append(line.replace("/etc/mosquitto/", f"{directory}/"))
-    lines.append(f"persistence_location {directory}/")
-    # (the launcher keeps Mosquitto the user who runs the tests: it must read this directory)
-    return "\n".join(lines), ports
+        lines.append(line.replace("/etc/mosquitto/", f"{etc}/")
+                     .replace("/var/lib/mosquitto/", f"{data}/"))
+    return "\n".join(lines)
 
 
 def start_venue(directory: Path) -> Venue:
-    """Starts Mosquitto with the shipped configuration and ACL; users: ``USERS``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ACL, directory / "billiards.acl")
-    passwd = directory / "billiards.passwd"
+    """Starts the venue broker and the browsers' broker bridged to it; users: ``USERS``."""
+    etc = directory / "etc"
+    etc.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ACL, etc / "billiards.acl")
+    passwd = etc / "billiards.passwd"
     passwd.write_text("")
-    for user in USERS:
+    add_users(passwd, USERS)
+    make_certificates(etc / "certs")
+    (etc / "billiards-web.d").mkdir()
+    (etc / "billiards-web.d" / "bridge.conf").write_text(
+        WEB_BRIDGE.read_text().replace("@PASSWORD@", password("web")))
+    return start_brokers(directory, etc)
+
+
+def add_users(passwd: Path, users: tuple[str, ...]) -> None:
+    """Adds ``users`` (with ``password(user)``) to a Mosquitto password file."""
+    for user in users:
         subprocess.run([PASSWD, "-b", str(passwd), user, password(user)], check=True,
                        capture_output=True)
     passwd.chmod(0o644)
-    ca = make_certificates(directory / "certs") if OPENSSL else None
-    extra, ports = venue_config(directory)
-    if ca is None:  # no openssl here: leave the TLS listener's certificate lines out
-        extra = "\n".join(x for x in extra.splitlines()
-                          if not x.startswith(("certfile", "keyfile", "cafile", "tls_version")))
-    broker = Broker(directory, extra=extra, anonymous=False)
+
+
+def start_brokers(directory: Path, etc: Path) -> Venue:
+    """Starts the shipped venue broker and browsers' broker on the files in ``etc`` (as in
+    /etc/mosquitto: billiards.passwd, billiards.acl, certs/, billiards-web.d/bridge.conf)."""
+    ports: dict[int, int] = {}
+    broker = Broker(directory / "venue", anonymous=False,
+                    extra=shipped(CONF, etc, ports, directory / "venue")
+                    + f"\npersistence_location {directory}/venue/")
+    # (the launcher keeps Mosquitto the user who runs the tests: it must read this directory)
+    bridge = directory / "billiards-web.d"
+    bridge.mkdir(exist_ok=True)
+    (bridge / "bridge.conf").write_text((etc / "billiards-web.d" / "bridge.conf").read_text()
+                                        .replace("127.0.0.1:1883", f"127.0.0.1:{ports[1883]}"))
+    web = Broker(directory / "web", anonymous=False,
+                 extra=shipped(WEB_CONF, etc, ports, directory / "web")
+                 .replace(f"include_dir {etc}/billiards-web.d", f"include_dir {bridge}"))
     broker.start()
-    for port in ports.values():  # the websockets listener comes up after the others
-        wait_for_port(port)
-    return Venue(broker, ports, ca)
+    try:
+        web.start()
+        for port in ports.values():  # the websockets listeners come up after the others
+            wait_for_port(port)
+    except BaseException:
+        broker.stop()
+        web.stop()
+        raise
+    venue = Venue(broker, web, ports, etc / "certs" / "ca.crt")
+    try:
+        wait_bridged(venue)
+    except BaseException:
+        venue.stop()
+        raise
+    return venue
 
 
 def wait_for_port(port: int, timeout: float = 5.0) -> None:
@@ -108,3 +142,26 @@ def wait_for_port(port: int, timeout: float = 5.0) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"nothing listens on port {port}")
         time.sleep(0.05)
+
+
+def wait_bridged(venue: Venue, timeout: float = 10.0) -> None:
+    """Returns once a message published on the venue broker reaches the browsers' broker."""
+    topic = "billiards/club/t1/health"
+    common = ["-h", "127.0.0.1", "-q", "1", "-t", topic]
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            subprocess.run(["mosquitto_pub", "-p", str(venue.ports[1883]), "-u", "club/t1",
+                            "-P", password("club/t1"), "-r", "-m", "probe", *common],
+                           check=True, capture_output=True, timeout=10)
+            seen = subprocess.run(["mosquitto_sub", "-p", str(venue.web.port), "-u", "dashboard",
+                                   "-P", password("dashboard"), "-C", "1", "-W", "1", *common],
+                                  capture_output=True, text=True, timeout=10, check=False)
+            if seen.stdout.strip() == "probe":
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the browsers' broker did not bridge to the venue broker")
+    finally:  # clear the retained probe
+        subprocess.run(["mosquitto_pub", "-p", str(venue.ports[1883]), "-u", "club/t1",
+                        "-P", password("club/t1"), "-r", "-n", *common],
+                       check=False, capture_output=True, timeout=10)

@@ -23,13 +23,13 @@ TIMEOUT = 8000
 @pytest.fixture(scope="module")
 def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Broker, WebThread, LiveTable]]:
     directory = tmp_path_factory.mktemp("venue")
-    passwords = password_file(directory, {"table-t1": "tp", "dashboard": "dp", "referee": "rp"})
+    passwords = password_file(directory, {"club/t1": "tp", "dashboard": "dp", "referee": "rp"})
     ws_port = free_port()
     broker = Broker(directory / "broker", anonymous=False,
                     extra=f"password_file {passwords}\nacl_file {ACL}\n"
                           f"listener {ws_port} 127.0.0.1\nprotocol websockets")
     broker.start()
-    table = LiveTable(broker.host, broker.port, "club", "t1", username="table-t1", password="tp").start()
+    table = LiveTable(broker.host, broker.port, "club", "t1", username="club/t1", password="tp").start()
     web = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue="club",
                               dashboard=Credentials("dashboard", "dp"))).start()
     try:
