@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from controller.connection import HIDDEN, Broker, parse_broker, redact
+from controller.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.fusion import FusionConfig, fusion_config
 from controller.requests import ControllerError
 
@@ -39,6 +39,7 @@ class MqttConfig(_Section):
     url: str = "mqtt://localhost:1883"
     username: str | None = None
     password: str | None = None
+    password_file: Path | None = None
     client_id: str | None = None
     protocol: Literal["auto", "5", "3.1.1"] = "auto"
     keepalive: Annotated[int, Field(ge=5, le=3600)] = 30
@@ -145,8 +146,17 @@ class Config(_Section):
         return fusion_config(self.fusion)
 
     def broker(self) -> Broker:
-        """Returns where and how to connect (credentials in the URL win over the keys)."""
-        return parse_broker(self.mqtt.url, self.mqtt.username, self.mqtt.password)
+        """Returns where and how to connect: credentials in the URL win over the keys; without
+        a password there or in ``mqtt.password``, the one in ``mqtt.password_file`` or in the
+        systemd credential ``mqtt-password``. Raises ConfigError if that file cannot be read."""
+        password = self.mqtt.password
+        if password is None:
+            try:
+                password = read_password(self.mqtt.password_file)
+            except OSError as exc:
+                raise ConfigError(f"mqtt.password_file = '{self.mqtt.password_file}': cannot "
+                                  f"read: {exc.strerror}") from None
+        return parse_broker(self.mqtt.url, self.mqtt.username, password)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

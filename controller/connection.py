@@ -4,6 +4,8 @@
 - ``parse_broker(url, username, password)``: where and as whom to connect, from an
   ``mqtt://[user:pass@]host[:port]`` or ``mqtts://…`` URL (credentials percent-encoded; those
   in the URL win over the separate ones).
+- ``read_password(path)``: a password kept in a file, or in the systemd credential
+  ``mqtt-password`` (``LoadCredential=``): never on a command line.
 - ``redact(url)``: the URL with its password hidden. No log line and no error message of
   ours shows a password; ``Broker.address`` has no credentials at all.
 - ``tls_context(...)``: the TLS set-up of an ``mqtts://`` broker.
@@ -22,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -59,6 +62,28 @@ class Broker:
     def address(self) -> str:
         """Returns the URL without credentials, for messages."""
         return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+#: The systemd credential a unit hands its broker password in (``LoadCredential=``).
+CREDENTIAL = "mqtt-password"
+
+
+def read_password(path: Path | str | None = None,
+                  env: Mapping[str, str] | None = None) -> str | None:
+    """Returns the broker password kept in the file ``path``, else in the systemd credential
+    ``mqtt-password`` (a file in ``$CREDENTIALS_DIRECTORY``), else None: the file's first
+    line without its line end; None for an empty file.
+
+    Raises OSError when ``path`` is given and cannot be read.
+    """
+    if path is None:
+        directory = (os.environ if env is None else env).get("CREDENTIALS_DIRECTORY")
+        if not directory or not (Path(directory) / CREDENTIAL).is_file():
+            return None
+        path = Path(directory) / CREDENTIAL
+    with open(path, encoding="utf-8") as f:
+        line = f.readline().rstrip("\r\n")
+    return line or None
 
 
 def redact(url: str) -> str:

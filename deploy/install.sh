@@ -261,6 +261,11 @@ install_files() {
     else
         warn "deploy/controller.example.toml is missing: write $CONF_DIR/controller.toml yourself"
     fi
+    if [[ ! -e "$(dest "$CONF_DIR/mqtt.password")" ]]; then
+        # the unit's LoadCredential needs the file; empty: no password (or one in controller.toml)
+        (umask 077 && : > "$(dest "$CONF_DIR/mqtt.password")")
+        say "created: $CONF_DIR/mqtt.password (empty; the broker password goes there)"
+    fi
     put 0644 "$HERE/adapters.example.toml" "$CONF_DIR/adapters.example.toml"
     put 0644 "$HERE/$UNIT" "$UNIT_DIR/$UNIT"
     put 0644 "$HERE/$ADAPTERS_UNIT" "$UNIT_DIR/$ADAPTERS_UNIT"

@@ -1,7 +1,11 @@
 """``python -m controller.adapters``: run one table's adapters beside the service.
 
-    python -m controller.adapters --broker mqtt://adapters:secret@broker:1883 \\
+    python -m controller.adapters --broker mqtt://adapters-t1@broker:1883 \\
+        --password-file /etc/billiards-controller/adapters.password \\
         --venue club --table t1 --config /etc/billiards-controller/adapters.toml
+
+The password comes from a file (``--password-file``) or the systemd credential
+``mqtt-password``, never from the command line (any user can read a process's arguments).
 
 Reconnects with jittered backoff when the broker goes away; stops on Ctrl-C or SIGTERM.
 """
@@ -19,7 +23,7 @@ from pydantic import ValidationError
 
 from controller.adapters.config import AdaptersConfig, load_config
 from controller.adapters.runner import serve
-from controller.connection import parse_broker
+from controller.connection import parse_broker, read_password
 from controller.mqtt import cancel_and_wait
 
 log = logging.getLogger("controller.adapters")
@@ -31,7 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m controller.adapters",
                                 description="Drive displays and Home Assistant from one table's topics.")
     p.add_argument("--broker", default="mqtt://localhost:1883",
-                   help="mqtt://[user:pass@]host:port, or mqtts://… for TLS")
+                   help="mqtt://[user@]host:port, or mqtts://… for TLS (a password here is "
+                        "visible to every user of the machine: use --password-file)")
+    p.add_argument("--password-file", help="the broker password's file (default: the systemd "
+                   "credential mqtt-password, if the unit loads one)")
     p.add_argument("--venue", required=True, help="venue id ([a-z0-9_-]+)")
     p.add_argument("--table", required=True, help="table id ([a-z0-9_-]+)")
     p.add_argument("--config", required=True, help="the adapters' TOML file")
@@ -41,10 +48,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-async def amain(args: argparse.Namespace, config: AdaptersConfig) -> None:
+async def amain(args: argparse.Namespace, config: AdaptersConfig, password: str | None) -> None:
     base = f"{args.prefix}/{args.venue}/{args.table}"
     task = asyncio.create_task(serve(args.broker, args.cafile, base, config,
-                                     f"adapters-{args.venue}-{args.table}"), name="adapters")
+                                     f"adapters-{args.venue}-{args.table}", password=password),
+                               name="adapters")
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -71,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(args.config)
         parse_broker(args.broker)
+        password = read_password(args.password_file)
     except (OSError, ValueError, ValidationError) as exc:
         print(f"cannot start: {exc}", file=sys.stderr)
         return 2
-    asyncio.run(amain(args, config))
+    asyncio.run(amain(args, config, password))
     return 0
 
 

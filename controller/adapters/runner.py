@@ -151,13 +151,13 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
 
 
 async def serve(url: str, cafile: str | None, base: str, config: AdaptersConfig,
-                identifier: str) -> None:
+                identifier: str, *, password: str | None = None) -> None:
     """Runs the adapters on a connection of their own, reconnecting with jittered backoff
     after a lost connection, until cancelled (what a service embedding them calls).
 
     Raises BadBrokerUrl for a URL that cannot be used.
     """
-    broker = parse_broker(url)
+    broker = parse_broker(url, password=password)
     backoff = Backoff(1.0, 30.0)
     while True:
         try:
