@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import aiomqtt
@@ -18,18 +17,9 @@ import pytest
 from controller.config import ConfigError, validate
 from controller.connection import read_password
 from tests.deploy.test_install import unit_keys
-from tests.deploy.venue import Venue, password, start_venue
+from tests.deploy.venue import Venue, password
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-
-
-@pytest.fixture(scope="module")
-def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
-    v = start_venue(tmp_path_factory.mktemp("venue"))
-    try:
-        yield v
-    finally:
-        v.stop()
 
 
 def test_a_password_is_read_from_its_file_or_the_systemd_credential(tmp_path: Path) -> None:

@@ -13,28 +13,19 @@ import contextlib
 import itertools
 import json
 import ssl
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import aiomqtt
 import pytest
 
-from tests.deploy.venue import CONF, WEB_CONF, Venue, password, start_venue
+from tests.deploy.venue import CONF, WEB_CONF, Venue, password
 
 B1 = "billiards/club/t1"
 B2 = "billiards/club/t2"
 T1 = "club/t1"  # the tables' users
 T2 = "club/t2"
 _ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
-    v = start_venue(tmp_path_factory.mktemp("venue"))
-    try:
-        yield v
-    finally:
-        v.stop()
 
 
 @asynccontextmanager
