@@ -27,6 +27,7 @@ from controller.broker import Mosquitto, MosquittoError, free_port
 from controller.config import ConfigError, validate
 from controller.service import Service
 from controller.web import WebConfig, WebServer
+from controller.web.history import History
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
-                                  tables=tuple(s.config.table for s in services)))
+                                  tables=tuple(s.config.table for s in services)),
+                        history=History({s.config.table: s.config.data for s in services}))
         await web.start()
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
         out.flush()

@@ -567,7 +567,10 @@ def _web_server(config: Config) -> Any:
     pages = WebConfig(broker=w.broker_ws, venue=config.venue, prefix=config.prefix,
                       dashboard=dashboard, referee=referee, tables=(config.table,),
                       language=config.language)
-    return WebServer(pages, host=w.host, port=w.port)
+    from controller.web.history import History
+
+    history = History({config.table: config.data}) if config.recording.enabled else None
+    return WebServer(pages, host=w.host, port=w.port, history=history)
 
 
 def run_main(args: Any) -> int:

@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from pathlib import Path
 
+from controller.web.history import History
 from controller.web.server import LANGUAGES, Credentials, WebConfig, WebServer
 
 
@@ -31,6 +33,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--referee-password")
     p.add_argument("--language", choices=LANGUAGES,
                    help="the venue's language of the pages (default: each browser's own)")
+    p.add_argument("--data", action="append", default=[], metavar="TABLE=DIR",
+                   help="a table's data directory (its recordings make the match history); "
+                        "again for each table")
     p.add_argument("--request-ttl", type=float, default=30.0, metavar="SECONDS",
                    help="how long a console's request stays wanted before the table refuses it")
     return p
@@ -45,6 +50,19 @@ def config_of(args: argparse.Namespace) -> WebConfig:
         language=args.language, request_ttl_s=args.request_ttl)
 
 
+def history_of(args: argparse.Namespace) -> History | None:
+    """Returns the match history of the tables ``--data`` names, None without any.
+
+    Raises SystemExit (argparse's error) on a malformed ``--data``."""
+    tables: dict[str, Path] = {}
+    for item in args.data:
+        table, sep, directory = item.partition("=")
+        if not sep or not table or not directory:
+            parser().error(f"--data {item!r}: expected TABLE=DIR")
+        tables[table] = Path(directory)
+    return History(tables) if tables else None
+
+
 async def _serve(server: WebServer) -> None:
     async with server:
         print(f"dashboard: {server.url}", flush=True)
@@ -55,7 +73,7 @@ async def _serve(server: WebServer) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(WebServer(config_of(args), args.host, args.port)))
+        asyncio.run(_serve(WebServer(config_of(args), args.host, args.port, history=history_of(args))))
     return 0
 
 

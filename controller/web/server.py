@@ -16,6 +16,13 @@ credentials the console asks for them. ``language`` is the venue's language for 
 console's request stays wanted (its MQTT 5 message expiry and its ``deadline``). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
+Given a ``History`` (the tables' data directories), it also answers the match history,
+read in a worker thread (never on the loop that runs a table)::
+
+    /history.json            {"matches": [finished matches, newest first, without shots]}
+    /history/<id>.json       one match with every shot (``controller.web.history``)
+    /history/<id>.csv        its shots as CSV
+
 ``WebServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
 """
 
@@ -26,12 +33,14 @@ import contextlib
 import json
 import logging
 import mimetypes
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from controller.web.history import History, csv_text
 from controller.web.options import text as options_text
 
 log = logging.getLogger(__name__)
@@ -48,7 +57,9 @@ _TYPES = {
     ".json": "application/json",
     ".svg": "image/svg+xml",
     ".md": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
 }
+_HISTORY_ITEM = re.compile(r"^/history/([A-Za-z0-9_-]{1,80})\.(json|csv)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +101,9 @@ class WebServer:
     """Serves ``root`` and ``config.json`` over HTTP/1.1 (one request per connection)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 0,
-                 root: Path = STATIC) -> None:
+                 root: Path = STATIC, history: History | None = None) -> None:
         self.config = config
+        self.history = history
         self.host = host
         self.port = port
         self.root = root.resolve()
@@ -140,7 +152,8 @@ class WebServer:
         if path in ("", "/"):
             path = "/index.html"
         if path == "/config.json":
-            return 200, json.dumps(self.config.to_json()).encode(), _TYPES[".json"]
+            shown = {**self.config.to_json(), "history": self.history is not None}
+            return 200, json.dumps(shown).encode(), _TYPES[".json"]
         if path == "/options.json":
             return 200, options_text().encode(), _TYPES[".json"]
         file = (self.root / path.lstrip("/")).resolve()
@@ -148,6 +161,34 @@ class WebServer:
             return 404, b"not found\n", "text/plain; charset=utf-8"
         kind = _TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         return 200, file.read_bytes(), kind
+
+    def resolve_history(self, path: str) -> tuple[int, bytes, str] | None:
+        """Returns ``(status, body, content type)`` for a history target, None for another
+        target. Reads the tables' recordings: call it off the event loop."""
+        if path == "/history.json":
+            matches = self.history.matches() if self.history else []
+            return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
+        found = _HISTORY_ITEM.match(path)
+        if not found:
+            return None
+        match = self.history.match(found.group(1)) if self.history else None
+        if match is None:
+            return 404, b"no such match\n", "text/plain; charset=utf-8"
+        if found.group(2) == "csv":
+            return 200, csv_text(match).encode(), _TYPES[".csv"]
+        return 200, json.dumps(match, ensure_ascii=False).encode(), _TYPES[".json"]
+
+    async def _answer(self, target: str) -> tuple[int, bytes, str]:
+        path = unquote(urlsplit(target).path)
+        if path.startswith("/history"):
+            try:
+                answer = await asyncio.to_thread(self.resolve_history, path)
+            except Exception:  # a recording it cannot read: said, and the page says so
+                log.exception("match history: cannot read %s", path)
+                return 500, b"the match history could not be read\n", "text/plain; charset=utf-8"
+            if answer is not None:
+                return answer
+        return self.resolve(target)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -158,10 +199,12 @@ class WebServer:
             if method not in ("GET", "HEAD"):
                 status, body, kind = 405, b"method not allowed\n", "text/plain; charset=utf-8"
             else:
-                status, body, kind = self.resolve(target)
-            reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed"}[status]
+                status, body, kind = await self._answer(target)
+            reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed",
+                      500: "Internal Server Error"}[status]
             writer.write((f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\n"
                           f"Content-Length: {len(body)}\r\nCache-Control: no-cache\r\n"
+                          f"{_disposition(target, kind)}"
                           "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode())
             if method != "HEAD":
                 writer.write(body)
@@ -173,3 +216,14 @@ class WebServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+
+def _disposition(target: str, kind: str) -> str:
+    """Returns a Content-Disposition header line for an export (CSV, or JSON asked for with
+    ``?download``), else nothing."""
+    parts = urlsplit(target)
+    export = kind.startswith("text/csv") or "download" in parts.query
+    if not parts.path.startswith("/history/") or not export:
+        return ""
+    name = parts.path.rsplit("/", 1)[-1]
+    return f'Content-Disposition: attachment; filename="{name}"\r\n'

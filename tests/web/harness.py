@@ -21,6 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.table import Message, Table
 from controller.web import WebConfig, WebServer
+from controller.web.history import History
 from hardware.events import SensorEvent
 
 
@@ -137,8 +138,8 @@ class LiveTable:
 class WebThread:
     """``WebServer`` on its own event loop in a thread; ``url`` once started."""
 
-    def __init__(self, config: WebConfig) -> None:
-        self.server = WebServer(config)
+    def __init__(self, config: WebConfig, history: History | None = None) -> None:
+        self.server = WebServer(config, history=history)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -155,3 +156,16 @@ class WebThread:
         asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
+
+
+async def http_get(server: WebServer, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """GETs (or HEADs) ``target`` from a running server; returns status, headers, body."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    writer.write(f"{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -14,20 +13,9 @@ from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
 from controller.web.server import LANGUAGES
+from tests.web.harness import http_get
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def _get(server: WebServer, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
-    reader, writer = await asyncio.open_connection(server.host, server.port)
-    writer.write(f"{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-    await writer.drain()
-    raw = await reader.read()
-    writer.close()
-    head, _, body = raw.partition(b"\r\n\r\n")
-    lines = head.decode().split("\r\n")
-    headers = dict(line.split(": ", 1) for line in lines[1:])
-    return int(lines[0].split()[1]), headers, body
 
 
 async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> None:
@@ -35,29 +23,29 @@ async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> No
                        dashboard=Credentials("dashboard", "pw"))
     async with WebServer(config) as server:
         assert server.url == f"http://127.0.0.1:{server.port}/"
-        status, headers, body = await _get(server, "/")
+        status, headers, body = await http_get(server, "/")
         assert status == 200 and headers["Content-Type"].startswith("text/html")
         assert b"dashboard.js" in body
-        status, headers, body = await _get(server, "/console.html?table=t1")
+        status, headers, body = await http_get(server, "/console.html?table=t1")
         assert status == 200 and b"console.js" in body
-        status, headers, body = await _get(server, "/config.json")
+        status, headers, body = await http_get(server, "/config.json")
         assert json.loads(body) == {"broker": "ws://{host}:9001", "venue": "club", "prefix": "billiards",
                                     "dashboard": {"username": "dashboard", "password": "pw"},
                                     "referee": None, "tables": [], "language": None,
-                                    "request_ttl_s": 30.0}
-        status, headers, body = await _get(server, "/vendor/mqtt.min.js")
+                                    "request_ttl_s": 30.0, "history": False}
+        status, headers, body = await http_get(server, "/vendor/mqtt.min.js")
         assert status == 200 and headers["Content-Type"].startswith("text/javascript")
         assert int(headers["Content-Length"]) == len(body) > 100_000
 
 
 async def test_refuses_what_is_not_a_served_file() -> None:
     async with WebServer(WebConfig()) as server:
-        assert (await _get(server, "/../server.py"))[0] == 404
-        assert (await _get(server, "/%2e%2e/server.py"))[0] == 404
-        assert (await _get(server, "/nothing.html"))[0] == 404
-        assert (await _get(server, "/vendor"))[0] == 404
-        assert (await _get(server, "/index.html", "POST"))[0] == 405
-        status, headers, body = await _get(server, "/index.html", "HEAD")
+        assert (await http_get(server, "/../server.py"))[0] == 404
+        assert (await http_get(server, "/%2e%2e/server.py"))[0] == 404
+        assert (await http_get(server, "/nothing.html"))[0] == 404
+        assert (await http_get(server, "/vendor"))[0] == 404
+        assert (await http_get(server, "/index.html", "POST"))[0] == 405
+        status, headers, body = await http_get(server, "/index.html", "HEAD")
         assert status == 200 and body == b"" and int(headers["Content-Length"]) > 0
 
 
@@ -72,7 +60,7 @@ def test_the_command_line_describes_the_config() -> None:
 
 async def test_options_json_is_every_games_options_from_the_code(tmp_path: Path) -> None:
     async with WebServer(WebConfig()) as server:
-        status, _, body = await _get(server, "/options.json")
+        status, _, body = await http_get(server, "/options.json")
     assert status == 200 and json.loads(body) == web_options.options()
     ten = {o["key"]: o for o in json.loads(body)["ten-ball"]["options"]}
     assert ten["scratch_in_hand"]["default"] == "kitchen" and "anywhere" in ten["scratch_in_hand"]["choices"]

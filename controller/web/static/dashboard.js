@@ -20,6 +20,7 @@ const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
   document.getElementById("venue").textContent = config.venue;
   document.title = t("page.title.dashboard", { venue: config.venue });
   document.getElementById("tools").prepend(languagePicker());
+  document.querySelector('#tools a[href="history.html"]').hidden = !config.history;
   document.body.classList.toggle("tv", tv);
   document.body.classList.toggle("single", only !== null);
   const tables = new Map();

@@ -19,6 +19,9 @@ async function chooseLanguage(config) {
   const browser = (navigator.languages || [navigator.language || ""]).map((l) => String(l).slice(0, 2));
   const wanted = [params.get("lang"), stored, config && config.language, ...browser];
   LANG = wanted.find((l) => l && LANGUAGES[l]) || "en";
+  if (LANGUAGES[params.get("lang")]) {  // asked for in the address: kept for the next pages
+    try { localStorage.setItem("billiards.lang", LANG); } catch (e) { /* storage off */ }
+  }
   for (const code of new Set(["en", LANG])) {
     try {
       const r = await fetch(`lang/${code}.json`);

@@ -1,0 +1,158 @@
+"""Match history: finished matches read back from the tables' recordings, their per-player
+summary, the JSON and CSV exports, and the shareable match page (headless Chromium).
+
+The recordings are simulated matches (``controller.simulator``) written as a table writes
+its traces; what each match should say is counted here from the same trace replayed through
+the pipeline (``controller.replay``), not from the history's own code.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from controller.replay import replay
+from controller.simulator import simulate_lines
+from controller.web import WebConfig, WebServer
+from controller.web.history import History
+from tests.web.harness import WebThread, http_get
+
+TIMEOUT = 8000
+
+
+def _write(directory: Path, name: str, lines: list[dict[str, Any]]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                                  encoding="utf-8")
+
+
+def _told(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the pipeline publishes about a trace's match, counted here."""
+    events: list[dict[str, Any]] = []
+    replay([json.dumps(x) for x in lines],
+           lambda m: events.append(m.payload) if m.topic == "event" else None, lambda bad: None)
+    fouls: Counter[int] = Counter()
+    points: Counter[int] = Counter()
+    for e in events:
+        if e["type"] == "foul":
+            fouls[e["data"]["player"]] += len(e["data"]["fouls"])
+        if e["type"] == "shot_result" and not e["data"]["corrected"]:
+            for d in e["data"]["decisions"]:
+                if d["decision"] == "BallCredited":
+                    points[d["player"]] += d["points"]
+    over = [e["data"] for e in events if e["type"] == "match_over"]
+    shots = {e["data"]["shot"] for e in events if e["type"] == "shot_result"}
+    return {"over": over, "fouls": fouls, "points": points, "shots": len(shots)}
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """t1: a pyramid match, then (a restart) the same match resumed in a second session and
+    a ten-ball match left unfinished; t2: a Siberian Ten match."""
+    root = tmp_path_factory.mktemp("data")
+    pyramid = simulate_lines("pyramid", 400, 5)
+    siberian = simulate_lines("siberian-ten", 400, 3)
+    tenball = simulate_lines("ten-ball", 6, 2)
+    cut = len(pyramid) // 2
+    first = {**pyramid[0], "recorded": "2026-12-03T19:00:00Z"}
+    _write(root / "t1" / "traces", "trace-000001.jsonl", [first, *pyramid[1:cut]])
+    # the service restarted mid-match: its next session starts with the match's inputs again
+    again = {**pyramid[0], "recorded": "2026-12-03T19:30:00Z", "resumed": cut - 1}
+    _write(root / "t1" / "traces", "trace-000002.jsonl", [again, *pyramid[1:]])
+    later = pyramid[-1]["t"] + 60
+    _write(root / "t1" / "traces", "trace-000003.jsonl",
+           [{**tenball[0], "recorded": "2026-12-03T21:00:00Z"},
+            *[{**x, "t": x["t"] + later} for x in tenball[1:]]])
+    _write(root / "t2" / "traces", "trace-000001.jsonl",
+           [{**siberian[0], "recorded": "2026-12-03T18:00:00Z"}, *siberian[1:]])
+    return {"root": root, "pyramid": _told(pyramid), "siberian": _told(siberian),
+            "history": History({"t1": root / "t1", "t2": root / "t2"})}
+
+
+def test_the_finished_matches_each_once_newest_first_with_their_summary(recordings: dict[str, Any]) -> None:
+    history: History = recordings["history"]
+    listed = history.matches()
+    assert [(m["table"], m["game"]) for m in listed] == [("t1", "pyramid"), ("t2", "siberian-ten")]
+    for row, told in zip(listed, (recordings["pyramid"], recordings["siberian"]), strict=True):
+        assert told["over"], "the simulated match was played to its end"
+        assert row["winner"] == told["over"][0]["winner"] and row["games"] == told["over"][0]["games"]
+        assert "shots" not in row
+        match = history.match(row["id"])
+        assert match is not None and len(match["shots"]) == told["shots"]
+        assert [p["fouls"] for p in match["summary"]] == [told["fouls"][i] for i in range(2)]
+        assert [p["games"] for p in match["summary"]] == told["over"][0]["games"]
+        if match["game"] == "pyramid":
+            assert [p["points"] for p in match["summary"]] == [told["points"][i] for i in range(2)]
+        assert match["racks"][0]["breaker"] == 0 and match["seconds"] > 0
+        assert all(p["best_run"] <= p["balls"] for p in match["summary"])
+    # the resumed match is the later session's; it started when the first session did
+    assert listed[0]["started"].startswith("2026-12-03T19:")
+    assert history.match("t1-0000000000") is None
+
+
+async def test_the_server_answers_the_list_a_match_and_its_csv(recordings: dict[str, Any]) -> None:
+    async with WebServer(WebConfig(), history=recordings["history"]) as server:
+        def get(target: str) -> Any:
+            return http_get(server, target)
+
+        status, _, body = await get("/config.json")
+        assert json.loads(body)["history"] is True
+        status, _, body = await get("/history.json")
+        listed = json.loads(body)["matches"]
+        assert status == 200 and len(listed) == 2
+        ident = listed[0]["id"]
+        status, headers, body = await get(f"/history/{ident}.json")
+        match = json.loads(body)
+        assert status == 200 and match["id"] == ident and "Content-Disposition" not in headers
+        status, headers, body = await get(f"/history/{ident}.csv")
+        assert status == 200 and headers["Content-Type"].startswith("text/csv")
+        assert headers["Content-Disposition"] == f'attachment; filename="{ident}.csv"'
+        rows = list(csv.DictReader(io.StringIO(body.decode())))
+        assert len(rows) == len(match["shots"])
+        assert {r["player"] for r in rows} <= set(match["players"])
+        status, headers, _ = await get(f"/history/{ident}.json?download")
+        assert headers["Content-Disposition"] == f'attachment; filename="{ident}.json"'
+        assert (await get("/history/nothing-here.json"))[0] == 404
+        assert (await get("/history/../etc.json"))[0] == 404
+    async with WebServer(WebConfig()) as bare:  # no data directories: an empty history
+        assert bare.resolve_history("/history.json") == (200, b'{"matches": []}', "application/json")
+
+
+def test_the_history_page_lists_the_matches_and_shares_each_one(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    server = WebThread(WebConfig(), history=recordings["history"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "history.html?lang=ru")
+        rows = page.locator("#history tbody tr")
+        expect(rows).to_have_count(2, timeout=TIMEOUT)
+        expect(rows.first).to_contain_text("Пирамида")
+        expect(rows.nth(1)).to_contain_text("Сибирская десятка")
+        page.click("#history a[data-match]:first-of-type >> nth=0")
+        expect(page).to_have_url(re.compile(r"history\.html\?match=t1-"))
+        expect(page.locator('[data-field="summary"] tbody tr')).to_have_count(2, timeout=TIMEOUT)
+        expect(page.locator('[data-field="shots"] tbody tr')).to_have_count(recordings["pyramid"]["shots"])
+        expect(page.locator('[data-field="racks"] tbody tr').first).to_contain_text("Ann")
+        expect(page.locator(".exports a")).to_have_count(2)
+        page.screenshot(path=str(artifacts / "history-match-ru.png"), full_page=False)
+        shared = page.url  # the same address opens the same match in another browser tab
+        other = browser.new_page(viewport={"width": 390, "height": 844})
+        other.goto(shared.replace("lang=ru&", "").replace("?lang=ru", ""))
+        expect(other.locator("h3").first).to_have_text("Per player", timeout=TIMEOUT)
+        assert other.evaluate("document.scrollingElement.scrollWidth") <= 390
+        other.screenshot(path=str(artifacts / "history-match-phone.png"), full_page=False)
+        assert errors == []
+        page.close()
+        other.close()
+    finally:
+        server.stop()
