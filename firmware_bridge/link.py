@@ -5,8 +5,10 @@ connected: it opens the port exclusively (use the stable ``/dev/serial/by-id/…
 ``Hello``, learns the board's identity and channel map, synchronises clocks with a burst of
 time-sync exchanges, and then delivers every edge as a ``SensorEvent`` on the host's
 monotonic timeline through the ``emit`` callback. An unplugged cable (a read error, or
-silence longer than ``silence_timeout``) emits ``LinkChanged(up=False)``; the link retries
-the port until the board is back and emits ``LinkChanged(up=True)``.
+silence longer than ``silence_timeout``) emits ``LinkChanged(up=False)``, timed at the last
+frame received (the board's data is complete up to there); the link retries the port until
+the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the
+board kept meanwhile, each with its own time.
 
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
 after a reconnect it sends the unacknowledged ones again and the link drops the numbers it
@@ -231,8 +233,9 @@ class BoardLink:
                 self.up = False
                 self._up_event.clear()
                 log.warning("board %s on %s is down: %s", self.source, self.port, reason)
-                self._emit(LinkChanged(self._monotonic(), self.source, False, reason,
-                                       self.channels))
+                # Timed at the last frame received: the board's data is complete up to there
+                # (what it saw since, it keeps and sends after the reconnect).
+                self._emit(LinkChanged(self._last_rx, self.source, False, reason, self.channels))
             await asyncio.sleep(self._retry_interval * (0.5 + random.random()))
 
     async def _session(self) -> None:

@@ -192,6 +192,8 @@ async def test_unplug_is_reported_within_1_s_and_replug_recovers_nothing_lost_or
             down_at, down = got.changes[1]
             assert not down.up and down.source == board.uid
             assert down_at - pulled < 1.0
+            # Timed at the last frame received: the board's data is complete up to there.
+            assert pulled - 0.25 < down.t <= pulled
             assert backend.stats().links == {board.uid: False}
             truth_b = await play(board, [("beam.fl", 0, 0.0)])  # while the cable is out
             await asyncio.sleep(0.3)
