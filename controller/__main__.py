@@ -37,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
     demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
     demo.add_argument("--game", choices=["siberian-ten", "ten-ball", "pyramid"], default=None)
+    demo.add_argument("--hand", metavar="TABLE", action="append", default=[],
+                      help="leave this table (e.g. t2) to a person at its console: it plays nothing "
+                           "by itself (again for more tables)")
 
     rep = sub.add_parser("replay", help="feed a trace through the pipeline, print what it publishes")
     rep.add_argument("trace", help="a trace file (JSONL), or - for standard input")

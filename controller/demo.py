@@ -5,6 +5,10 @@ names one, the demo starts its own Mosquitto on a free port with a configuration
 in a temporary directory, runs ``--tables`` services on the ``sim`` backend (venue ``demo``,
 tables ``t1``, ``t2``, …), prints the broker's address and a ``mosquitto_sub`` line to watch
 the traffic, and shows each table's live score as it changes. ``--seconds`` stops it.
+
+``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing and nothing
+sends it requests, so a match is started, called, ended shot by shot and corrected from its
+referee console (the demo prints its address) while the other tables play on.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import aiomqtt
 from controller.broker import Mosquitto, MosquittoError, free_port
 from controller.config import ConfigError, validate
 from controller.service import Service
+from controller.simbackend import SimBackend
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
 
@@ -100,7 +105,12 @@ async def scoreboard(url: str, out: TextIO, counts: dict[str, int]) -> None:
 
 
 async def play(args: Any, out: TextIO = sys.stdout) -> int:
-    """Runs the demo; returns the exit status."""
+    """Runs the demo; returns the exit status (2: an option names what is not there)."""
+    names = [f"t{n}" for n in range(1, max(1, args.tables) + 1)]
+    unknown = [t for t in args.hand if t not in names]
+    if unknown:
+        out.write(f"error: --hand {', '.join(unknown)}: the demo's tables are {', '.join(names)}\n")
+        return 2
     with tempfile.TemporaryDirectory(prefix="billiards-demo-") as tmp:
         root = Path(tmp)
         embedded: EmbeddedBroker | None = None
@@ -141,7 +151,9 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         except ConfigError as exc:
             out.write(f"error: {exc}\n")
             return 2
-        services.append(Service(config))
+        # a hand-played table: sensors that play nothing, requests only from its console
+        hand = SimBackend((), speed=args.speed) if config.table in args.hand else None
+        services.append(Service(config, backend=hand))
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
@@ -149,6 +161,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
                         history=History({s.config.table: s.config.data for s in services}))
         await web.start()
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
+        for table in args.hand:
+            out.write(f"by hand:   {web.url}console.html?table={table}\n")
         out.flush()
     counts: dict[str, int] = {}
     loop = asyncio.get_running_loop()

@@ -1,4 +1,5 @@
-"""``python -m controller demo`` serves the pages: its URL shows the simulated tables playing."""
+"""``python -m controller demo`` serves the pages: its URL shows the simulated tables playing,
+and a table left to a person (``--hand t2``) is played from its console while t1 plays on."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
     out = tmp_path / "demo.out"  # a file, not a pipe: the demo keeps printing scores
     with out.open("w") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--seconds", "40",
-                                 "--speed", "20", "--tables", "2"], cwd=ROOT, stdout=sink,
+                                 "--speed", "20", "--tables", "2", "--hand", "t2"], cwd=ROOT, stdout=sink,
                                 stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 15
@@ -33,20 +34,41 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
         url = urls[0]
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
         assert any(x.startswith("console:   " + url + "console.html?table=t1") for x in lines)
+        assert "by hand:   " + url + "console.html?table=t2" in lines
 
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(url)
-        for table in ("t1", "t2"):
-            card = page.locator(f'[data-table="{table}"]')
-            expect(card.locator(".player .name")).to_have_count(2, timeout=10000)
-            expect(card.locator('[data-field="online"]')).to_have_text("online")
-        shot = page.locator('[data-table="t1"] .meta')
+        t1 = page.locator('[data-table="t1"]')
+        expect(t1.locator(".player .name")).to_have_count(2, timeout=10000)
+        expect(t1.locator('[data-field="online"]')).to_have_text("online")
+        shot = t1.locator(".meta")
         first = shot.inner_text()
         expect(shot).not_to_have_text(first, timeout=10000)  # the match goes on, live
-        page.screenshot(path=str(artifacts / "demo-dashboard.png"), full_page=True)
-        console = browser.new_page(viewport={"width": 1280, "height": 900})
+        t2 = page.locator('[data-table="t2"]')  # nobody plays it but its referee
+        expect(t2.locator('[data-field="status"]')).to_have_text("No match")
+
+        console = browser.new_page(viewport={"width": 1180, "height": 820})
         console.goto(url + "console.html?table=t2")
-        expect(console.locator('[data-table="t2"] .player .name')).to_have_count(2, timeout=10000)
+        result = console.locator("#result")
+        console.fill('[data-player-name="0"]', "Ирина")
+        console.fill('[data-player-name="1"]', "Пётр")
+        console.click("#new-match button[type=submit]")
+        expect(result).to_have_text(re.compile(r"^New match: done"), timeout=10000)
+        console.click('#pool [data-ball="1"]')
+        console.click('#pool [data-pocket="fl"]')
+        console.click("#send-call")
+        expect(result).to_have_text("Call: done", timeout=10000)
+        console.click("#shot-end")
+        expect(result).to_have_text("Shot end: done", timeout=10000)
+        console.check('input[name=tap][value=pocketed]')
+        console.click('#pool [data-ball="1"]')
+        console.click('#pool [data-pocket="fl"]')
+        console.click("#send-declare")
+        expect(result).to_have_text("Declaration: done", timeout=10000)
+        expect(t2.locator(".player .name")).to_have_text(["Ирина", "Пётр"], timeout=10000)
+        expect(t2.locator('[data-field="on_table"] .ball')).to_have_count(9, timeout=10000)
+        expect(t2.locator('.player[data-player="0"]')).to_have_class(re.compile("shooting"))
+        page.screenshot(path=str(artifacts / "demo-dashboard.png"), full_page=True)
         console.screenshot(path=str(artifacts / "demo-console.png"), full_page=True)
         page.close()
         console.close()
@@ -58,3 +80,10 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, out.read_text()
+
+
+def test_the_demo_refuses_to_leave_a_table_it_does_not_have_to_a_person() -> None:
+    done = subprocess.run([sys.executable, "-m", "controller", "demo", "--tables", "2", "--hand", "t3",
+                           "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "error: --hand t3: the demo's tables are t1, t2" in done.stdout
