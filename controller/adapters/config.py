@@ -83,7 +83,7 @@ class WledConfig(_Model):
     topic: Topic
     foul: WledFlash = WledFlash(color=[255, 0, 0], fx=1, seconds=3.0)
     game_over: WledFlash = WledFlash(color=[255, 170, 0], fx=1, sx=128, seconds=5.0)
-    restore: dict[str, Any] = Field(default_factory=lambda: {"ps": 1})
+    restore: Literal["saved"] | dict[str, Any] = "saved"
 
 
 class HomeAssistantConfig(_Model):

@@ -28,6 +28,9 @@ from rules.facts import Foul
 from vocabulary import POCKETS, VERSION
 
 STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "match_over"]
+#: The pocket event's type for a ball whose pocket is not known (Home Assistant refuses an
+#: event whose type is not among the entity's event_types, null included).
+UNKNOWN_POCKET = "unknown"
 MATCH_EVENTS = ["match_started", "game_over", "match_over", "undo"]
 
 
@@ -122,9 +125,10 @@ class HomeAssistantAdapter(Adapter):
                 json_attributes_template=("{{ {'version': value_json.get('version'), "
                                           "'health': value_json.get('health')} | tojson }}"))),
             (self.topic("event", "pocket"), self._entity(
-                "pocket", "Pocket", state_topic=f"{b}/event", event_types=list(POCKETS),
-                value_template=_event_template(
-                    "ball_pocketed", "value_json.data.pocket",
+                "pocket", "Pocket", state_topic=f"{b}/event",
+                event_types=[*POCKETS, UNKNOWN_POCKET],
+                value_template=_event_template(  # a ball seen only by the ball return: no pocket
+                    "ball_pocketed", f"value_json.data.pocket or '{UNKNOWN_POCKET}'",
                     {"ball": "value_json.data.ball", "shot": "value_json.data.shot"}),
                 icon="mdi:billiards")),
             (self.topic("event", "foul"), self._entity(

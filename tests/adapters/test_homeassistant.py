@@ -61,9 +61,9 @@ async def test_one_device_per_table_with_its_entities(broker: Broker) -> None:
     assert "availability" not in sensor["connection"]
     pocket = configs[f"{HA}/event/{NODE}/pocket/config"]
     assert (pocket["state_topic"], pocket["event_types"]) == (
-        f"{B}/event", ["hl", "hr", "sl", "sr", "fl", "fr"])
+        f"{B}/event", ["hl", "hr", "sl", "sr", "fl", "fr", "unknown"])
     assert pocket["value_template"].startswith("{% if value_json.type == 'ball_pocketed' %}")
-    assert "'event_type': value_json.data.pocket" in pocket["value_template"]
+    assert "'event_type': value_json.data.pocket or 'unknown'" in pocket["value_template"]
     foul = configs[f"{HA}/event/{NODE}/foul/config"]
     assert foul["event_types"] == [str(f) for f in Foul]
     assert foul["value_template"].startswith("{% if value_json.type == 'foul' %}")
@@ -157,4 +157,9 @@ def test_templates_render_what_home_assistant_expects() -> None:
     assert json.loads(render(configs["foul"]["value_template"], foul)) == {
         "event_type": "scratch", "fouls": ["scratch"], "player": 0, "shot": 3}
     assert render(configs["pocket"]["value_template"], foul) == ""  # ignored by Home Assistant
+    # a ball seen only by the ball return: a type among the entity's event_types, never null
+    returned = {"type": "ball_pocketed", "data": {"pocket": None, "ball": 7, "shot": 3}}
+    seen = json.loads(render(configs["pocket"]["value_template"], returned))
+    assert seen == {"event_type": "unknown", "ball": 7, "shot": 3}
+    assert seen["event_type"] in configs["pocket"]["event_types"]
     assert render(AVAILABILITY[0]["value_template"], {"state": "stopped"}) == "offline"

@@ -54,3 +54,33 @@ async def test_abandoned_match_and_switched_off_flash_do_nothing(broker: Broker)
         await table.foul(["touched_ball"])
         await table.request("end_match", {})
         await device.nothing(0.5)
+
+
+#: WLED's XML status on <topic>/v (retained): brightness 128, amber, effect 0 (solid)
+STATUS = (b'<?xml version="1.0" ?><vs><ac>128</ac><cl>255</cl><cl>160</cl><cl>0</cl>'
+          b'<cs>0</cs><cs>0</cs><cs>0</cs><ns>0</ns><fx>0</fx><sx>100</sx><ix>90</ix>'
+          b'<ps>-1</ps><ds>Table 1</ds></vs>')
+
+
+async def test_without_a_preset_the_light_goes_back_to_the_state_wled_published(
+        broker: Broker) -> None:
+    """The default restore needs no preset on the controller (preset 1 may not exist)."""
+    config = AdaptersConfig(wled=[WledConfig(topic="wled/table-t1",
+                                             foul=WledFlash(color=[255, 0, 0], seconds=0.2))])
+    async with rig(broker, config, "wled/table-t1/api") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await table.foul(["touched_ball"])
+        await device.nothing(0.5)  # its state unknown: a flash could not be undone
+        await device.mqtt.publish("wled/table-t1/v", STATUS, qos=1, retain=True)
+        while True:  # until the adapters have the status: the next foul flashes
+            await table.foul(["touched_ball"])
+            try:
+                topic, payload, _ = await device.next(0.5)
+                break
+            except TimeoutError:
+                continue
+        assert (topic, payload) == (API, flash([255, 0, 0], 200))
+        assert await device.next() == (API, {
+            "on": True, "bri": 128, "transition": 0,
+            "seg": [{"id": 0, "fx": 0, "col": [[255, 160, 0]], "sx": 100, "ix": 90}]}, False)
+        await device.mqtt.publish("wled/table-t1/v", b"", qos=1, retain=True)

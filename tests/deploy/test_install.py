@@ -251,6 +251,27 @@ def test_uninstall_twice_is_fine(tmp_path: Path) -> None:
     assert not [c for c in commands(second) if c.startswith("systemctl disable")]
 
 
+def test_the_example_configurations_are_what_the_programs_accept() -> None:
+    """Each example loads as it is; the adapters' keys do not go into controller.toml (the
+    service refuses an [adapters] table), and the example no longer says they may."""
+    from controller.adapters.config import load_config
+    from controller.config import ConfigError, load, validate
+
+    assert load(DEPLOY / "controller.example.toml").table == "t1"
+    assert load_config(DEPLOY / "adapters.example.toml").wled[0].restore == "saved"
+    with pytest.raises(ConfigError, match="adapters"):
+        validate({"adapters": {"text": [{"panel": "2x16"}]}})
+    assert "[adapters]" not in (DEPLOY / "adapters.example.toml").read_text()
+
+
+def test_no_instruction_empties_the_password_file() -> None:
+    """``mosquitto_passwd -c`` starts a new file: every user already there is lost."""
+    docs = [*DEPLOY.rglob("*"), ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    advice = [str(p) for p in docs if p.is_file() and re.search(
+        r"mosquitto_passwd\s+(-\w+\s+)*-c\b", p.read_text(errors="replace"))]
+    assert advice == []
+
+
 # ---------------------------------------------------------------- the systemd unit
 def unit_keys(path: Path) -> dict[str, dict[str, list[str]]]:
     sections: dict[str, dict[str, list[str]]] = {}
