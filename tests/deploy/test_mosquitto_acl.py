@@ -267,7 +267,8 @@ async def test_adapters_user_drives_every_device_through_the_shipped_acl(venue: 
     clock, light = "awtrix_a1b2c3", "wled/a1b2c3"
     config = AdaptersConfig(
         awtrix=[AwtrixConfig(prefix=clock)], text=[TextDisplayConfig()],
-        wled=[WledConfig(topic=light, foul=WledFlash(color=[255, 0, 0], seconds=0.2))],
+        wled=[WledConfig(topic=light, foul=WledFlash(color=[255, 0, 0], seconds=0.2),
+                         restore={"ps": 3})],
         homeassistant=HomeAssistantConfig())
     state = {"v": 1, "seq": 5, "ts": 1.0, "game": "ten-ball", "status": "in_play",
              "to_shoot": 0, "players": [{"name": "Ann", "score": 0, "games": 1},
