@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.adapters.base import Adapter, Publication, name_of, players, short_name, value_key
+from controller.adapters.base import (
+    Adapter,
+    Publication,
+    name_of,
+    players,
+    readable,
+    short_name,
+    value_key,
+)
 from controller.adapters.config import AwtrixConfig
 
 
@@ -61,6 +69,7 @@ class AwtrixAdapter(Adapter):
         return payload
 
     def on_state(self, state: dict[str, Any]) -> list[Publication]:
+        state = readable(state, self.config.cyrillic)
         self.state = state
         app = self.app(state)
         if app == self._shown:

@@ -9,6 +9,7 @@ names an event refers to, what they last published), never anything else.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,45 @@ def name_of(state: dict[str, Any] | None, index: Any, chars: int = 8) -> str:
     if isinstance(index, int) and 0 <= index < len(ps):
         return short_name(ps[index], chars)
     return f"P{index + 1}" if isinstance(index, int) else "?"
+
+
+#: Russian (and Ukrainian, Belarusian) letters in Latin ones, for displays whose font has no
+#: Cyrillic (close to the passport transliteration of Russia, ICAO 9303).
+CYRILLIC_TO_LATIN: dict[str, str] = {
+    "А": "A", "Б": "B", "В": "V", "Г": "G", "Д": "D", "Е": "E", "Ё": "E", "Ж": "ZH", "З": "Z",
+    "И": "I", "Й": "I", "К": "K", "Л": "L", "М": "M", "Н": "N", "О": "O", "П": "P", "Р": "R",
+    "С": "S", "Т": "T", "У": "U", "Ф": "F", "Х": "KH", "Ц": "TS", "Ч": "CH", "Ш": "SH",
+    "Щ": "SHCH", "Ъ": "IE", "Ы": "Y", "Ь": "", "Э": "E", "Ю": "IU", "Я": "IA",
+    "Є": "IE", "І": "I", "Ї": "I", "Ґ": "G", "Ў": "U",
+}
+
+
+def to_latin(text: str) -> str:
+    """Returns ``text`` in letters every display font has: Cyrillic transliterated
+    (``CYRILLIC_TO_LATIN``), accents dropped, anything else that is not ASCII as ``?``."""
+    out = []
+    for i, ch in enumerate(text):
+        upper = ch.upper()
+        if upper in CYRILLIC_TO_LATIN:
+            latin = CYRILLIC_TO_LATIN[upper]
+            if ch != upper:
+                latin = latin.lower()
+            elif text[i + 1:i + 2].islower():  # Щукин -> Shchukin, ЩУКИН -> SHCHUKIN
+                latin = latin.capitalize()
+            out.append(latin)
+            continue
+        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+        out.append(plain if plain or ch.isascii() else "?")
+    return "".join(out)
+
+
+def readable(state: dict[str, Any], cyrillic: bool) -> dict[str, Any]:
+    """Returns the state as a display shows it: the players' names in Latin letters unless
+    the display's font has Cyrillic (``cyrillic``)."""
+    if cyrillic or not players(state):
+        return state
+    renamed = [{**p, "name": to_latin(str(p.get("name", "?")))} for p in players(state)]
+    return {**state, "players": renamed}
 
 
 def table_id(base_topic: str) -> str:

@@ -33,6 +33,9 @@ class AwtrixConfig(_Model):
         default_factory=lambda: list(PLAYER_COLORS))
     text_color: Color = "#FFFFFF"
     name_chars: Annotated[int, Field(ge=1, le=12)] = 3
+    #: AWTRIX 3's own font has Latin letters only (ASCII and Latin-1): names are
+    #: transliterated unless the clock runs a font with Cyrillic.
+    cyrillic: bool = False
     icon: str | None = None
     duration: Annotated[int, Field(ge=1)] = 10
     lifetime: Annotated[int, Field(ge=0)] = 0
@@ -54,6 +57,9 @@ class TextDisplayConfig(_Model):
     format: Literal["json", "text"] = "json"
     cols: Annotated[int, Field(ge=4, le=80)] | None = None
     rows: Annotated[int, Field(ge=1, le=16)] | None = None
+    #: An HD44780 LCD's usual character ROM (A00) and ESPHome's default glyphs have no
+    #: Cyrillic: names are transliterated unless the panel's font has it.
+    cyrillic: bool = False
 
     #: characters × lines of each panel: an HD44780 2×16 LCD; a 64×32 matrix in a 6×8 font
     PANELS: ClassVar[dict[str, tuple[int, int]]] = {"2x16": (16, 2), "64x32": (10, 4)}

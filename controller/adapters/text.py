@@ -16,7 +16,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from controller.adapters.base import Adapter, Publication, players, short_name, table_id, value_key
+from controller.adapters.base import (
+    Adapter,
+    Publication,
+    players,
+    readable,
+    short_name,
+    table_id,
+    value_key,
+)
 from controller.adapters.config import TextDisplayConfig
 
 STATUS = {"break": "BREAK", "awaiting": "REFEREE", "shootout": "SHOOTOUT", "idle": "FREE"}
@@ -81,7 +89,7 @@ class TextDisplayAdapter(Adapter):
 
     def payload(self, state: dict[str, Any]) -> dict[str, Any] | str:
         cols, rows = self.config.size
-        lines = layout(state, cols, rows, self.table)
+        lines = layout(readable(state, self.config.cyrillic), cols, rows, self.table)
         text = "\n".join(lines)
         if self.config.format == "text":
             return text
