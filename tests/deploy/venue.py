@@ -74,8 +74,9 @@ def shipped(path: Path, etc: Path, ports: dict[int, int], data: Path) -> str:
     return "\n".join(lines)
 
 
-def start_venue(directory: Path) -> Venue:
-    """Starts the venue broker and the browsers' broker bridged to it; users: ``USERS``."""
+def start_venue(directory: Path, extra: str = "") -> Venue:
+    """Starts the venue broker (with the configuration lines ``extra`` added) and the
+    browsers' broker bridged to it; users: ``USERS``."""
     etc = directory / "etc"
     etc.mkdir(parents=True, exist_ok=True)
     shutil.copy(ACL, etc / "billiards.acl")
@@ -86,7 +87,7 @@ def start_venue(directory: Path) -> Venue:
     (etc / "billiards-web.d").mkdir()
     (etc / "billiards-web.d" / "bridge.conf").write_text(
         WEB_BRIDGE.read_text().replace("@PASSWORD@", password("web")))
-    return start_brokers(directory, etc)
+    return start_brokers(directory, etc, extra)
 
 
 def add_users(passwd: Path, users: tuple[str, ...]) -> None:
@@ -97,13 +98,13 @@ def add_users(passwd: Path, users: tuple[str, ...]) -> None:
     passwd.chmod(0o644)
 
 
-def start_brokers(directory: Path, etc: Path) -> Venue:
+def start_brokers(directory: Path, etc: Path, extra: str = "") -> Venue:
     """Starts the shipped venue broker and browsers' broker on the files in ``etc`` (as in
     /etc/mosquitto: billiards.passwd, billiards.acl, certs/, billiards-web.d/bridge.conf)."""
     ports: dict[int, int] = {}
     broker = Broker(directory / "venue", anonymous=False,
                     extra=shipped(CONF, etc, ports, directory / "venue")
-                    + f"\npersistence_location {directory}/venue/")
+                    + f"\npersistence_location {directory}/venue/\n{extra}")
     # (the launcher keeps Mosquitto the user who runs the tests: it must read this directory)
     bridge = directory / "billiards-web.d"
     bridge.mkdir(exist_ok=True)

@@ -1,0 +1,168 @@
+"""The league set-up of deploy/README.md §5, run: the venue broker (shipped configuration)
+bridged over TLS to a league broker with the shipped ``league-bridge.conf``,
+``league.conf`` and ``league.acl`` (the address, paths and password rewritten for the test).
+A real table service plays a match on the venue broker; the league goes away mid-match and
+comes back. A persistent subscriber on the league (the league's results app) must receive
+every event once, in order, and nothing but the venue's own table topics; the venue's
+bridge user cannot write another venue's topics there."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from controller.replay import replay
+from controller.table import Message
+from tests.broker import Broker
+from tests.deploy.venue import (
+    DEPLOY,
+    Venue,
+    add_users,
+    make_certificates,
+    password,
+    shipped,
+    start_venue,
+)
+from tests.faults.test_broker_flaps import matches
+from tests.service.conftest import make_config, running
+from tests.service.test_outage import significant
+
+BRIDGE = DEPLOY / "mosquitto" / "league-bridge.conf"
+LEAGUE_CONF = DEPLOY / "mosquitto" / "league.conf"
+LEAGUE_ACL = DEPLOY / "mosquitto" / "league.acl"
+
+
+class League:
+    """The league broker, and its results app: a persistent mosquitto_sub (it reconnects,
+    with its session, whenever the broker comes back) writing what it receives to a file."""
+
+    def __init__(self, directory: Path) -> None:
+        etc = directory / "etc"
+        etc.mkdir(parents=True)
+        (etc / "league.acl").write_text(LEAGUE_ACL.read_text())
+        passwd = etc / "league.passwd"
+        passwd.write_text("")
+        add_users(passwd, ("club", "other", "league"))
+        self.ca = make_certificates(etc / "certs")
+        ports: dict[int, int] = {}
+        self.broker = Broker(directory / "broker", anonymous=False,
+                             extra=shipped(LEAGUE_CONF, etc, ports, directory)
+                             + f"\npersistence_location {directory}/broker/")
+        self.port = ports[8883]
+        self.out = directory / "received.txt"
+        self.reader: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.broker.start()
+
+    def read(self) -> None:
+        self.reader = subprocess.Popen(
+            ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port),
+             "--cafile", str(self.ca), "-u", "league", "-P", password("league"),
+             "-i", "results", "-c", "-q", "1", "-v", "-t", "#"],
+            stdout=self.out.open("wb"), stderr=subprocess.DEVNULL)
+
+    def received(self) -> list[tuple[str, str]]:
+        """Returns (topic, payload) of every message the app received so far."""
+        text = self.out.read_text() if self.out.exists() else ""
+        return [tuple(line.split(" ", 1)) for line in text.splitlines()  # type: ignore[misc]
+                if " " in line]
+
+    def events(self) -> list[dict[str, object]]:
+        return [json.loads(p) for t, p in self.received() if t == "billiards/club/t1/event"]
+
+    def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.terminate()
+            self.reader.wait(5)
+        self.broker.stop()
+
+
+def bridged_venue(directory: Path, league: League) -> Venue:
+    """The shipped venue brokers, the venue one with the shipped league bridge."""
+    (directory / "etc").mkdir(parents=True)
+    conf = BRIDGE.read_text()
+    conf = re.sub(r"^address .*$", f"address 127.0.0.1:{league.port}", conf, flags=re.M)
+    conf = conf.replace("/etc/mosquitto/certs/league-ca.crt", str(league.ca))
+    conf = conf.replace("remote_password SECRET", f"remote_password {password('club')}")
+    return start_venue(directory, extra=conf)
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Iterator[League]:
+    league = League(tmp_path / "league")
+    league.start()
+    try:
+        yield league
+    finally:
+        league.stop()
+
+
+async def wait(check: object, timeout: float, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.05)
+
+
+async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, league: League) -> None:
+    league.read()
+    venue = bridged_venue(tmp_path / "venue", league)
+    try:
+        trace = tmp_path / "match.jsonl"
+        trace.write_text(matches(1, 5).text())
+        config = make_config(
+            tmp_path, venue.broker, sim={"trace": str(trace), "speed": 12.0},
+            mqtt={"url": f"mqtt://127.0.0.1:{venue.ports[1883]}", "username": "club/t1",
+                  "password": password("club/t1")})
+        async with running(config):
+            await wait(lambda: len(league.events()) >= 3, 20, "no event reached the league")
+            league.broker.stop()  # the venue's Internet is gone: play goes on
+            before = len(league.events())
+            await asyncio.sleep(1.5)
+            # what is not the venue's subtree stays at the venue
+            async with aiomqtt.Client("127.0.0.1", venue.ports[1883], username="awtrix_a1b2c3",
+                                      password=password("awtrix_a1b2c3")) as clock:
+                await clock.publish("awtrix_a1b2c3/stats", b"{}", qos=1)
+            league.broker.start()
+            await wait(lambda: any(e["type"] == "match_over" for e in league.events()), 60,
+                       "the match's end never reached the league")
+        expected: list[Message] = []
+        recorded = sorted((tmp_path / "data" / "traces").glob("trace-*.jsonl"))
+        replay(recorded[-1].read_text().splitlines(), expected.append, lambda bad: None)
+        events = league.events()
+        assert len(events) > before
+        seqs = [e["seq"] for e in events]
+        assert seqs == sorted(set(seqs)), "an event out of order, or twice"  # type: ignore[type-var]
+        assert significant(events) == significant(
+            [m.payload for m in expected if m.topic == "event"]), "an event lost"
+        topics = {t for t, _ in league.received()}
+        assert topics and all(re.fullmatch(
+            r"billiards/club/t1/(status|state|event|display|health|response/\w+)", t)
+            for t in topics), topics
+    finally:
+        venue.stop()
+
+
+async def test_a_venues_bridge_user_cannot_write_another_venues_topics(league: League) -> None:
+    async def login(user: str) -> aiomqtt.Client:
+        import ssl
+        return aiomqtt.Client("127.0.0.1", league.port, username=user, password=password(user),
+                              tls_context=ssl.create_default_context(cafile=str(league.ca)))
+
+    async with await login("league") as app:
+        await app.subscribe("billiards/other/t1/state", qos=1)
+        async with await login("club") as club:
+            await club.publish("billiards/other/t1/state", b'{"from": "club"}', qos=1)
+        async with await login("other") as other:
+            await other.publish("billiards/other/t1/state", b'{"from": "other"}', qos=1)
+        async with asyncio.timeout(5):
+            message = await anext(aiter(app.messages))
+    assert message.payload == b'{"from": "other"}'
