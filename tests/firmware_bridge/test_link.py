@@ -372,9 +372,9 @@ async def test_a_beam_already_blocked_at_connect_is_reported_as_a_reading() -> N
     with SimBoard() as board:
         board.machine.levels[board.pin_of("beam.sl")] = 1  # a ball lodged before the host came
         board.reboot()
-        async with connected(board) as (_, got):
+        async with connected(board) as (backend, got):
             await got.until(lambda c: len(c.events) == 1)
-            await asyncio.sleep(0.3)  # later heartbeats agree: no second reading
+            await frames_later(backend.links[0])  # later heartbeats agree: no second reading
             [reading] = got.events
             assert (reading.ch, reading.v) == ("beam.sl", 1)
             assert reading.t >= got.changes[0][1].t  # read at a heartbeat after the connect

@@ -180,7 +180,10 @@ async def test_overflow_is_counted_and_logged_when_the_queue_is_full(
             # The link record and two edges fit; the next three do not.
             for i, v in enumerate((1, 0, 1, 0, 1)):
                 await driver.edge("cushion.h", v, 0.001 * i)
-            await asyncio.sleep(0.05)  # let the handed-over edges reach the queue
+            deadline = time.monotonic() + 3  # the handed-over edges reach the queue
+            while backend.stats().events < 5:
+                assert time.monotonic() < deadline, backend.stats()
+                await asyncio.sleep(0.005)
             assert backend.stats().events == 5
             assert backend.stats().overflows == 3
             assert "queue full" in caplog.text
