@@ -14,6 +14,9 @@
 - ``left_behind(client)``: the messages aiomqtt 2.5 leaves in its queue when the connection
   drops. It reads aiomqtt's private ``_queue``, here and nowhere else; ``AIOMQTT_CHECKED``
   says which aiomqtt it was checked against, and a test fails when aiomqtt changes.
+- ``Pubacks(client)``: the reason codes of the broker's PUBACKs, which aiomqtt 2.5 drops
+  (a publish the broker refuses, e.g. 0x87 "Not authorized", looks delivered). It wraps
+  paho's ``on_publish`` through aiomqtt's private ``_client``, here and nowhere else.
 
 Errors::
 
@@ -27,10 +30,12 @@ import logging
 import os
 import random
 import ssl
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
@@ -177,6 +182,42 @@ class Backoff:
     def reset(self) -> None:
         """Starts again from ``minimum`` (after a connection that worked)."""
         self._step = self.minimum
+
+
+class Pubacks:
+    """The reason codes (MQTT 5) of the PUBACKs ``client`` receives, in order of arrival.
+
+    Installs itself in front of aiomqtt's own ``on_publish`` (which it still calls). A QoS 1
+    publish's code is ``take()``-n once ``client.publish`` has returned; MQTT 3.1.1 PUBACKs
+    carry none (0, success: a 3.1.1 broker cannot say it refused).
+    """
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self._codes: deque[tuple[int, str]] = deque(maxlen=64)
+        paho = getattr(client, "_client", None)
+        original = getattr(paho, "on_publish", None)
+        if paho is None or original is None:
+            log.error("aiomqtt %s has no paho client to hear PUBACKs from (checked against %s): "
+                      "a publish the broker refuses will look delivered", version("aiomqtt"),
+                      AIOMQTT_CHECKED)
+            return
+
+        def on_publish(c: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+            value = getattr(reason, "value", reason)
+            code = value if isinstance(value, int) else 0
+            name = reason.getName() if hasattr(reason, "getName") else str(code)
+            self._codes.append((code, str(name)))
+            original(c, userdata, mid, reason, properties)
+
+        paho.on_publish = on_publish
+
+    def clear(self) -> None:
+        """Forgets the codes received so far (before a publish whose code is wanted)."""
+        self._codes.clear()
+
+    def take(self) -> tuple[int, str]:
+        """Returns the last PUBACK's (reason code, its name); (0, "Success") if none came."""
+        return self._codes.pop() if self._codes else (0, "Success")
 
 
 def left_behind(client: aiomqtt.Client) -> list[aiomqtt.Message]:

@@ -31,6 +31,7 @@ import contextlib
 import json
 import logging
 import socket
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import MqttConfig
-from controller.connection import Backoff, Broker, left_behind, tls_context
+from controller.connection import Backoff, Broker, Pubacks, left_behind, tls_context
 from controller.journal import Journal, Outgoing
 from controller.requests import ControllerError, name_error
 
@@ -294,6 +295,22 @@ def _rc(exc: aiomqtt.MqttError) -> int | None:
     return rc if isinstance(rc, int) else None
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The broker refuses to take a message (a PUBACK reason code of 0x80 or more): the
+    message and all behind it wait in the outbox, sent again with backoff, until it takes it."""
+
+    topic: str
+    code: int
+    reason: str
+    since: float  # time.time() of the first refusal
+    tries: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "code": self.code, "reason": self.reason,
+                "since": round(self.since, 3), "tries": self.tries}
+
+
 class MqttLink:
     """The connection to the broker (see the module docstring).
 
@@ -312,6 +329,8 @@ class MqttLink:
         self.client_id = client_id
         self.will = will
         self.on_connected = on_connected
+        #: what the broker refuses to take now (None: it takes everything); health shows it
+        self.refused: Refusal | None = None
         self.on_request = on_request
         self.connected = False
         self.connections = 0
@@ -445,6 +464,8 @@ class MqttLink:
                                  bytes(correlation) if correlation else None, problem))
 
     async def _writer(self, client: aiomqtt.Client) -> None:
+        pubacks = Pubacks(client)
+        backoff = Backoff(self.settings.reconnect_min_s, self.settings.reconnect_max_s)
         while True:
             item = await self.outbox.next()
             props = None
@@ -454,13 +475,36 @@ class MqttLink:
                     props.MessageExpiryInterval = item.expiry
                 if item.correlation:
                     props.CorrelationData = item.correlation
+            pubacks.clear()
             try:
                 await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
                                      properties=props)
             except (ValueError, TypeError) as exc:  # paho checks topics and sizes before sending
                 self.outbox.give_up(item, str(exc))
                 continue
+            code, reason = pubacks.take() if item.qos > 0 else (0, "Success")
+            if code >= 0x80:  # refused (not authorized, quota, ...): kept, sent again later
+                self.outbox.unsend()
+                await asyncio.sleep(self._refusal(item.topic, code, reason, backoff.next()))
+                continue
+            if self.refused is not None:
+                log.warning("the broker takes %s again after %d refusals (%s)", item.topic,
+                            self.refused.tries, self.refused.reason)
+                self.refused = None
+                backoff.reset()
             self.outbox.done(item)
+
+    def _refusal(self, topic: str, code: int, reason: str, delay: float) -> float:
+        """Notes and logs a refused publish; returns ``delay``."""
+        old = self.refused
+        same = old is not None and (old.topic, old.code) == (topic, code)
+        self.refused = Refusal(topic, code, reason, old.since if same and old else time.time(),
+                               old.tries + 1 if same and old else 1)
+        log.error("the broker at %s refused %s: %s (0x%02X), as user %r; it stays in the outbox "
+                  "with %d message(s) behind it, sent again in %.1f s (check the broker's ACL)",
+                  self.broker.address, topic, reason, code, self.broker.username,
+                  len(self.outbox) - 1, delay)
+        return delay
 
 
 def _abandon(client: aiomqtt.Client) -> None:

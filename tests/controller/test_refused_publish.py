@@ -1,0 +1,118 @@
+"""A publish the broker refuses is not delivered: the real link on a real Mosquitto whose
+ACL is wrong for the table (every PUBACK says 0x87 "Not authorized"), then fixed and
+reloaded (SIGHUP, as ``systemctl reload mosquitto`` does). Nothing leaves the outbox while
+refused; the refusal is logged with the topic and the reason and kept on the link (for
+health); once the broker takes them, everything kept arrives, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from controller.config import MqttConfig
+from controller.connection import parse_broker
+from controller.journal import Journal
+from controller.mqtt import MqttLink, Outbox, cancel_and_wait
+from tests.broker import Broker, password_file
+
+B = "billiards/club/t1"
+WRONG = "user club/t1\ntopic read billiards/club/t1/request/+\n"  # no write right at all
+FIXED = WRONG + "topic write billiards/club/t1/+\n"
+READER = "user reader\ntopic read billiards/#\n"
+
+
+async def until(check: object, timeout: float, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.02)
+
+
+async def test_a_refused_publish_stays_is_retried_and_is_delivered_in_order_once_allowed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    passwords = password_file(tmp_path / "auth", {"club/t1": "tp", "reader": "rp"})
+    acl = tmp_path / "auth" / "acl"
+    acl.write_text(WRONG + READER)
+    broker = Broker(tmp_path / "broker", anonymous=False,
+                    extra=f"password_file {passwords}\nacl_file {acl}")
+    broker.start()
+    journal = Journal(tmp_path / "journal.sqlite3", sync="normal")
+    outbox = Outbox(journal, 1000)
+    for n in range(1, 6):
+        outbox.add(journal.new_outgoing(f"{B}/event", b'{"seq": %d}' % n, False, 1))
+    journal.write(journal.take())
+    outbox.release()
+    settings = MqttConfig(url=broker.url, reconnect_min_s=0.1, reconnect_max_s=0.4)
+    link = MqttLink(parse_broker(broker.url, "club/t1", "tp"), settings, B, outbox,
+                    client_id="billiards-club-t1", will=b'{"state": "offline"}',
+                    on_connected=lambda: None, on_request=lambda _: None)
+    caplog.set_level(logging.ERROR, logger="controller.mqtt")
+    try:
+        async with aiomqtt.Client(broker.host, broker.port, username="reader", password="rp",
+                                  identifier="reader") as reader:
+            await reader.subscribe(f"{B}/event", qos=1)
+            task = asyncio.create_task(link.run())
+            try:
+                await until(lambda: link.refused is not None and link.refused.tries >= 3, 10,
+                            "the refusal was never noticed")
+                refused = link.refused
+                assert refused is not None
+                assert (refused.topic, refused.code, refused.reason) == (
+                    f"{B}/event", 0x87, "Not authorized")
+                assert len(outbox) == 5  # nothing marked done
+                logged = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+                assert logged and f"{B}/event" in logged[0] and "Not authorized" in logged[0]
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.3):
+                        got = await anext(aiter(reader.messages))
+                        raise AssertionError(f"a refused message arrived: {got.payload!r}")
+
+                acl.write_text(FIXED + READER)  # the venue fixes its ACL and reloads
+                assert broker.process is not None
+                broker.process.send_signal(signal.SIGHUP)
+                seen = []
+                async with asyncio.timeout(10):
+                    async for message in reader.messages:
+                        seen.append(message.payload)
+                        if len(seen) == 5:
+                            break
+                assert seen == [b'{"seq": %d}' % n for n in range(1, 6)]
+                await until(lambda: len(outbox) == 0 and link.refused is None, 5,
+                            "the link still says refused")
+            finally:
+                await cancel_and_wait(task)
+    finally:
+        journal.close()
+        broker.stop()
+
+
+async def test_a_broker_that_takes_the_message_leaves_no_refusal(tmp_path: Path) -> None:
+    """The control: the same link and outbox on a broker that allows the table."""
+    passwords = password_file(tmp_path / "auth", {"club/t1": "tp"})
+    acl = tmp_path / "auth" / "acl"
+    acl.write_text(FIXED)
+    broker = Broker(tmp_path / "broker", anonymous=False,
+                    extra=f"password_file {passwords}\nacl_file {acl}")
+    broker.start()
+    journal = Journal(tmp_path / "journal.sqlite3", sync="normal")
+    outbox = Outbox(journal, 1000)
+    outbox.add(journal.new_outgoing(f"{B}/event", b'{"seq": 1}', False, 1))
+    journal.write(journal.take())
+    outbox.release()
+    link = MqttLink(parse_broker(broker.url, "club/t1", "tp"), MqttConfig(url=broker.url),
+                    B, outbox, client_id="t1", will=b"{}", on_connected=lambda: None,
+                    on_request=lambda _: None)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: len(outbox) == 0, 10, "not delivered")
+        assert link.refused is None
+    finally:
+        await cancel_and_wait(task)
+        journal.close()
+        broker.stop()
