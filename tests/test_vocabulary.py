@@ -1,9 +1,10 @@
 """The table's vocabulary is defined once: the ids, the channel names, the version, and the
-copies that cannot import it (the board firmware) held equal to it."""
+copies that cannot import it (the board firmware, the browser pages) held equal to it."""
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -145,3 +146,25 @@ def test_no_code_spells_out_the_version() -> None:
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, ast.Constant) and node.value == PROJECT_VERSION]
     assert not found, "take the version from vocabulary.VERSION:\n" + "\n".join(found)
+
+
+STATIC = ROOT / "controller" / "web" / "static"
+POCKET_TOKEN = re.compile(r"\b(" + "|".join(p.value for p in Pocket) + r")\b")
+
+
+def test_the_pages_name_every_pocket_of_the_vocabulary_wherever_they_list_pockets() -> None:
+    # The browser pages cannot import the vocabulary; a line that lists pockets lists them all.
+    scripts = sorted(STATIC.glob("*.js"))
+    partial = [f"{path.relative_to(ROOT)}:{n}: {sorted(found)}"
+               for path in scripts
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if (found := set(POCKET_TOKEN.findall(line))) and found != set(Pocket)]
+    assert scripts and not partial, "\n".join(partial)
+
+
+@pytest.mark.parametrize("lang", sorted((STATIC / "lang").glob("*.json")),
+                         ids=lambda p: p.stem)
+def test_every_language_names_exactly_the_vocabularys_pockets(lang: Path) -> None:
+    keys = json.loads(lang.read_text(encoding="utf-8"))
+    named = {k.removeprefix("pocket.") for k in keys if k.startswith("pocket.")}
+    assert named == {*Pocket, "return"}  # "return": a drop only the ball return saw
