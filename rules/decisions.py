@@ -185,7 +185,19 @@ class MatchAbandoned(Decision):
 
 @dataclass(frozen=True, slots=True)
 class Noted(Decision):
-    """A fact the ruling rests on that a reader should see (a default applied, a ball ignored)."""
+    """A fact the ruling rests on that a reader should see (a default applied, a ball ignored).
+
+    ``about`` gives what it is about as data, as (name, value) pairs (an event gives a
+    mapping), so a page can offer the correction: ``called_presumed`` is about the ``ball``
+    and ``pocket`` presumed, and a ``declare`` of what fell there rules the shot again.
+    """
 
     what: str
     detail: str = ""
+    about: tuple[tuple[str, Any], ...] = ()
+
+    def to_event(self) -> dict[str, Any]:
+        """Returns the note as JSON-ready data, ``about`` as a mapping."""
+        data = Decision.to_event(self)
+        data["about"] = dict(self.about)
+        return data

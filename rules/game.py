@@ -161,6 +161,8 @@ class Shot:
     cue_pocketed: bool
     #: The cue ball's pocket, when it fell and the pocket is known.
     cue_pocket: Pocket | None = None
+    #: What resolving the drops presumed (``Noted``), listed first in the shot's ruling.
+    notes: tuple[Decision, ...] = ()
 
     @property
     def kind(self) -> ShotKind:

@@ -38,7 +38,13 @@ class MatchOptions:
     presume_called: bool = option(
         True,
         "with no identity reader, one unidentified drop in a called pocket is presumed to be "
-        "the called ball; off: every unidentified drop is asked (identify)",
+        "the called ball, and the ruling says so (a `Noted` `called_presumed` decision with the "
+        "ball and pocket; a `declare` of what fell there rules the shot again). Its cost: when "
+        "another ball fell in the called pocket while the called ball missed, the wrong ball is "
+        "credited: Ten-ball takes the wrong ball for the lowest, Siberian Ten credits the "
+        "shooter a ball that belongs to the opponent, pyramid scores the wrong points. Fit an "
+        "identity reader for Siberian Ten and pyramid (deploy/README.md). Off: every "
+        "unidentified drop is asked (identify)",
     )
 
 

@@ -25,6 +25,7 @@ from rules.decisions import (
     MatchAbandoned,
     MatchStarted,
     MatchWon,
+    Noted,
     QuestionAnswered,
     QuestionAsked,
     RulingCorrected,
@@ -321,6 +322,7 @@ class Referee:
             return _Frame(before, record, answers, ask.ids, state, [], tuple(ask.open),
                           ask.consumed)
         after, decisions = game.rule(state, shot, ask)
+        decisions = [*shot.notes, *decisions]
         after, decisions = _settle_game(after, decisions, ask)
         return _Frame(before, record, answers, ask.ids, after, decisions, tuple(ask.open),
                       ask.consumed)
@@ -373,6 +375,7 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
     if blind_pending:
         return None
 
+    notes: list[Decision] = []
     if unknown and state.options.presume_called:
         for call in record.calls:
             if call.ball == CUE and cue_pocketed or call.ball in dict(known):
@@ -380,6 +383,9 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
             here = [d for d in unknown if d.pocket == call.pocket]
             if len(here) == 1 and (call.ball == CUE or call.ball in on_table):
                 unknown.remove(here[0])
+                # a guess that changes scores: said in the ruling, corrected by a declare
+                notes.append(Noted("called_presumed", about=(("ball", call.ball),
+                                                             ("pocket", call.pocket))))
                 if call.ball == CUE:
                     cue_pocketed, cue_pocket = True, call.pocket
                 else:
@@ -422,6 +428,7 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         pocketed=tuple(known),
         cue_pocketed=cue_pocketed,
         cue_pocket=cue_pocket,
+        notes=tuple(notes),
     )
 
 

@@ -9,6 +9,7 @@ from rules.decisions import (
     BallSpotted,
     BallStaysDown,
     MatchAbandoned,
+    Noted,
     QuestionAnswered,
     QuestionAsked,
     RulingCorrected,
@@ -31,6 +32,24 @@ def test_one_unidentified_drop_in_the_called_pocket_is_presumed_the_called_ball(
     out = play(ref, call=(1, "fr"), first=1, drops=[(None, "fr")])
     assert BallStaysDown(1) in out and out[-1] == ShooterContinues(0)
     assert not ref.questions
+
+
+def test_tb_13_the_called_pocket_presumption_is_noted_in_the_ruling_with_ball_and_pocket():
+    ref = broken()
+    out = play(ref, call=(1, "fr"), first=1, drops=[(None, "fr")])
+    assert out[0] == Noted("called_presumed", about=(("ball", 1), ("pocket", "fr")))
+    assert out[0].to_event() == {"decision": "Noted", "what": "called_presumed", "detail": "",
+                                 "about": {"ball": 1, "pocket": "fr"}}
+
+
+def test_tb_9_declaring_what_fell_in_the_called_pocket_undoes_the_presumption():
+    ref = broken()
+    play(ref, call=(1, "fr"), first=1, drops=[(None, "fr")])  # presumed the 1: Ann continues
+    out = ref.feed(ShotAmended(shot(call=(1, "fr"), first=1, drops=[(8, "fr")])))  # it was the 8
+    assert isinstance(out[0], RulingCorrected)
+    assert not [d for d in out if isinstance(d, Noted) and d.what == "called_presumed"]
+    assert BallStaysDown(8) in out and 1 in ref.state.on_table and 8 not in ref.state.on_table
+    assert [q.topic for q in ref.questions] == ["shoot_or_hand_back"]  # TB-9: Bob chooses
 
 
 def test_presumption_can_be_switched_off_and_the_drop_is_asked():
