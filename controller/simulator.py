@@ -131,6 +131,8 @@ class Simulator:
         if q.kind == "confirm":
             if q.topic is Topic.BALL_FELL:  # a blind pocket: the referee saw whether one fell
                 return any(p == q.params["pocket"] for _, p in self._last.drops)
+            if q.topic is Topic.CUE_BALL:  # the referee saw whether the cue ball fell there
+                return any(b == CUE and p == q.params["pocket"] for b, p in self._last.drops)
             return rng.random() < 0.75
         return rng.choice(list(q.choices))
 

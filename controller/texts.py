@@ -30,6 +30,7 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         Topic.WHICH_BALLS: "which ball fell {where}?",
         f"{Topic.WHICH_BALLS}.many": "which {count} balls fell {where}?",
         Topic.CUE_BALL: "was the ball that fell in {pocket} the cue ball?",
+        f"{Topic.CUE_BALL}.many": "was one of the {count} balls that fell in {pocket} the cue ball?",
         Topic.CALLED_BALL: "was the ball that fell in {pocket} the called {ball}?",
         Topic.WAS_CALLED: "no call was recorded: was the {ball} in {pocket} the called shot?",
         Topic.ANY_CALLED: "no call was recorded: was a ball that fell ({fell}) called in that "
@@ -67,6 +68,7 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         Topic.WHICH_BALLS: "какой шар упал {where}?",
         f"{Topic.WHICH_BALLS}.many": "какие шары (их {count}) упали {where}?",
         Topic.CUE_BALL: "шар, упавший в лузу {pocket}, — биток?",
+        f"{Topic.CUE_BALL}.many": "был ли среди шаров, упавших в лузу {pocket} (их {count}), биток?",
         Topic.CALLED_BALL: "шар, упавший в лузу {pocket}, — заказанный шар {ball}?",
         Topic.WAS_CALLED: "заказ не записан: был ли заказан шар {ball} в лузу {pocket}?",
         Topic.ANY_CALLED: "заказ не записан: был ли один из забитых шаров ({fell}) заказан в эту "

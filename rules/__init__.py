@@ -15,6 +15,7 @@ from rules.decisions import Decision, InHand, Spot
 from rules.errors import InvalidInput, RulesError
 from rules.facts import (
     CUE,
+    OBJECT,
     UNKNOWN,
     Call,
     Drop,
@@ -41,7 +42,8 @@ from rules.referee import (
 from rules.state import MatchState, Question, QuestionKind, Status, Topic
 
 __all__ = [
-    "CUE", "GAMES", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul", "Forfeit", "Game", "InHand",
+    "CUE", "GAMES", "OBJECT", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul",
+    "Forfeit", "Game", "InHand",
     "Input", "InvalidInput", "MatchEnded", "MatchSetup", "MatchState", "NewMatch", "Pocket",
     "Question", "QuestionKind", "Rail", "Referee", "RulesError", "ShotAmended", "ShotKind",
     "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Topic", "Undone",

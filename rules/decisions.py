@@ -58,7 +58,7 @@ class BallStaysDown(Decision):
 
 @dataclass(frozen=True, slots=True)
 class BallSpotted(Decision):
-    ball: int
+    ball: Ball  # a number, or ``"object"`` when nobody knows which
     spot: Spot
 
 

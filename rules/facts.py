@@ -31,7 +31,10 @@ UNKNOWN: Final = Unknown.UNKNOWN
 Known: TypeAlias = T | Literal[Unknown.UNKNOWN]
 
 CUE: Final = "cue"
-#: An object ball's number, or ``"cue"``.
+#: An object ball whose number nobody knows (no identity reader, and the number changes nothing
+#: in the ruling): credited as such; ``MatchState.unidentified`` counts it off the table.
+OBJECT: Final = "object"
+#: An object ball's number, ``"cue"``, or ``"object"``.
 Ball: TypeAlias = int | str
 
 

@@ -163,6 +163,9 @@ class Shot:
     cue_pocket: Pocket | None = None
     #: What resolving the drops presumed (``Noted``), listed first in the shot's ruling.
     notes: tuple[Decision, ...] = ()
+    #: Object balls that fell with no number known, by pocket (where the number changes
+    #: nothing: ``Game.identity_needed``).
+    unidentified: tuple[Pocket | None, ...] = ()
 
     @property
     def kind(self) -> ShotKind:
@@ -175,6 +178,11 @@ class Shot:
     @property
     def balls_pocketed(self) -> tuple[int, ...]:
         return tuple(b for b, _ in self.pocketed)
+
+    @property
+    def objects_fell(self) -> bool:
+        """Returns True when an object ball fell, its number known or not."""
+        return bool(self.pocketed or self.unidentified)
 
     def fell_in(self, ball: Ball, pocket: Pocket) -> bool:
         """Returns True when ``ball`` (an object ball or the cue ball) fell in ``pocket``."""
@@ -227,6 +235,7 @@ class Game(abc.ABC):
             status=Status.BREAK,
             breaker=breaker,
             on_table=self.balls,
+            unidentified=0,
             to_shoot=breaker,
             ball_in_hand=InHand.KITCHEN,
             winner=None,
@@ -246,8 +255,11 @@ class Game(abc.ABC):
         if kind is ShotKind.IGRA:
             raise InvalidInput("\"Igra\" is a Siberian Ten shoot-out call")
 
-    def identity_matters(self, state: MatchState) -> bool:
-        """Returns False where balls are interchangeable (plain balls), so nobody is asked."""
+    def identity_needed(self, state: MatchState, record: ShotRecord,
+                        pocket: Pocket | None) -> bool:
+        """Returns whether the number of an object ball that fell in ``pocket`` (None: seen only
+        by the ball return) can change the ruling. False: nobody is asked which ball it was,
+        only whether it was the cue ball, and it is credited as ``OBJECT``. By default True."""
         return True
 
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:

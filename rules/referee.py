@@ -143,6 +143,7 @@ class Referee:
             "to_shoot": s.to_shoot,
             "ball_in_hand": str(s.ball_in_hand),
             "on_table": list(s.on_table),
+            "unidentified": s.unidentified,
             "shot": s.shot,
             "questions": [q.to_json() for q in open_q],
             "winner": s.winner,
@@ -344,21 +345,29 @@ def _difference(old: _Frame, new: _Frame) -> list[Decision]:
 
 
 def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> Shot | None:
-    """Returns the shot with every drop identified, or None after asking ``identify``.
+    """Returns the shot with every drop resolved, or None while asking.
 
     Identity comes from the sensors where they saw it; else, as the options say, one drop in a
-    called pocket is presumed the called ball; a drop that can only be one ball is that ball;
-    every other drop is asked about, pocket by pocket.
+    called pocket is presumed the called ball (noted); a drop that can only be one ball is that
+    ball; a drop whose number changes nothing (``Game.identity_needed``) is an object ball of no
+    known number, once it is known not to be the cue ball (asked, ``cue_ball``, when no
+    detector says); every other drop is asked about (``identify``), pocket by pocket.
     """
     on_table = set(game.balls_in_play(state))
+    capacity = len(on_table) - state.unidentified  # object balls that can fall
     known: list[tuple[int, Pocket | None]] = []
     cue_pocketed, cue_pocket = False, None
     unknown: list[Drop] = []
+    notes: list[Decision] = []
     for drop in record.drops:
         if drop.ball == CUE and not cue_pocketed:
             cue_pocketed, cue_pocket = True, drop.pocket
         elif isinstance(drop.ball, int) and drop.ball in on_table and drop.ball not in dict(known):
-            known.append((drop.ball, drop.pocket))
+            if len(known) < capacity:
+                known.append((drop.ball, drop.pocket))
+            else:  # more balls named than are on the table: an earlier count was wrong
+                notes.append(Noted("drop_ignored", about=(("ball", drop.ball),
+                                                          ("pocket", drop.pocket))))
         else:  # unidentified, or a reading that cannot be right (a ball not on the table)
             unknown.append(Drop(drop.pocket))
 
@@ -375,13 +384,13 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
     if blind_pending:
         return None
 
-    notes: list[Decision] = []
     if unknown and state.options.presume_called:
         for call in record.calls:
             if call.ball == CUE and cue_pocketed or call.ball in dict(known):
                 continue
             here = [d for d in unknown if d.pocket == call.pocket]
-            if len(here) == 1 and (call.ball == CUE or call.ball in on_table):
+            room = call.ball == CUE or call.ball in on_table and len(known) < capacity
+            if len(here) == 1 and room:
                 unknown.remove(here[0])
                 # a guess that changes scores: said in the ruling, corrected by a declare
                 notes.append(Noted("called_presumed", about=(("ball", call.ball),
@@ -395,29 +404,46 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
     for drop in unknown:
         groups[drop.pocket] += 1
     pending = False
+    unidentified: list[Pocket | None] = []
+    player = state.to_shoot or 0
     for pocket, count in groups.items():
-        candidates: list[Ball] = sorted(on_table - set(dict(known)))
-        if not (record.cue_sensed or cue_pocketed):
-            candidates.append(CUE)
+        numbers = sorted(on_table - set(dict(known)))
+        left = len(numbers) - state.unidentified - len(unidentified)  # balls that can still fall
+        cue_possible = not (record.cue_sensed or cue_pocketed)
+        candidates: list[Ball] = [*numbers, CUE] if cue_possible else list(numbers)
         # more drops than balls that could have fallen: the beam saw something else too
-        count = min(count, len(candidates))
-        if count == 0:
+        count = min(count, left + cue_possible)
+        if count <= 0:
             continue
-        if len(candidates) == count and len(groups) == 1 or not game.identity_matters(state) and (
-            record.cue_sensed or cue_pocketed
-        ):
-            answer: tuple[Ball, ...] | None = tuple(candidates[:count])
-        else:
-            answer = ask.ask(QuestionKind.IDENTIFY, state.to_shoot or 0, Topic.WHICH_BALLS,
-                             tuple(candidates), count, pocket=pocket)
+        exact = not state.unidentified and len(candidates) == count and len(groups) == 1
+        answer: tuple[Ball, ...] | None
+        if exact:
+            answer = tuple(candidates)
+        elif game.identity_needed(state, record, pocket):
+            answer = ask.ask(QuestionKind.IDENTIFY, player, Topic.WHICH_BALLS, tuple(candidates),
+                             count, pocket=pocket)
+        else:  # any object ball counts the same here: only the cue ball would change it
+            was_cue = (ask.ask(QuestionKind.CONFIRM, player, Topic.CUE_BALL, (True, False),
+                               count, pocket=pocket) if cue_possible else False)
+            if was_cue is None:
+                pending = True
+                continue
+            objects = min(count - int(was_cue), left)
+            answer = (CUE,) * int(was_cue)
+            if not state.unidentified and len(numbers) == objects and len(groups) == 1:
+                answer += tuple(numbers)  # the last balls: their numbers are known after all
+            else:
+                unidentified += [pocket] * objects
         if answer is None:
             pending = True
             continue
         for ball in answer:
             if ball == CUE:
                 cue_pocketed, cue_pocket = True, pocket
-            else:
+            elif len(known) + len(unidentified) < capacity:
                 known.append((int(ball), pocket))
+            else:  # more balls named than are on the table: an earlier count was wrong
+                notes.append(Noted("drop_ignored", about=(("ball", ball), ("pocket", pocket))))
     if pending:
         return None
     assert state.to_shoot is not None
@@ -429,6 +455,7 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         cue_pocketed=cue_pocketed,
         cue_pocket=cue_pocket,
         notes=tuple(notes),
+        unidentified=tuple(unidentified),
     )
 
 

@@ -37,6 +37,12 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
 
 Decisions taken where the originals are silent or ambiguous:
 
+- Without an identity reader, a ball's number is asked only where it changes the ruling: a
+  drop in a called pocket, or (no call recorded) the first ball down. Elsewhere — the break,
+  uncalled play, a pocket nobody called — any object ball counts the same: it is credited as
+  ``OBJECT`` (``MatchState.unidentified`` keeps the count of balls on the table right), and
+  only whether it was the cue ball is asked, when no cue-ball detector says.
+
 - An uncalled cue ball that fell (called play) scores nothing and is no foul; the next shot is
   from hand in the kitchen ("выставление битка по обычным правилам").
 - The two-cushion rule counts distinct cushions (a long rail's two halves are one cushion); a
@@ -86,7 +92,7 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.errors import InvalidInput
-from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, ShotKind, Special
+from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, Pocket, ShotKind, ShotRecord, Special
 from rules.game import Asker, Game, Shot, cushions_touched, register
 from rules.options import MatchOptions, option
 from rules.state import MatchState, Status, Topic
@@ -312,9 +318,16 @@ class SiberianTen(Game):
         return self.new_rack(state, breaker=breaker,
                              extra=SiberianExtra(handicap_left=opts.handicap))
 
-    def identity_matters(self, state: MatchState) -> bool:
-        # plain balls in uncalled play; a bullet has one object ball (a second reading is noise)
-        return bool(_opts(state).called) and state.status is not Status.SHOOTOUT
+    def identity_needed(self, state: MatchState, record: ShotRecord,
+                        pocket: Pocket | None) -> bool:
+        # Any object ball counts the same on the break, in uncalled play, on a bullet, and
+        # (called play) in a pocket nobody called; with no call recorded, the missing-call
+        # question names the ball.
+        if state.status in (Status.BREAK, Status.SHOOTOUT) or not _opts(state).called:
+            return False
+        if not record.calls:
+            return _opts(state).missing_call != "no_count"
+        return any(c.pocket == pocket for c in record.calls)
 
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
         if state.status is Status.SHOOTOUT:
@@ -366,11 +379,11 @@ class SiberianTen(Game):
         if special is Special.INTERFERENCE:  # ST-18 в)
             return self._interference(state, shot, ask)
         if special is Special.HANGING_BALL:  # ST-18 г)
-            decisions = [BallSpotted(b, Spot.FOOT_SPOT) for b in shot.balls_pocketed]
+            decisions = _spotted(shot, Spot.FOOT_SPOT)
             state = replace(state, ball_in_hand=InHand.KITCHEN)
             return state, [*decisions, ShooterContinues(shot.shooter, InHand.KITCHEN)]
         if special is Special.RETURNED_FROM_FLOOR:  # ST-18 а): nothing counts, turn passes
-            decisions = [BallSpotted(b, Spot.FOOT_RAIL) for b in shot.balls_pocketed]
+            decisions = _spotted(shot, Spot.FOOT_RAIL)
             return self._next(state, shot, decisions, state.next_player(shot.shooter),
                               InHand.NONE)
         if special is Special.ON_RAIL:  # ST-18 б): pocketed balls count, turn passes
@@ -396,7 +409,7 @@ class SiberianTen(Game):
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         record = shot.record
-        anything = bool(shot.pocketed) or shot.cue_pocketed
+        anything = shot.objects_fell or shot.cue_pocketed
         missed = self._missed(state, shot, ask, decisions)
         if missed is None:
             return state, decisions
@@ -441,7 +454,7 @@ class SiberianTen(Game):
         if _opts(state).called:
             legal_pot = bool(calls) and any(shot.fell_in(c.ball, c.pocket) for c in calls)
         else:
-            legal_pot = bool(shot.pocketed)
+            legal_pot = shot.objects_fell
         missed = self._missed(state, shot, ask, decisions)
         if missed is None:
             return state, decisions
@@ -449,7 +462,7 @@ class SiberianTen(Game):
         if _opts(state).two_cushions_when == "nothing_played":
             applies = not legal_pot
         else:
-            applies = not shot.pocketed and not shot.cue_pocketed
+            applies = not shot.objects_fell and not shot.cue_pocketed
         if not fouls and applies:  # ST-14
             legal = self._two_cushions(state, shot, ask, decisions, _opts(state).two_cushions)
             if legal is None:
@@ -494,7 +507,7 @@ class SiberianTen(Game):
         record = shot.record
         if record.first_contact is None or Foul.MISS in record.fouls:
             return True
-        if record.first_contact is not UNKNOWN or shot.pocketed:
+        if record.first_contact is not UNKNOWN or shot.objects_fell:
             return False
         if _opts(state).presume_contact:
             decisions.append(Noted("contact_presumed"))
@@ -570,7 +583,7 @@ class SiberianTen(Game):
                                      Noted("replayed", "interference")]
         if choice == RESTORE:
             return state, [*decisions, ShooterContinues(shooter, state.ball_in_hand)]
-        decisions += [BallSpotted(b, Spot.FOOT_SPOT) for b in shot.balls_pocketed]
+        decisions += _spotted(shot, Spot.FOOT_SPOT)
         in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
         state = replace(state, ball_in_hand=in_hand)
         return state, [*decisions, ShooterContinues(shooter, in_hand)]
@@ -587,9 +600,14 @@ class SiberianTen(Game):
                 state = self._credit(state, shooter, ball, decisions, own=True)  # ST-6, ST-13
             else:
                 state = self._credit(state, opponent, ball, decisions)  # ST-6…ST-8
+        for _ in shot.unidentified:  # a number that changes nothing: no called pocket's ball
+            if calls is None:
+                state = self._credit(state, shooter, OBJECT, decisions, own=True)
+            else:
+                state = self._credit(state, opponent, OBJECT, decisions)
         if calls is None:
             cue_counts = shot.cue_pocketed
-            continues = bool(shot.pocketed) or shot.cue_pocketed
+            continues = shot.objects_fell or shot.cue_pocketed
         else:
             cue_counts = any(c.ball == CUE and shot.fell_in(CUE, c.pocket) for c in calls)
             continues = bool(calls) and all(shot.fell_in(c.ball, c.pocket) for c in calls)
@@ -611,10 +629,10 @@ class SiberianTen(Game):
         opponent = state.next_player(shooter)
         decisions.append(FoulCalled(shooter, tuple(fouls)))
         voided = any(f in VOIDING for f in fouls)
-        for ball in shot.balls_pocketed:
-            if voided:  # ST-17
-                decisions.append(BallSpotted(ball, Spot.FOOT_RAIL))
-            else:  # ST-16
+        if voided:  # ST-17
+            decisions += _spotted(shot, Spot.FOOT_RAIL)
+        else:  # ST-16
+            for ball in _fallen(shot):
                 state = self._credit(state, opponent, ball, decisions)
         for ball in shot.balls_off_table:  # ST-10
             if ball in state.on_table and ball not in shot.balls_pocketed:
@@ -645,12 +663,16 @@ class SiberianTen(Game):
         to = opponent if choice == SHOOT else shooter
         return self._next(state, shot, decisions, to, in_hand)
 
-    def _pick(self, state: MatchState, player: int, ask: Asker, topic: Topic,
-              **about: Any) -> int | None:
+    @staticmethod
+    def _pick(state: MatchState, player: int, ask: Asker, topic: Topic,
+              **about: Any) -> Ball | None:
         """Returns the ball ``player`` takes off the table, None while asking. Nobody is asked
-        when there is no choice: one ball left, or plain balls (uncalled play)."""
-        if len(state.on_table) == 1 or not self.identity_matters(state):
+        when there is no choice: one ball left (``OBJECT`` when its number is not known), or
+        plain balls (uncalled play)."""
+        if len(state.on_table) == 1:
             return state.on_table[0]
+        if state.balls_left == 1 or not _opts(state).called:
+            return OBJECT
         return ask.pick_ball(player, topic, state.on_table, **about)
 
     @staticmethod
@@ -666,7 +688,9 @@ class SiberianTen(Game):
             decisions.append(Noted("handicap", f"ball {ball} counts for the receiver"))
         p = state.players[player]
         state = state.with_player(player, score=p.score + 1, balls=(*p.balls, ball))
-        if isinstance(ball, int):
+        if ball == OBJECT:
+            state = state.without_unidentified()
+        elif isinstance(ball, int):
             state = state.without_balls({ball})
         decisions.append(BallCredited(player, ball))
         return state
@@ -688,10 +712,11 @@ class SiberianTen(Game):
             return replace(state, status=Status.GAME_OVER), [
                 *decisions, GameWon(winner, state.game_no, "six_balls")]
         if not state.on_table:  # 5:5: ten balls credited, nobody at six
-            last = next((d for d in reversed(decisions)
-                         if isinstance(d, BallCredited) and isinstance(d.ball, int)), None)
-            first = (shot.shooter if last is None or last.ball in shot.balls_pocketed
-                     else last.player)
+            last = next((d for d in reversed(decisions) if isinstance(d, BallCredited)
+                         and (isinstance(d.ball, int) or d.ball == OBJECT)), None)
+            fell = last is not None and (last.ball in shot.balls_pocketed
+                                         or last.ball == OBJECT and bool(shot.unidentified))
+            first = shot.shooter if last is None or fell else last.player
             so = Shootout(first=first, shooting=first)
             state = replace(state, status=Status.SHOOTOUT, to_shoot=first,
                             ball_in_hand=InHand.NONE, extra=replace(state.extra, shootout=so))
@@ -720,7 +745,7 @@ class SiberianTen(Game):
             fouls.append(Foul.CUE_OFF_TABLE)
         if shot.balls_off_table:
             fouls.append(Foul.BALL_OFF_TABLE)
-        fell = bool(shot.pocketed) or shot.cue_pocketed
+        fell = shot.objects_fell or shot.cue_pocketed
         if not so.igra and record.kind is ShotKind.IGRA:
             if so.igra_allowed == other:
                 so = replace(so, igra=True, igra_by=other, igra_allowed=None)
@@ -752,7 +777,7 @@ class SiberianTen(Game):
                            ShooterContinues(shooter)]
         if fouls:
             decisions.append(FoulCalled(shooter, tuple(fouls)))
-        points = 0 if missed or fouls else int(bool(shot.pocketed)) + int(shot.cue_pocketed)
+        points = 0 if missed or fouls else int(shot.objects_fell) + int(shot.cue_pocketed)
         decisions.append(BulletScored(shooter, points, so.round))
         scored = list(so.points)
         scored[shooter] = points
@@ -779,3 +804,14 @@ class SiberianTen(Game):
         so = replace(so, igra_allowed=None)
         state = replace(state, status=Status.GAME_OVER, extra=replace(state.extra, shootout=so))
         return state, [*decisions, GameWon(winner, state.game_no, why)]
+
+
+def _spotted(shot: Shot, spot: Spot) -> list[Decision]:
+    """Returns the spotting of every object ball that fell on the shot, numbered or not."""
+    return [BallSpotted(b, spot) for b in _fallen(shot)]
+
+
+def _fallen(shot: Shot) -> tuple[Ball, ...]:
+    """Returns the object balls that fell on the shot: numbers, then ``OBJECT`` for each
+    ball of no known number."""
+    return (*shot.balls_pocketed, *(OBJECT for _ in shot.unidentified))

@@ -167,7 +167,10 @@ class MatchState:
     players: tuple[PlayerState, ...] = ()
     to_shoot: int | None = None
     ball_in_hand: InHand = InHand.NONE
+    #: The numbers of the object balls that may be on the table; ``unidentified`` of them
+    #: are not (balls that fell with nobody knowing which, where the number changed nothing).
     on_table: tuple[int, ...] = ()
+    unidentified: int = 0
     shot: int = 0
     winner: int | None = None
     draw: bool = False
@@ -199,8 +202,25 @@ class MatchState:
     def next_player(self, index: int, step: int = 1) -> int:
         return (index + step) % len(self.players)
 
+    @property
+    def balls_left(self) -> int:
+        """Returns how many object balls are on the table."""
+        return len(self.on_table) - self.unidentified
+
     def without_balls(self, balls: set[int] | frozenset[int]) -> MatchState:
-        return replace(self, on_table=tuple(b for b in self.on_table if b not in balls))
+        """Returns the state with these balls off the table."""
+        return _settled(replace(self, on_table=tuple(b for b in self.on_table if b not in balls)))
+
+    def without_unidentified(self, n: int = 1) -> MatchState:
+        """Returns the state with ``n`` more object balls off the table, numbers unknown."""
+        return _settled(replace(self, unidentified=self.unidentified + n))
 
     def with_balls(self, balls: set[int] | frozenset[int]) -> MatchState:
         return replace(self, on_table=tuple(sorted(set(self.on_table) | set(balls))))
+
+
+def _settled(state: MatchState) -> MatchState:
+    """Returns the state with an empty table once every number left is a ball that fell."""
+    if state.unidentified and state.unidentified >= len(state.on_table):
+        return replace(state, on_table=(), unidentified=0)
+    return state

@@ -17,7 +17,7 @@ from controller.replay import feed
 from controller.simulator import simulate_lines
 from controller.table import Table
 from controller.trace import BadLine, Header, read_trace
-from rules import Status
+from rules import OBJECT, Status
 from rules.pyramid import ball_value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,11 +34,14 @@ def check(table: Table, game: str) -> None:
         if state.status in (Status.BREAK, Status.IN_PLAY):
             assert 10 in on_table
     elif game == "siberian-ten":
-        credited = [b for p in state.players for b in p.balls if b != "cue"]
+        # numbers where known; "object" for a ball of no known number, and as many of the
+        # numbers on the table (``unidentified``) are balls that fell
+        credited = [b for p in state.players for b in p.balls if isinstance(b, int)]
+        objects = sum(b == OBJECT for p in state.players for b in p.balls)
         assert len(credited) == len(set(credited))
         assert not on_table & set(credited)
         if state.status is not Status.GAME_OVER and state.status is not Status.MATCH_OVER:
-            assert len(credited) + len(on_table) == 10
+            assert len(credited) + objects + state.balls_left == 10
         assert all(p.score >= 0 for p in state.players)
     else:
         n = len(state.players)

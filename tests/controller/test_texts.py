@@ -77,6 +77,12 @@ def test_identify_asks_for_as_many_balls_as_fell_and_the_ball_return_has_its_wor
     assert texts.prompt(q, [], "ru") == "какой шар упал в шароприёмник?"
 
 
+def test_whether_one_of_several_drops_was_the_cue_ball_names_how_many():
+    q = question(Topic.CUE_BALL, count=2)
+    assert texts.prompt(q, [], "en") == "was one of the 2 balls that fell in sl the cue ball?"
+    assert texts.prompt(q, [], "ru") == "был ли среди шаров, упавших в лузу sl (их 2), биток?"
+
+
 def test_a_topic_without_text_is_shown_by_its_data_not_dropped():
     q = {"topic": "something_new", "about": {"pocket": "fl"}, "player": 0}
     assert texts.prompt(q, ["Ann"], "ru") == "something_new (pocket=fl)?"

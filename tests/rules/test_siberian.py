@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from rules import UNKNOWN, Foul, InHand, InvalidInput, Status
+from rules import OBJECT, UNKNOWN, Foul, InHand, InvalidInput, Status
 from rules.decisions import (
     BallCredited,
     BallSpotted,
@@ -65,9 +65,15 @@ def kinds(ref):
 
 
 def accounted(ref) -> bool:
-    credited = [b for p in ref.state.players for b in p.balls if b != "cue"]
-    together = credited + list(ref.state.on_table)
-    return sorted(together) == ALL
+    """Every object ball is on the table or credited once: numbers where known, else
+    ``OBJECT`` (then as many numbers on the table are balls that fell, ``unidentified``)."""
+    state = ref.state
+    numbers = [b for p in state.players for b in p.balls if isinstance(b, int)]
+    objects = sum(b == OBJECT for p in state.players for b in p.balls)
+    together = numbers + list(state.on_table)
+    return (len(set(together)) == len(together) and set(together) <= set(ALL)
+            and 0 <= state.unidentified < max(1, len(state.on_table))
+            and len(ALL) - len(numbers) - state.balls_left == objects)
 
 
 # ---------------------------------------------------------------- ST-1
@@ -335,7 +341,8 @@ def test_st_13_plain_balls_nobody_is_asked_which_ball_fell():
     ref = after_break(called=False)
     play(ref, first=3, drops=[(None, "fl"), (None, "sr"), ("cue", "hl")])
     assert not ref.questions  # neither identify nor pick_ball: the balls are interchangeable
-    assert ref.state.players[BOB].score == 3 and len(ref.state.on_table) == 7
+    assert ref.state.players[BOB].score == 3 and ref.state.balls_left == 7
+    assert ref.state.players[BOB].balls == (OBJECT, OBJECT, OBJECT)  # numbers nobody knows
     assert accounted(ref)
 
 
@@ -883,3 +890,61 @@ def test_st_3_breaks_by_lot_are_asked_at_the_end_of_each_game():
     assert ref.snapshot()["status"] == "game_over" and ref.state.to_shoot == 0
     play(ref, first=1, cushions=("f", "lf"), drops=[(b, "fr") for b in range(1, 7)])
     assert ref.state.players[0].games == 2  # Ann broke game 2 (and won it on the break)
+
+
+# ------------------------------------------------------------ ask only what changes the ruling
+def test_st_4_nobody_is_asked_which_balls_fell_on_the_break():
+    ref = sib()
+    out = play(ref, first=1, drops=[(None, "fl"), (None, "sr")])  # no identity reader
+    assert not ref.questions and credits(out) == [(ANN, OBJECT), (ANN, OBJECT)]
+    snap = ref.snapshot()
+    assert snap["unidentified"] == 2 and len(snap["on_table"]) == 10
+    assert ref.state.balls_left == 8 and ref.state.to_shoot == ANN and accounted(ref)
+
+
+def test_st_4_without_a_cue_detector_only_whether_it_was_the_cue_ball_is_asked():
+    ref = sib()
+    play(ref, first=1, drops=[(None, "fr")], cue_sensed=False)
+    (q,) = ref.questions
+    assert (q.kind, q.topic, q.params) == ("confirm", "cue_ball", {"pocket": "fr"})
+    out = answer(ref, False)
+    assert credits(out) == [(ANN, OBJECT)] and ref.state.to_shoot == ANN
+
+
+def test_st_9_on_the_break_the_cue_ball_answered_yes_counts_for_the_breaker():
+    ref = sib()
+    play(ref, first=1, drops=[(None, "fr")], cue_sensed=False)
+    answer(ref, True)  # it was the cue ball: Bob takes a ball off the table for Ann (ST-9)
+    (q,) = ref.questions
+    assert (q.kind, q.topic, q.player) == ("pick_ball", "cue_ball_counts", BOB)
+    answer(ref, 7)
+    assert ref.state.players[ANN].balls == (7,) and ref.state.balls_left == 9
+
+
+def test_st_8_a_ball_in_a_pocket_nobody_called_is_not_identified():
+    ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl"), (None, "sr")])
+    assert not ref.questions  # whatever fell in sr counts for Ann
+    assert credits(out) == [(BOB, 3), (ANN, OBJECT)] and ref.state.to_shoot == BOB
+    assert accounted(ref)
+
+
+def test_st_6_a_drop_in_the_called_pocket_is_still_identified():
+    ref = after_break(presume_called=False)
+    play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")])
+    (q,) = ref.questions
+    assert (q.kind, q.topic, q.params) == ("identify", "which_balls", {"pocket": "fl"})
+    out = answer(ref, 3)
+    assert credits(out) == [(BOB, 3)] and ref.state.to_shoot == BOB
+
+
+def test_st_16_with_one_ball_left_of_unknown_number_the_penalty_takes_it_unasked():
+    ref = sib()
+    play(ref, first=1, drops=[(None, "fl")] * 4)  # Ann 4, six balls left
+    play(ref, call=(5, "fl"), first=5, drops=[(5, "fl"), (6, "fl"), (7, "fr"), (8, "sl")])
+    play(ref, call=(9, "fl"), first=9, drops=[(None, "sr")])  # Ann: the 9 missed, one fell
+    assert [p.score for p in ref.state.players] == [5, 4] and ref.state.balls_left == 1
+    assert ref.state.to_shoot == BOB
+    out = play(ref, first=10, fouls=("miss",))  # Bob misses: Ann takes the last ball
+    assert not ref.questions and credits(out) == [(ANN, OBJECT)]
+    assert ref.state.winner == ANN and ref.state.on_table == () and accounted(ref)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from rules import (
     CUE,
+    OBJECT,
     UNKNOWN,
     Answered,
     Call,
@@ -101,8 +102,14 @@ def check_invariants(ref: Referee) -> None:
     state = ref.state
     scores = [p.score for p in state.players]
     # each object ball on the table or credited to exactly one player; nothing invented
-    credited = [b for p in state.players for b in p.balls if b != CUE]
-    assert sorted(credited + list(state.on_table)) == ALL
+    # (numbers where known; a ball of no known number is credited as OBJECT, and as many of
+    # the numbers on the table are balls that fell: ``unidentified``)
+    numbers = [b for p in state.players for b in p.balls if isinstance(b, int)]
+    objects = sum(b == OBJECT for p in state.players for b in p.balls)
+    together = numbers + list(state.on_table)
+    assert len(set(together)) == len(together) and set(together) <= set(ALL)
+    assert 0 <= state.unidentified < max(1, len(state.on_table))
+    assert len(ALL) - len(numbers) - state.balls_left == objects
     assert list(state.on_table) == sorted(state.on_table)
     assert all(p.score == len(p.balls) for p in state.players)
     assert sum(1 for p in state.players for b in p.balls if b == CUE) <= 1
