@@ -117,7 +117,8 @@ class Config(_Section):
     venue: Id = "club"
     table: Id = "t1"
     prefix: Annotated[str, Field(pattern=r"^[A-Za-z0-9_/-]+$")] = "billiards"
-    backend: Literal["sim", "gpio", "serial"] = "sim"
+    # None: not configured yet (a fresh install): the service waits, referees nothing
+    backend: Literal["sim", "gpio", "serial"] | None = None
     data: Path = Path("/var/lib/billiards-controller")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     language: Literal["en", "ru"] = "en"

@@ -537,8 +537,38 @@ def overrides_of(args: Any) -> dict[str, Any]:
             "data": getattr(args, "data", None)}
 
 
-async def serve(config: Config) -> None:
-    """Runs a service until SIGTERM or SIGINT; serves the venue pages when ``web.enabled``."""
+def unconfigured(source: str) -> str:
+    """Returns the status of a service whose configuration names no backend."""
+    return (f"waiting for configuration: no backend in {source} (gpio, serial or sim); "
+            "set it, then restart the service")
+
+
+async def wait_unconfigured(status: str, notifier: Notifier | None = None) -> None:
+    """What a fresh install runs (no backend configured): no table, no journal, no broker;
+    tells systemd it is ready with ``status`` (``systemctl status`` shows it), keeps its
+    watchdog fed and logs ``status``, until SIGTERM or SIGINT."""
+    notifier = notifier or Notifier()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    log.warning("%s", status)
+    notifier.notify("READY=1")
+    notifier.status(status)
+    watchdog = asyncio.create_task(notifier.watchdog(), name="watchdog")
+    try:
+        await stop.wait()
+    finally:
+        notifier.notify("STOPPING=1")
+        await cancel_and_wait(watchdog)
+
+
+async def serve(config: Config, source: str = "the configuration") -> None:
+    """Runs a service until SIGTERM or SIGINT; serves the venue pages when ``web.enabled``.
+    Without a backend configured, only waits (``wait_unconfigured``)."""
+    if config.backend is None:
+        await wait_unconfigured(unconfigured(source))
+        return
     service = Service(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -583,7 +613,7 @@ def run_main(args: Any) -> int:
     logging.basicConfig(level=config.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(serve(config))
+        asyncio.run(serve(config, str(args.config or "the configuration")))
     except (Exception, ExceptionGroup) as exc:  # noqa: B014
         cause = _first(exc)
         if isinstance(cause, BrokerRefused | UntrustedBroker | ConfigError):

@@ -1,4 +1,5 @@
-"""systemd's notify protocol: ``READY=1`` once serving, ``WATCHDOG=1`` from the event loop.
+"""systemd's notify protocol: ``READY=1`` once serving, ``WATCHDOG=1`` from the event loop,
+``STATUS=`` the line ``systemctl status`` shows.
 
 Does nothing when ``NOTIFY_SOCKET`` is not set (not started by systemd with ``Type=notify``).
 """
@@ -42,6 +43,10 @@ class Notifier:
             log.warning("cannot notify systemd: %s", exc)
             return False
         return True
+
+    def status(self, text: str) -> bool:
+        """Sends ``STATUS=text`` (one line); returns whether it was sent."""
+        return self.notify("STATUS=" + " ".join(text.split()))
 
     async def watchdog(self) -> None:
         """Pings the watchdog from the event loop until cancelled (a stuck loop stops it)."""

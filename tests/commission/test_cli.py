@@ -61,7 +61,8 @@ def test_commission_apply_writes_the_suggested_file_and_keeps_a_backup(tmp_path:
 
 
 def test_commission_refuses_the_sim_backend_and_names_what_to_do(tmp_path: Path) -> None:
-    config = _config(tmp_path)  # the example says backend = "sim"
+    config = _config(tmp_path)
+    config.write_text('backend = "sim"\n' + config.read_text())  # (the example names none)
     run = _commission("--config", str(config), "--out", str(tmp_path / "s"))
     assert run.returncode == 2
     assert "--simulate" in run.stderr
