@@ -265,9 +265,11 @@ class History:
         self._cache: dict[tuple[str, tuple[tuple[str, int, int], ...]], list[_Match]] = {}
         self._lock = threading.Lock()
 
-    def _matches(self) -> Iterable[_Match]:
+    def _matches(self, only: str | None = None) -> Iterable[_Match]:
         seen: dict[str, _Match] = {}
         for table, data in sorted(self.tables.items()):
+            if only is not None and table != only:
+                continue
             for files in _sessions(data / "traces"):
                 try:
                     stamp = tuple((p.name, (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
@@ -289,6 +291,15 @@ class History:
             found = [m.to_json() for m in self._matches() if m.finished]
         found.sort(key=lambda m: m["started"], reverse=True)
         return [{k: v for k, v in m.items() if k not in ("shots", "racks")} for m in found]
+
+    def live(self, table: str) -> dict[str, Any] | None:
+        """Returns the match being played on ``table`` as recorded so far (its start, racks
+        and summary, no shots), or None when its last recorded match is over or there is none."""
+        with self._lock:
+            matches = list(self._matches(table))
+        if not matches or matches[-1].finished:
+            return None
+        return {k: v for k, v in matches[-1].to_json().items() if k != "shots"}
 
     def match(self, ident: str) -> dict[str, Any] | None:
         """Returns one finished match with every shot, or None when there is none of that id."""

@@ -22,6 +22,7 @@ read in a worker thread (never on the loop that runs a table)::
     /history.json            {"matches": [finished matches, newest first, without shots]}
     /history/<id>.json       one match with every shot (``controller.web.history``)
     /history/<id>.csv        its shots as CSV
+    /history/live/<table>.json   the match being played there, as recorded so far (no shots)
 
 ``WebServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
 """
@@ -60,6 +61,7 @@ _TYPES = {
     ".csv": "text/csv; charset=utf-8",
 }
 _HISTORY_ITEM = re.compile(r"^/history/([A-Za-z0-9_-]{1,80})\.(json|csv)$")
+_HISTORY_LIVE = re.compile(r"^/history/live/([A-Za-z0-9_-]{1,80})\.json$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,12 @@ class WebServer:
         if path == "/history.json":
             matches = self.history.matches() if self.history else []
             return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
+        live = _HISTORY_LIVE.match(path)
+        if live:
+            playing = self.history.live(live.group(1)) if self.history else None
+            if playing is None:
+                return 404, b"no match in progress\n", "text/plain; charset=utf-8"
+            return 200, json.dumps(playing, ensure_ascii=False).encode(), _TYPES[".json"]
         found = _HISTORY_ITEM.match(path)
         if not found:
             return None

@@ -96,6 +96,11 @@ def test_the_finished_matches_each_once_newest_first_with_their_summary(recordin
     # the resumed match is the later session's; it started when the first session did
     assert listed[0]["started"].startswith("2026-12-03T19:")
     assert history.match("t1-0000000000") is None
+    # the ten-ball match t1 is playing: its start and first rack, for a page opened meanwhile
+    live = history.live("t1")
+    assert live is not None and live["game"] == "ten-ball" and live["winner"] is None
+    assert live["started"].startswith("2026-12-03T21:00") and live["racks"][0]["breaker"] == 0
+    assert "shots" not in live and history.live("t2") is None and history.live("t9") is None
 
 
 async def test_the_server_answers_the_list_a_match_and_its_csv(recordings: dict[str, Any]) -> None:
@@ -121,6 +126,9 @@ async def test_the_server_answers_the_list_a_match_and_its_csv(recordings: dict[
         status, headers, _ = await get(f"/history/{ident}.json?download")
         assert headers["Content-Disposition"] == f'attachment; filename="{ident}.json"'
         assert (await get("/history/nothing-here.json"))[0] == 404
+        status, _, body = await get("/history/live/t1.json")
+        assert status == 200 and json.loads(body)["game"] == "ten-ball"
+        assert (await get("/history/live/t2.json"))[0] == 404
         assert (await get("/history/../etc.json"))[0] == 404
     async with WebServer(WebConfig()) as bare:  # no data directories: an empty history
         assert bare.resolve_history("/history.json") == (200, b'{"matches": []}', "application/json")

@@ -174,6 +174,26 @@ class TableModel {
     this.events.length = Math.min(this.events.length, EVENTS_KEPT);
     return text;
   }
+  // Returns true, once per match, when the page has not seen the match start (its clock and
+  // earlier racks are then asked of the server's match history).
+  wantsHistory() {
+    const s = this.state;
+    if (!s || !s.game || this.matchStart || !this.matchId || this.asked === this.matchId) return false;
+    this.asked = this.matchId;
+    return true;
+  }
+  // Takes what the server's history recorded of the match in progress.
+  takeHistory(match) {
+    if (!match || this.matchStart) return;
+    const started = new Date(match.started);
+    if (!Number.isNaN(started.getTime())) this.matchStart = { ts: null, at: started };
+    for (const r of match.racks || []) {
+      const rack = this.racks.get(r.game_no) || {};
+      this.racks.set(r.game_no, {
+        breaker: rack.breaker ?? r.breaker ?? undefined, winner: rack.winner ?? r.winner ?? undefined,
+      });
+    }
+  }
   // Seconds the match has run, when its start was seen; else null.
   matchSeconds() {
     if (!this.matchStart || !this.state || !this.state.game) return null;

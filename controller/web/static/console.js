@@ -375,6 +375,11 @@ function pressable(node, action) {
       if (!data) return;
       if (rest.startsWith("response/")) { answered(rest.slice(9), data); return; }
       if (table.take(rest, data)) render();
+      if (config.history && table.wantsHistory()) {  // a match begun before the console was opened
+        fetch(`history/live/${encodeURIComponent(tableId)}.json`, { cache: "no-store" })
+          .then((r) => (r.ok ? r.json() : null)).then((m) => { table.takeHistory(m); render(); })
+          .catch(() => { /* no history: the clock and racks start from what is seen */ });
+      }
     });
     window.billiards = { client, table, send };
     render();

@@ -111,9 +111,15 @@ const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
       return;
     }
     if (!tables.has(id)) tables.set(id, new TableModel(id));
-    const changed = tables.get(id).take(kind, data);
+    const model = tables.get(id);
+    const changed = model.take(kind, data);
     if (typeof changed === "string") say(id, changed);
     if (changed) soon();
+    if (config.history && model.wantsHistory()) {  // a match begun before this page was opened
+      fetch(`history/live/${encodeURIComponent(id)}.json`, { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : null)).then((m) => { model.takeHistory(m); soon(); })
+        .catch(() => { /* no history: the clock and racks start from what is seen */ });
+    }
   });
 
   // TV: turn the pages, keep the clocks going, fit the screen again when it changes
