@@ -315,13 +315,16 @@ class MqttLink:
     """The connection to the broker (see the module docstring).
 
     ``on_connected`` is called after each (re)connection and subscription; ``on_request``
-    with each request received (retained requests are ignored). ``will`` is the Last Will
+    with each request received (retained requests are ignored); ``on_refused`` with the
+    ``Refusal`` when the broker starts refusing a message (or refuses another), and with None
+    when it takes it. ``will`` is the Last Will
     payload for ``B/status``.
     """
 
     def __init__(self, broker: Broker, settings: MqttConfig, base: str, outbox: Outbox, *,
                  client_id: str, will: bytes, on_connected: Callable[[], None],
-                 on_request: Callable[[Incoming], None]) -> None:
+                 on_request: Callable[[Incoming], None],
+                 on_refused: Callable[[Refusal | None], None] | None = None) -> None:
         self.broker = broker
         self.settings = settings
         self.base = base
@@ -331,6 +334,7 @@ class MqttLink:
         self.on_connected = on_connected
         #: what the broker refuses to take now (None: it takes everything); health shows it
         self.refused: Refusal | None = None
+        self.on_refused = on_refused
         self.on_request = on_request
         self.connected = False
         self.connections = 0
@@ -492,6 +496,8 @@ class MqttLink:
                             self.refused.tries, self.refused.reason)
                 self.refused = None
                 backoff.reset()
+                if self.on_refused is not None:
+                    self.on_refused(None)
             self.outbox.done(item)
 
     def _refusal(self, topic: str, code: int, reason: str, delay: float) -> float:
@@ -500,6 +506,8 @@ class MqttLink:
         same = old is not None and (old.topic, old.code) == (topic, code)
         self.refused = Refusal(topic, code, reason, old.since if same and old else time.time(),
                                old.tries + 1 if same and old else 1)
+        if not same and self.on_refused is not None:
+            self.on_refused(self.refused)
         log.error("the broker at %s refused %s: %s (0x%02X), as user %r; it stays in the outbox "
                   "with %d message(s) behind it, sent again in %.1f s (check the broker's ACL)",
                   self.broker.address, topic, reason, code, self.broker.username,

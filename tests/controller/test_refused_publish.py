@@ -18,7 +18,7 @@ import pytest
 from controller.config import MqttConfig
 from controller.connection import parse_broker
 from controller.journal import Journal
-from controller.mqtt import MqttLink, Outbox, cancel_and_wait
+from controller.mqtt import MqttLink, Outbox, Refusal, cancel_and_wait
 from tests.broker import Broker, password_file
 
 B = "billiards/club/t1"
@@ -49,9 +49,11 @@ async def test_a_refused_publish_stays_is_retried_and_is_delivered_in_order_once
     journal.write(journal.take())
     outbox.release()
     settings = MqttConfig(url=broker.url, reconnect_min_s=0.1, reconnect_max_s=0.4)
+    told: list[Refusal | None] = []
     link = MqttLink(parse_broker(broker.url, "club/t1", "tp"), settings, B, outbox,
                     client_id="billiards-club-t1", will=b'{"state": "offline"}',
-                    on_connected=lambda: None, on_request=lambda _: None)
+                    on_connected=lambda: None, on_request=lambda _: None,
+                    on_refused=told.append)
     caplog.set_level(logging.ERROR, logger="controller.mqtt")
     try:
         async with aiomqtt.Client(broker.host, broker.port, username="reader", password="rp",
@@ -85,6 +87,8 @@ async def test_a_refused_publish_stays_is_retried_and_is_delivered_in_order_once
                 assert seen == [b'{"seq": %d}' % n for n in range(1, 6)]
                 await until(lambda: len(outbox) == 0 and link.refused is None, 5,
                             "the link still says refused")
+                # told once when refusing began (not at each retry), once when it ended
+                assert [r and (r.topic, r.code) for r in told] == [(f"{B}/event", 0x87), None]
             finally:
                 await cancel_and_wait(task)
     finally:
