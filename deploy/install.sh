@@ -320,11 +320,12 @@ install_broker() {
     fi
 }
 
-# The browsers' broker's bridge file and its user "web", with a new password: the password
-# goes into files only (bash's printf is no process: it is never in a command line).
+# The browsers' broker's bridge file and its user "web", with a new password (again if the
+# password file lost the user): the password goes into files only (bash's printf is no
+# process: it is never in a command line).
 web_bridge() {
     local conf="$MOSQ_DIR/billiards-web.d/bridge.conf" secret template plain passwd
-    if [[ -e "$(dest "$conf")" ]]; then
+    if [[ -e "$(dest "$conf")" ]] && grep -q '^web:' "$(dest "$MOSQ_DIR/billiards.passwd")"; then
         say "keeping existing $conf"
         return 0
     fi

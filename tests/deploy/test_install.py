@@ -240,6 +240,19 @@ def test_a_rerun_restarts_a_running_service_only_when_asked(tmp_path: Path, flag
     assert ("restart it when no match is on" in run.stdout) == (not restarted)
 
 
+def test_a_password_file_that_lost_the_bridge_user_gets_it_back(tmp_path: Path) -> None:
+    assert install(tmp_path, "--with-broker").returncode == 0
+    passwd = tmp_path / "etc/mosquitto/billiards.passwd"
+    bridge = tmp_path / "etc/mosquitto/billiards-web.d/bridge.conf"
+    first = bridge.read_text()
+    passwd.write_text("")  # e.g. after "mosquitto_passwd -c"
+    run = install(tmp_path, "--with-broker")
+    assert run.returncode == 0, run.stderr
+    assert passwd.read_text().startswith("web:$7$")
+    assert bridge.read_text() != first  # a new password, in both files
+    assert "systemctl restart billiards-web-broker.service" in commands(run)
+
+
 def test_uninstall_twice_is_fine(tmp_path: Path) -> None:
     assert install(tmp_path, "--with-broker").returncode == 0
     first = install(tmp_path, "--uninstall")
