@@ -210,19 +210,17 @@ def simulated(games: list[str], shots: int, seed: int) -> Iterator[tuple[str, li
 
 
 def run_table(args: argparse.Namespace) -> None:
-    from controller.table import Message, Table
+    from controller.table import Message, Table, feed
     from controller.trace import HealthLine, RequestLine, parse_line
     from hardware.events import SensorEvent
 
     counted = [0]
 
-    def publish(msg: Message) -> None:
-        if msg.topic == "event" and msg.payload.get("type") == "shot_result" \
-                and not msg.payload["data"].get("corrected"):
-            counted[0] += 1
+    def publish(messages: list[Message]) -> None:
+        counted[0] += sum(1 for msg in messages if msg.ends_shot)
 
-    table = Table(publish, match_id=lambda n: f"m-leaks-{n}", record=lambda line: None)
-    table.start(0.0)
+    table = Table(match_id=lambda n: f"m-leaks-{n}")
+    publish(table.start(0.0))
     probe = Probe(args.every, lambda: table_sizes(table), trace=not args.no_tracemalloc)
     clock = 0.0
     matches = 0
@@ -237,19 +235,20 @@ def run_table(args: argparse.Namespace) -> None:
             if t0 is None:
                 t0 = item.t
             t = round(base + item.t - t0, 6)
-            while table.fusion.next_deadline <= t:  # the service's ticks
-                table.advance(table.fusion.next_deadline)
+            while table.next_deadline <= t:  # the service's ticks
+                publish(table.advance(table.next_deadline))
             clock = t
             if isinstance(item, SensorEvent):
-                table.sensor(SensorEvent(t, item.ch, item.v, item.level, item.ball, item.pocket))
+                publish(table.sensor(SensorEvent(t, item.ch, item.v, item.level, item.ball,
+                                                 item.pocket)))
             elif isinstance(item, HealthLine):
-                table.set_usable(item.channel, item.usable)
+                publish(feed(table, HealthLine(t, item.channel, item.state)))
             else:
-                table.request(item.name, dict(item.payload), t)
+                publish(table.request(item.name, dict(item.payload), t).messages)
             if probe.due(counted[0]):
                 probe.take(counted[0])
         clock += 5.0
-        table.advance(clock)
+        publish(table.advance(clock))
         if counted[0] >= args.shots:
             break
     probe.take(counted[0])
@@ -286,9 +285,9 @@ class _Warnings(logging.Handler):
 
 async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
     from controller.config import validate
+    from controller.journal import Outgoing
     from controller.service import Service
     from controller.simbackend import SimBackend
-    from controller.table import Message
 
     config = validate({
         "venue": "bench", "table": "t1", "backend": "sim", "data": str(d / "data"),
@@ -303,17 +302,19 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
     topics: collections.Counter[str] = collections.Counter()
 
     class Counting(Service):
-        def _publish(self, msg: Message) -> None:
-            if not self._replaying:
-                topics[msg.topic.partition("/")[0]] += 1
-                if msg.topic == "event" and msg.payload.get("type") in HEALTH_EVENTS:
-                    data = msg.payload["data"]
-                    topics[f"{msg.payload['type']} {data.get('reason', data.get('kind'))}"] += 1
-            if not self._replaying and msg.topic == "event" \
-                    and msg.payload.get("type") == "shot_result" \
-                    and not msg.payload["data"].get("corrected"):
-                counted[0] += 1
-            super()._publish(msg)
+        def _publish(self, items: list[Outgoing]) -> None:
+            for item in items:
+                topic = item.topic.removeprefix(self.base + "/")
+                topics[topic.partition("/")[0]] += 1
+                if topic != "event":
+                    continue
+                payload = json.loads(item.payload)
+                if payload.get("type") in HEALTH_EVENTS:
+                    data = payload["data"]
+                    topics[f"{payload['type']} {data.get('reason', data.get('kind'))}"] += 1
+                if payload.get("type") == "shot_result" and not payload["data"].get("corrected"):
+                    counted[0] += 1
+            super()._publish(items)
 
     matches = (lines for _game, lines in simulated(args.games, args.match_shots, args.seed))
     backend = SimBackend(matches, speed=args.speed)
@@ -337,7 +338,7 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
             "journal meta": len(service.journal.meta),
             "health channels": len(service.health._channels),
             "health recent": sum(len(c.recent) for c in service.health._channels.values()),
-            "usable": len(service._usable),
+            "told fusion": len(service.core._told),
             "tasks": len(asyncio.all_tasks()),
             "threads": len(os.listdir("/proc/self/task")),
             "warnings logged": sum(warnings.count.values()),

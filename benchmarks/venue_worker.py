@@ -22,6 +22,7 @@ from typing import Any
 from controller.config import validate
 from controller.journal import Outgoing
 from controller.service import Service
+from controller.table import Message
 from hardware.events import SensorEvent
 from vocabulary import POCKET_OF_BEAM
 
@@ -52,12 +53,12 @@ async def main(url: str, data: Path, first: int, count: int,
         beams = clears.setdefault(s.config.table, {})
         sensor = s.table.sensor
 
-        def seen(ev: SensorEvent, sensor: Callable[[SensorEvent], None] = sensor,
-                 beams: dict[str, list[float]] = beams) -> None:
+        def seen(ev: SensorEvent, sensor: Callable[[SensorEvent], list[Message]] = sensor,
+                 beams: dict[str, list[float]] = beams) -> list[Message]:
             pocket = POCKET_OF_BEAM.get(ev.ch)
             if pocket is not None and not ev.v:
                 beams.setdefault(pocket, []).append(ev.t)
-            sensor(ev)
+            return sensor(ev)
 
         s.table.sensor = seen  # type: ignore[method-assign]
     tasks = [asyncio.create_task(s.run()) for s in services]

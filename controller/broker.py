@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from controller.requests import ControllerError
+from controller.errors import ControllerError
 
 SEARCHED = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 

@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from controller.connection import HIDDEN, Broker, parse_broker, read_password, redact
+from controller.errors import ControllerError
 from controller.fusion import FusionConfig, fusion_config
-from controller.requests import ControllerError
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")]
 

@@ -40,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 
-from controller.requests import ControllerError
+from controller.errors import ControllerError
 
 log = logging.getLogger(__name__)
 

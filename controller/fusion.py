@@ -26,13 +26,14 @@ What real sensors do, and what is done about it:
   it had time to report the last drop) it is ruled provisionally. Until the next shot opens
   (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
   correct it. ``shot_end`` rules the open shot now and closes it.
-- **Sensors out of order.** Sensor health tells fusion (``set_usable``) when a channel is
-  stuck, silent, chattering or its board is gone. A beam out of order counts no drops, and
-  its pocket is named in the record, so the referee is asked; the drop of a block still in
-  progress (stuck) and, after chatter, the drops of the last ``RETRACT_S``, are taken back,
-  while what a beam reported before its board went away stands; a cushion sensor out of order
-  counts no hits, and a shot that shows fewer than two cushions then has its cushions
-  unknown (the rules ask or presume).
+- **Sensors out of order.** Sensor health (``hardware.health``, the one judge of a channel)
+  tells fusion each channel's state (``set_health``): stuck, silent, chattering or its board
+  gone. A beam out of order counts no drops, and its pocket is named in the record, so the
+  referee is asked; the drop of a block still in progress (stuck) and, after chatter, the
+  drops of the last ``RETRACT_S``, are taken back, while what a beam reported before it fell
+  silent or its board went away stands; a cushion sensor out of order counts no hits, and a
+  shot that shows fewer than two cushions then has its cushions unknown (the rules ask or
+  presume).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
   click count (those before it are reported apart); without one, all hits of the shot are
   presumed to be after the first contact (option ``cushions_without_click = "all"``: the
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hardware.events import SensorEvent
+from hardware.health import Health
 from rules import (
     CUE,
     UNKNOWN,
@@ -64,12 +66,10 @@ from rules import (
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL
 
 INF = float("inf")
-#: Sensor health needs up to this long to find a beam stuck (2 s) or chattering (1 s): the
-#: drops a beam counted this long before it was found out of order are taken back, and the
-#: referee is asked about its pocket instead.
+#: Sensor health needs up to this long to find a beam chattering (1 s, then the event on its
+#: way): the drops a beam counted this long before it was found chattering are taken back,
+#: and the referee is asked about its pocket instead.
 RETRACT_S = 3.0
-#: This many raw edges within RETRACT_S is chatter, more than balls can make.
-CHATTER_EDGES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +163,6 @@ class _Shot:
     clicks: list[float] = field(default_factory=list)
     active: bool = False  # a sensor saw something
     declared: dict[str, Any] = field(default_factory=dict)
-    ruled: bool = False
 
 
 @dataclass(slots=True)
@@ -176,8 +175,6 @@ class _Beam:
     #: The drops this beam counted lately, with their shots: taken back if the beam turns out
     #: to be out of order (stuck, chattering) rather than crossed by balls.
     recent: list[tuple[_Drop, _Shot]] = field(default_factory=list)
-    #: Times of its latest raw edges: chatter shows as many edges in little time.
-    edges: list[float] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -187,7 +184,6 @@ class _Burst:
     last: float
     on_time: float = 0.0
     peak: float | None = None
-    closed: bool = False
 
 
 @dataclass(slots=True)
@@ -220,7 +216,6 @@ class Fusion:
         self._late_ok = False  # late activity still belongs to the last shot
         self._closed_at = -INF  # activity before this belongs to the last shot
         self._next = INF
-        self.glitches = 0
         self.crosstalk = 0
         self.now = 0.0
 
@@ -232,6 +227,7 @@ class Fusion:
 
     @property
     def next_deadline(self) -> float:
+        """Returns the time at which ``advance`` next has work (inf: none until more input)."""
         return self._next
 
     # -------------------------------------------------------------- inputs
@@ -247,21 +243,15 @@ class Fusion:
             pocket = None  # an out-of-order beam: its edges count for nothing
             ch = ""
         if pocket is not None:
-            beam = self._beams[pocket]
             self._beam(pocket, t, ev.v, out)
-            self._soon(beam.pend_t + self.config.noise_s)
-            if beam.level and not beam.counted:
-                self._soon(beam.block_start + self.config.min_block_s)
+            self._soon(self._beam_due(self._beams[pocket]))
         else:
             rail = RAIL_OF_CUSHION.get(ch)
             if rail is not None and rail in self.deaf:
                 pass  # a cushion sensor out of order: what it says counts for nothing
             elif rail is not None:
-                self._cushion(rail, t, ev.v, ev.level, out)
-                cushion = self._cushions[rail]
-                if cushion.burst is not None:
-                    self._soon(cushion.on_since + self.config.cushion_max_on_s if cushion.on
-                               else cushion.burst.last + self.config.cushion_gap_s)
+                self._cushion(rail, t, ev.v, ev.level)
+                self._soon(self._cushion_due(self._cushions[rail]))
             elif ch == "cue":
                 self.cue_detector = True  # a detector that reports is fitted
                 if ev.v:
@@ -275,7 +265,7 @@ class Fusion:
                     self._close_for_next(t, out)
                     self._open(t).active = True
             elif ch == "click" and ev.v:
-                shot = self._shot_at(t, out)
+                shot = self._shot_at(t)
                 shot.clicks.append(t)
                 self._touch(shot, t)
         cur = self._cur
@@ -337,13 +327,15 @@ class Fusion:
         self._reschedule()
         return out
 
-    def set_usable(self, channel: str, usable: bool, t: float | None = None) -> list[Action]:
-        """Tells fusion a channel's health: a beam that is not usable stops counting drops.
-
-        A beam found stuck while blocked was never a ball: the drop its block counted is taken
-        back (the shot it went to is corrected).
-        """
+    def set_health(self, channel: str, state: Health, t: float | None = None) -> list[Action]:
+        """Tells fusion a channel's health, as sensor health judged it: a beam or cushion
+        sensor in any state but ``ok`` counts nothing. What it counted before stands, except:
+        a beam found ``stuck`` while blocked was never crossed by a ball (the drop its block
+        counted is taken back), and one found ``chattering`` made up its latest "balls" (the
+        drops of the last RETRACT_S are taken back); each shot they went to is corrected.
+        Returns the corrections."""
         out: list[Action] = []
+        usable = state is Health.OK
         rail = RAIL_OF_CUSHION.get(channel)
         if rail is not None:  # a cushion sensor out of order: its hits may be missing
             if usable:
@@ -352,6 +344,7 @@ class Fusion:
                 self.deaf.add(rail)
                 cushion = self._cushions[rail]
                 cushion.on, cushion.burst = False, None
+            self._reschedule()
             return out
         pocket = POCKET_OF_BEAM.get(channel)
         if pocket is None:
@@ -362,14 +355,13 @@ class Fusion:
         self.blind.add(pocket)
         beam = self._beams[pocket]
         now = self.now if t is None else t
-        changed: list[_Shot] = []
-        recent_edges = [e for e in beam.edges if e >= now - RETRACT_S]
-        if len(recent_edges) >= CHATTER_EDGES:  # chattering: its latest "balls" were none
+        if state is Health.CHATTERING:  # its latest "balls" were none
             since = now - RETRACT_S
-        elif beam.level:  # blocked for good (stuck): the block in progress was no ball
+        elif state is Health.STUCK and beam.level:  # the block in progress was no ball
             since = beam.block_start
         else:  # silent, or its board went away: what it reported before stands
             since = INF
+        changed: list[_Shot] = []
         for drop, shot in beam.recent:
             if drop.t >= since and drop in shot.drops:
                 shot.drops.remove(drop)
@@ -379,6 +371,7 @@ class Fusion:
             self._changed(shot, now, out)
         beam.recent.clear()
         beam.pend_t, beam.level, beam.counted, beam.block_start = INF, 0, False, INF
+        self._reschedule()
         return out
 
     def forget(self) -> None:
@@ -386,14 +379,6 @@ class Fusion:
         self._cur = self._last = None
         self._late_ok = False
         self._reschedule()
-
-    def retry(self, t: float) -> list[Action]:
-        """Rules a shot that was due but could not be ruled (a question was open)."""
-        out: list[Action] = []
-        if self._cur is not None and self._due(self._cur) <= t:
-            self._rule(t, out)
-        self._reschedule()
-        return out
 
     def advance(self, now: float) -> list[Action]:
         """Runs the clock to ``now``: confirms edges, closes bursts, rules quiet shots."""
@@ -415,10 +400,10 @@ class Fusion:
             if cushion.on and cushion.on_since + cfg.cushion_max_on_s <= now:
                 burst.on_time += now - cushion.on_since
                 cushion.on_since = now
-                self._close_burst(cushion, out)
+                self._close_burst(cushion)
             elif not cushion.on and burst.last + cfg.cushion_gap_s <= now:
-                self._close_burst(cushion, out)
-        self._settle_bursts(now, out)
+                self._close_burst(cushion)
+        self._settle_bursts(out)
         cur = self._cur
         if cur is not None and cur.active and self._due(cur) <= now:
             self._rule(self._due(cur), out)
@@ -437,7 +422,7 @@ class Fusion:
             self._rule(t, out)
         self._late_ok, self._closed_at = False, t
 
-    def _shot_at(self, t: float, out: list[Action]) -> _Shot:
+    def _shot_at(self, t: float) -> _Shot:
         """Returns the shot that activity at ``t`` belongs to, opening one after rest."""
         cur = self._cur
         if cur is not None and t >= cur.opened:
@@ -469,7 +454,6 @@ class Fusion:
         shot = self._cur
         assert shot is not None
         out.append(RuleShot(t, self._record(shot)))
-        shot.ruled = True
         self._last, self._cur = shot, None
         self._late_ok, self._closed_at = True, -INF
 
@@ -521,15 +505,10 @@ class Fusion:
     def _beam(self, pocket: Pocket, t: float, v: int, out: list[Action]) -> None:
         beam = self._beams[pocket]
         v = 1 if v else 0
-        edges = beam.edges
-        edges.append(t)
-        if len(edges) > 2 * CHATTER_EDGES:
-            del edges[:CHATTER_EDGES]
         if beam.pend_t != INF:
             if t - beam.pend_t < self.config.noise_s:
                 if v == beam.level:  # it went back: a glitch
                     beam.pend_t = INF
-                    self.glitches += 1
                 return
             self._confirm(pocket, beam, out)
         if v != beam.level:
@@ -554,7 +533,7 @@ class Fusion:
         beam.recent.append((drop, shot))
 
     def _drop(self, t: float, pocket: Pocket, out: list[Action]) -> tuple[_Shot, _Drop]:
-        shot = self._shot_at(t, out)
+        shot = self._shot_at(t)
         drop = _Drop(t, pocket)
         shot.drops.append(drop)
         self._touch(shot, t)
@@ -590,22 +569,22 @@ class Fusion:
                     self._changed(shot, t, out)
                     return
         # no drop to match: the beams missed one
-        shot = self._shot_at(t, out)
+        shot = self._shot_at(t)
         shot.drops.append(_Drop(t, pocket, ball, matched=True))
         self._touch(shot, t)
         out.append(DropSeen(t, pocket, ball, late=shot is self._last))
         self._changed(shot, t, out)
 
     # -------------------------------------------------------------- cushions
-    def _cushion(self, rail: Rail, t: float, v: int, level: float | None, out: list[Action]) -> None:
+    def _cushion(self, rail: Rail, t: float, v: int, level: float | None) -> None:
         cushion = self._cushions[rail]
         burst = cushion.burst
         if v:
             if burst is None or (not cushion.on and t - burst.last > self.config.cushion_gap_s):
                 if burst is not None:
-                    self._close_burst(cushion, out)
+                    self._close_burst(cushion)
                 burst = cushion.burst = _Burst(rail, t, t)
-                shot = self._shot_at(t, out)
+                shot = self._shot_at(t)
                 self._touch(shot, t)
             if not cushion.on:
                 cushion.on, cushion.on_since = True, t
@@ -617,15 +596,14 @@ class Fusion:
                 burst.on_time += t - cushion.on_since
                 burst.last = t
 
-    def _close_burst(self, cushion: _Cushion, out: list[Action]) -> None:
+    def _close_burst(self, cushion: _Cushion) -> None:
         burst = cushion.burst
         assert burst is not None
         cushion.burst = None
-        burst.closed = True
         self._bursts.append(burst)
         self._bursts_ready = True
 
-    def _settle_bursts(self, now: float, out: list[Action]) -> None:
+    def _settle_bursts(self, out: list[Action]) -> None:
         """Counts each closed burst once its crosstalk partner (if any) is closed too."""
         self._bursts_ready = False  # what stays waits for an open twin: its closing wakes us
         if not self._bursts:
@@ -659,24 +637,34 @@ class Fusion:
 
     def _hit(self, burst: _Burst, out: list[Action]) -> None:
         t = burst.start
-        shot = self._shot_at(t, out)
+        shot = self._shot_at(t)
         shot.hits.append((t, burst.rail))
         self._changed(shot, t, out)
 
     # -------------------------------------------------------------- timers
+    def _beam_due(self, beam: _Beam) -> float:
+        """Returns when a beam's pending edge is confirmed or its block counts as a ball."""
+        due = beam.pend_t + self.config.noise_s
+        if beam.level and not beam.counted:
+            due = min(due, beam.block_start + self.config.min_block_s)
+        return due
+
+    def _cushion_due(self, cushion: _Cushion) -> float:
+        """Returns when a cushion's burst closes (its sensor quiet long enough, or on too long)."""
+        if cushion.burst is None:
+            return INF
+        if cushion.on:
+            return cushion.on_since + self.config.cushion_max_on_s
+        return cushion.burst.last + self.config.cushion_gap_s
+
     def _reschedule(self) -> None:
+        """Computes the next deadline from everything that waits for the clock."""
         self._due_for = None
-        cfg = self.config
         nxt = INF
         for beam in self._beams.values():
-            if beam.pend_t != INF:
-                nxt = min(nxt, beam.pend_t + cfg.noise_s)
-            if beam.level and not beam.counted:
-                nxt = min(nxt, beam.block_start + cfg.min_block_s)
+            nxt = min(nxt, self._beam_due(beam))
         for cushion in self._cushions.values():
-            if cushion.burst is not None:
-                nxt = min(nxt, cushion.on_since + cfg.cushion_max_on_s if cushion.on
-                          else cushion.burst.last + cfg.cushion_gap_s)
+            nxt = min(nxt, self._cushion_due(cushion))
         if self._bursts_ready:
             nxt = min(nxt, self.now)
         cur = self._cur

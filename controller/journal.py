@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.errors import ControllerError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS inputs (id INTEGER PRIMARY KEY, line TEXT NOT NULL);
@@ -51,7 +53,7 @@ CREATE TABLE IF NOT EXISTS answers (
 CHECKPOINT_BYTES = 4 << 20
 
 
-class JournalError(Exception):
+class JournalError(ControllerError, OSError):
     """The journal cannot be opened or written."""
 
 

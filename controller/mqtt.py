@@ -45,8 +45,9 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import MqttConfig
 from controller.connection import Backoff, Broker, Pubacks, left_behind, tls_context
+from controller.errors import ControllerError
 from controller.journal import Journal, Outgoing
-from controller.requests import ControllerError, name_error
+from controller.requests import name_error
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,8 @@
 
 Prints every message the table would publish, one JSON object a line; reports each trace
 line it cannot read (with its number) on standard error and goes on. Time is the trace's:
-at its end the clock runs on until every open shot has settled.
+at its end the clock runs on until every open shot has settled. Each line is fed as the
+live service's core feeds its journal back on a restart (``controller.table.feed``).
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from controller.fusion import FusionConfig, fusion_config
-from controller.table import Message, Table
+from controller.table import Message, Table, feed
 from controller.texts import LANGUAGES
-from controller.trace import BadLine, Header, HealthLine, RequestLine, read_trace
-from hardware.events import SensorEvent
+from controller.trace import BadLine, Header, read_trace
 
 
 def replay(lines: Iterable[str], publish: Callable[[Message], None],
@@ -42,29 +42,20 @@ def replay(lines: Iterable[str], publish: Callable[[Message], None],
             continue
         if table is None:
             table = _table(publish, prefix, fusion, item.t, language)
-        feed(table, item)
+        for msg in feed(table, item):
+            publish(msg)
     if table is None:
         table = _table(publish, prefix, fusion, 0.0, language)
-    table.settle()
+    for msg in table.settle():
+        publish(msg)
     return table
-
-
-def feed(table: Table, item: SensorEvent | RequestLine | HealthLine) -> None:
-    """Feeds one trace item to a table, as live input would arrive."""
-    if isinstance(item, SensorEvent):
-        table.sensor(item)
-    elif isinstance(item, HealthLine):
-        table.advance(item.t)
-        table.set_usable(item.channel, item.usable)
-    else:
-        table.advance(item.t)
-        table.request(item.name, item.payload, item.t)
 
 
 def _table(publish: Callable[[Message], None], prefix: str, fusion: FusionConfig | None,
            t: float, language: str = "en") -> Table:
-    table = Table(publish, fusion=fusion, match_id=lambda n: f"{prefix}-{n}", language=language)
-    table.start(t)
+    table = Table(fusion=fusion, match_id=lambda n: f"{prefix}-{n}", language=language)
+    for msg in table.start(t):
+        publish(msg)
     return table
 
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from controller.errors import ControllerError
 from vocabulary import Pocket
 
 MAX_PAYLOAD = 64 * 1024
@@ -60,10 +61,6 @@ def plain_text(text: str) -> str:
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40),
                  AfterValidator(plain_text)]
-
-
-class ControllerError(Exception):
-    """Root of the controller's errors."""
 
 
 class BadRequest(ControllerError, ValueError):

@@ -1,48 +1,37 @@
-"""``python -m controller run``: one table on the network.
+"""``python -m controller run``: one table on the network; the asyncio shell of its core.
 
-    backend(s) ──► input queue ──► table (fusion, referee) ──► journal ──► outbox ──► broker
-    broker B/request/+ ──┘                                     (commit)    (QoS 1, in order)
+    backend(s) ──► input queue ──► TableCore (table, journal, health) ──► Outbox ──► broker
+    broker B/request/+ ──┘            commit ─► write │ sync (thread) ─► release
 
-One ``TaskGroup``, named tasks: ``backend:<name>`` (sensor events in), ``table`` (the only
-task that touches the table, the health monitor and the journal's writes), ``mqtt`` (the
-link: requests in, the outbox out, reconnecting), ``watchdog`` (systemd).
+The core (``controller.core``) decides everything and returns what to publish; this shell
+does the waiting. One ``TaskGroup``, named tasks: ``backend:<name>`` (sensor events in),
+``table`` (the only task that steps the core), ``journal-sync`` (fsyncs in a thread and
+releases what each sync covers), ``mqtt`` (the link: requests in, the outbox out,
+reconnecting), ``watchdog`` (systemd).
 
-Nothing lost: every input is journaled (``controller.journal``) before anything it caused is
-published. The table task handles what it finds in the queue (waiting ``commit_interval_ms``
-for more, 0 by default), writes it as one transaction (no wait for the disk) and goes on; the
-``journal-sync`` task syncs the journal in the background, one fsync for every batch written
-meanwhile, and releases their messages to the outbox. A live ``ball_pocketed`` is not a
-ruling: it is released as soon as its batch is written, which survives a crash of the
-service, so the beam's news is not held up by the disk. A power cut can take back such an
-event with the inputs behind it (never a ruling); its seq is not given out again: seqs up to
-``seq_limit`` are reserved on disk before any is published early, and a restart after a
-power cut (a new boot, no clean stop) continues after the reservation.
-On start the table is rebuilt from the journal: same match id, seq continuing, transactions
-still answered once.
-
-Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
-for the simulator), kept increasing across restarts: after a reboot the monotonic clock
-starts again, and the offset is moved so the clock resumes after the last journaled input.
+The table task handles what it finds in the queue (waiting ``commit_interval_ms`` for more,
+0 by default), has the core write it as one transaction (no wait for the disk) and goes on;
+the ``journal-sync`` task syncs in the background, one fsync for every batch written
+meanwhile. What waits for which (a live ``ball_pocketed`` for the write, a ruling for the
+sync), seq reservation, the clock across reboots and the rebuild from the journal: see
+``controller.core``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from controller.config import Config, ConfigError, load
-from controller.journal import Journal, JournalError
+from controller.core import Connected, Release, Request, TableCore
+from controller.journal import JournalError, Outgoing
 from controller.mqtt import (
     BrokerRefused,
     Incoming,
@@ -52,227 +41,67 @@ from controller.mqtt import (
     cancel_and_wait,
 )
 from controller.simbackend import SimBackend, matches_for
-from controller.table import Message, Table
-from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from controller.table import Table, status_payload
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import EventsLost, HealthMonitor, HealthRecord
-from vocabulary import VERSION
 
 from .systemd import Notifier
 
 log = logging.getLogger(__name__)
 
-#: Sensor edges reach the loop a little after they happen: the clock's ticks stay this far
-#: behind (seconds of host time) so an edge never arrives older than a tick already taken.
-LAG = 0.05
 QUEUE_SIZE = 10000
-#: Seqs reserved on disk ahead of the last one given out (see the module docstring).
-SEQ_RESERVE = 1000
-
-
-def boot_id() -> str:
-    """Returns this boot of the machine's id (Linux), or "" where there is none."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    name: str
-    payload: bytes | dict[str, Any]
-    t: float | None = None  # host time (simulated keypad), else now
-    response_topic: str | None = None
-    correlation: bytes | None = None
-    problem: str | None = None  # refused whatever it holds (see controller.mqtt)
-
-
-class _Connected:
-    pass
 
 
 class _Stop:
-    pass
+    """Ends the table task: ``stopped`` is published and the last batch written."""
 
 
 class _Flush:
     """Wakes the table task to make deliveries durable (their outbox rows deleted)."""
 
 
-_Input = SensorEvent | LinkChanged | _Request | _Connected | _Stop | _Flush
+_Input = SensorEvent | LinkChanged | Request | Connected | _Stop | _Flush
 
 
 class Service:
-    """One table's service (see the module docstring); ``async with`` it, then ``run()``."""
+    """One table's service (see the module docstring); ``run()`` it, ``stop()`` it.
+
+    ``clock`` is the host's monotonic clock (the core's). Raises JournalError when the
+    journal cannot be opened.
+    """
 
     def __init__(self, config: Config, *, backend: SensorBackend | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.base = config.base
-        self.speed = config.sim.speed if config.backend == "sim" else 1.0
         self._mono = clock
         self._backend = backend
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
         self._stopping = asyncio.Event()
-        self._replaying = False
-        self._reply: tuple[str, bytes | None] | None = None
-        self._shot_ended = False
-        self._status_health: dict[str, Any] = {}
-        self._usable: dict[str, bool] = {}  # what the table was told of each channel
-        self._last_t = 0.0
-        self._last_input = 0
-        self._next_health = 0.0
-        self._next_health_publish = clock() + config.health.publish_interval_s
-        self._next_commit_check = 0.0
-        self.stopped_cleanly = False
-        self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
+        self.core = TableCore(config, clock=clock)
+        self.journal = self.core.journal
+        self.health = self.core.health
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
+        self.outbox.restore(self.core.restored)
         self._flush_soon: asyncio.TimerHandle | None = None
         self._written = asyncio.Event()  # a batch was written: the sync task has work
         self._synced_all = asyncio.Event()
         self._synced_all.set()
-        self._seq_limit = 0  # the seq reservation noted in the journal
-        self._seq_durable = 0  # ... and the part of it known to be on disk
-        self._written_upto = 0  # the last outbox message in a written batch
-        self.trace: TraceWriter | None = None
-        self._offset = 0.0
-        self._resume_clock()
-        # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
-        self.health = HealthMonitor((), clock=self._now)
-        self.table = self._rebuild()
         self.link = MqttLink(
             config.broker(), config.mqtt, self.base, self.outbox,
             client_id=config.mqtt.client_id or f"billiards-{config.venue}-{config.table}",
-            will=json.dumps({"v": 1, "state": "offline", "version": VERSION}).encode(),
-            on_connected=lambda: self._put(_Connected()),
+            will=json.dumps({"v": 1, **status_payload("offline")}).encode(),
+            on_connected=lambda: self._put(Connected()),
             on_request=self._incoming)
 
-    # ------------------------------------------------------------------ the clock
+    @property
+    def table(self) -> Table:
+        """The core's table (read it, do not feed it: inputs go through the queue)."""
+        return self.core.table
+
     def clock(self) -> float:
-        """Returns the service's time now (see the module docstring)."""
-        return self._offset + self._mono() * self.speed
-
-    def _resume_clock(self) -> None:
-        meta = self.journal.meta
-        self._offset = float(meta.get("offset", "0"))
-        last = float(meta.get("last_t", "0"))
-        if "last_t" in meta and self.clock() <= last:  # a reboot: the monotonic clock began again
-            away = max(0.0, time.time() - float(meta.get("wall", "0")))
-            self._offset = last + min(away, 86400.0) * self.speed + 0.001 - self._mono() * self.speed
-            log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
-                     self.clock())
-        self._last_t = last
-        self.journal.set_meta("offset", repr(self._offset))
-
-    def _host(self, t: float) -> float:
-        """Returns the service time of a backend's host-monotonic time."""
-        return self._offset + t * self.speed
-
-    # ------------------------------------------------------------------ rebuilding
-    def _rebuild(self) -> Table:
-        meta = self.journal.meta
-        prefix = meta.get("prefix")
-        if prefix is None:
-            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
-            self.journal.set_meta("prefix", prefix)
-        table = Table(self._publish, fusion=self.config.fusion_settings(),
-                      match_id=lambda n: f"{prefix}-{n}", record=self._record,
-                      health=self._health_for_status, language=self.config.language)
-        table.matches = int(meta.get("matches_before", "0"))
-        inputs = self.journal.inputs()
-        self._replaying = True
-        try:
-            for n, line in enumerate(inputs, start=1):
-                if "tick" in line:
-                    table.advance(float(line["t"]))
-                    continue
-                item = parse_line(json.dumps(line), n)
-                if isinstance(item, SensorEvent):
-                    table.sensor(item)
-                elif isinstance(item, RequestLine):
-                    table.request(item.name, item.payload, item.t)
-                elif isinstance(item, HealthLine):
-                    table.set_usable(item.channel, item.usable)
-                    self._usable[item.channel] = item.usable
-                else:
-                    log.error("journal line %d cannot be read: %s", n, line)
-        finally:
-            self._replaying = False
-        known = {tx for tx, _, _ in table.transactions()}
-        for tx, name, response in self.journal.answers():
-            if tx not in known:
-                table.remember(tx, name, response)
-        table.seq = max(table.seq, int(meta.get("seq", "0")))
-        boot = boot_id()
-        if meta.get("clean", "1") != "1" and (not boot or meta.get("boot") != boot):
-            # a power cut may have taken back events published before their batch was
-            # synced: their seqs were reserved, and are not given out again
-            table.seq = max(table.seq, int(meta.get("seq_limit", "0")))
-            self.journal.set_meta("seq", table.seq)
-            log.info("the last run did not stop cleanly and the machine restarted since: "
-                     "seq continues at %d", table.seq + 1)
-        self.journal.set_meta("boot", boot)
-        self.journal.set_meta("clean", 0)
-        self._seq_limit = int(meta.get("seq_limit", "0"))
-        if inputs:
-            log.info("resumed from the journal: %d inputs, match %s, seq %d",
-                     len(inputs), table.match_id, table.seq)
-        self.outbox.restore(self.journal.outbox())
-        if self.config.recording.enabled:
-            self.trace = TraceWriter(
-                self.config.data / "traces",
-                {"venue": self.config.venue, "table": self.config.table,
-                 "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                 "fusion": self.config.fusion, "language": self.config.language,
-                 "resumed": len(inputs)},
-                max_bytes=int(self.config.recording.max_mb * (1 << 20)),
-                keep=self.config.recording.keep,
-                max_total_bytes=int(self.config.recording.total_mb * (1 << 20)))
-            for line in inputs:  # each session's trace replays from the match's start
-                if "tick" not in line:
-                    self.trace.write(line)
-        return table
-
-    # ------------------------------------------------------------------ table callbacks
-    def _record(self, line: dict[str, Any]) -> None:
-        if self._replaying:
-            return
-        self._last_input = self.journal.add_input(line)
-        if self.trace is not None:
-            self.trace.write(line)
-
-    def _publish(self, msg: Message) -> None:
-        if self._replaying:
-            return
-        # a lone surrogate (never in a validated request) goes out as its JSON escape
-        payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode(
-            "utf-8", "backslashreplace")
-        expiry = None
-        early = False
-        if msg.topic == "event":
-            expiry = self.config.mqtt.event_expiry_s or None
-            kind = msg.payload.get("type")
-            if kind == "shot_result" and not msg.payload["data"].get("corrected"):
-                self._shot_ended = True
-            early = kind == "ball_pocketed"  # live news, not a ruling: see the module docstring
-        elif msg.topic.startswith("response/"):
-            expiry = self.config.mqtt.response_expiry_s or None
-        self.outbox.add(self.journal.new_outgoing(f"{self.base}/{msg.topic}", payload, msg.retain,
-                                                  msg.qos, expiry, early=early))
-        if msg.topic.startswith("response/") and self._reply is not None:
-            topic, correlation = self._reply
-            self.outbox.add(self.journal.new_outgoing(topic, payload, False, 1, expiry, correlation))
-
-    def _health_payload(self) -> dict[str, Any]:
-        return {**self.health.snapshot(), "summary": self.health.summary()}
-
-    def _health_for_status(self) -> dict[str, Any]:
-        """The table's ``health`` callback: what it puts in B/status (and B/health)."""
-        payload = self._health_payload()
-        self._status_health = payload["summary"]
-        return payload
+        """Returns the service's time now (``TableCore.clock``)."""
+        return self.core.clock()
 
     # ------------------------------------------------------------------ inputs from tasks
     def _put(self, item: _Input) -> None:
@@ -289,124 +118,33 @@ class Service:
             self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
     def _incoming(self, msg: Incoming) -> None:
-        self._put(_Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
-                           msg.problem))
+        self._put(Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
+                          msg.problem))
 
     def _sim_request(self, name: str, payload: dict[str, Any], t: float) -> None:
-        self._put(_Request(name, payload, t))
+        self._put(Request(name, payload, t))
 
     def request(self, name: str, payload: dict[str, Any]) -> None:
         """Queues a request as if it came from the broker (for embedding and tests)."""
-        self._put(_Request(name, payload))
+        self._put(Request(name, payload))
 
     # ------------------------------------------------------------------ the table task
-    def _at(self, t: float) -> float:
-        """Returns an input's time as journaled (µs), never before the last input's."""
-        return max(round(t, 6), self._last_t)
+    def _publish(self, items: list[Outgoing]) -> None:
+        for item in items:
+            self.outbox.add(item)
 
-    def _now(self) -> float:
-        return self._at(self.clock() - LAG * self.speed)
-
-    def _tick(self, now: float) -> None:
-        if now >= self.table.fusion.next_deadline:
-            self._last_t = max(self._last_t, now)
-            self._last_input = self.journal.add_input({"t": round(now, 6), "tick": 1})
-            self.table.advance(now)
-
-    def _handle(self, item: _Input) -> None:
-        if isinstance(item, SensorEvent):
-            t = self._at(self._host(item.t))
-            ev = dataclasses.replace(item, t=t)
-            self._last_t = t
-            self.table.sensor(ev)
-            self._health(self.health.feed(ev), t)
-        elif isinstance(item, LinkChanged):
-            t = self._at(self._host(item.t))
-            records = self.health.feed(dataclasses.replace(item, t=t))
-            self._health(records, t, force=True)
-        elif isinstance(item, _Request):
-            t = self._now() if item.t is None else self._at(self._host(item.t))
-            self._tick(t)
-            self._last_t = t
-            matches = self.table.matches
-            self._reply = (item.response_topic, item.correlation) if item.response_topic else None
-            try:
-                if item.problem is not None:
-                    self.table.refuse(item.name, item.payload, item.problem, t)
-                else:
-                    # a live request's deadline is checked against the wall clock
-                    self.table.request(item.name, item.payload, t,
-                                       wall=time.time() if item.t is None else None)
-            finally:
-                self._reply = None
-            if self.table.matches > matches:  # a new match: what came before is not needed
-                self.journal.compact(self._last_input, self.table.transactions())
-                self.journal.set_meta("matches_before", self.table.matches - 1)
-        elif isinstance(item, _Connected):
-            self.table.publish_all(self._now())
-        if self._shot_ended:
-            self._shot_ended = False
-            self._health(self.health.shot_ended() + self.health.shot_started(), self._now())
-
-    def _health(self, records: list[HealthRecord], t: float, force: bool = False) -> None:
-        for rec in records:
-            self._publish(Message("event", {**self.table.stamp(t), "type": rec.event_type,
-                                            "data": rec.to_json()}))
-        for channel in dict.fromkeys(r.channel for r in records if not isinstance(r, EventsLost)):
-            usable = self.health.is_usable(channel)
-            if self._usable.get(channel, True) != usable:  # fusion hears it (and the journal)
-                self._usable[channel] = usable
-                self.table.set_usable(channel, usable)
-        if records or force:
-            self._publish(Message("health", {**self.table.stamp(t), **self._health_payload()},
-                                  retain=True))
-        summary = self.health.summary()
-        if records and summary != self._status_health:  # B/status carries the summary
-            self._status_health = summary
-            self._publish(Message("status", {**self.table.stamp(t), "state": "online",
-                                             "version": VERSION, "health": summary}, retain=True))
-
-    def _periodic(self, now: float) -> None:
-        """What time alone decides: rulings falling due, stuck sensors, counters."""
-        self._tick(self._now())
-        mono = self._mono()
-        if mono >= self._next_health:
-            self._next_health = mono + self.config.health.tick_s
-            records = list(self.health.tick())
-            if self._backend is not None:
-                records += self.health.note_stats(self._backend.name, self._backend.stats())
-            due = mono >= self._next_health_publish
-            if due or records:
-                self._next_health_publish = mono + self.config.health.publish_interval_s
-            self._health(records, now, force=due)
-
-    def _wait(self) -> float:
-        """Returns how long the table task may sleep (host seconds)."""
-        due = (self.table.fusion.next_deadline - self.clock()) / self.speed + LAG
-        health = self._next_health - self._mono()
-        return max(0.001, min(due, health, 1.0))
+    def _release(self, release: Release) -> None:
+        if release.upto:
+            self.outbox.release(release.upto)
+        if release.live_upto:
+            self.outbox.release_early(release.live_upto)
 
     def _commit(self) -> None:
-        """Writes what the table did (no wait for the disk) and hands it to the sync task."""
-        seq = self.table.seq
-        if self.journal.pending or str(seq) != self.journal.meta.get("seq"):
-            self.journal.set_meta("seq", seq)
-            self.journal.set_meta("last_t", repr(self._last_t))
-            self.journal.set_meta("wall", repr(time.time()))
-            if seq + SEQ_RESERVE // 2 > self._seq_limit:
-                self._seq_limit = seq + SEQ_RESERVE
-                self.journal.set_meta("seq_limit", self._seq_limit)
-        batch = self.journal.take()
-        if batch:
-            self.journal.write(batch)
-            self._written_upto = self.outbox.last_added
-        if not self.journal.sync_full:
-            self.outbox.release()
-        elif seq < self._seq_durable:
-            self.outbox.release_early(self._written_upto)
-        if self.trace is not None:  # a recording, not the journal: after the release
-            self.trace.flush()
-        if batch:
+        """Has the core write what the table did, releases what may go, wakes the sync task."""
+        done = self.core.commit()
+        self._release(done.release)
+        self.core.flush_recording()
+        if done.written:
             self._synced_all.clear()
             self._written.set()
 
@@ -415,22 +153,20 @@ class Service:
         while True:
             await self._written.wait()
             self._written.clear()
-            upto, limit = self._written_upto, self._seq_limit
-            await asyncio.to_thread(self.journal.sync)
-            self._seq_durable = limit
-            self.outbox.release(upto)
-            if self.journal.sync_full and self.table.seq < limit:  # written since the sync began
-                self.outbox.release_early(self._written_upto)
+            point = self.core.sync_point()
+            await asyncio.to_thread(self.core.sync)
+            self._release(self.core.synced(point))
             if not self._written.is_set():
                 self._synced_all.set()
 
     async def _table_task(self) -> None:
         loop = asyncio.get_running_loop()
+        core = self.core
         group = self.config.journal.commit_interval_ms / 1000
         while True:
             item: _Input | None = None
             try:  # asyncio.timeout, not wait_for: no task per wait on the latency path
-                async with asyncio.timeout(self._wait()):
+                async with asyncio.timeout(core.wait()):
                     item = await self._queue.get()
             except TimeoutError:
                 pass
@@ -441,7 +177,8 @@ class Service:
                     if isinstance(item, _Stop):
                         stop = True
                         break
-                    self._handle(item)
+                    if not isinstance(item, _Flush):
+                        self._publish(core.handle(item))
                     try:
                         item = self._queue.get_nowait()
                     except asyncio.QueueEmpty:
@@ -453,11 +190,9 @@ class Service:
                                 item = await self._queue.get()
                         except TimeoutError:
                             break
-            self._periodic(self.clock())
+            self._publish(core.tick(self._backend))
             if stop:
-                now = self._now()
-                self._publish(Message("status", {**self.table.stamp(now), "state": "stopped",
-                                                 "version": VERSION}, retain=True))
+                self._publish(core.stop())
             self._commit()
             if stop:
                 return
@@ -474,7 +209,7 @@ class Service:
             sim = cfg.sim
             matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
                                   noise=sim.noise, players=sim.players, loop=sim.loop)
-            return SimBackend(matches, speed=self.speed, on_request=self._sim_request,
+            return SimBackend(matches, speed=self.core.speed, on_request=self._sim_request,
                               clock=self._mono)
         if cfg.backend == "gpio":
             from hardware.gpio import GpioBackend, pi_pin_factory
@@ -495,7 +230,7 @@ class Service:
         notifier = Notifier()
         backend = self._backend or self._make_backend()
         self._backend = backend
-        self.table.start(self._now())
+        self._publish(self.core.start())
         self._commit()
         try:
             async with backend, asyncio.TaskGroup() as tg:
@@ -520,14 +255,10 @@ class Service:
                 if self.link.connected:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.outbox.drained(), 3.0)
-                    self.stopped_cleanly = True
                 self.link.close()
                 await cancel_and_wait(link)
         finally:
-            if self.trace is not None:
-                self.trace.close()
-            self.journal.set_meta("clean", 1)
-            self.journal.close()
+            self.core.close()
 
 
 def overrides_of(args: Any) -> dict[str, Any]:

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.fusion import FusionConfig, fusion_config
-from controller.table import Table
-from controller.trace import RequestLine
+from controller.table import Table, feed
+from controller.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
+from hardware.health import Health
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from rules import CUE, Call, Pocket, ShotKind, Status, Topic
 from vocabulary import POCKETS, RAILS, beam
@@ -62,7 +63,7 @@ class Simulator:
                                              "simulated": {"game": game, "seed": seed,
                                                            "noise": noise},
                                              "fusion": sensors}]
-        self.table = Table(lambda _m: None, fusion=self.config)
+        self.table = Table(fusion=self.config)
         self.table.start(0.0)
         self.t = 0.0
         self._last_activity = -1e9
@@ -78,17 +79,16 @@ class Simulator:
 
     def _health(self, t: float, stuck: Pocket) -> None:
         self._stuck_at = t
-        line = {"t": round(t, 6), "health": beam(stuck), "usable": False}
-        self.lines.append(line)
-        self.table.advance(line["t"])  # type: ignore[arg-type]
-        self.table.set_usable(str(line["health"]), False)
+        line = HealthLine(round(t, 6), beam(stuck), Health.STUCK)
+        self.lines.append(line.to_json())
+        feed(self.table, line)
 
     def _request(self, name: str, payload: dict[str, Any], dt: float = 0.5) -> dict[str, Any]:
         self.t += dt
         line = {"t": round(self.t, 6), "request": name, "payload": payload}
         self.lines.append(line)
         self.table.advance(self.t)
-        return self.table.request(name, payload, round(self.t, 6))
+        return self.table.request(name, payload, round(self.t, 6)).response
 
     def _settle(self, quiet: float) -> None:
         self.t += quiet

@@ -2,21 +2,25 @@
 
     sensor events ─► Fusion ─► shot records ─► Referee ─► decisions ─► events, state, display
     requests ──────► validation ─────────────────┘
+    sensor health ─► Fusion (what a channel out of order counts), events, B/health, B/status
 
-No I/O and no clock of its own: every input carries its source time, and ``advance(now)``
-runs the timers. The live service and ``replay`` drive the same object; the service adds
-MQTT, the journal and the backends around it. Every input that reaches the pipeline is
-also handed to ``record`` (a trace line), so any session can be replayed.
+No I/O, no clock and no callbacks: every input carries its time (its source's, or the
+request's), ``advance(now)`` runs the timers, and every input method *returns* the messages
+it caused, in order, numbered (``seq``) by the table. The live service's core
+(``controller.core``) and ``replay`` drive the same object, through the same ``feed``. Each
+``Message`` carries how it is to be published (``Role``, ``live``, ``ends_shot``), decided
+here where it is made.
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from controller import texts
 from controller.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
@@ -28,6 +32,7 @@ from controller.requests import (
     EndMatchRequest,
     GetRequest,
     NewMatchRequest,
+    Request,
     ShotEndRequest,
     UndoRequest,
     as_received,
@@ -36,7 +41,9 @@ from controller.requests import (
     transaction_of,
 )
 from controller.scoreboard import short_name, value_key
+from controller.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
+from hardware.health import Health, HealthRecord
 from rules import (
     Answered,
     Call,
@@ -87,93 +94,213 @@ _RULING = (BallCredited, BallStaysDown, BallSpotted, FoulCalled, PointsMoved, Tu
            ShooterContinues, OptionChosen, GameWon, GameDrawn, GameRestarted, RulingCorrected)
 
 
+class Role(enum.StrEnum):
+    """What a message is to its subscribers, which says how long it may wait to be delivered."""
+
+    RETAINED = "retained"  # status, state, display, health: the latest replaces the older
+    EVENT = "event"  # B/event: expires after ``mqtt.event_expiry_s``
+    RESPONSE = "response"  # B/response/<name>: also to the request's response topic (MQTT 5)
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One MQTT publication; ``topic`` is relative to the table's base topic."""
+    """One MQTT publication; ``topic`` is relative to the table's base topic.
+
+    ``live``: news of the sensors, not a ruling (``ball_pocketed``): it may be published once
+    its input is written, before the sync. ``ends_shot``: the first ruling of a shot (sensor
+    health counts a shot of play).
+    """
 
     topic: str
     payload: dict[str, Any]
     retain: bool = False
     qos: int = 1
+    role: Role = Role.RETAINED
+    live: bool = False
+    ends_shot: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "retain": self.retain, "qos": self.qos, "payload": self.payload}
 
 
+StatusState = Literal["online", "offline", "stopped"]
+
+
+def status_payload(state: StatusState, health: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """Returns the body of ``B/status`` (without ``v``/``seq``/``ts``): the service's state, its
+    version and, when known, the health summary."""
+    out: dict[str, Any] = {"state": state, "version": VERSION}
+    if health is not None:
+        out["health"] = dict(health)
+    return out
+
+
+class HealthView(Protocol):
+    """What the table reads of sensor health to publish it (``hardware.health.HealthMonitor``)."""
+
+    def snapshot(self) -> dict[str, object]: ...
+
+    def summary(self) -> dict[str, object]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """What one request did: its ``response``, the ``messages`` it caused (the response
+    among them), and ``line``, its trace line, when it reached the referee (None when it
+    was refused or was a transaction already answered: nothing to record)."""
+
+    response: dict[str, Any]
+    messages: list[Message]
+    line: dict[str, Any] | None
+
+
 class Table:
-    """The pipeline of one table. ``publish`` receives every message, in order."""
+    """The pipeline of one table (see the module docstring).
+
+    ``match_id`` names the n-th match; ``matches`` is how many came before (a rebuilt
+    table); ``health`` is read when the table publishes its health.
+    """
 
     def __init__(
         self,
-        publish: Callable[[Message], None],
         *,
         fusion: FusionConfig | None = None,
         match_id: Callable[[int], str] = lambda n: f"m-{n}",
-        record: Callable[[dict[str, Any]], None] | None = None,
-        seq: int = 0,
-        health: Callable[[], dict[str, Any]] | None = None,
+        matches: int = 0,
+        health: HealthView | None = None,
         language: str = "en",
     ) -> None:
         self.referee = Referee()
         #: The language of the questions' ``prompt`` (``controller.texts``).
         self.language = language
         self.fusion = Fusion(fusion)
-        self.seq = seq
         self.match_id: str | None = None
-        self.matches = 0
         self.now = 0.0
-        self.ignored_shots = 0
-        self._publish = publish
+        self._seq = 0
+        self._matches = matches
         self._match_id = match_id
-        self._record = record
         self._health = health
+        self._status_health: dict[str, object] | None = None  # the summary last in B/status
+        self._out: list[Message] = []
         self._deferred: list[ShotRecord] = []
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
         # transaction -> (request name, body_of the request or None if unknown, response)
         self._answers: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
 
-    # -------------------------------------------------------------- inputs
-    def start(self, t: float) -> None:
-        """Publishes what a newly started table publishes: status, state, display."""
-        self.now = t
-        self.publish_all(t)
+    # -------------------------------------------------------------- reading
+    @property
+    def seq(self) -> int:
+        """Returns the seq of the last message made (0 before the first)."""
+        return self._seq
 
-    def sensor(self, ev: SensorEvent) -> None:
-        """Takes one sensor event (source-time order)."""
-        if self._record is not None:
-            self._record(ev.to_json())
+    @property
+    def matches(self) -> int:
+        """Returns how many matches this table has started, those before a rebuild included."""
+        return self._matches
+
+    @property
+    def next_deadline(self) -> float:
+        """Returns when ``advance`` next has work (inf: nothing waits for the clock)."""
+        return self.fusion.next_deadline
+
+    def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
+        return [(tx, name, response) for tx, (name, _, response) in self._answers.items()]
+
+    def snapshot(self, t: float) -> dict[str, Any]:
+        """Returns the state payload now (a seq taken)."""
+        return {**self._stamp(t), "match_id": self.match_id,
+                **texts.with_prompts(self.referee.snapshot(), self.language)}
+
+    def prompt(self, question: dict[str, Any]) -> str:
+        """Returns a question's text (its snapshot form) in the table's language."""
+        players = [p.name for p in self.referee.state.players]
+        return texts.prompt(question, players, self.language)
+
+    # -------------------------------------------------------------- restoring
+    def resume_seq(self, seq: int) -> None:
+        """Numbers the next message after ``seq`` (never goes back)."""
+        self._seq = max(self._seq, seq)
+
+    def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
+        """Remembers an answer given before a restart, so its transaction is applied once."""
+        self._answers[tx] = (name, None, response)
+        self._answers.move_to_end(tx)
+        while len(self._answers) > TRANSACTIONS_KEPT:
+            self._answers.popitem(last=False)
+
+    # -------------------------------------------------------------- inputs
+    def start(self, t: float) -> list[Message]:
+        """Returns what a newly started table publishes: status, state, display (health)."""
+        self.now = t
+        return self.publish_all(t)
+
+    def publish_all(self, t: float) -> list[Message]:
+        """Returns status, state, display (and health): after a start or a reconnect."""
+        self._publish_all(t)
+        return self._take()
+
+    def sensor(self, ev: SensorEvent) -> list[Message]:
+        """Takes one sensor event (source-time order); returns what it caused."""
         self.now = ev.t
         actions = self.fusion.sensor(ev)
         if actions:
-            self._apply(ev.t, actions)
+            self._apply(actions)
+            return self._take()
+        return []
 
-    def set_usable(self, channel: str, usable: bool) -> None:
-        """Sensor health changed: a beam that is out of order stops counting drops, and for
-        each shot the referee is asked whether a ball fell in its pocket."""
-        if self._record is not None:
-            self._record({"t": round(self.now, 6), "health": channel, "usable": usable})
-        actions = self.fusion.set_usable(channel, usable, self.now)
+    def set_health(self, channel: str, state: Health, t: float) -> list[Message]:
+        """A channel's health changed (its trace line: ``HealthLine``): a sensor out of order
+        counts nothing, and for each shot the referee is asked what its beam would have said;
+        returns the corrections of shots this takes back."""
+        self.now = max(self.now, t)
+        actions = self.fusion.set_health(channel, state, t)
         if actions:
-            self._apply(self.now, actions)
+            self._apply(actions)
+        return self._take()
 
-    def advance(self, now: float) -> None:
-        """Runs the clock to ``now`` (provisional rulings fall due)."""
+    def health(self, records: Sequence[HealthRecord], changed: Mapping[str, Health], t: float,
+               *, publish: bool = False) -> list[Message]:
+        """Sensor health's news: an event for each record, fusion told of each ``changed``
+        channel (``set_health``), then ``B/health`` when there are records or ``publish``, and
+        ``B/status`` when the health summary changed. Returns the messages."""
+        for rec in records:
+            self._event(rec.event_type, rec.to_json(), t)
+        for channel, state in changed.items():
+            actions = self.fusion.set_health(channel, state, t)
+            if actions:
+                self._apply(actions)
+        health = self._health
+        if health is not None and (records or publish):
+            self._publish_health(health, t)
+            summary = health.summary()
+            if records and summary != self._status_health:
+                self._publish_status(t, summary)
+        return self._take()
+
+    def advance(self, now: float) -> list[Message]:
+        """Runs the clock to ``now`` (provisional rulings fall due); returns what they caused."""
         if now >= self.fusion.next_deadline:
             self.now = now
             actions = self.fusion.advance(now)
             if actions:
-                self._apply(now, actions)
+                self._apply(actions)
+                return self._take()
+        return []
 
-    def settle(self, limit: float = 3600.0) -> None:
-        """Runs the clock on until every shot that can settle by itself has settled."""
+    def settle(self, limit: float = 3600.0) -> list[Message]:
+        """Runs the clock on until every shot that can settle by itself has settled; returns
+        what that caused."""
+        out: list[Message] = []
         end = self.now + limit
         while self.fusion.next_deadline <= end:
-            self.advance(self.fusion.next_deadline)
+            out += self.advance(self.fusion.next_deadline)
+        return out
 
     def request(self, name: str, payload: bytes | str | dict[str, Any], t: float,
-                wall: float | None = None) -> dict[str, Any]:
-        """Handles one request; publishes its effects and its response, and returns the response.
+                wall: float | None = None) -> Handled:
+        """Handles one request: its effects, and its response (also among the messages).
 
         ``wall`` is the wall clock's time (Unix seconds) as the request reached the table: a
         request whose ``deadline`` has passed is refused (not checked without ``wall``, as
@@ -190,20 +317,18 @@ class Table:
         if tx is not None and tx in self._answers:
             seen_name, seen_body, response = self._answers[tx]
             if seen_name == name and req is not None and seen_body in (None, body_of(req)):
-                self._respond(seen_name, dict(response), t)  # applied once, answered again
-                return response
+                return self._answer(seen_name, dict(response), t)  # applied once, answered again
             other = "a different request" if seen_name == name else f"a {seen_name} request"
-            return self._respond(name, {"status": "error", "transaction": tx, "error": (
+            return self._answer(name, {"status": "error", "transaction": tx, "error": (
                 f"transaction {tx!r} was already used for {other}; nothing was done"
                 " (a new request needs a new transaction)")}, t)
         if req is None:
-            return self._respond(name, {"status": "error", "transaction": tx, "error": invalid}, t)
+            return self._answer(name, {"status": "error", "transaction": tx, "error": invalid}, t)
         if wall is not None and req.deadline is not None and wall > req.deadline:
-            return self._respond(name, {"status": "error", "transaction": tx, "error": (
+            return self._answer(name, {"status": "error", "transaction": tx, "error": (
                 f"deadline: the request expired {wall - req.deadline:.1f} s before it reached"
                 " the table; nothing was done")}, t)
-        if self._record is not None:
-            self._record({"t": round(t, 6), "request": name, "payload": as_received(req)})
+        line = {"t": round(t, 6), "request": name, "payload": as_received(req)}
         try:
             data = self._handle(req, t)
             response = {"status": "ok", "transaction": tx, "data": data}
@@ -217,18 +342,18 @@ class Table:
             self._answers[tx] = (name, body_of(req), response)
             while len(self._answers) > TRANSACTIONS_KEPT:
                 self._answers.popitem(last=False)
-        return self._respond(name, response, t)
+        return self._answer(name, response, t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
-               t: float) -> dict[str, Any]:
+               t: float) -> Handled:
         """Answers a request that cannot be taken whatever it holds (``reason``), without
-        looking further into it; returns the response. Nothing is recorded or changed."""
+        looking further into it. Nothing is recorded or changed."""
         self.now = t
-        return self._respond(name, {"status": "error", "transaction": transaction_of(payload),
-                                    "error": reason}, t)
+        return self._answer(name, {"status": "error", "transaction": transaction_of(payload),
+                                   "error": reason}, t)
 
     # -------------------------------------------------------------- requests
-    def _handle(self, req: Any, t: float) -> Any:
+    def _handle(self, req: Request, t: float) -> Any:
         match req:
             case NewMatchRequest():
                 return self._new_match(req, t)
@@ -237,7 +362,7 @@ class Table:
             case DeclareRequest():
                 return self._declare(req, t)
             case ShotEndRequest():
-                self._apply(t, self.fusion.shot_end(t), force=True)
+                self._apply(self.fusion.shot_end(t))
                 return {"shot": self.referee.state.shot}
             case AnswerRequest():
                 decisions = self.referee.feed(Answered(req.question, req.answer))
@@ -259,7 +384,7 @@ class Table:
                 self.match_id = None
                 return None
             case GetRequest():
-                self.publish_all(t)
+                self._publish_all(t)
                 return None
         raise BadRequest(f"unhandled request {req!r}")
 
@@ -268,8 +393,8 @@ class Table:
         decisions = self.referee.feed(NewMatch(setup))
         self.fusion.forget()
         self._deferred.clear()
-        self.matches += 1
-        self.match_id = self._match_id(self.matches)
+        self._matches += 1
+        self.match_id = self._match_id(self._matches)
         self._after(t, decisions)
         return {"match_id": self.match_id}
 
@@ -286,23 +411,22 @@ class Table:
             # the call ends the shot in progress: the call is judged after its ruling, and a
             # refused call must change nothing, so it is judged on a copy first
             trial = self._trial()
-            trial._apply(t, trial.fusion.shot_end(t), force=True)
+            trial._apply(trial.fusion.shot_end(t))
             if not trial.referee.questions:
                 trial.referee.check_call(calls, kind)
-            self._apply(t, self.fusion.shot_end(t), force=True)
+            self._apply(self.fusion.shot_end(t))
         self.referee.check_call(calls, kind)
-        self._apply(t, self.fusion.call(t, calls, kind, req.manner, amend=req.amend))
+        self._apply(self.fusion.call(t, calls, kind, req.manner, amend=req.amend))
         return {"calls": [c.model_dump() for c in req.calls], "kind": req.kind}
 
     def _trial(self) -> Table:
-        """Returns a copy of the table to try an input on: it publishes and records nothing,
-        and nothing done to it changes this table."""
+        """Returns a copy of the table to try an input on: what it makes is dropped, and
+        nothing done to it changes this table."""
         trial = copy.copy(self)
         trial.referee = self.referee.fork()
         trial.fusion = copy.deepcopy(self.fusion)
         trial._deferred = list(self._deferred)
-        trial._publish = lambda message: None
-        trial._record = None
+        trial._out = []
         return trial
 
     def _declare(self, req: DeclareRequest, t: float) -> Any:
@@ -319,20 +443,20 @@ class Table:
             raise InvalidInput("no match is in progress")
         if not self.fusion.open_shot and not self.referee.shots and not self._deferred:
             raise InvalidInput("no shot has been played to declare facts about")
-        self._apply(t, self.fusion.declare(t, facts))
+        self._apply(self.fusion.declare(t, facts))
         return {"facts": sorted(facts)}
 
     # -------------------------------------------------------------- pipeline
-    def _apply(self, t: float, actions: list[Action], force: bool = False) -> None:
+    def _apply(self, actions: list[Action]) -> None:
         for action in actions:
             if isinstance(action, DropSeen):
                 self._event("ball_pocketed", {
                     "pocket": action.pocket, "ball": action.ball,
-                    "shot": self.referee.state.shot + (0 if action.late else 1)}, action.t)
+                    "shot": self.referee.state.shot + (0 if action.late else 1)}, action.t,
+                    live=True)
             elif isinstance(action, RuleShot):
                 if self.referee.state.setup is None or self.referee.state.status is Status.MATCH_OVER:
-                    self.ignored_shots += 1
-                    continue
+                    continue  # play with no match in progress: nothing to rule
                 if self.referee.questions or self._deferred:
                     self._deferred.append(action.record)
                     continue
@@ -347,7 +471,6 @@ class Table:
         try:
             decisions = self.referee.feed(ShotPlayed(record))
         except InvalidInput as exc:
-            self.ignored_shots += 1
             log.warning("shot not ruled: %s", exc)
             return
         self._after(t, decisions)
@@ -361,76 +484,90 @@ class Table:
         state = self.referee.state
         ruling = [d for d in decisions if isinstance(d, _RULING)]
         if ruling:
+            corrected = any(isinstance(d, RulingCorrected) for d in ruling)
             self._event("shot_result", {
                 "shot": state.shot,
-                "corrected": any(isinstance(d, RulingCorrected) for d in ruling),
+                "corrected": corrected,
                 "decisions": [d.to_event() for d in decisions
                               if not isinstance(d, QuestionAsked)],
                 "to_shoot": state.to_shoot,
                 "ball_in_hand": str(state.ball_in_hand),
-            }, t)
+            }, t, ends_shot=not corrected)
         for d in decisions:
             kind, data = _event_of(d, self)
             if kind:
                 self._event(kind, data, t)
         self._publish_state(t)
 
-    # -------------------------------------------------------------- the service's hooks
-    def stamp(self, t: float) -> dict[str, Any]:
-        """Returns ``{"v", "seq", "ts"}`` for a message the service publishes itself (seq taken)."""
-        return self._next(t)
-
-    def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
-        return [(tx, name, response) for tx, (name, _, response) in self._answers.items()]
-
-    def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
-        """Remembers an answer given before a restart, so its transaction is applied once."""
-        self._answers[tx] = (name, None, response)
-        self._answers.move_to_end(tx)
-        while len(self._answers) > TRANSACTIONS_KEPT:
-            self._answers.popitem(last=False)
-
     # -------------------------------------------------------------- publishing
-    def _next(self, t: float) -> dict[str, Any]:
-        self.seq += 1
-        return {"v": 1, "seq": self.seq, "ts": round(t, 6)}
+    def _take(self) -> list[Message]:
+        out, self._out = self._out, []
+        return out
 
-    def _event(self, kind: str, data: dict[str, Any], t: float) -> None:
-        self._publish(Message("event", {**self._next(t), "type": kind, "data": data}))
+    def _stamp(self, t: float) -> dict[str, Any]:
+        self._seq += 1
+        return {"v": 1, "seq": self._seq, "ts": round(t, 6)}
 
-    def _respond(self, name: str, response: dict[str, Any], t: float) -> dict[str, Any]:
-        self._publish(Message(f"response/{name}", {**self._next(t), **response}))
-        return response
+    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False,
+               ends_shot: bool = False) -> None:
+        self._out.append(Message("event", {**self._stamp(t), "type": kind, "data": data},
+                                 role=Role.EVENT, live=live, ends_shot=ends_shot))
 
-    def prompt(self, question: dict[str, Any]) -> str:
-        """Returns a question's text (its snapshot form) in the table's language."""
-        players = [p.name for p in self.referee.state.players]
-        return texts.prompt(question, players, self.language)
+    def _respond(self, name: str, response: dict[str, Any], t: float) -> None:
+        self._out.append(Message(f"response/{name}", {**self._stamp(t), **response},
+                                 role=Role.RESPONSE))
 
-    def snapshot(self, t: float) -> dict[str, Any]:
-        return {**self._next(t), "match_id": self.match_id,
-                **texts.with_prompts(self.referee.snapshot(), self.language)}
+    def _answer(self, name: str, response: dict[str, Any], t: float,
+                line: dict[str, Any] | None = None) -> Handled:
+        self._respond(name, response, t)
+        return Handled(response, self._take(), line)
 
     def _publish_state(self, t: float, force: bool = False) -> None:
         snap = texts.with_prompts(self.referee.snapshot(), self.language)
         if not force and snap == self._last_state and self.match_id == self._last_match_id:
             return  # nothing a subscriber could see has changed
         self._last_state, self._last_match_id = snap, self.match_id
-        self._publish(Message("state", {**self._next(t), "match_id": self.match_id, **snap},
-                              retain=True))
-        self._publish(Message("display", {**self._next(t), **display(snap)}, retain=True))
+        self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id, **snap},
+                                 retain=True))
+        self._out.append(Message("display", {**self._stamp(t), **display(snap)}, retain=True))
 
-    def publish_all(self, t: float) -> None:
-        """Publishes status, state, display (and health): after a start or a reconnect."""
-        status: dict[str, Any] = {"state": "online", "version": VERSION}
-        if self._health is not None:
-            health = self._health()
-            status["health"] = health.get("summary", "ok")
-        self._publish(Message("status", {**self._next(t), **status}, retain=True))
+    def _publish_status(self, t: float, health: dict[str, object] | None) -> None:
+        self._status_health = health
+        self._out.append(Message("status", {**self._stamp(t), **status_payload("online", health)},
+                                 retain=True))
+
+    def _publish_health(self, health: HealthView, t: float) -> None:
+        self._out.append(Message("health", {**self._stamp(t), **health.snapshot(),
+                                            "summary": health.summary()}, retain=True))
+
+    def _publish_all(self, t: float) -> None:
+        health = self._health
+        self._publish_status(t, None if health is None else health.summary())
         self._publish_state(t, force=True)
-        if self._health is not None:
-            self._publish(Message("health", {**self._next(t), **self._health()}, retain=True))
+        if health is not None:
+            self._publish_health(health, t)
+
+    def stopped(self, t: float) -> list[Message]:
+        """Returns the last message of a clean stop: ``B/status`` ``stopped``."""
+        self._out.append(Message("status", {**self._stamp(t), **status_payload("stopped")},
+                                 retain=True))
+        return self._take()
+
+
+TraceInput = SensorEvent | RequestLine | HealthLine
+
+
+def feed(table: Table, item: TraceInput) -> list[Message]:
+    """Feeds one recorded input to a table as it reached the live table: the clock first runs
+    up to the input's time. Returns the messages it caused. (``replay`` and the service's
+    rebuild from its journal both feed this way, so a replay rules as the table did.)"""
+    if type(item) is SensorEvent:
+        return table.sensor(item)  # fusion runs its own clock up to a sensor event
+    out = table.advance(item.t)
+    if isinstance(item, HealthLine):
+        return out + table.set_health(item.channel, item.state, item.t)
+    assert isinstance(item, RequestLine)
+    return out + table.request(item.name, item.payload, item.t).messages
 
 
 def _event_of(d: Decision, table: Table) -> tuple[str | None, dict[str, Any]]:

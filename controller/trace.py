@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hardware.events import SensorEvent
+from hardware.health import Health
 from vocabulary import BINARY_CHANNELS, POCKETS, ChannelError, parse_channel
 
 log = logging.getLogger(__name__)
@@ -35,11 +36,16 @@ class RequestLine:
 
 @dataclass(frozen=True, slots=True)
 class HealthLine:
-    """A channel's health changed: a beam out of order stops counting drops (extension)."""
+    """A channel's health changed, as sensor health judged it (extension): a channel in any
+    state but ``ok`` counts nothing (``controller.fusion``)."""
 
     t: float
     channel: str
-    usable: bool
+    state: Health
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns the trace line: ``{"t": ..., "health": channel, "state": ...}``."""
+        return {"t": round(self.t, 6), "health": self.channel, "state": str(self.state)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +124,11 @@ def _parse_slow(obj: Any, lineno: int) -> TraceItem:
         return SensorEvent(t, ch, int(v), level, ball, pocket)
     health = obj.get("health")
     if isinstance(health, str):
-        usable = obj.get("usable")
-        if not isinstance(usable, bool):
-            return BadLine(lineno, "a health line needs 'usable': true or false")
         try:
             parse_channel(health)
         except ChannelError as exc:
             return BadLine(lineno, str(exc))
-        return HealthLine(t, health, usable)
+        return _health_line(obj, t, health, lineno)
     name = obj.get("request")
     if isinstance(name, str):
         payload = obj.get("payload", {})
@@ -133,6 +136,24 @@ def _parse_slow(obj: Any, lineno: int) -> TraceItem:
             return BadLine(lineno, "request 'payload' must be a JSON object")
         return RequestLine(t, name, payload)
     return BadLine(lineno, "neither a sensor line ('ch') nor a request line ('request')")
+
+
+_STATES = ", ".join(Health)
+
+
+def _health_line(obj: dict[str, Any], t: float, channel: str, lineno: int) -> HealthLine | BadLine:
+    """Returns a health line's item. Lines written before health carried its state say only
+    ``"usable": true / false``: not usable is taken as ``stuck`` (what fusion takes back for
+    it is the block in progress, if any)."""
+    if "state" in obj:
+        try:
+            return HealthLine(t, channel, Health(obj["state"]))
+        except ValueError:
+            return BadLine(lineno, f"a health line's 'state' is one of {_STATES}, not {obj['state']!r}")
+    usable = obj.get("usable")
+    if not isinstance(usable, bool):
+        return BadLine(lineno, f"a health line needs 'state' ({_STATES})")
+    return HealthLine(t, channel, Health.OK if usable else Health.STUCK)
 
 
 def read_trace(lines: Iterable[str]) -> Iterator[TraceItem]:

@@ -19,8 +19,11 @@ States (``Health``), most serious first — a channel shows the first that holds
   ``click``: any channel). Recovers when it fires.
 - ``ok``.
 
-``is_usable(channel)`` is True only for a channel in ``ok``: fusion stops counting drops
-from a stuck or chattering beam and asks the referee instead.
+This monitor is the one judge of a channel's health. The service tells fusion each
+channel's ``state`` whenever it changes (and journals it, so replays rule alike): fusion
+counts nothing from a channel not ``ok`` and asks the referee instead, and the state says
+what else to do (a ``stuck`` beam's block in progress and a ``chattering`` beam's latest
+drops were no balls). ``is_usable(channel)`` is True only for a channel in ``ok``.
 
 Transitions are ``SensorFaulted`` (into a fault, or from one fault to another) and
 ``SensorRecovered`` (back to ok), the ``sensor_fault`` / ``sensor_recovered`` events of

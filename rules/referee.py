@@ -120,9 +120,6 @@ class Referee:
         """Returns how many shots of this match can be undone."""
         return len(self._frames)
 
-    def last_record(self) -> ShotRecord | None:
-        return self._frames[-1].record if self._frames else None
-
     def snapshot(self) -> dict[str, Any]:
         """Returns the state snapshot of interfaces §3, less ``v``, ``seq``, ``ts``, ``match_id``."""
         s = self.state

@@ -30,7 +30,7 @@ class TableService:
     def __init__(self, mqtt: aiomqtt.Client) -> None:
         self.mqtt = mqtt
         self.pending: list[Message] = []
-        self.table = Table(self.pending.append)
+        self.table = Table()
         self.t = 0.0
 
     async def flush(self) -> None:
@@ -40,12 +40,14 @@ class TableService:
         self.pending.clear()
 
     async def start(self) -> None:
-        self.table.start(self.t)
+        self.pending += self.table.start(self.t)
         await self.flush()
 
     async def request(self, name: str, payload: dict[str, Any]) -> dict[str, Any]:
         self.t += 1.0
-        response = self.table.request(name, payload, self.t)
+        handled = self.table.request(name, payload, self.t)
+        self.pending += handled.messages
+        response = handled.response
         await self.flush()
         assert response["status"] == "ok", response
         return response
@@ -58,7 +60,7 @@ class TableService:
 
     async def event(self, kind: str, data: dict[str, Any]) -> None:
         """Publishes one event of table.py's shape (for rulings hard to reach by playing)."""
-        self.table.seq += 1
+        self.table.resume_seq(self.table.seq + 1)
         payload = {"v": 1, "seq": self.table.seq, "ts": self.t, "type": kind, "data": data}
         await self.mqtt.publish(f"{B}/event", json.dumps(payload), qos=1)
 

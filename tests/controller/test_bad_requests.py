@@ -23,10 +23,9 @@ NAMES = sorted(REQUESTS) + ["teleport", "", "call/../x"]
 
 
 def table_in_play() -> tuple[Table, list[Message]]:
-    out: list[Message] = []
-    table = Table(out.append)
-    table.start(0.0)
-    table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]}, 1.0)
+    table = Table()
+    out = table.start(0.0)
+    out += table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]}, 1.0).messages
     return table, out
 
 
@@ -54,43 +53,44 @@ def payloads() -> st.SearchStrategy[Any]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(NAMES), payload=payloads())
 def test_fuzzed_requests_never_crash_and_errors_change_nothing(name: str, payload: Any) -> None:
-    table, out = table_in_play()
+    table, _ = table_in_play()
     before = table.referee.snapshot()
-    response = table.request(name, payload, 2.0)
+    handled = table.request(name, payload, 2.0)
+    response = handled.response
     assert response["status"] in ("ok", "error")
     if response["status"] == "error":
         assert isinstance(response["error"], str) and response["error"]
         assert table.referee.snapshot() == before
-    published = out[-1]
+    published = handled.messages[-1]
     assert published.topic == f"response/{name}" and published.payload["status"] == response["status"]
 
 
 def test_a_huge_payload_is_refused_with_its_size() -> None:
     table, _ = table_in_play()
-    response = table.request("call", b"{" + b" " * (MAX_PAYLOAD + 10) + b"}", 2.0)
+    response = table.request("call", b"{" + b" " * (MAX_PAYLOAD + 10) + b"}", 2.0).response
     assert response["status"] == "error" and "too large" in response["error"]
 
 
 def test_player_names_with_topic_characters_and_any_unicode_are_just_names() -> None:
-    out: list[Message] = []
-    table = Table(out.append)
-    table.start(0.0)
+    table = Table()
+    out = table.start(0.0)
     names = ["a/b#+", "Ёжик 🎱"]
-    response = table.request("new_match", {"game": "ten-ball", "players": names}, 1.0)
-    assert response["status"] == "ok"
+    handled = table.request("new_match", {"game": "ten-ball", "players": names}, 1.0)
+    out += handled.messages
+    assert handled.response["status"] == "ok"
     assert [p["name"] for p in table.referee.snapshot()["players"]] == names
     assert all("/" not in m.topic.replace("response/", "") for m in out)
 
 
 def test_the_error_names_the_field_and_what_was_wrong() -> None:
     table, _ = table_in_play()
-    r = table.request("undo", {"shots": "two"}, 2.0)
+    r = table.request("undo", {"shots": "two"}, 2.0).response
     assert r["status"] == "error" and "shots" in r["error"]
-    r = table.request("call", {"calls": [{"ball": 3}]}, 2.0)
+    r = table.request("call", {"calls": [{"ball": 3}]}, 2.0).response
     assert "pocket" in r["error"] and "required" in r["error"]
-    r = table.request("answer", {"answer": "shoot", "transaction": "t-9"}, 2.0)
+    r = table.request("answer", {"answer": "shoot", "transaction": "t-9"}, 2.0).response
     assert r["transaction"] == "t-9" and "no open question" in r["error"]
-    r = table.request("call", b'{"calls": [], "transaction": "t-10", "x": 1}', 2.0)
+    r = table.request("call", b'{"calls": [], "transaction": "t-10", "x": 1}', 2.0).response
     assert r["transaction"] == "t-10" and "unknown field 'x'" in r["error"]
 
 
@@ -154,9 +154,9 @@ def test_a_request_name_is_answerable_only_if_it_fits_one_topic_level() -> None:
 
 
 def test_a_declared_cushion_count_outside_0_to_4_is_refused_and_changes_nothing() -> None:
-    table, out = table_in_play()
+    table, _ = table_in_play()
     for bad in (5, -1, "two", 1.5, [2]):
-        before = len(out)
-        r = table.request("declare", {"cushions_after_contact": bad}, 2.0)
+        handled = table.request("declare", {"cushions_after_contact": bad}, 2.0)
+        r = handled.response
         assert r["status"] == "error" and "cushions_after_contact" in r["error"]
-        assert [m.topic for m in out[before:]] == ["response/declare"]
+        assert [m.topic for m in handled.messages] == ["response/declare"]

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from controller.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.fusion import RETRACT_S, Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
 from hardware import SensorEvent
+from hardware.health import Health
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from rules import CUE, UNKNOWN, Call, Pocket, Rail, ShotKind
 
@@ -319,7 +320,7 @@ def test_noisy_streams_give_the_true_drops_and_hits():
 def test_a_burst_waiting_for_its_open_twin_does_not_stall_the_clock():
     from controller.table import Table
 
-    table = Table(lambda _m: None)
+    table = Table()
     table.start(0.0)
     for e in [ev(1.0, "cushion.lh", 1), ev(1.004, "cushion.lh", 0),
               ev(1.010, "cushion.lf", 1), ev(1.3, "cushion.lf", 0)]:  # the twin stays on
@@ -333,14 +334,14 @@ def test_a_burst_waiting_for_its_open_twin_does_not_stall_the_clock():
 def test_a_beam_out_of_order_counts_no_drops_and_its_pocket_is_named_blind():
     rng = random.Random(19)
     fusion = Fusion()
-    fusion.set_usable("beam.fl", False)
+    fusion.set_health("beam.fl", Health.STUCK)
     out: list[Action] = []
     for e in beam_block("fl", 1.0, rng) + cushion_hit("h", 1.2, rng):
         out += fusion.sensor(e)
     out += fusion.advance(10.0)
     assert drops(out) == []
     assert record_of(out).blind_pockets == (Pocket.FOOT_LEFT,)
-    fusion.set_usable("beam.fl", True)
+    fusion.set_health("beam.fl", Health.OK)
     assert [d.pocket for d in drops(fusion.sensor(ev(20.0, "beam.fl", 1))
                                     + fusion.advance(20.01))] == [Pocket.FOOT_LEFT]
 
@@ -354,9 +355,30 @@ def test_a_beam_found_stuck_takes_back_the_drop_its_block_counted():
     out += fusion.sensor(ev(1.5, "beam.hr", 1))  # a dirty lens: blocked, never clears
     out += fusion.advance(4.0)
     assert [d.pocket for d in record_of(out).drops] == [Pocket.HEAD_RIGHT]
-    (amend,) = fusion.set_usable("beam.hr", False, 4.0)  # health: stuck
+    (amend,) = fusion.set_health("beam.hr", Health.STUCK, 4.0)
     assert isinstance(amend, AmendShot) and amend.record.drops == ()
     assert amend.record.blind_pockets == (Pocket.HEAD_RIGHT,)
+
+
+@pytest.mark.parametrize(("state", "kept"), [(Health.CHATTERING, [Pocket.FOOT_LEFT]),
+                                              (Health.SILENT, [Pocket.FOOT_LEFT, Pocket.FOOT_LEFT]),
+                                              (Health.DISCONNECTED, [Pocket.FOOT_LEFT, Pocket.FOOT_LEFT])])
+def test_what_a_beam_counted_before_it_was_found_out_of_order_depends_on_why(state, kept):
+    # chatter made up the latest "balls" (the last RETRACT_S); silence or a board gone says
+    # nothing against what the beam saw before
+    rng = random.Random(23)
+    fusion = Fusion(FusionConfig(quiet_s=30.0))
+    out: list[Action] = []
+    for e in cushion_hit("f", 1.0, rng) + beam_block("fl", 1.2, rng) + beam_block(
+            "fl", 1.2 + RETRACT_S + 1.0, rng):
+        out += fusion.sensor(e)
+    out += fusion.advance(1.2 + RETRACT_S + 1.5)
+    assert len(drops(out)) == 2
+    out += fusion.set_health("beam.fl", state, 1.2 + RETRACT_S + 1.5)
+    out += fusion.shot_end(1.2 + RETRACT_S + 2.0)
+    record = record_of(out)
+    assert [d.pocket for d in record.drops] == kept
+    assert record.blind_pockets == (Pocket.FOOT_LEFT,)
 
 
 def test_a_cue_detector_that_reports_is_taken_as_fitted():
@@ -390,7 +412,7 @@ def test_the_example_configuration_shows_the_real_fusion_defaults():
 def test_a_dead_cushion_sensor_makes_too_few_cushions_unknown_not_a_foul():
     rng = random.Random(22)
     fusion = Fusion()
-    fusion.set_usable("cushion.lf", False)
+    fusion.set_health("cushion.lf", Health.SILENT)
     out: list[Action] = []
     for e in cushion_hit("h", 1.0, rng, crosstalk=False) + cushion_hit("lf", 1.5, rng,
                                                                        crosstalk=False):

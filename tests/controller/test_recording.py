@@ -5,24 +5,34 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.replay import feed, replay
+from controller.fusion import fusion_config
+from controller.replay import replay
 from controller.simulator import simulate_lines
 from controller.table import Message, Table
-from controller.trace import TraceWriter, parse_line
+from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from hardware.events import SensorEvent
 from tests.smallfs import fill, small_filesystem
 
 
 def test_a_recorded_session_replays_to_the_same_state(tmp_path: Path):
     lines = simulate_lines("siberian-ten", 400, 11, noise=True)
     writer = TraceWriter(tmp_path, {"venue": "club", "table": "t1", "fusion": lines[0]["fusion"]})
-    live: list[Message] = []
-    from controller.fusion import fusion_config
-
-    table = Table(live.append, fusion=fusion_config(lines[0]["fusion"]), record=writer.write)
-    table.start(0.0)
-    for i, line in enumerate(lines[1:], start=2):
-        feed(table, parse_line(json.dumps(line), i))  # type: ignore[arg-type]
-    table.settle()
+    table = Table(fusion=fusion_config(lines[0]["fusion"]))
+    live = table.start(0.0)
+    for i, line in enumerate(lines[1:], start=2):  # recorded as the service's core records
+        item = parse_line(json.dumps(line), i)
+        if isinstance(item, SensorEvent | HealthLine):
+            writer.write(item.to_json())
+            live += table.sensor(item) if isinstance(item, SensorEvent) else table.set_health(
+                item.channel, item.state, item.t)
+        else:
+            assert isinstance(item, RequestLine)
+            live += table.advance(item.t)
+            handled = table.request(item.name, item.payload, item.t)
+            if handled.line is not None:  # the payload as validated, not as sent
+                writer.write(handled.line)
+            live += handled.messages
+    live += table.settle()
     writer.close()
     (recorded,) = sorted(tmp_path.glob("trace-*.jsonl"))
     again: list[Message] = []

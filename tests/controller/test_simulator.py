@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.replay import feed
 from controller.simulator import simulate_lines
-from controller.table import Table
+from controller.table import Table, feed
 from controller.trace import BadLine, Header, read_trace
 from rules import OBJECT, Status
 from rules.pyramid import ball_value
@@ -56,14 +55,14 @@ def check(table: Table, game: str) -> None:
 
 
 def replay_checked(lines: list[dict], game: str) -> Table:
-    table = Table(lambda _m: None)
+    table = Table()
     items = list(read_trace(json.dumps(x) for x in lines))
     assert not [i for i in items if isinstance(i, BadLine)]
     header = items[0]
     assert isinstance(header, Header)
     from controller.fusion import fusion_config
 
-    table = Table(lambda _m: None, fusion=fusion_config(header.fields["fusion"]))
+    table = Table(fusion=fusion_config(header.fields["fusion"]))
     table.start(0.0)
     for item in items[1:]:
         assert not isinstance(item, Header | BadLine)

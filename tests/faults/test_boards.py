@@ -19,6 +19,7 @@ import pytest
 from controller.table import Table
 from firmware_bridge.sim import SimBoard
 from hardware.events import SensorEvent
+from hardware.health import Health
 from tests.broker import Broker
 from tests.faults.record import note
 from tests.firmware_bridge.test_link import corrupt_edges_frames
@@ -32,7 +33,7 @@ KEYS = ("status", "players", "to_shoot", "ball_in_hand", "on_table", "shot", "qu
 
 def expected(shots: list[tuple[int | None, str]]) -> dict[str, Any]:
     """Returns the state the same shots leave when every board behaves."""
-    table = Table(lambda m: None)
+    table = Table()
     table.start(0.0)
     t = 1.0
     table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 1}, t)
@@ -159,7 +160,7 @@ async def test_soak_random_board_faults_over_a_whole_run_out(tmp_path: Path, bro
 
 
 def test_a_board_going_down_does_not_take_back_the_drops_its_beams_already_reported() -> None:
-    table = Table(lambda m: None)
+    table = Table()
     table.start(0.0)
     table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 1}, 1.0)
     table.request("call", {"calls": [{"ball": 1, "pocket": "fr"}]}, 2.0)
@@ -170,6 +171,6 @@ def test_a_board_going_down_does_not_take_back_the_drops_its_beams_already_repor
     assert 1 not in before["on_table"] and not before["questions"]
     table.advance(4.5)
     for pocket in ("hl", "hr", "sl", "sr", "fl", "fr"):  # the board's link went down
-        table.set_usable(f"beam.{pocket}", False)
+        table.set_health(f"beam.{pocket}", Health.DISCONNECTED, 4.5)
     after = table.referee.snapshot()
     assert (after["on_table"], after["questions"]) == (before["on_table"], before["questions"])

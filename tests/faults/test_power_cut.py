@@ -56,10 +56,10 @@ def fact(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 def uninterrupted(reqs: list[tuple[str, dict[str, Any]]]) -> tuple[dict[str, Any], list[Any]]:
     """Returns the final state and the events of the requests played without a cut."""
     out: list[Message] = []
-    table = Table(out.append)
-    table.start(0.0)
+    table = Table()
+    out += table.start(0.0)
     for n, (name, payload) in enumerate(reqs, start=2):
-        table.request(name, payload, float(n))
+        out += table.request(name, payload, float(n)).messages
     events = [fact(m.payload) for m in out
               if m.topic == "event" and m.payload["type"] not in QUIET]
     return table.referee.snapshot(), events

@@ -18,6 +18,7 @@ import pytest
 from controller.replay import replay
 from controller.table import Message, Table
 from hardware.events import SensorEvent
+from hardware.health import Health
 from tests.broker import Broker
 from tests.faults.record import note
 from tests.service.conftest import Collector, make_config, running
@@ -137,19 +138,19 @@ async def test_a_chattering_beam_is_reported_within_a_second_and_gives_no_wrong_
 
 def test_drops_counted_from_a_beam_before_it_was_found_chattering_are_taken_back() -> None:
     out: list[Message] = []
-    table = Table(out.append)
-    table.start(0.0)
-    table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]}, 1.0)
-    table.request("call", {"calls": [{"ball": 1, "pocket": "sl"}]}, 2.0)
+    table = Table()
+    out += table.start(0.0)
+    out += table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]}, 1.0).messages
+    out += table.request("call", {"calls": [{"ball": 1, "pocket": "sl"}]}, 2.0).messages
     rng = random.Random(0)
     t, level = 3.0, 1
     while t < 3.1:  # chatter: edges 0.5-4 ms apart; the glitch filter merges some into "balls"
-        table.sensor(SensorEvent(round(t, 6), "beam.hl", level))
+        out += table.sensor(SensorEvent(round(t, 6), "beam.hl", level))
         t += rng.uniform(0.0005, 0.004)
         level ^= 1
     assert [m for m in out if m.topic == "event" and m.payload["type"] == "ball_pocketed"]
     table.sensor(SensorEvent(round(t, 6), "beam.hl", 0))
-    table.set_usable("beam.hl", False)  # what the service does once health says chattering
+    table.set_health("beam.hl", Health.CHATTERING, t)  # sensor health's verdict
     table.sensor(SensorEvent(3.5, "beam.sl", 1))
     table.sensor(SensorEvent(3.52, "beam.sl", 0))
     table.request("shot_end", {}, 6.0)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from controller import journal as journal_module
+from controller.core import SEQ_RESERVE, boot_id
 from controller.journal import Journal
 from controller.mqtt import Outbox
-from controller.service import SEQ_RESERVE, Service, boot_id
+from controller.service import Service
 from tests.broker import Broker
-from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing
+from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing, until
 
 PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
 
@@ -134,9 +135,9 @@ async def test_ball_pocketed_goes_out_before_the_sync_and_the_shots_ruling_after
             await shot_pocketing(driver, "fl")
             pocketed = await col.wait(lambda: col.events("ball_pocketed"), timeout=5)
             assert pocketed[0]["data"]["pocket"] == "fl"
-            await asyncio.sleep(3.5)  # the table has been quiet long enough to rule the shot
-            ruled = service.table.referee.state.shot == 1 and service.table.referee.questions
-            assert ruled, "the shot was ruled: which ball fell is asked"
+            # the table is quiet long enough: the shot is ruled, which ball fell is asked
+            await until(lambda: service.table.referee.state.shot == 1
+                        and service.table.referee.questions)
             after = [s.payload for s in col.seen if s.payload.get("seq", 0) > pocketed[0]["seq"]]
             assert not after, f"went out before it was on disk: {after}"
             held.open.set()

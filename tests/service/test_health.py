@@ -27,9 +27,9 @@ async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(t
         assert status[-1] == {"ok": True, "faults": {}}
     # fusion was told, and the journal and the trace hold it, so replays rule as the table did
     (recorded,) = (tmp_path / "data" / "traces").glob("trace-*.jsonl")
-    told = [(x["health"], x["usable"]) for x in map(json.loads, recorded.read_text().splitlines())
+    told = [(x["health"], x["state"]) for x in map(json.loads, recorded.read_text().splitlines())
             if "health" in x]
-    assert told == [("beam.fl", False), ("beam.fl", True)]
+    assert told == [("beam.fl", "stuck"), ("beam.fl", "ok")]
 
 
 async def test_a_beam_whose_release_reaches_the_service_late_is_not_called_stuck(tmp_path, broker):

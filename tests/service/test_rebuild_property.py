@@ -8,9 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.config import validate
-from controller.service import Service, _Request
-from hardware.events import SensorEvent
+from tests.service.corekit import FakeClock, Stepper, core_config
 from tests.tracekit import TraceBuilder
 
 POCKETS = ["hl", "hr", "sl", "sr", "fl", "fr"]
@@ -25,27 +23,9 @@ def match(seed: int, shots: list[list[str]]) -> list[dict]:
     return tb.lines
 
 
-def service(data: Path) -> Service:
-    config = validate({"data": str(data), "backend": "sim", "mqtt": {"url": "mqtt://127.0.0.1:9"},
-                       "recording": {"enabled": False}, "journal": {"sync": "normal"}})
-    svc = Service(config, clock=lambda: 0.0)
-    svc._offset = 0.0  # the trace's times are the service's (no reboot between the two runs)
-    return svc
-
-
-def feed(svc: Service, line: dict) -> None:
-    t = float(line["t"])
-    svc._tick(svc._at(t))  # the clock runs up to each input, as the live loop does
-    if "ch" in line:
-        svc._handle(SensorEvent(t, line["ch"], line.get("v", 1), line.get("level"),
-                                line.get("ball"), line.get("pocket")))
-    else:
-        svc._handle(_Request(line["request"], dict(line["payload"]), t))
-
-
-def state(svc: Service) -> tuple:
-    table = svc.table
-    return (table.referee.snapshot(), table.match_id, table.seq, table.fusion.next_deadline,
+def state(stepper: Stepper) -> tuple:
+    table = stepper.core.table
+    return (table.referee.snapshot(), table.match_id, table.seq, table.next_deadline,
             sorted(table.transactions()))
 
 
@@ -57,21 +37,21 @@ def test_a_table_rebuilt_from_its_journal_at_any_point_goes_on_as_the_original(s
     lines = match(seed, shots)
     k = int(cut * len(lines))
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        original, cut_short = service(Path(a)), service(Path(b))
+        original, cut_short = Stepper(core_config(Path(a))), Stepper(core_config(Path(b)))
         for line in lines[:k]:
-            feed(original, line)
-            feed(cut_short, line)
-        cut_short._commit()  # what the live loop writes at the end of its turn
-        cut_short.journal.close()
-        rebuilt = service(Path(b))  # the power went out here
+            original.step(line)
+            cut_short.step(line)
+        cut_short.commit()  # what the live loop writes at the end of its turn
+        cut_short.core.journal.close()  # the service was killed here (no clean stop)
+        rebuilt = Stepper(core_config(Path(b)), clock=FakeClock(cut_short.clock.t))
         assert state(rebuilt) == state(original)  # seq too: it continues from the journal's
         for line in lines[k:]:
-            feed(original, line)
-            feed(rebuilt, line)
+            original.step(line)
+            rebuilt.step(line)
         end = lines[-1]["t"] + 60
-        for svc in (original, rebuilt):
-            svc._tick(svc._at(end))
+        original.settle(end)
+        rebuilt.settle(end)
         assert state(rebuilt) == state(original)
-        assert original.table.referee.state.shot >= 1
-        original.journal.close()
-        rebuilt.journal.close()
+        assert original.core.table.referee.state.shot >= 1
+        original.close()
+        rebuilt.close()

@@ -25,6 +25,19 @@ from controller.web.history import History
 from hardware.events import SensorEvent
 
 
+class FixedHealth:
+    """Sensor health that stays as given: ``payload`` is the ``B/health`` body, its summary in it."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
+
+    def snapshot(self) -> dict[str, object]:
+        return {k: v for k, v in self.payload.items() if k != "summary"}
+
+    def summary(self) -> dict[str, object]:
+        return dict(self.payload.get("summary", {"ok": True, "faults": {}}))
+
+
 class LiveTable:
     """One table publishing to the broker at ``host:port`` as ``<prefix>/<venue>/<table>``."""
 
@@ -36,7 +49,7 @@ class LiveTable:
         self.t0 = time.monotonic()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.health = health
-        self.table = Table(self._publish, health=(lambda: self.health or {}) if health else None)
+        self.table = Table(health=FixedHealth(health) if health else None)
         # persistent: the broker keeps the table's subscription and queues its requests while
         # it is away (as the service's session does)
         self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{venue}-{table}",
@@ -54,8 +67,10 @@ class LiveTable:
     def now(self) -> float:
         return round(time.monotonic() - self.t0, 6)
 
-    def _publish(self, msg: Message) -> None:
-        self.client.publish(f"{self.base}/{msg.topic}", json.dumps(msg.payload), msg.qos, msg.retain)
+    def _publish(self, messages: list[Message]) -> None:
+        for msg in messages:
+            self.client.publish(f"{self.base}/{msg.topic}", json.dumps(msg.payload), msg.qos,
+                                msg.retain)
 
     def _connected(self, client: paho.Client, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
         client.subscribe(f"{self.base}/request/+", qos=1)
@@ -67,12 +82,12 @@ class LiveTable:
             payload = json.loads(msg.payload)
             self.requests.append((name, payload))
             # a live request's deadline is checked against the wall clock, as the service does
-            self.table.request(name, msg.payload, self.now(), wall=time.time())
+            self._publish(self.table.request(name, msg.payload, self.now(), wall=time.time()).messages)
 
     def _tick(self) -> None:
         while not self._stop.wait(0.05):
             with self.lock:
-                self.table.advance(self.now())
+                self._publish(self.table.advance(self.now()))
 
     def start(self) -> LiveTable:
         self.client.connect(self.host, self.port)
@@ -80,28 +95,30 @@ class LiveTable:
         if not self._ready.wait(10):
             raise RuntimeError("the test table did not connect to the broker")
         with self.lock:
-            self.table.start(self.now())
+            self._publish(self.table.start(self.now()))
         self._ticker.start()
         return self
 
     def request(self, name: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Handles a request in-process (as if a keypad sent it); returns the response."""
         with self.lock:
-            return self.table.request(name, payload, self.now())
+            handled = self.table.request(name, payload, self.now())
+            self._publish(handled.messages)
+            return handled.response
 
     def pot(self, pocket: str) -> None:
         """A ball falls: the pocket's beam is blocked for 50 ms (the ruling follows when due)."""
         with self.lock:
             t = self.now()
-            self.table.sensor(SensorEvent(t, "cushion.lf", 1))
-            self.table.sensor(SensorEvent(t + 0.02, "cushion.lf", 0))
-            self.table.sensor(SensorEvent(t + 0.3, f"beam.{pocket}", 1))
-            self.table.sensor(SensorEvent(t + 0.35, f"beam.{pocket}", 0))
+            for ev in (SensorEvent(t, "cushion.lf", 1), SensorEvent(t + 0.02, "cushion.lf", 0),
+                       SensorEvent(t + 0.3, f"beam.{pocket}", 1),
+                       SensorEvent(t + 0.35, f"beam.{pocket}", 0)):
+                self._publish(self.table.sensor(ev))
 
     def settle(self) -> None:
         """Rules the open shot now."""
         with self.lock:
-            self.table.settle()
+            self._publish(self.table.settle())
 
     def stop(self) -> None:
         """A clean shutdown: ``stopped`` published, then a proper disconnect."""

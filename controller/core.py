@@ -1,0 +1,451 @@
+"""The service's steppable core: synchronous, no asyncio, every clock injected.
+
+    inputs ──► TableCore.handle / tick ──► [Outgoing, ...] ──► (the shell's) Outbox
+                 │  journal noted, table fed, health judged
+    TableCore.commit ──► the batch written ──► Release ──► Outbox.release / release_early
+    TableCore.sync (a thread) ──► TableCore.synced ──► Release
+
+**The API** (``controller.service.Service`` is the asyncio shell around it; tests drive it
+directly with a fake clock)::
+
+    core = TableCore(config, clock=..., wall=..., boot=...)  # opens the journal, rebuilds
+    outbox.restore(core.restored)         # what the last run left undelivered
+    publish(core.start())                 # status, state, display, health
+    publish(core.handle(item))            # one input: SensorEvent | LinkChanged | Request | Connected
+    publish(core.tick(backend))           # what time alone decides (rulings due, health)
+    done = core.commit()                  # writes the batch (no wait for the disk)
+    apply(done.release)                   # what may leave the outbox now
+    point = core.sync_point(); core.sync() (in a thread); apply(core.synced(point))
+    publish(core.stop()); core.close()    # ``stopped``, then the journal closed cleanly
+    core.wait()                           # how long the shell may sleep for nothing to do
+
+``handle``/``tick``/``start``/``stop`` return the messages to publish, already noted in the
+journal, in order; nothing is called back.
+
+**Where things go.**
+
+- *A new check on an input* (a request too old, a payload refused before the table sees it,
+  a sensor edge out of its time): in ``handle``, before the input is journaled; answer a
+  refused request through ``Table.request``'s error path or a message of its own, so it is
+  never dropped silently.
+- *A new publishing policy* (how long a message lives, whether it may leave before the
+  sync): decide it where the message is made, as a field of ``table.Message`` (``role``,
+  ``live``, ``ends_shot``), and map it to an ``Outgoing`` in ``_outgoing`` here.
+- *A clock rule*: ``clock()`` (the service's time, increasing across reboots: ``_resume_clock``),
+  ``_host`` (a backend's monotonic time on it), ``_at`` (never before the last input) and
+  ``now()`` (the lagging clock the table's timers and sensor health run on).
+
+**What it keeps.** Journal before publish: every input is noted in the journal before the
+messages it caused, and they are written together by ``commit``. A live ``ball_pocketed``
+may leave once written; anything else once synced (``journal.sync = "full"``). Seqs up to
+``seq_limit`` are reserved on disk before any is published early, and after a power cut (a
+new boot, no clean stop) numbering continues after the reservation. On start the table is
+rebuilt from the journal (``controller.table.feed``, as ``replay`` does), transactions still
+answered once.
+
+Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
+for the simulator), kept increasing across restarts: after a reboot the monotonic clock
+starts again, and the offset is moved so the clock resumes after the last journaled input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from controller.config import Config
+from controller.journal import Journal, Outgoing
+from controller.table import Message, Role, Table, feed
+from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from hardware.backend import SensorBackend
+from hardware.events import LinkChanged, SensorEvent
+from hardware.health import EventsLost, Health, HealthMonitor, HealthRecord
+
+log = logging.getLogger(__name__)
+
+#: Sensor edges reach the loop a little after they happen: the clock's ticks stay this far
+#: behind (seconds of host time) so an edge never arrives older than a tick already taken.
+LAG = 0.05
+#: Seqs reserved on disk ahead of the last one given out (see the module docstring).
+SEQ_RESERVE = 1000
+
+
+def wall_clock() -> float:
+    """Returns the wall clock's time now (``time.time``, looked up at each call)."""
+    return time.time()
+
+
+def boot_id() -> str:
+    """Returns this boot of the machine's id (Linux), or "" where there is none."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request to the table: from the broker (with MQTT 5's response topic and correlation
+    data, if any) or a simulated keypad (``t``: its host time; None: now)."""
+
+    name: str
+    payload: bytes | dict[str, Any]
+    t: float | None = None
+    response_topic: str | None = None
+    correlation: bytes | None = None
+    #: Refused whatever it holds, for this reason (``controller.mqtt``: what the link saw).
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """The link to the broker is (again) up: everything retained is published afresh."""
+
+
+Input = SensorEvent | LinkChanged | Request | Connected
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """What may leave the outbox: every message up to id ``upto``, and the live ones (at the
+    head of those waiting) up to id ``live_upto``; 0: none."""
+
+    upto: int = 0
+    live_upto: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A commit's outcome: what may be released now, and whether a batch was written (and
+    so awaits a sync)."""
+
+    release: Release
+    written: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SyncPoint:
+    """What a sync about to start covers: messages up to ``upto``, seqs up to ``seq_limit``."""
+
+    upto: int
+    seq_limit: int
+
+
+class TableCore:
+    """One table's journal, pipeline and sensor health, stepped one input at a time (see the
+    module docstring).
+
+    ``clock`` is the host's monotonic clock, ``wall`` its wall clock, ``boot`` this boot's id
+    (``boot_id()`` when None). Raises JournalError when the journal cannot be opened.
+    """
+
+    def __init__(self, config: Config, *, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = wall_clock, boot: str | None = None) -> None:
+        self.config = config
+        self.base = config.base
+        self.speed = config.sim.speed if config.backend == "sim" else 1.0
+        self._mono = clock
+        self._wall = wall
+        self._boot = boot_id() if boot is None else boot
+        self._event_expiry = config.mqtt.event_expiry_s or None
+        self._response_expiry = config.mqtt.response_expiry_s or None
+        self.journal = Journal(config.data / "journal.sqlite3", sync=config.journal.sync)
+        self.trace: TraceWriter | None = None
+        self._offset = 0.0
+        self._last_t = 0.0  # the time of the last input (journaled ones are never earlier)
+        self._last_input = 0  # the journal id of the last input noted
+        self._told: dict[str, Health] = {}  # what fusion was told of each channel
+        self._next_health = 0.0
+        self._next_health_publish = clock() + config.health.publish_interval_s
+        self._seq_limit = 0  # the seq reservation noted in the journal
+        self._seq_durable = 0  # ... and the part of it known to be on disk
+        self._written_upto = 0  # the last outgoing message in a written batch
+        self._shot_ended = False  # a message made since the input began ended a shot
+        self._resume_clock()
+        # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
+        self.health = HealthMonitor((), clock=self.now)
+        #: What the last run left undelivered (already journaled): the outbox's first messages.
+        self.restored = self.journal.outbox()
+        self._last_out = max((o.id for o in self.restored), default=0)
+        self.table = self._rebuild()
+
+    # ------------------------------------------------------------------ the clock
+    def clock(self) -> float:
+        """Returns the service's time now (see the module docstring)."""
+        return self._offset + self._mono() * self.speed
+
+    def now(self) -> float:
+        """Returns the time the table's timers and sensor health run on: the service's
+        clock, ``LAG`` behind, never before the last input's."""
+        return self._at(self.clock() - LAG * self.speed)
+
+    def _resume_clock(self) -> None:
+        meta = self.journal.meta
+        self._offset = float(meta.get("offset", "0"))
+        last = float(meta.get("last_t", "0"))
+        if "last_t" in meta and self.clock() <= last:  # a reboot: the monotonic clock began again
+            away = max(0.0, self._wall() - float(meta.get("wall", "0")))
+            self._offset = last + min(away, 86400.0) * self.speed + 0.001 - self._mono() * self.speed
+            log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
+                     self.clock())
+        self._last_t = last
+        self.journal.set_meta("offset", repr(self._offset))
+
+    def _host(self, t: float) -> float:
+        """Returns the service time of a backend's host-monotonic time."""
+        return self._offset + t * self.speed
+
+    def _at(self, t: float) -> float:
+        """Returns an input's time as journaled (µs), never before the last input's."""
+        return max(round(t, 6), self._last_t)
+
+    @property
+    def last_t(self) -> float:
+        """Returns the time of the last input (what a restart's clock resumes after)."""
+        return self._last_t
+
+    # ------------------------------------------------------------------ rebuilding
+    def _rebuild(self) -> Table:
+        meta = self.journal.meta
+        prefix = meta.get("prefix")
+        if prefix is None:
+            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
+            self.journal.set_meta("prefix", prefix)
+        table = Table(fusion=self.config.fusion_settings(), match_id=lambda n: f"{prefix}-{n}",
+                      matches=int(meta.get("matches_before", "0")), health=self.health,
+                      language=self.config.language)
+        inputs = self.journal.inputs()
+        for n, line in enumerate(inputs, start=1):
+            if "tick" in line:
+                table.advance(float(line["t"]))
+                continue
+            item = parse_line(json.dumps(line), n)
+            if isinstance(item, SensorEvent | RequestLine | HealthLine):
+                feed(table, item)
+                if isinstance(item, HealthLine):
+                    self._told[item.channel] = item.state
+            else:
+                log.error("journal line %d cannot be read: %s", n, line)
+        known = {tx for tx, _, _ in table.transactions()}
+        for tx, name, response in self.journal.answers():
+            if tx not in known:
+                table.remember(tx, name, response)
+        table.resume_seq(int(meta.get("seq", "0")))
+        if meta.get("clean", "1") != "1" and (not self._boot or meta.get("boot") != self._boot):
+            # a power cut may have taken back events published before their batch was
+            # synced: their seqs were reserved, and are not given out again
+            table.resume_seq(int(meta.get("seq_limit", "0")))
+            self.journal.set_meta("seq", table.seq)
+            log.info("the last run did not stop cleanly and the machine restarted since: "
+                     "seq continues at %d", table.seq + 1)
+        self.journal.set_meta("boot", self._boot)
+        self.journal.set_meta("clean", 0)
+        self._seq_limit = int(meta.get("seq_limit", "0"))
+        if inputs:
+            log.info("resumed from the journal: %d inputs, match %s, seq %d",
+                     len(inputs), table.match_id, table.seq)
+        if self.config.recording.enabled:
+            self.trace = TraceWriter(
+                self.config.data / "traces",
+                {"venue": self.config.venue, "table": self.config.table,
+                 "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "fusion": self.config.fusion, "language": self.config.language,
+                 "resumed": len(inputs)},
+                max_bytes=int(self.config.recording.max_mb * (1 << 20)),
+                keep=self.config.recording.keep,
+                max_total_bytes=int(self.config.recording.total_mb * (1 << 20)))
+            for line in inputs:  # each session's trace replays from the match's start
+                if "tick" not in line:
+                    self.trace.write(line)
+        return table
+
+    # ------------------------------------------------------------------ inputs
+    def start(self) -> list[Outgoing]:
+        """Returns what a started service publishes first: status, state, display, health."""
+        return self._outgoing(self.table.start(self.now()))
+
+    def handle(self, item: Input) -> list[Outgoing]:
+        """Takes one input; returns the messages it caused, noted in the journal with it."""
+        self._shot_ended = False
+        if isinstance(item, SensorEvent):
+            t = self._at(self._host(item.t))
+            ev = dataclasses.replace(item, t=t)
+            self._last_t = t
+            self._record(ev.to_json())
+            out = self._outgoing(self.table.sensor(ev))
+            records = self.health.feed(ev)
+            if records or self._told.get(ev.ch, Health.OK) is not self.health.state(ev.ch):
+                out += self._health(records, t, channels=(ev.ch,))
+        elif isinstance(item, LinkChanged):
+            t = self._at(self._host(item.t))
+            out = self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+        elif isinstance(item, Request):
+            out = self._request(item)
+        else:
+            out = self._outgoing(self.table.publish_all(self.now()))
+        if self._shot_ended:
+            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+        return out
+
+    def _request(self, item: Request) -> list[Outgoing]:
+        t = self.now() if item.t is None else self._at(self._host(item.t))
+        out = self._run_clock(t)
+        self._last_t = t
+        matches = self.table.matches
+        if item.problem is not None:
+            handled = self.table.refuse(item.name, item.payload, item.problem, t)
+        else:  # a live request's deadline is checked against the wall clock
+            handled = self.table.request(item.name, item.payload, t,
+                                         wall=self._wall() if item.t is None else None)
+        if handled.line is not None:
+            self._record(handled.line)
+        reply = (item.response_topic, item.correlation) if item.response_topic else None
+        out += self._outgoing(handled.messages, reply)
+        if self.table.matches > matches:  # a new match: what came before is not needed
+            self.journal.compact(self._last_input, self.table.transactions())
+            self.journal.set_meta("matches_before", self.table.matches - 1)
+        return out
+
+    def tick(self, backend: SensorBackend | None = None) -> list[Outgoing]:
+        """Runs what time alone decides: rulings falling due, stuck sensors, ``backend``'s
+        counters, the periodic B/health; returns the messages."""
+        self._shot_ended = False
+        now = self.now()
+        out = self._run_clock(now)
+        mono = self._mono()
+        if mono >= self._next_health:
+            self._next_health = mono + self.config.health.tick_s
+            records = list(self.health.tick())
+            if backend is not None:
+                records += self.health.note_stats(backend.name, backend.stats())
+            due = mono >= self._next_health_publish
+            if due or records:
+                self._next_health_publish = mono + self.config.health.publish_interval_s
+            out += self._health(records, now, publish=due)
+        if self._shot_ended:
+            out += self._health(self.health.shot_ended() + self.health.shot_started(), now)
+        return out
+
+    def wait(self) -> float:
+        """Returns how long (host seconds) the shell may wait for an input before ``tick``."""
+        due = (self.table.next_deadline - self.clock()) / self.speed + LAG
+        health = self._next_health - self._mono()
+        return max(0.001, min(due, health, 1.0))
+
+    def stop(self) -> list[Outgoing]:
+        """Returns the last message of a clean stop (``B/status`` ``stopped``)."""
+        return self._outgoing(self.table.stopped(self.now()))
+
+    def _run_clock(self, now: float) -> list[Outgoing]:
+        """Runs the table's clock to ``now`` when a timer is due (journaled as a tick)."""
+        if now < self.table.next_deadline:
+            return []
+        self._last_t = max(self._last_t, now)
+        self._last_input = self.journal.add_input({"t": round(now, 6), "tick": 1})
+        return self._outgoing(self.table.advance(now))
+
+    def _health(self, records: list[HealthRecord], t: float, *, publish: bool = False,
+                channels: Iterable[str] = ()) -> list[Outgoing]:
+        """Publishes sensor health's news and tells fusion (a journaled input) of each channel
+        whose state is not what it was told."""
+        changed: dict[str, Health] = {}
+        named = [r.channel for r in records if not isinstance(r, EventsLost)]
+        for channel in dict.fromkeys([*named, *channels]):
+            state = self.health.state(channel)
+            if self._told.get(channel, Health.OK) is not state:
+                changed[channel] = self._told[channel] = state
+        out = self._run_clock(t) if changed else []
+        for channel, state in changed.items():
+            self._record(HealthLine(t, channel, state).to_json())
+        return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
+
+    def _record(self, line: dict[str, Any]) -> None:
+        self._last_input = self.journal.add_input(line)
+        if self.trace is not None:
+            self.trace.write(line)
+
+    def _outgoing(self, messages: list[Message],
+                  reply: tuple[str, bytes | None] | None = None) -> list[Outgoing]:
+        """Notes the table's messages in the journal as deliveries, each with its policy."""
+        out: list[Outgoing] = []
+        new = self.journal.new_outgoing
+        for msg in messages:
+            # a lone surrogate (never in a validated request) goes out as its JSON escape
+            payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode(
+                "utf-8", "backslashreplace")
+            expiry = None
+            if msg.role is Role.EVENT:
+                expiry = self._event_expiry
+                self._shot_ended = self._shot_ended or msg.ends_shot
+            elif msg.role is Role.RESPONSE:
+                expiry = self._response_expiry
+            out.append(new(f"{self.base}/{msg.topic}", payload, msg.retain, msg.qos, expiry,
+                           early=msg.live))
+            if msg.role is Role.RESPONSE and reply is not None:
+                topic, correlation = reply
+                out.append(new(topic, payload, False, 1, expiry, correlation))
+        if out:
+            self._last_out = out[-1].id
+        return out
+
+    # ------------------------------------------------------------------ committing
+    def commit(self) -> Commit:
+        """Writes what the inputs since the last commit did, in one transaction (no wait for
+        the disk); returns what may be released now. Raises JournalError if it cannot."""
+        seq = self.table.seq
+        journal = self.journal
+        if journal.pending or str(seq) != journal.meta.get("seq"):
+            journal.set_meta("seq", seq)
+            journal.set_meta("last_t", repr(self._last_t))
+            journal.set_meta("wall", repr(self._wall()))
+            if seq + SEQ_RESERVE // 2 > self._seq_limit:
+                self._seq_limit = seq + SEQ_RESERVE
+                journal.set_meta("seq_limit", self._seq_limit)
+        batch = journal.take()
+        if batch:
+            journal.write(batch)
+            self._written_upto = self._last_out
+        if not journal.sync_full:
+            release = Release(upto=self._last_out)
+        elif seq < self._seq_durable:
+            release = Release(live_upto=self._written_upto)
+        else:
+            release = Release()
+        return Commit(release, bool(batch))
+
+    def sync_point(self) -> SyncPoint:
+        """Returns what a sync starting now covers (take it just before ``sync``)."""
+        return SyncPoint(self._written_upto, self._seq_limit)
+
+    def sync(self) -> None:
+        """Makes every batch written so far survive a power cut; safe in another thread while
+        the core goes on. Raises JournalError if it cannot."""
+        self.journal.sync()
+
+    def synced(self, point: SyncPoint) -> Release:
+        """The sync that began at ``point`` is done: returns what it releases."""
+        self._seq_durable = point.seq_limit
+        live = 0
+        if self.journal.sync_full and self.table.seq < point.seq_limit:  # written since it began
+            live = self._written_upto
+        return Release(upto=point.upto, live_upto=live)
+
+    def flush_recording(self) -> None:
+        """Flushes the recording (a convenience, not the journal: after the release)."""
+        if self.trace is not None:
+            self.trace.flush()
+
+    def close(self) -> None:
+        """Closes the recording and the journal (writes and syncs what is noted), marking the
+        stop clean. Raises JournalError if it cannot write."""
+        if self.trace is not None:
+            self.trace.close()
+        self.journal.set_meta("clean", 1)
+        self.journal.close()
