@@ -24,10 +24,12 @@ journal, in order; nothing is called back.
 
 **Where things go.**
 
-- *A new check on an input* (a request too old, a payload refused before the table sees it,
-  a sensor edge out of its time): in ``handle``, before the input is journaled; answer a
-  refused request through ``Table.request``'s error path or a message of its own, so it is
-  never dropped silently.
+- *A new check on an input*: in ``handle`` (``_request`` for requests), before the input is
+  journaled. A request refused whatever it holds (what the link saw: ``Request.problem``)
+  goes to ``Table.refuse``; one refused for what it holds (its fields, its ``deadline``
+  against ``wall``) is ``Table.request``'s error path. Either way it is answered, changes
+  nothing and is not journaled: never dropped silently. A sensor edge's time is made
+  ``_at`` (never before the last input) here too.
 - *A new publishing policy* (how long a message lives, whether it may leave before the
   sync): decide it where the message is made, as a field of ``table.Message`` (``role``,
   ``live``, ``ends_shot``), and map it to an ``Outgoing`` in ``_outgoing`` here.

@@ -154,9 +154,9 @@ def test_drops_counted_from_a_beam_before_it_was_found_chattering_are_taken_back
     table.sensor(SensorEvent(3.5, "beam.sl", 1))
     table.sensor(SensorEvent(3.52, "beam.sl", 0))
     table.request("shot_end", {}, 6.0)
-    state = table.referee.snapshot()
     # "did a ball fall in hl?" is right (the pocket was blind); "which balls fell in hl?" is not
-    assert not [q for q in state["questions"] if q["kind"] == "identify" and "hl" in q["prompt"]]
+    asked = [q.kind for q in table.referee.questions if q.params.get("pocket") == "hl"]
+    assert asked == ["confirm"]
 
 
 @pytest.mark.soak

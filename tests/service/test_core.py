@@ -12,6 +12,7 @@ from controller.config import Config
 from controller.core import SEQ_RESERVE, Connected, Request
 from controller.journal import Outgoing
 from hardware.events import SensorEvent
+from rules import Topic
 from tests.service.corekit import BASE, FakeClock, Stepper, core_config, events, payloads, rows
 
 NEW_MATCH = {"game": "ten-ball", "players": ["Ann", "Bob"], "transaction": "nm"}
@@ -159,8 +160,8 @@ def test_a_beam_sensor_health_finds_chattering_has_its_made_up_drops_taken_back(
     s.step({"t": 3.5, "ch": "beam.sl", "v": 1})
     s.step({"t": 3.52, "ch": "beam.sl", "v": 0})
     s.step({"t": 6.0, "request": "shot_end", "payload": {}})
-    questions = s.core.table.referee.snapshot()["questions"]
-    assert [q["kind"] for q in questions if "hl" in q["prompt"]] == ["confirm"], (
+    asked = [(q.kind, q.topic) for q in s.core.table.referee.questions if q.params.get("pocket") == "hl"]
+    assert asked == [("confirm", Topic.BALL_FELL)], (
         "a ball in hl is asked about (the pocket was blind), not counted from the chatter")
     s.close()
 
