@@ -279,6 +279,28 @@ def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_
     _close(phone)
 
 
+def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+    t5 = venue["t5"]
+    console = _open(browser, web.url + "console.html?table=t5", "tablet-wide")
+    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    for ball, pocket in ((1, "fl"), (2, "sl")):  # the break, then a shot nobody saw hit first
+        t5.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
+        t5.pot(pocket)
+        t5.settle()
+    fix = console.locator('#presumed [data-correct="first_contact_presumed"]')
+    expect(fix).to_have_text("Another ball was hit first", timeout=TIMEOUT)
+    expect(console.locator("#presumed")).to_contain_text("Presumed on shot 2")
+    console.screenshot(path=str(artifacts / "console-presumed.png"))
+    fix.click()
+    expect(console.locator("#result")).to_have_text("Declaration: done", timeout=TIMEOUT)
+    name, payload = t5.requests[-1]
+    assert name == "declare" and payload["fouls"] == ["wrong_ball_first"]
+    expect(console.locator("#presumed")).to_be_hidden(timeout=TIMEOUT)  # ruled again, nothing presumed
+    expect(console.locator('#card .player[data-player="1"]')).to_have_class(re.compile("shooting"))
+    _close(console)
+
+
 def test_a_lost_connection_is_a_banner_and_no_table_claims_to_be_online(
         browser: Browser, tmp_path: Path, artifacts: Path) -> None:
     ws_port = free_port()

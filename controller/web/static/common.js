@@ -418,7 +418,7 @@ function swap(old, fresh) {
   const focused = document.activeElement;
   let selector = null;
   if (focused && old.contains(focused)) {
-    for (const attr of ["data-key", "data-ball", "data-pocket", "data-answer", "data-foul", "data-off"]) {
+    for (const attr of ["data-key", "data-ball", "data-pocket", "data-answer", "data-foul", "data-off", "data-correct"]) {
       if (focused.hasAttribute(attr)) { selector = `[${attr}="${CSS.escape(focused.getAttribute(attr))}"]`; break; }
     }
   }

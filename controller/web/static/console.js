@@ -10,6 +10,15 @@ const SVGNS = "http://www.w3.org/2000/svg";
 // The table seen from above, head end (the break) at the bottom: left is the left long rail.
 const POCKET_AT = { fl: [18, 18], fr: [182, 18], sl: [12, 200], sr: [188, 200], hl: [18, 382], hr: [182, 382] };
 const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
+// What a shot's ruling presumed (a Noted decision) and the declaration that says otherwise.
+const CORRECTIONS = {
+  contact_presumed: () => ({ first_contact: null }),
+  first_contact_presumed: () => ({ fouls: ["wrong_ball_first"] }),
+  two_cushions_presumed: () => ({ cushions_after_contact: 1 }),
+  centre_line_presumed: (detail) => ({ centre_line: detail === "not_crossed" }),
+  rail_presumed: () => ({ cushions_after_contact: 0 }),
+  four_balls_presumed: () => ({ fouls: ["bad_break"] }),
+};
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVGNS, tag);
@@ -43,6 +52,7 @@ function pressable(node, action) {
   const pending = new Map();  // transaction -> {name, timers, deadline}
   const ui = {
     calls: [], pocketed: [], picked: null,
+    presumed: null, corrected: new Set(), fixing: new Map(),  // presumptions and their corrections
     result: document.getElementById("result"), log: document.getElementById("log"),
   };
   let client = null;
@@ -71,6 +81,7 @@ function pressable(node, action) {
         Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
       // a little after the deadline, for the clocks of the table and of this tablet to differ
       setTimeout(() => {
+        ui.fixing.delete(transaction);
         if (pending.delete(transaction)) show(t("r.expired", { req, time: until }), "expired");
       }, (ttl + 2) * 1000),
     ];
@@ -87,8 +98,16 @@ function pressable(node, action) {
     p.timers.forEach(clearTimeout);
     pending.delete(response.transaction);
     const req = t("req." + name);
+    const fixed = ui.fixing.get(response.transaction);
+    ui.fixing.delete(response.transaction);
     if (response.status === "ok") {
       const d = response.data;
+      if (fixed && ui.presumed) {  // corrected: no longer offered, whatever the ruling still notes
+        ui.corrected.add(fixed);
+        ui.presumed.items = ui.presumed.items.filter((n) => `${ui.presumed.shot}:${n.what}` !== fixed);
+        if (!ui.presumed.items.length) ui.presumed = null;
+        renderPresumed();
+      }
       show(d && d.match_id ? t("r.ok_match", { req, id: d.match_id }) : t("r.ok", { req }), "ok");
       if (name === "call" || name === "declare") clearTaps(name);
     } else {
@@ -106,6 +125,7 @@ function pressable(node, action) {
     swap(card, fresh);
     document.getElementById("panels").classList.toggle("no-match", !inMatch());
     renderQuestions();
+    renderPresumed();
     renderPool();
     renderDeclareBalls();
     renderEnabled();
@@ -113,7 +133,7 @@ function pressable(node, action) {
   // Buttons that send are off while we or the table are away, and say why.
   function renderEnabled() {
     const ok = canSend();
-    for (const b of document.querySelectorAll("[data-send], #questions button")) b.disabled = !ok;
+    for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button")) b.disabled = !ok;
     const note = document.getElementById("blocked");
     note.hidden = ok;
     if (!ok) {
@@ -151,6 +171,33 @@ function pressable(node, action) {
     }
     swap(box, fresh);
     renderEnabled();
+  }
+
+  // ---------------------------------------------------------------- presumptions, one tap to correct
+  // The last ruled shot's presumptions that a declaration can overturn (a later shot or an
+  // undo replaces them: a declaration speaks of the shot just played).
+  function takeRuling(ev) {
+    const d = ev.data || {};
+    if (ev.type === "undo" || ev.type === "match_started") ui.presumed = null;
+    if (ev.type !== "shot_result") return;
+    if (ui.presumed && d.shot < ui.presumed.shot) return;  // an earlier shot ruled again
+    const items = (d.decisions || []).filter((x) => x.decision === "Noted" && CORRECTIONS[x.what]
+      && !ui.corrected.has(`${d.shot}:${x.what}`));
+    ui.presumed = items.length ? { shot: d.shot, items } : null;
+  }
+  function renderPresumed() {
+    const box = document.getElementById("presumed");
+    const p = ui.presumed;
+    const fresh = el("div", { id: "presumed", hidden: !p },
+      p ? [el("p", { class: "calls" }, t("c.presumed", { shot: p.shot })),
+        ...p.items.map((n) => el("div", { class: "presumption" },
+          el("span", {}, tOr("note", n.what) + (n.detail ? ` (${n.detail})` : "")), " ",
+          el("button", { type: "button", class: "quiet", "data-correct": n.what, "data-key": "fix-" + n.what,
+            onclick: () => {
+              const tx = send("declare", CORRECTIONS[n.what](n.detail));
+              if (tx) ui.fixing.set(tx, `${p.shot}:${n.what}`);
+            } }, t("fix." + n.what))))] : []);
+    swap(box, fresh);
   }
 
   // ---------------------------------------------------------------- the drawing: call by tapping
@@ -374,6 +421,7 @@ function pressable(node, action) {
       const data = parseJson(payload);
       if (!data) return;
       if (rest.startsWith("response/")) { answered(rest.slice(9), data); return; }
+      if (rest === "event") takeRuling(data);
       if (table.take(rest, data)) render();
       if (config.history && table.wantsHistory()) {  // a match begun before the console was opened
         fetch(`history/live/${encodeURIComponent(tableId)}.json`, { cache: "no-store" })
