@@ -25,7 +25,13 @@ What real sensors do, and what is done about it:
   ``quiet_s`` after its last activity (and, where a ball-return sensor is fitted, not before
   it had time to report the last drop) it is ruled provisionally. Until the next shot opens
   (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
-  correct it. ``shot_end`` rules the open shot now and closes it.
+  correct it. ``shot_end`` rules the open shot now and closes it; with no shot open (nothing
+  reached a sensor) it rules an empty shot: no drops, no cushion hits, contact unknown unless
+  declared.
+- **Declared facts with no shot open** correct the last shot, as they would a shot still open;
+  but when the next thing is a ``shot_end`` with no shot open, they were about that shot no
+  sensor saw: the last shot is restored as it was and they go to the empty shot instead. With
+  no shot yet (a game's first), they wait for the next shot.
 - **Sensors out of order.** Sensor health (``hardware.health``, the one judge of a channel)
   tells fusion each channel's state (``set_health``): stuck, silent, chattering or its board
   gone. A beam out of order counts no drops, and its pocket is named in the record, so the
@@ -166,6 +172,17 @@ class _Shot:
 
 
 @dataclass(slots=True)
+class _Held:
+    """Facts declared while no shot was open, and how to take them back from the last shot
+    (its declared facts and its drops, each drop's pocket and ball, before them)."""
+
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    declared: dict[str, Any] | None = None
+    drops: list[tuple[_Drop, Pocket | None, int | str | None]] = field(default_factory=list)
+    order: list[_Drop] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class _Beam:
     level: int = 0
     pend_t: float = INF
@@ -215,6 +232,8 @@ class Fusion:
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
         self._closed_at = -INF  # activity before this belongs to the last shot
+        #: Facts declared since a shot was last open (see the module docstring).
+        self._held: _Held | None = None
         self._next = INF
         self.crosstalk = 0
         self.now = 0.0
@@ -296,11 +315,28 @@ class Fusion:
         return out
 
     def declare(self, t: float, facts: dict[str, Any]) -> list[Action]:
-        """Facts the sensors cannot see, for the open shot, or else the last ruled one."""
+        """Facts the sensors cannot see, for the open shot, or else the last ruled one (held:
+        a ``shot_end`` with no shot open next moves them to the shot no sensor saw)."""
         out = self.advance(t)
+        if self._cur is None:
+            last = self._last
+            if self._held is None:
+                self._held = _Held()
+                if last is not None:
+                    self._held.declared = dict(last.declared)
+                    self._held.drops = [(d, d.pocket, d.ball) for d in last.drops]
+                    self._held.order = list(last.drops)
+            self._held.facts.append(facts)
         shot = self._cur or self._last
-        if shot is None:
-            raise LookupError("no shot has been played to declare facts about")
+        if shot is None:  # the first shot is still to come: the facts wait for it
+            return out
+        self._apply_facts(shot, t, facts)
+        if shot is self._last:
+            out.append(AmendShot(t, self._record(shot)))
+        self._reschedule()
+        return out
+
+    def _apply_facts(self, shot: _Shot, t: float, facts: dict[str, Any]) -> None:
         for key, value in facts.items():
             if key == "fouls":
                 shot.declared["fouls"] = tuple(dict.fromkeys(
@@ -313,16 +349,23 @@ class Fusion:
                     self._declare_drop(shot, t, ball, pocket)
             else:
                 shot.declared[key] = value
-        if shot is self._last:
-            out.append(AmendShot(t, self._record(shot)))
-        self._reschedule()
-        return out
 
     def shot_end(self, t: float) -> list[Action]:
-        """Rules the open shot now; what comes after belongs to the next shot."""
+        """Rules the open shot now; what comes after belongs to the next shot. With no shot
+        open, rules an empty shot (nothing reached a sensor) with the facts declared since."""
         out = self.advance(t)
-        if self._cur is not None:
-            self._rule(t, out)
+        if self._cur is None:
+            held, last = self._held, self._last
+            moved = held.facts if held is not None and held.declared is not None else []
+            if held is not None and held.declared is not None and last is not None:
+                for drop, pocket, ball in held.drops:  # the last shot as it was
+                    drop.pocket, drop.ball = pocket, ball
+                last.declared, last.drops = held.declared, held.order
+                out.append(AmendShot(t, self._record(last)))
+            cur = self._open(t)  # (facts declared before the first shot: applied here)
+            for facts in moved:
+                self._apply_facts(cur, t, facts)
+        self._rule(t, out)
         self._late_ok, self._closed_at = False, t
         self._reschedule()
         return out
@@ -377,6 +420,7 @@ class Fusion:
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
         self._cur = self._last = None
+        self._held = None
         self._late_ok = False
         self._reschedule()
 
@@ -413,7 +457,11 @@ class Fusion:
 
     # -------------------------------------------------------------- shots
     def _open(self, t: float) -> _Shot:
+        held, self._held = self._held, None
         self._cur = _Shot(opened=t, last_activity=t)
+        if held is not None and held.declared is None:  # declared before the first shot
+            for facts in held.facts:
+                self._apply_facts(self._cur, t, facts)
         return self._cur
 
     def _close_for_next(self, t: float, out: list[Action]) -> None:

@@ -362,6 +362,8 @@ class Table:
             case DeclareRequest():
                 return self._declare(req, t)
             case ShotEndRequest():
+                if not self.fusion.open_shot:  # nothing reached a sensor: an empty shot
+                    self._ready_for_a_shot()
                 self._apply(self.fusion.shot_end(t))
                 return {"shot": self.referee.state.shot}
             case AnswerRequest():
@@ -398,15 +400,23 @@ class Table:
         self._after(t, decisions)
         return {"match_id": self.match_id}
 
-    def _call(self, req: CallRequest, t: float) -> Any:
-        calls = tuple(Call(c.ball, Pocket(c.pocket)) for c in req.calls)
-        kind = ShotKind(req.kind)
-        if self.referee.state.setup is None:
+    def _ready_for_a_shot(self) -> None:
+        """Raises InvalidInput when no shot can be played now: no match, the match over, a
+        question open."""
+        state = self.referee.state
+        if state.setup is None:
             raise InvalidInput("no match is in progress: start one with new_match")
+        if state.status is Status.MATCH_OVER:
+            raise InvalidInput("the match is over: start a new one with new_match")
         if self.referee.questions:
             q = self.referee.questions[0]
             raise InvalidInput(f"question {q.id} is open ({self.prompt(q.to_json())}): "
                                "answer it first")
+
+    def _call(self, req: CallRequest, t: float) -> Any:
+        calls = tuple(Call(c.ball, Pocket(c.pocket)) for c in req.calls)
+        kind = ShotKind(req.kind)
+        self._ready_for_a_shot()
         if self.fusion.open_shot and not req.amend:
             # the call ends the shot in progress: the call is judged after its ruling, and a
             # refused call must change nothing, so it is judged on a copy first
@@ -441,8 +451,8 @@ class Table:
             self.referee.check_forfeit(facts["unsportsmanlike"]["player"])
         if self.referee.state.setup is None:
             raise InvalidInput("no match is in progress")
-        if not self.fusion.open_shot and not self.referee.shots and not self._deferred:
-            raise InvalidInput("no shot has been played to declare facts about")
+        # with no shot yet, the facts wait for the first (a shot_end rules it if nothing
+        # reached a sensor)
         self._apply(self.fusion.declare(t, facts))
         return {"facts": sorted(facts)}
 

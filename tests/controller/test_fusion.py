@@ -285,9 +285,50 @@ def test_declared_facts_go_to_the_open_shot_or_re_rule_the_last():
     assert [(d.pocket, d.ball) for d in amend.record.drops] == [("sl", 3)]
 
 
-def test_declare_with_no_shot_is_an_error():
-    with pytest.raises(LookupError):
-        Fusion().declare(1.0, {"fouls": ("push",)})
+def one_shot_ruled(seed: int) -> Fusion:
+    """Returns fusion after one shot (a hit on the foot cushion) was ruled, none open."""
+    rng = random.Random(seed)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    for e in cushion_hit("f", 1.0, rng):
+        fusion.sensor(e)
+    assert len(rulings(fusion.advance(5.0))) == 1
+    return fusion
+
+
+def test_shot_end_with_no_shot_open_rules_an_empty_shot():
+    fusion = one_shot_ruled(19)
+    (ruled,) = fusion.shot_end(20.0)  # the next shot touched nothing a sensor sees
+    assert isinstance(ruled, RuleShot)
+    record = ruled.record
+    assert record.drops == () and record.cushions == () and record.first_contact is UNKNOWN
+
+
+def test_facts_declared_before_the_first_shot_wait_for_it():
+    fusion = Fusion()
+    assert fusion.declare(1.0, {"first_contact": None}) == []  # nothing to amend yet
+    record = record_of(fusion.shot_end(2.0))  # a break that touched nothing
+    assert record.first_contact is None and record.drops == () and record.cushions == ()
+
+
+def test_facts_declared_then_shot_end_belong_to_the_shot_no_sensor_saw():
+    fusion = one_shot_ruled(20)
+    (amend,) = fusion.declare(10.0, {"fouls": ("push",), "pocketed": [(3, "sl")]})
+    assert isinstance(amend, AmendShot) and amend.record.fouls  # a correction, for now
+    restored, ruled = fusion.shot_end(11.0)  # no: they were about a shot nothing sensed
+    assert isinstance(restored, AmendShot) and isinstance(ruled, RuleShot)
+    assert restored.record.fouls == () and restored.record.drops == ()
+    assert restored.record.cushions == (Rail.FOOT,)
+    assert [str(f) for f in ruled.record.fouls] == ["push"]
+    assert [(d.pocket, d.ball) for d in ruled.record.drops] == [("sl", 3)]
+
+
+def test_facts_declared_with_no_shot_open_stay_a_correction_when_the_next_shot_opens():
+    fusion = one_shot_ruled(21)
+    fusion.declare(10.0, {"fouls": ("push",)})
+    out = fusion.call(11.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    assert out == []  # the last shot keeps the correction; the call opens the next shot
+    record = record_of(fusion.shot_end(12.0))
+    assert record.fouls == () and record.calls == (Call(1, Pocket.FOOT_LEFT),)
 
 
 # ------------------------------------------------------------------ noise at scale

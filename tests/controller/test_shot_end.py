@@ -1,0 +1,92 @@
+"""A shot no sensor saw: ``shot_end`` rules it, ``declare`` says what happened (issue 15, item 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.replay import replay
+from controller.table import Message
+from tests.tracekit import TraceBuilder
+
+
+def _run(trace: TraceBuilder) -> list[Message]:
+    out: list[Message] = []
+    replay(trace.text().splitlines(), out.append, lambda bad: pytest.fail(str(bad)))
+    return out
+
+
+def _events(out: list[Message], kind: str) -> list[dict[str, Any]]:
+    return [m.payload["data"] for m in out if m.topic == "event" and m.payload["type"] == kind]
+
+
+def _responses(out: list[Message], name: str) -> list[dict[str, Any]]:
+    return [m.payload for m in out if m.topic == f"response/{name}"]
+
+
+def _state(out: list[Message]) -> dict[str, Any]:
+    return [m.payload for m in out if m.topic == "state"][-1]
+
+
+def test_st_5_a_break_that_touched_nothing_is_ruled_by_shot_end():
+    out = _run(TraceBuilder().new_match("siberian-ten").request("shot_end", dt=5.0))
+    (response,) = _responses(out, "shot_end")
+    assert response["status"] == "ok" and response["data"] == {"shot": 1}
+    (result,) = _events(out, "shot_result")
+    assert {"decision": "FoulCalled", "player": 0, "fouls": ["two_cushion"]} in result["decisions"]
+    (question,) = _events(out, "question")  # ST-5: the opponent chooses
+    assert (question["topic"], question["player"]) == ("illegal_break", 1)
+
+
+def test_st_5_a_declare_before_shot_end_is_a_fact_of_that_shot():
+    trace = (TraceBuilder().new_match("siberian-ten")
+             .request("declare", {"first_contact": None}, dt=4.0).request("shot_end"))
+    out = _run(trace)
+    assert [r["status"] for r in _responses(out, "declare")] == ["ok"]
+    (result,) = _events(out, "shot_result")
+    fouls = [d["fouls"] for d in result["decisions"] if d["decision"] == "FoulCalled"]
+    assert fouls == [["miss"]]  # a miss on the break: a foul (ST-15), not the ST-5 choice
+
+
+def test_pp_8_a_shot_that_missed_every_ball_is_ruled_from_the_declare_and_shot_end():
+    trace = (TraceBuilder().new_match("pyramid")
+             .request("declare", {"first_contact": None}, dt=4.0).request("shot_end"))
+    out = _run(trace)
+    (result,) = _events(out, "shot_result")
+    assert {"decision": "PointsMoved", "offender": 0, "to": 1, "points": 5} in result["decisions"]
+    assert [p["score"] for p in _state(out)["players"]] == [-5, 5]
+
+
+def test_tb_5_a_declare_then_shot_end_moves_the_facts_off_the_last_shot():
+    four = ["f", "h", "lh", "rf"]
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=four)  # a legal break: Bob
+             .request("declare", {"first_contact": None}, dt=1.0)  # a correction, so far
+             .request("shot_end"))  # no: about Bob's shot, which no sensor saw
+    out = _run(trace)
+    results = _events(out, "shot_result")
+    assert results[-1]["shot"] == 2 and results[-1]["to_shoot"] == 0
+    fouls = [d["fouls"] for d in results[-1]["decisions"] if d["decision"] == "FoulCalled"]
+    assert fouls == [["miss"]]
+    restored = [r for r in results if r["shot"] == 1][-1]  # the break, as it was ruled
+    assert not [d for d in restored["decisions"] if d["decision"] == "FoulCalled"]
+
+
+def test_shot_end_with_nothing_to_rule_is_refused_with_the_reason():
+    out = _run(TraceBuilder().request("shot_end"))
+    (response,) = _responses(out, "shot_end")
+    assert response["status"] == "error" and "no match" in response["error"]
+    trace = (TraceBuilder().new_match("ten-ball")
+             .shot(drops=["fr"], cushions=["f", "h", "lh", "rf"])  # which ball? (asked)
+             .request("shot_end"))
+    out = _run(trace)
+    (response,) = _responses(out, "shot_end")
+    assert response["status"] == "error" and "answer it first" in response["error"]
+    assert [r["shot"] for r in _events(out, "shot_result")] == []
+    assert _state(out)["shot"] == 1 and _state(out)["status"] == "awaiting"
+
+
+def test_a_declare_with_no_match_is_refused():
+    out = _run(TraceBuilder().request("declare", {"first_contact": None}))
+    (response,) = _responses(out, "declare")
+    assert response["status"] == "error" and "no match" in response["error"]
