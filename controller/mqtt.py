@@ -218,6 +218,11 @@ class Outbox:
     def __len__(self) -> int:
         return len(self._items) - len(self._dead)
 
+    def newest(self, topic: str) -> Outgoing | None:
+        """Returns the waiting retained message of ``topic`` if it may be sent, else None."""
+        item = self._retained.get(topic)
+        return item if item is not None and item.id <= self._released else None
+
     async def next(self) -> Outgoing:
         """Returns the oldest sendable message (it stays in the outbox until ``done``)."""
         while True:
@@ -471,6 +476,7 @@ class MqttLink:
     async def _writer(self, client: aiomqtt.Client) -> None:
         pubacks = Pubacks(client)
         backoff = Backoff(self.settings.reconnect_min_s, self.settings.reconnect_max_s)
+        told = 0  # the health snapshot last sent out of turn
         while True:
             item = await self.outbox.next()
             props = None
@@ -490,7 +496,14 @@ class MqttLink:
             code, reason = pubacks.take() if item.qos > 0 else (0, "Success")
             if code >= 0x80:  # refused (not authorized, quota, ...): kept, sent again later
                 self.outbox.unsend()
-                await asyncio.sleep(self._refusal(item.topic, code, reason, backoff.next()))
+                delay = self._refusal(item.topic, code, reason, backoff.next())
+                # the newest health (which says so) goes out of turn: a copy, a snapshot that
+                # a later one supersedes; it is sent again in its turn
+                health = self.outbox.newest(f"{self.base}/health")
+                if health is not None and health is not item and health.id != told:
+                    told = health.id
+                    await client.publish(health.topic, health.payload, qos=1, retain=True)
+                await asyncio.sleep(delay)
                 continue
             if self.refused is not None:
                 log.warning("the broker takes %s again after %d refusals (%s)", item.topic,
