@@ -37,6 +37,7 @@ from controller.mqtt import (
     Incoming,
     MqttLink,
     Outbox,
+    Refusal,
     UntrustedBroker,
     cancel_and_wait,
 )
@@ -50,6 +51,8 @@ from .systemd import Notifier
 log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 10000
+#: The health link that stands for the broker taking (up) or refusing (down) what we publish.
+BROKER_LINK = "broker"
 
 
 class _Stop:
@@ -92,7 +95,8 @@ class Service:
             client_id=config.mqtt.client_id or f"billiards-{config.venue}-{config.table}",
             will=json.dumps({"v": 1, **status_payload("offline")}).encode(),
             on_connected=lambda: self._put(Connected()),
-            on_request=self._incoming)
+            on_request=self._incoming, on_refused=self._refused)
+        self.notifier = Notifier()
 
     @property
     def table(self) -> Table:
@@ -120,6 +124,16 @@ class Service:
     def _incoming(self, msg: Incoming) -> None:
         self._put(Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
                           msg.problem))
+
+    def _refused(self, refusal: Refusal | None) -> None:
+        """The broker began (or stopped) refusing a message: health shows the broker link down
+        with the topic and the reason (``B/health``; the link sends it out of turn), and so
+        does ``systemctl status``."""
+        reason = ("" if refusal is None else
+                  f"refuses {refusal.topic}: {refusal.reason} (0x{refusal.code:02X})")
+        self._put(LinkChanged(self._mono(), BROKER_LINK, refusal is None, reason))
+        self.notifier.status(f"the broker {reason}; messages wait in the outbox"
+                             if refusal is not None else "the broker takes every message")
 
     def _sim_request(self, name: str, payload: dict[str, Any], t: float) -> None:
         self._put(Request(name, payload, t))
@@ -227,7 +241,7 @@ class Service:
 
     async def run(self, *, ready: Callable[[], None] | None = None) -> None:
         """Runs until ``stop()``. Raises BrokerRefused, JournalError, or a backend's error."""
-        notifier = Notifier()
+        notifier = self.notifier
         backend = self._backend or self._make_backend()
         self._backend = backend
         self._publish(self.core.start())

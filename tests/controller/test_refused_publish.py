@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 from pathlib import Path
@@ -119,4 +120,78 @@ async def test_a_broker_that_takes_the_message_leaves_no_refusal(tmp_path: Path)
     finally:
         await cancel_and_wait(task)
         journal.close()
+        broker.stop()
+
+
+async def test_the_service_shows_a_refusal_in_its_health_and_delivers_everything_once_fixed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The issue's case: a table whose ACL entry lacks its event topic. It logs the refusal,
+    B/health (sent out of turn) shows the broker link down with the topic and the reason;
+    once the ACL is fixed and reloaded, every event arrives, once, in order, and health is
+    green again."""
+    from controller.replay import replay
+    from controller.table import Message
+    from tests.faults.test_broker_flaps import matches
+    from tests.service.conftest import make_config, running
+    from tests.service.test_outage import significant
+
+    allowed = "".join(f"topic write {B}/{t}\n" for t in ("status", "state", "display", "health",
+                                                         "response/+"))
+    passwords = password_file(tmp_path / "auth", {"club/t1": "tp", "reader": "rp"})
+    acl = tmp_path / "auth" / "acl"
+    acl.write_text(WRONG + allowed + READER)  # no event
+    broker = Broker(tmp_path / "broker", anonymous=False,
+                    extra=f"password_file {passwords}\nacl_file {acl}")
+    broker.start()
+    trace = tmp_path / "match.jsonl"
+    trace.write_text(matches(1, 7).text())
+    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 8.0},
+                         mqtt={"username": "club/t1", "password": "tp"})
+    caplog.set_level(logging.ERROR, logger="controller.mqtt")
+    events: list[dict[str, object]] = []
+    health: list[dict[str, object]] = []
+
+    async def read(reader: aiomqtt.Client) -> None:
+        async for m in reader.messages:
+            payload = json.loads(m.payload)  # type: ignore[arg-type]
+            (events if str(m.topic) == f"{B}/event" else health).append(payload)
+
+    try:
+        async with aiomqtt.Client(broker.host, broker.port, username="reader", password="rp",
+                                  identifier="reader") as reader:
+            await reader.subscribe(f"{B}/event", qos=1)
+            await reader.subscribe(f"{B}/health", qos=1)
+            task = asyncio.create_task(read(reader))
+            try:
+                async with running(config) as service:
+                    def broker_link() -> dict[str, object]:
+                        links = [h.get("links", {}).get("broker") for h in health]
+                        return links[-1] if links and links[-1] else {}
+
+                    await until(lambda: broker_link().get("up") is False, 20, "health not red")
+                    assert broker_link()["reason"] == (
+                        f"refuses {B}/event: Not authorized (0x87)")
+                    assert health[-1]["summary"]["ok"] is False  # type: ignore[index]
+                    assert events == []
+                    assert any(f"{B}/event" in r.getMessage() and "Not authorized" in
+                               r.getMessage() for r in caplog.records)
+                    acl.write_text(WRONG + allowed + f"topic write {B}/event\n" + READER)
+                    assert broker.process is not None
+                    broker.process.send_signal(signal.SIGHUP)
+                    await until(lambda: any(e["type"] == "match_over" for e in events), 60,
+                                "the match's events never arrived")
+                    await until(lambda: broker_link().get("up") is True, 10, "health still red")
+                    assert service.link.refused is None
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        expected: list[Message] = []
+        recorded = sorted((tmp_path / "data" / "traces").glob("trace-*.jsonl"))
+        replay(recorded[-1].read_text().splitlines(), expected.append, lambda bad: None)
+        seqs = [e["seq"] for e in events]
+        assert seqs == sorted(set(seqs))  # type: ignore[type-var]
+        assert significant(events) == significant(  # type: ignore[arg-type]
+            [m.payload for m in expected if m.topic == "event"])
+    finally:
         broker.stop()
