@@ -9,6 +9,15 @@ itself. MQTT 5 where the broker speaks it (message expiry, response topic and co
 data), MQTT 3.1.1 otherwise; TLS for ``mqtts://``. The socket sends at once (TCP_NODELAY): a
 PUBACK or a small reply never waits for Nagle's algorithm and the peer's delayed ACK.
 
+Floods are bounded where they come in: a QoS 1 request is acknowledged only once the service
+has taken it (``on_request`` returns; it waits while the service is busy), and the broker
+sends at most ``RECEIVE_MAX`` unacknowledged ones, so a flood waits at the broker, not in our
+memory, and a request taken by nobody (the service stopped or crashed) is sent again on the
+next connection. QoS 0 requests past ``QOS0_QUEUED_MAX`` waiting are dropped and counted. An
+MQTT 5 client (known by its response topic) may send ``CLIENT_RATE`` requests a second
+(``CLIENT_BURST`` at once); past that the first is refused with an error, the rest of the
+second dropped and counted (``rate_limited``).
+
 Nothing a request carries reaches a topic unchecked: a request whose name cannot be part of
 its reply topic is ignored with a log line; an MQTT 5 response topic that is not a topic one
 may publish to (a wildcard, empty, over 65,535 bytes) is not used, and the request is
@@ -32,8 +41,8 @@ import json
 import logging
 import socket
 import time
-from collections import deque
-from collections.abc import Callable
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +66,16 @@ _REFUSED = {4, 5, 134, 135}
 _OLD_BROKER = {1, 132}
 #: The longest topic MQTT can carry (a two-byte length, in UTF-8 bytes).
 MAX_TOPIC_BYTES = 65535
+#: QoS 1 requests the broker may send before we acknowledge one (MQTT 5 Receive Maximum;
+#: for MQTT 3.1.1 Mosquitto's ``max_inflight_messages``, 20 by default, does the same).
+RECEIVE_MAX = 32
+#: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
+QOS0_QUEUED_MAX = 256
+#: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
+CLIENT_RATE = 20.0
+CLIENT_BURST = 40.0
+#: Clients whose rate is followed (the least recently seen are forgotten).
+CLIENTS_FOLLOWED = 1024
 #: Send each packet at once: see the module docstring.
 _SOCKET_OPTIONS = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
@@ -329,7 +348,7 @@ class MqttLink:
 
     def __init__(self, broker: Broker, settings: MqttConfig, base: str, outbox: Outbox, *,
                  client_id: str, will: bytes, on_connected: Callable[[], None],
-                 on_request: Callable[[Incoming], None],
+                 on_request: Callable[[Incoming], Awaitable[None]],
                  on_refused: Callable[[Refusal | None], None] | None = None) -> None:
         self.broker = broker
         self.settings = settings
@@ -347,8 +366,10 @@ class MqttLink:
         self.v5 = settings.protocol != "3.1.1"
         self._client: aiomqtt.Client | None = None
         self._closing = False
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self.rate_limited = 0
 
-    def _client_for(self) -> aiomqtt.Client:
+    def _client_for(self) -> _Client:
         will = aiomqtt.Will(f"{self.base}/status", self.will, qos=1, retain=True)
         tls = self.settings.tls
         common = {
@@ -361,10 +382,11 @@ class MqttLink:
         if self.v5:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             props.SessionExpiryInterval = 3600  # requests sent while we restart wait for us
-            return aiomqtt.Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V5,
-                                  clean_start=False, properties=props, **common)  # type: ignore[arg-type]
-        return aiomqtt.Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V311,
-                              clean_session=False, **common)  # type: ignore[arg-type]
+            props.ReceiveMaximum = RECEIVE_MAX
+            return _Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V5,
+                           clean_start=False, properties=props, **common)
+        return _Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V311,
+                       clean_session=False, **common)
 
     async def run(self) -> None:
         """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
@@ -435,16 +457,20 @@ class MqttLink:
         service publishes ``stopped`` itself), where otherwise the broker publishes the Will."""
         self._closing = True
 
-    async def _reader(self, client: aiomqtt.Client) -> None:
+    async def _reader(self, client: _Client) -> None:
         try:
             async for message in client.messages:
-                self._request(message)
+                await self._request(message)
+                client.ack(message)  # taken: the broker may send the next one
         except aiomqtt.MqttError:
-            for message in left_behind(client):  # acknowledged already: the broker will not resend
-                self._request(message)
+            # what was left in the client's queue: a QoS 1 request not acknowledged is sent
+            # again on the next connection; a QoS 0 one never is, so it is taken now
+            for message in left_behind(client):
+                if message.qos == 0:
+                    await self._request(message)
             raise
 
-    def _request(self, message: aiomqtt.Message) -> None:
+    async def _request(self, message: aiomqtt.Message) -> None:
         prefix = f"{self.base}/request/"
         topic = str(message.topic)
         if not topic.startswith(prefix):
@@ -470,8 +496,35 @@ class MqttLink:
                 problem = f"the response topic {why}; nothing was done"
                 log.warning("refused a request on %s: its response topic %s", topic, why)
                 response_topic, correlation = None, None
-        self.on_request(Incoming(name, bytes(payload), response_topic or None,
-                                 bytes(correlation) if correlation else None, problem))
+            elif not self._allowed(str(response_topic)):
+                return
+            elif self._buckets[str(response_topic)].refused == 1:
+                problem = (f"too many requests from this client (over {CLIENT_RATE:.0f} a second);"
+                           " nothing was done")
+        await self.on_request(Incoming(name, bytes(payload), response_topic or None,
+                                       bytes(correlation) if correlation else None, problem))
+
+    def _allowed(self, client: str) -> bool:
+        """Takes a token from ``client``'s bucket. Returns False when the request is to be
+        dropped (past the first refused in a row, which is answered)."""
+        now = time.monotonic()
+        bucket = self._buckets.pop(client, None) or _Bucket(CLIENT_BURST, now)
+        self._buckets[client] = bucket
+        if len(self._buckets) > CLIENTS_FOLLOWED:
+            self._buckets.popitem(last=False)
+        bucket.tokens = min(CLIENT_BURST, bucket.tokens + (now - bucket.at) * CLIENT_RATE)
+        bucket.at = now
+        if bucket.tokens >= 1:
+            bucket.tokens -= 1
+            bucket.refused = 0
+            return True
+        bucket.refused += 1
+        if bucket.refused > 1:
+            self.rate_limited += 1
+            if self.rate_limited == 1 or self.rate_limited % 1000 == 0:
+                log.warning("dropped requests from %.80s past its rate (%d dropped so far)",
+                            client, self.rate_limited)
+        return bucket.refused == 1
 
     async def _writer(self, client: aiomqtt.Client) -> None:
         pubacks = Pubacks(client)
@@ -527,6 +580,41 @@ class MqttLink:
                   self.broker.address, topic, reason, code, self.broker.username,
                   len(self.outbox) - 1, delay)
         return delay
+
+
+@dataclass(slots=True)
+class _Bucket:
+    """One client's token bucket (``CLIENT_RATE``)."""
+
+    tokens: float
+    at: float
+    refused: int = 0  # requests refused in a row
+
+
+class _Client(aiomqtt.Client):
+    """aiomqtt's client, acknowledging QoS 1 messages when told (``ack``) rather than on
+    arrival, and holding at most ``QOS0_QUEUED_MAX`` QoS 0 messages (see the module
+    docstring). aiomqtt 2.5 has neither: paho's manual acknowledgement is switched on, and its
+    message callback wrapped."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._client.manual_ack_set(True)
+        self.qos0_dropped = 0
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if message.qos == 0 and self._queue.qsize() >= QOS0_QUEUED_MAX:
+            self.qos0_dropped += 1
+            if self.qos0_dropped == 1 or self.qos0_dropped % 1000 == 0:
+                log.warning("dropped QoS 0 requests past %d waiting (%d so far)",
+                            QOS0_QUEUED_MAX, self.qos0_dropped)
+            return
+        super()._on_message(client, userdata, message)
+
+    def ack(self, message: aiomqtt.Message) -> None:
+        """Acknowledges a QoS 1 message (nothing for QoS 0)."""
+        if message.qos > 0:
+            self._client.ack(message.mid, message.qos)
 
 
 def _abandon(client: aiomqtt.Client) -> None:

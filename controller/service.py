@@ -27,6 +27,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from controller.config import Config, ConfigError, load
@@ -53,6 +54,16 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 10000
 #: The health link that stands for the broker taking (up) or refusing (down) what we publish.
 BROKER_LINK = "broker"
+#: Requests from the broker waiting for the table, at most: the link then waits, and the
+#: broker holds the rest (``controller.mqtt``: a request is acknowledged once taken).
+REQUESTS_WAITING = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _Brokered:
+    """A request from the broker: it holds one of the REQUESTS_WAITING places until handled."""
+
+    request: Request
 
 
 class _Stop:
@@ -63,7 +74,7 @@ class _Flush:
     """Wakes the table task to make deliveries durable (their outbox rows deleted)."""
 
 
-_Input = SensorEvent | LinkChanged | Request | Connected | _Stop | _Flush
+_Input = SensorEvent | LinkChanged | Request | _Brokered | Connected | _Stop | _Flush
 
 
 class Service:
@@ -80,6 +91,7 @@ class Service:
         self._mono = clock
         self._backend = backend
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
+        self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._stopping = asyncio.Event()
         self.core = TableCore(config, clock=clock)
         self.journal = self.core.journal
@@ -121,9 +133,10 @@ class Service:
                 self._put(_Flush())
             self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
-    def _incoming(self, msg: Incoming) -> None:
-        self._put(Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
-                          msg.problem))
+    async def _incoming(self, msg: Incoming) -> None:
+        await self._request_room.acquire()
+        await self._queue.put(_Brokered(Request(msg.name, msg.payload, None, msg.response_topic,
+                                                msg.correlation, msg.problem)))
 
     def _refused(self, refusal: Refusal | None) -> None:
         """The broker began (or stopped) refusing a message: health shows the broker link down
@@ -191,6 +204,9 @@ class Service:
                     if isinstance(item, _Stop):
                         stop = True
                         break
+                    if isinstance(item, _Brokered):
+                        self._request_room.release()
+                        item = item.request
                     if not isinstance(item, _Flush):
                         self._publish(core.handle(item))
                     try:

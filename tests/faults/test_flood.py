@@ -1,0 +1,105 @@
+"""A flood of junk requests (issue 22 item 5) at ``controller run`` in its own process, while
+an app plays a match by requests: memory stays within the service's budget, the table stays
+up and answers, and no match event is lost to make room for replies to junk.
+
+Quick form in the suite (20,000 requests); ``--soak``: 100,000, as the issue's red team sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from benchmarks.live import rss_mb, stop_process
+from tests.broker import Broker
+from tests.faults.record import note
+from tests.service.conftest import Collector, requester
+from tests.service.plays import EVENTS, FINAL, MATCH, summary
+from tests.service.test_restart import write_config
+
+ROOT = Path(__file__).resolve().parents[2]
+B = "billiards/club/t1"
+JUNK = b'{"calls": "x", "transaction": 7}'  # 30 bytes or so, refused field by field
+#: The service's memory budget (README), through the flood.
+BUDGET_MB = 60.0
+
+
+async def flood(broker: Broker, n: int) -> None:
+    logging.getLogger("mqtt").setLevel(logging.ERROR)  # paho counts its pending publishes
+    """Publishes ``n`` junk requests as fast as the broker takes them (QoS 1, 200 in flight)."""
+    async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=200) as c:
+        for start in range(0, n, 200):
+            await asyncio.gather(*(c.publish(f"{B}/request/call", JUNK, qos=1)
+                                   for _ in range(start, min(n, start + 200))))
+
+
+async def play(broker: Broker, responses: Collector) -> None:
+    """Plays MATCH by requests while the flood goes on, as an app would: each request resent
+    (same transaction) until answered."""
+    async with requester(broker) as req:
+        for name, payload in MATCH:
+            await req.until_answered(responses, name, payload, wait=5, tries=30)
+
+
+async def flooded(tmp_path: Path, broker: Broker, n: int) -> dict[str, Any]:
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config",
+                             str(write_config(tmp_path, broker))], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = [0.0]
+
+    async def sample() -> None:
+        while True:
+            peak[0] = max(peak[0], rss_mb(proc.pid))
+            await asyncio.sleep(0.02)
+
+    try:
+        # a subscriber each: the broker queues at most 1,000 messages for a subscriber, and
+        # one on B/# would be sent the flood and the replies to it too
+        async with Collector(broker, topic=f"{B}/event") as events, \
+                Collector(broker, topic=f"{B}/response/+") as responses, \
+                Collector(broker, topic=f"{B}/state") as states:
+            await states.wait(lambda: states.of("state"), timeout=30)
+            sampler = asyncio.create_task(sample())
+            started = time.monotonic()
+            # the broker keeps at most max_queued_messages (1,000) for the table and drops
+            # the rest of the flood (the table takes requests only as fast as it handles
+            # them): the app resends until answered
+            await asyncio.gather(flood(broker, n), play(broker, responses))
+            sent_s = time.monotonic() - started
+            sampler.cancel()
+            await states.wait(lambda: summary(states.last("state")) == FINAL)
+            answered = len([p for p in responses.of("response/call") if p["status"] == "error"])
+            live = [p["type"] for p in events.events()]
+            seqs = [p["seq"] for p in events.events()]
+    finally:
+        stop_process(proc)
+    assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
+    return {"peak": peak[0], "sent_s": sent_s, "answered": answered, "live": live,
+            "ordered": seqs == sorted(set(seqs))}
+
+
+def check(got: dict[str, Any], n: int) -> None:
+    kept = got["live"] == EVENTS and got["ordered"]
+    note(f"flood: {n:,} junk requests while a match is played (peak {got['peak']:.0f} MB)", n,
+         kept and got["peak"] < BUDGET_MB, answered=got["answered"], seconds=round(got["sent_s"], 1))
+    assert got["peak"] < BUDGET_MB, got["peak"]
+    assert kept, got["live"]  # every event of the match, once, in order
+    assert got["answered"] > 0  # what reached the table was answered (the broker may drop more)
+
+
+async def test_a_flood_of_junk_requests_stays_within_memory_and_costs_no_match_event(
+        tmp_path: Path, broker: Broker) -> None:
+    check(await flooded(tmp_path, broker, 20_000), 20_000)
+
+
+@pytest.mark.soak
+async def test_a_flood_of_100000_junk_requests(tmp_path: Path, broker: Broker) -> None:
+    check(await flooded(tmp_path, broker, 100_000), 100_000)
