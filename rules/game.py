@@ -262,6 +262,13 @@ class Game(abc.ABC):
         only whether it was the cue ball, and it is credited as ``OBJECT``. By default True."""
         return True
 
+    def only_the_called_ball_matters(self, state: MatchState, record: ShotRecord,
+                                     pocket: Pocket | None) -> bool:
+        """Returns whether, for one drop in a pocket one call names, only "was it the called
+        ball?" changes the ruling (any other object ball there counts the same): then that is
+        asked (``called_ball``) rather than which ball it was. By default False."""
+        return False
+
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
         """Returns the object balls a drop on the coming shot can be: by default, those on the
         table (a game whose balls are set out anew, as in a shoot-out, returns those)."""

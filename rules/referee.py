@@ -414,8 +414,18 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
             continue
         exact = not state.unidentified and len(candidates) == count and len(groups) == 1
         answer: tuple[Ball, ...] | None
+        called = [c.ball for c in record.calls if c.pocket == pocket]
         if exact:
             answer = tuple(candidates)
+        elif (count == 1 and not cue_possible and len(called) == 1 and called[0] in numbers
+              and game.only_the_called_ball_matters(state, record, pocket)):
+            was_called = ask.confirm(player, Topic.CALLED_BALL, ball=called[0], pocket=pocket)
+            if was_called is None:
+                pending = True
+                continue
+            answer = (called[0],) if was_called else ()
+            if not was_called and left > 0:
+                unidentified.append(pocket)
         elif game.identity_needed(state, record, pocket):
             answer = ask.ask(QuestionKind.IDENTIFY, player, Topic.WHICH_BALLS, tuple(candidates),
                              count, pocket=pocket)

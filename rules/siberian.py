@@ -38,11 +38,11 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
 Decisions taken where the originals are silent or ambiguous:
 
 - Without an identity reader, a ball's number is asked only where it changes the ruling: a
-  drop in a called pocket, or (no call recorded) the first ball down. Elsewhere — the break,
-  uncalled play, a pocket nobody called — any object ball counts the same: it is credited as
+  drop in a called pocket (one drop that cannot be the cue ball: only whether it was the
+  called ball), or (no call recorded) the first ball down. Elsewhere — the break, uncalled
+  play, a pocket nobody called — any object ball counts the same: it is credited as
   ``OBJECT`` (``MatchState.unidentified`` keeps the count of balls on the table right), and
   only whether it was the cue ball is asked, when no cue-ball detector says.
-
 - An uncalled cue ball that fell (called play) scores nothing and is no foul; the next shot is
   from hand in the kitchen ("выставление битка по обычным правилам").
 - The two-cushion rule counts distinct cushions (a long rail's two halves are one cushion); a
@@ -328,6 +328,12 @@ class SiberianTen(Game):
         if not record.calls:
             return _opts(state).missing_call != "no_count"
         return any(c.pocket == pocket for c in record.calls)
+
+    def only_the_called_ball_matters(self, state: MatchState, record: ShotRecord,
+                                     pocket: Pocket | None) -> bool:
+        # called play: any ball but the called one counts for the opponent (ST-6…ST-8)
+        return (_opts(state).called and bool(record.calls)
+                and state.status not in (Status.BREAK, Status.SHOOTOUT))
 
     def balls_in_play(self, state: MatchState) -> tuple[int, ...]:
         if state.status is Status.SHOOTOUT:

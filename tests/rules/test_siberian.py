@@ -929,13 +929,29 @@ def test_st_8_a_ball_in_a_pocket_nobody_called_is_not_identified():
     assert accounted(ref)
 
 
-def test_st_6_a_drop_in_the_called_pocket_is_still_identified():
+def test_st_6_a_drop_in_the_called_pocket_asks_only_whether_it_was_the_called_ball():
     ref = after_break(presume_called=False)
     play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")])
     (q,) = ref.questions
-    assert (q.kind, q.topic, q.params) == ("identify", "which_balls", {"pocket": "fl"})
-    out = answer(ref, 3)
+    assert (q.kind, q.topic, q.params) == ("confirm", "called_ball", {"ball": 3, "pocket": "fl"})
+    out = answer(ref, True)
     assert credits(out) == [(BOB, 3)] and ref.state.to_shoot == BOB
+
+
+def test_st_8_another_ball_in_the_called_pocket_counts_for_the_opponent_unnumbered():
+    ref = after_break(presume_called=False)
+    play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")])
+    out = answer(ref, False)
+    assert credits(out) == [(ANN, OBJECT)] and ref.state.to_shoot == ANN and accounted(ref)
+    assert 3 in ref.state.on_table
+
+
+def test_st_6_without_a_cue_detector_the_drop_in_the_called_pocket_is_identified():
+    ref = after_break(presume_called=False)
+    play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")], cue_sensed=False)
+    (q,) = ref.questions  # "no" would not say whether it was the cue ball: which ball?
+    assert (q.kind, q.topic, q.params) == ("identify", "which_balls", {"pocket": "fl"})
+    assert "cue" in q.choices
 
 
 def test_st_16_with_one_ball_left_of_unknown_number_the_penalty_takes_it_unasked():
