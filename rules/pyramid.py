@@ -140,8 +140,8 @@ class PyramidOptions(MatchOptions):
         True,
         "«своя»: a player one point short of the target (70 with two players, 50 / 40 with "
         "three / four) has secured at least a draw: if another player then reaches the target "
-        "(with a handicap, or the last ball's bonus), the game is drawn (noted 'svoya'); off: "
-        "that player wins",
+        "with the shot that takes the last ball (possible with a handicap), the game is drawn "
+        "(noted 'svoya'); off: that player wins",
         rule="PP-4",
         seed="Если один игрок набрал 70 очков («своя»), то даже в случае покладки последнего "
         "шара его партнером в партии фиксируется ничья. … Если все трое сыграли по 50 очков, "
@@ -336,11 +336,12 @@ def _spotted(balls: tuple[int, ...]) -> list[Decision]:
 
 def _won(state: MatchState, player: int, reason: str,
          decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
-    """Returns the game won by ``player``, or drawn when another player has «своя» (PP-4)."""
+    """Returns the game won by ``player``, or drawn when the shot took the last ball and
+    another player has «своя» (PP-4)."""
     state = replace(state, status=Status.GAME_OVER)
     short = target(state.n_players) - 1
     secured = [i for i, p in enumerate(state.players) if i != player and p.score == short]
-    if secured and _opts(state).svoya:
+    if secured and not state.on_table and _opts(state).svoya:
         return state, [*decisions, Noted("svoya", str(secured[0])), GameDrawn(state.game_no)]
     return state, [*decisions, GameWon(player, state.game_no, reason)]
 

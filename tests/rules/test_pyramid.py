@@ -227,6 +227,14 @@ def test_pp_4_svoya_a_player_on_70_has_secured_a_draw(svoya):
         assert GameWon(1, 1, "points") in out
 
 
+def test_pp_4_svoya_secures_a_draw_only_against_the_last_ball():
+    ref = game(handicap=[0, 30])
+    run(ref, 15, 14, 13, 12, 11, 5)  # Ann 70: «своя»
+    miss(ref)
+    out = run(ref, 1, 2, 3, 4, 6, 7, 8)  # Bob 71 with the 9 and the 10 still on the table
+    assert GameWon(1, 1, "points") in out and not any(isinstance(d, Noted) for d in out)
+
+
 # ---------------------------------------------------------------- PP-5
 def test_pp_5_ball_pocket_needs_only_ball_and_pocket():
     ref = game()
