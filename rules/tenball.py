@@ -262,18 +262,19 @@ class TenBall(Game):
                                  decisions: list[Decision]) -> bool | None:
         """TB-5: returns whether at least four object balls reached a cushion on a break that
         pocketed nothing, None while asking. Fewer than four cushion hits cannot be four
-        balls; four or more are presumed to be (noted: the sensors cannot tell balls apart).
+        balls; four or more are presumed to be (noted with the number of hits: the sensors
+        cannot tell balls apart).
         Where the hits are not known (no reading, or a sensor out of order may have missed
-        some), the ``cushions_unknown`` option presumes (noted) or asks."""
+        some), the ``cushions_unknown`` option presumes (noted ``unknown``) or asks."""
         record = shot.record
         hits = record.cushions
         if hits is not UNKNOWN and (len(hits) >= 4 or not record.deaf_rails):
             if len(hits) < 4:
                 return False
-            decisions.append(Noted("four_balls_presumed", f"{len(hits)} cushion hits"))
+            decisions.append(Noted("four_balls_presumed", str(len(hits))))
             return True
         if _opts(state).cushions_unknown == "legal":
-            decisions.append(Noted("four_balls_presumed", "cushions unknown"))
+            decisions.append(Noted("four_balls_presumed", "unknown"))
             return True
         return ask.confirm(shot.shooter, Topic.FOUR_BALLS_TO_CUSHIONS)
 
