@@ -17,6 +17,9 @@ from rules.decisions import (
     ShotsUndone,
     TurnPassed,
 )
+from rules.pyramid import PyramidOptions
+from rules.siberian import SiberianOptions
+from rules.tenball import TenBallOptions
 from tests.rules.build import answer, new, play, shot
 
 
@@ -299,3 +302,16 @@ def test_a_blind_pocket_answered_no_means_nothing_fell_there():
                       blind_pockets=(Pocket.FOOT_LEFT,)))
     answer(ref, False)
     assert 1 in ref.state.on_table and ref.state.to_shoot == 1
+
+
+
+@pytest.mark.parametrize(("game", "cls"), [("ten-ball", TenBallOptions),
+                                           ("siberian-ten", SiberianOptions),
+                                           ("pyramid", PyramidOptions)])
+def test_the_match_state_holds_each_games_own_typed_options(game, cls):
+    state = new(game).state
+    assert type(state.options) is cls and state.options_as(cls) is state.options
+    other = TenBallOptions if cls is not TenBallOptions else PyramidOptions
+    with pytest.raises(TypeError, match=f"not {other.__name__}"):
+        state.options_as(other)
+    assert Referee().snapshot()["options"] == {}  # no match: no options shown
