@@ -68,7 +68,7 @@ from controller.table import Message, Role, Table, feed
 from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import EventsLost, Health, HealthMonitor, HealthRecord
+from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +358,7 @@ class TableCore:
         """Publishes sensor health's news and tells fusion (a journaled input) of each channel
         whose state is not what it was told."""
         changed: dict[str, Health] = {}
-        named = [r.channel for r in records if not isinstance(r, EventsLost)]
+        named = [r.channel for r in records if isinstance(r, SensorFaulted | SensorRecovered)]
         for channel in dict.fromkeys([*named, *channels]):
             state = self.health.state(channel)
             if self._told.get(channel, Health.OK) is not state:

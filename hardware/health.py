@@ -27,7 +27,9 @@ drops were no balls). ``is_usable(channel)`` is True only for a channel in ``ok`
 
 Transitions are ``SensorFaulted`` (into a fault, or from one fault to another) and
 ``SensorRecovered`` (back to ok), the ``sensor_fault`` / ``sensor_recovered`` events of
-interfaces §3; ``EventsLost`` reports a backend's overflow counter going up.
+interfaces §3; ``EventsLost`` reports a backend's overflow counter going up and
+``LinkTrouble`` its link's trouble counters (bad frames, gaps, resends, protocol errors,
+blind spells), both as ``warning`` events.
 
 ``snapshot()`` is the ``B/health`` payload (the publisher adds ``v``, ``seq`` and ``ts``)::
 
@@ -74,6 +76,7 @@ __all__ = [
     "HealthMonitor",
     "HealthRecord",
     "Limits",
+    "LinkTrouble",
     "Reason",
     "SensorFaulted",
     "SensorRecovered",
@@ -200,7 +203,29 @@ class EventsLost:
                 "total": self.total, "t": round(self.t, 6)}
 
 
-HealthRecord = SensorFaulted | SensorRecovered | EventsLost
+@dataclass(frozen=True, slots=True)
+class LinkTrouble:
+    """A link's trouble counters went up: ``added`` (counter, how many more), ``totals``.
+
+    The counters are ``TROUBLE_WARNED``: frames that failed their check, breaks in the frame
+    numbering, edges asked for again, protocol errors, blind spells of a board.
+    """
+
+    event_type: ClassVar[str] = "warning"
+
+    t: float
+    source: str
+    added: tuple[tuple[str, int], ...]
+    totals: tuple[tuple[str, int], ...]
+
+    def to_json(self) -> dict[str, object]:
+        """Returns the event's ``data`` for ``B/event`` (``reason`` says it in words)."""
+        return {"kind": "link_trouble", "source": self.source,
+                "reason": ", ".join(f"{name} +{n}" for name, n in self.added),
+                "added": dict(self.added), "totals": dict(self.totals), "t": round(self.t, 6)}
+
+
+HealthRecord = SensorFaulted | SensorRecovered | EventsLost | LinkTrouble
 
 
 @dataclass(slots=True)
@@ -241,6 +266,8 @@ class _Link:
 #: The link-trouble counters of ``BackendStats`` that the snapshot shows per link.
 TROUBLE_COUNTERS = ("bad_frames", "sequence_gaps", "resends", "protocol_errors", "blind_spells",
                     "reconnects")
+#: ... and those whose rise is a ``LinkTrouble`` warning (a reconnect shows as its link's change).
+TROUBLE_WARNED = TROUBLE_COUNTERS[:-1]
 
 
 def _peers_played(kind: Kind, fired: Mapping[Kind, int]) -> bool:
@@ -382,16 +409,24 @@ class HealthMonitor:
         return out
 
     def note_stats(self, source: str, stats: BackendStats) -> list[HealthRecord]:
-        """Takes a backend's counters for the snapshot; returns EventsLost if it overflowed."""
+        """Takes a backend's counters for the snapshot; returns EventsLost if it overflowed
+        and LinkTrouble if its link's trouble counters went up."""
         link = self._links.setdefault(
             source, _Link(up=stats.links.get(source, True), since=self._clock())
         )
+        out: list[HealthRecord] = []
         lost = stats.overflows - link.overflows
-        link.events, link.overflows = stats.events, stats.overflows
-        link.trouble = {name: getattr(stats, name) for name in TROUBLE_COUNTERS}
         if lost > 0:
-            return [EventsLost(t=self._clock(), source=source, lost=lost, total=stats.overflows)]
-        return []
+            out.append(EventsLost(t=self._clock(), source=source, lost=lost,
+                                  total=stats.overflows))
+        trouble = {name: getattr(stats, name) for name in TROUBLE_COUNTERS}
+        added = tuple((name, trouble[name] - link.trouble.get(name, 0)) for name in TROUBLE_WARNED
+                      if trouble[name] > link.trouble.get(name, 0))
+        if added:
+            out.append(LinkTrouble(t=self._clock(), source=source, added=added,
+                                   totals=tuple((name, trouble[name]) for name in TROUBLE_WARNED)))
+        link.events, link.overflows, link.trouble = stats.events, stats.overflows, trouble
+        return out
 
     # --- the judging ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from hardware.health import (
     HealthMonitor,
     HealthRecord,
     Limits,
+    LinkTrouble,
     Reason,
     SensorFaulted,
     SensorRecovered,
@@ -282,7 +283,10 @@ def test_a_serial_links_trouble_counters_are_in_the_health_snapshot() -> None:
     mon, clock = monitor()
     stats = BackendStats(events=9, bad_frames=2, sequence_gaps=1, reconnects=1, resends=3,
                          protocol_errors=1, blind_spells=1, links={"e661": True})
-    assert mon.note_stats("serial", stats) == []  # no events lost: nothing more to say
+    [warning] = mon.note_stats("serial", stats)
+    assert isinstance(warning, LinkTrouble) and warning.to_json()["reason"] == (
+        "bad_frames +2, sequence_gaps +1, resends +3, protocol_errors +1, blind_spells +1")
+    assert mon.note_stats("serial", stats) == []  # nothing new
     links = mon.snapshot()["links"]
     assert isinstance(links, dict)
     got = {k: links["serial"][k] for k in ("bad_frames", "sequence_gaps", "resends",
