@@ -35,7 +35,8 @@ journal, in order; nothing is called back.
   ``live``, ``ends_shot``), and map it to an ``Outgoing`` in ``_outgoing`` here.
 - *A clock rule*: ``clock()`` (the service's time, increasing across reboots: ``_resume_clock``),
   ``_host`` (a backend's monotonic time on it), ``_at`` (never before the last input) and
-  ``now()`` (the lagging clock the table's timers and sensor health run on).
+  ``now()`` (the lagging clock the table's timers and sensor health run on), held by
+  ``_hold`` while a source is down.
 
 **What it keeps.** Journal before publish: every input is noted in the journal before the
 messages it caused, and they are written together by ``commit``. A live ``ball_pocketed``
@@ -48,13 +49,24 @@ answered once.
 Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
 for the simulator), kept increasing across restarts: after a reboot the monotonic clock
 starts again, and the offset is moved so the clock resumes after the last journaled input.
+
+A sensor source that goes down (``LinkChanged`` with its channels, timed at the end of the
+data it delivered: a board
+unplugged keeps its edges and sends them when it is back) holds the table's clock there, for
+up to ``HOLD_S``: no timer falls due, requests are taken at the held time, and sensor edges
+later than the hold (its late ones, and other sources' meanwhile) wait, to come in with their
+own times, in time order, when the hold lifts (the tick after the source is back, with what it
+kept queued behind its ``LinkChanged``). Fusion then rules what they show as if they had come
+on time. An edge older than what the table already took is still taken at the table's time.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -75,6 +87,10 @@ log = logging.getLogger(__name__)
 #: Sensor edges reach the loop a little after they happen: the clock's ticks stay this far
 #: behind (seconds of host time) so an edge never arrives older than a tick already taken.
 LAG = 0.05
+#: The longest the table's clock holds for a sensor source that went down (a board unplugged
+#: keeps its edges and sends them, each with its own time, once it is back); after this the
+#: clock goes on without it (service seconds).
+HOLD_S = 10.0
 #: Seqs reserved on disk ahead of the last one given out (see the module docstring).
 SEQ_RESERVE = 1000
 
@@ -170,6 +186,10 @@ class TableCore:
         self._seq_durable = 0  # ... and the part of it known to be on disk
         self._written_upto = 0  # the last outgoing message in a written batch
         self._shot_ended = False  # a message made since the input began ended a shot
+        self._holds: dict[str, float] = {}  # a source that went down -> its data complete to
+        self._back: set[str] = set()  # sources back up: their holds lift at the next tick
+        self._waiting: list[SensorEvent] = []  # edges later than a hold, in time order
+        self._replaying = math.inf  # while waiting edges come in: the time of the one taken
         self._resume_clock()
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
@@ -185,8 +205,14 @@ class TableCore:
 
     def now(self) -> float:
         """Returns the time the table's timers and sensor health run on: the service's
-        clock, ``LAG`` behind, never before the last input's."""
-        return self._at(self.clock() - LAG * self.speed)
+        clock, ``LAG`` behind and held at what every source that went down had confirmed,
+        never before the last input's."""
+        return self._at(min(self.clock() - LAG * self.speed, self._hold(), self._replaying))
+
+    def _hold(self) -> float:
+        """Returns the time the table's clock may not pass: the earliest time up to which a
+        source that went down had delivered its data (inf when none is held)."""
+        return min(self._holds.values(), default=math.inf)
 
     def _resume_clock(self) -> None:
         meta = self.journal.meta
@@ -277,17 +303,14 @@ class TableCore:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
         self._shot_ended = False
         if isinstance(item, SensorEvent):
-            t = self._at(self._host(item.t))
-            ev = dataclasses.replace(item, t=t)
-            self._last_t = t
-            self._record(ev.to_json())
-            out = self._outgoing(self.table.sensor(ev))
-            records = self.health.feed(ev)
-            if records or self._told.get(ev.ch, Health.OK) is not self.health.state(ev.ch):
-                out += self._health(records, t, channels=(ev.ch,))
+            ev = dataclasses.replace(item, t=self._host(item.t))
+            if ev.t > self._hold():  # after what a source that went down confirmed: wait
+                bisect.insort(self._waiting, ev, key=lambda e: e.t)
+                out = []
+            else:
+                out = self._sensor(ev)
         elif isinstance(item, LinkChanged):
-            t = self._at(self._host(item.t))
-            out = self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+            out = self._link(item)
         elif isinstance(item, Request):
             out = self._request(item)
         else:
@@ -296,8 +319,58 @@ class TableCore:
             out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
         return out
 
+    def _sensor(self, item: SensorEvent) -> list[Outgoing]:
+        """One sensor edge (``t`` on the service's clock) into the journal, table and health."""
+        t = self._at(item.t)
+        ev = dataclasses.replace(item, t=t)
+        self._last_t = t
+        self._record(ev.to_json())
+        out = self._outgoing(self.table.sensor(ev))
+        records = self.health.feed(ev)
+        if records or self._told.get(ev.ch, Health.OK) is not self.health.state(ev.ch):
+            out += self._health(records, t, channels=(ev.ch,))
+        return out
+
+    def _link(self, item: LinkChanged) -> list[Outgoing]:
+        """A source went down: the table's clock holds at what it had confirmed (``item.t``,
+        or where the clock already is), and its late edges, sent when it is back, come in
+        with their own times. Back up: its hold lifts at the next tick, once the edges it
+        kept (queued right behind this record) are in."""
+        t = self._at(min(self._host(item.t), self.clock() - LAG * self.speed, self._hold()))
+        if not item.up and item.channels:  # a sensor source (the broker's link carries none)
+            self._holds.setdefault(item.source, t)
+            self._back.discard(item.source)
+        elif item.source in self._holds:
+            self._back.add(item.source)
+        return self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+
+    def _lift(self, everything: bool = False) -> list[Outgoing]:
+        """Lifts the holds of sources back up (all of them with ``everything``) and of those
+        down for longer than ``HOLD_S``; lets in the edges that waited, in time order."""
+        for source in self._back:
+            self._holds.pop(source, None)
+        self._back.clear()
+        given_up = self.clock() - (LAG + HOLD_S) * self.speed
+        for source, held in list(self._holds.items()):
+            if everything or held < given_up:
+                if not everything:
+                    log.warning("sensor source %s is still down (data to %.3f): the table's "
+                                "clock goes on without it", source, held)
+                del self._holds[source]
+        hold = self._hold()
+        out: list[Outgoing] = []
+        try:
+            while self._waiting and self._waiting[0].t <= hold:
+                ev = self._waiting.pop(0)
+                # as if it had come on time: the clock (timers, sensor health) at its time
+                self._replaying = max(ev.t, self._last_t)
+                out += self._run_clock(self._replaying) + self._sensor(ev)
+        finally:
+            self._replaying = math.inf
+        return out
+
     def _request(self, item: Request) -> list[Outgoing]:
-        t = self.now() if item.t is None else self._at(self._host(item.t))
+        t = self.now() if item.t is None else self._at(min(self._host(item.t), self._hold()))
         out = self._run_clock(t)
         self._last_t = t
         matches = self.table.matches
@@ -319,8 +392,9 @@ class TableCore:
         """Runs what time alone decides: rulings falling due, stuck sensors, ``backend``'s
         counters, the periodic B/health; returns the messages."""
         self._shot_ended = False
+        out = self._lift()
         now = self.now()
-        out = self._run_clock(now)
+        out += self._run_clock(now)
         mono = self._mono()
         if mono >= self._next_health:
             self._next_health = mono + self.config.health.tick_s
@@ -342,8 +416,13 @@ class TableCore:
         return max(0.001, min(due, health, 1.0))
 
     def stop(self) -> list[Outgoing]:
-        """Returns the last message of a clean stop (``B/status`` ``stopped``)."""
-        return self._outgoing(self.table.stopped(self.now()))
+        """Returns what a clean stop publishes: the edges still waiting for a source that
+        went down, then the last message (``B/status`` ``stopped``)."""
+        self._shot_ended = False
+        out = self._lift(everything=True)
+        if self._shot_ended:
+            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+        return out + self._outgoing(self.table.stopped(self.now()))
 
     def _run_clock(self, now: float) -> list[Outgoing]:
         """Runs the table's clock to ``now`` when a timer is due (journaled as a tick)."""

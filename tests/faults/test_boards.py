@@ -23,7 +23,7 @@ from hardware.health import Health
 from tests.broker import Broker
 from tests.faults.record import note
 from tests.firmware_bridge.test_link import corrupt_edges_frames
-from tests.service.conftest import Collector, make_config, running
+from tests.service.conftest import Collector, board_table
 
 RUN = [(None, "fl"), (1, "fr"), (3, "sl"), (4, "hl"), (5, "hr"), (6, "fl"), (7, "sr"), (8, "fr"),
        (9, "fl"), (10, "sl")]
@@ -91,11 +91,7 @@ async def board_faults(tmp_path: Path, broker: Broker, shots: int, seed: int,
     plan = faults or [rng.choice(FAULTS) for _ in range(shots)]
     script = RUN[:shots]
     with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
-        config = make_config(tmp_path, broker, backend="serial", serial={"ports": [board.path]},
-                             health={"tick_s": 0.1})
-        async with Collector(broker) as col, running(config) as service:
-            await col.wait(lambda: any(h.get("links") and all(x["up"] for x in h["links"].values())
-                                       for h in col.of("health")))
+        async with board_table(tmp_path, broker, board, health={"tick_s": 0.1}) as (col, service):
             service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
                                           "race_to": 1})
             await col.wait(lambda: col.events("match_started"))

@@ -16,6 +16,7 @@ import pytest
 from controller.config import Config, validate
 from controller.connection import left_behind
 from controller.service import Service
+from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
 from tests.hardware.pins import PinDriver, mock_factory
@@ -198,6 +199,19 @@ async def running(config: Config | Service) -> AsyncIterator[Service]:
     finally:
         service.stop()
         await asyncio.wait_for(task, 10)
+
+
+@contextlib.asynccontextmanager
+async def board_table(tmp_path: Path, broker: Broker, board: SimBoard,
+                      **sections: Any) -> AsyncIterator[tuple[Collector, Service]]:
+    """A service on one simulated sensor board (the real firmware on a pty) and a subscriber,
+    once every link shows up in B/health."""
+    config = make_config(tmp_path, broker, backend="serial", serial={"ports": [board.path]},
+                         **sections)
+    async with Collector(broker) as col, running(config) as service:
+        await col.wait(lambda: any(h.get("links") and all(x["up"] for x in h["links"].values())
+                                   for h in col.of("health")))
+        yield col, service
 
 
 @pytest.fixture

@@ -9,18 +9,15 @@ from pathlib import Path
 from firmware_bridge.sim import SimBoard
 from tests.broker import Broker
 from tests.firmware_bridge.test_link import corrupt_edges_frames
-from tests.service.conftest import Collector, make_config, running
+from tests.service.conftest import board_table
 
 
 async def test_a_board_whose_frames_are_corrupted_shows_its_trouble_in_health(
     tmp_path: Path, broker: Broker,
 ) -> None:
     with SimBoard() as board:
-        config = make_config(tmp_path, broker, backend="serial", serial={"ports": [board.path]},
-                             health={"tick_s": 0.05, "publish_interval_s": 0.2})
-        async with Collector(broker) as col, running(config):
-            await col.wait(lambda: any(h.get("links") and all(x["up"] for x in h["links"].values())
-                                       for h in col.of("health")))
+        async with board_table(tmp_path, broker, board,
+                               health={"tick_s": 0.05, "publish_interval_s": 0.2}) as (col, _):
             board.port.mangle = corrupt_edges_frames(2)  # two frames of edges fail their CRC
             for v in (1, 0, 1, 0):
                 board.edge("cushion.h", v)
