@@ -270,7 +270,9 @@ class Fusion:
                 pass  # a cushion sensor out of order: what it says counts for nothing
             elif rail is not None:
                 self._cushion(rail, t, ev.v, ev.level)
-                self._soon(self._cushion_due(self._cushions[rail]))
+                cushion = self._cushions[rail]
+                if cushion.burst is not None:
+                    self._soon(self._cushion_due(cushion))
             elif ch == "cue":
                 self.cue_detector = True  # a detector that reports is fitted
                 if ev.v:
@@ -710,9 +712,11 @@ class Fusion:
         self._due_for = None
         nxt = INF
         for beam in self._beams.values():
-            nxt = min(nxt, self._beam_due(beam))
+            if beam.pend_t != INF or beam.level and not beam.counted:  # else nothing is due
+                nxt = min(nxt, self._beam_due(beam))
         for cushion in self._cushions.values():
-            nxt = min(nxt, self._cushion_due(cushion))
+            if cushion.burst is not None:
+                nxt = min(nxt, self._cushion_due(cushion))
         if self._bursts_ready:
             nxt = min(nxt, self.now)
         cur = self._cur
