@@ -214,6 +214,10 @@ def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
     expect(card.locator('[data-field="events"]')).to_contain_text(
         "Answered: Which ball fell in foot left? — 1", timeout=TIMEOUT)
     expect(card.locator('[data-field="question"]')).to_have_count(0)
+    # screen readers hear the newest thing once, not the whole wall again
+    expect(wall.locator("#announce")).to_have_attribute("aria-live", "polite")
+    expect(wall.locator("#announce")).to_have_text(re.compile(r"^T2: "))
+    assert wall.locator("[aria-live]").count() == 1
 
     # the call again, now accepted
     console.locator("#send-call").focus()
