@@ -544,6 +544,7 @@ class Fusion:
             cushions_before=before,
             deaf_rails=tuple(sorted(self.deaf)) if cfg.cushion_sensors else (),
             cushion_count=d.get("cushions_after_contact", UNKNOWN),
+            balls_to_cushion=d.get("balls_to_cushion", UNKNOWN),
             off_table=tuple(d.get("off_table", ())),
             centre_line=d.get("centre_line", UNKNOWN),
             fouls=tuple(Foul(f) for f in d.get("fouls", ())),

@@ -129,6 +129,9 @@ class DeclareRequest(_Request):
     #: How many different cushions (a long rail's halves are one) the balls touched after the
     #: first contact: it stands over what the cushion sensors reported.
     cushions_after_contact: Annotated[int, Field(ge=0, le=4)] | None = None
+    #: How many object balls reached a cushion on a break (Ten-ball's four, TB-5): it stands
+    #: over the cushion hits the sensors counted.
+    balls_to_cushion: Annotated[int, Field(ge=0, le=15)] | None = None
     pocketed: list[PocketedBall] = Field(default_factory=list)
     special: SpecialCode | None = None
     unsportsmanlike: Unsportsmanlike | None = None
@@ -143,7 +146,8 @@ class DeclareRequest(_Request):
                 out[key] = [(p.ball, p.pocket) for p in value]
             elif key in ("fouls", "off_table"):
                 out[key] = tuple(value)
-            elif key in ("centre_line", "cushions_after_contact", "unsportsmanlike") and value is None:
+            elif value is None and key in ("centre_line", "cushions_after_contact",
+                                           "balls_to_cushion", "unsportsmanlike"):
                 continue
             elif key == "unsportsmanlike":
                 out[key] = {"player": value.player, "match": value.loses == "match",

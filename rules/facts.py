@@ -135,6 +135,8 @@ class ShotRecord:
       hits there are missing from ``cushions``.
     - ``cushion_count``: how many different cushions the balls touched after the first
       contact, as a referee declared it; when known it stands over ``cushions``.
+    - ``balls_to_cushion``: how many object balls reached a cushion on a break (Ten-ball,
+      TB-5), as a referee declared it; when known it stands over the cushion hits.
     - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
     - ``centre_line``: a ball crossed the centre line after the first contact (declared).
     - ``fouls``: fouls a referee declared.
@@ -154,6 +156,7 @@ class ShotRecord:
     cushions_before: tuple[Rail, ...] = ()
     deaf_rails: tuple[Rail, ...] = ()
     cushion_count: Known[int] = UNKNOWN
+    balls_to_cushion: Known[int] = UNKNOWN
     off_table: tuple[Ball, ...] = ()
     centre_line: Known[bool] = UNKNOWN
     fouls: tuple[Foul, ...] = ()

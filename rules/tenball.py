@@ -265,8 +265,11 @@ class TenBall(Game):
         balls; four or more are presumed to be (noted with the number of hits: the sensors
         cannot tell balls apart).
         Where the hits are not known (no reading, or a sensor out of order may have missed
-        some), the ``cushions_unknown`` option presumes (noted ``unknown``) or asks."""
+        some), the ``cushions_unknown`` option presumes (noted ``unknown``) or asks. A count of
+        balls a referee declared stands over all of it."""
         record = shot.record
+        if record.balls_to_cushion is not UNKNOWN:  # a referee counted the balls
+            return record.balls_to_cushion >= 4
         hits = record.cushions
         if hits is not UNKNOWN and (len(hits) >= 4 or not record.deaf_rails):
             if len(hits) < 4:

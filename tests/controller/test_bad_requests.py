@@ -40,7 +40,8 @@ json_values = st.recursive(
 def payloads() -> st.SearchStrategy[Any]:
     keys = st.sampled_from(["calls", "kind", "answer", "question", "shots", "game", "players",
                             "fouls", "off_table", "pocketed", "special", "v", "transaction",
-                            "first_contact", "centre_line", "cushions_after_contact", "amend",
+                            "first_contact", "centre_line", "cushions_after_contact",
+                            "balls_to_cushion", "unsportsmanlike", "amend",
                             "bogus"])
     return st.one_of(
         st.binary(max_size=200),
@@ -153,10 +154,13 @@ def test_a_request_name_is_answerable_only_if_it_fits_one_topic_level() -> None:
     assert name_error("a/b") == name_error("\ud800") == "a request name that is not a single topic level"
 
 
-def test_a_declared_cushion_count_outside_0_to_4_is_refused_and_changes_nothing() -> None:
-    table, _ = table_in_play()
-    for bad in (5, -1, "two", 1.5, [2]):
-        handled = table.request("declare", {"cushions_after_contact": bad}, 2.0)
-        r = handled.response
-        assert r["status"] == "error" and "cushions_after_contact" in r["error"]
-        assert [m.topic for m in handled.messages] == ["response/declare"]
+@pytest.mark.parametrize(("key", "bad"), [("cushions_after_contact", (5, -1, "two", 1.5, [2])),
+                                        ("balls_to_cushion", (16, -1, "four", 4.5, [4]))])
+def test_a_declared_count_out_of_range_is_refused_and_changes_nothing(key: str,
+                                                                      bad: tuple[Any, ...]) -> None:
+    table, out = table_in_play()
+    for value in bad:
+        before = len(out)
+        r = table.request("declare", {key: value}, 2.0)
+        assert r["status"] == "error" and key in r["error"]
+        assert [m.topic for m in out[before:]] == ["response/declare"]

@@ -132,6 +132,16 @@ def test_tb_11_a_kick_shot_with_no_rail_after_the_contact(click, declared):
     assert out.state["to_shoot"] == 0 and out.state["ball_in_hand"] == "anywhere"
 
 
+def test_tb_5_a_referee_corrects_a_break_the_sensors_counted_short():
+    tb = ten_ball().shot(cushions=["f"])  # one hit seen: a foul
+    tb.request("declare", {"balls_to_cushion": 4})
+    out = run(tb.text())
+    assert [f["data"]["fouls"] for f in out.events("foul")] == [["bad_break"]]
+    assert out.events("shot_result")[-1]["data"]["corrected"] is True
+    assert out.state["to_shoot"] == 1 and out.state["ball_in_hand"] == "none"
+    assert out.state["players"][0]["consecutive_fouls"] == 0
+
+
 def test_tb_14_a_declare_awards_the_match_for_unsportsmanlike_conduct():
     tb = TraceBuilder().new_match("ten-ball", race_to=3).shot(cushions=BREAK)  # Bob to shoot
     tb.request("declare", {"unsportsmanlike": {"player": 2, "reason": "x"}})  # no such player

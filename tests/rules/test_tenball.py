@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from rules import Foul, InHand, InvalidInput, Status
+from rules import Foul, InHand, InvalidInput, ShotAmended, Status
 from rules.decisions import (
     BallSpotted,
     BallStaysDown,
@@ -161,6 +161,19 @@ def test_tb_5_a_cushion_sensor_out_of_order_makes_too_few_hits_unknown():
     out = play(ref, dataclasses.replace(shot(first=1, cushions=("f", "h", "lh", "rh")),
                                         deaf_rails=(Rail.LEFT_FOOT,)))
     assert Noted("four_balls_presumed", "4") in out  # four seen: enough
+
+
+def test_tb_5_a_referees_count_of_balls_stands_over_the_cushion_hits():
+    ref = new()
+    out = play(ref, first=1, cushions=("f", "f"))  # two balls on the foot rail at once: 2 hits
+    assert fouls_of(out) == [(Foul.BAD_BREAK,)]
+    out = ref.feed(ShotAmended(dataclasses.replace(shot(first=1, cushions=("f", "f")),
+                                                   balls_to_cushion=4)))
+    assert not fouls_of(out) and out[-1] == TurnPassed(1, InHand.NONE)
+    assert ref.state.players[0].consecutive_fouls == 0
+    out = ref.feed(ShotAmended(dataclasses.replace(shot(first=1, cushions=("f", "lf", "h", "rh")),
+                                                   balls_to_cushion=3)))
+    assert fouls_of(out) == [(Foul.BAD_BREAK,)]
 
 
 @pytest.mark.parametrize("reached, foul", [(True, False), (False, True)])
