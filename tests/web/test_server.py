@@ -13,6 +13,8 @@ from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
 from controller.web.server import LANGUAGES
+from rules import GAMES, Topic
+from rules.facts import DECLARABLE_FOULS, Foul, ShotKind, Special
 from tests.web.harness import http_get
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +86,28 @@ def test_each_bundled_library_is_the_locked_version(folder: Path, stem: str, lic
         assert (folder / licence).exists()
     else:
         assert b"MIT license" in bundle[:1000]
+
+
+def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language() -> None:
+    """The pages cannot import the rules: their copies of the codes are held equal here."""
+    script = (STATIC / "common.js").read_text(encoding="utf-8")
+    listed = re.search(r"const FOULS = \[(.*?)\];", script, re.S)
+    assert listed and set(re.findall(r'"(\w+)"', listed.group(1))) == {str(f) for f in DECLARABLE_FOULS}
+    page = (STATIC / "console.html").read_text(encoding="utf-8")
+    def options(select: str) -> set[str]:
+        found = re.search(rf'<select (?:name="\w+" )?id="{select}">(.*?)</select>', page, re.S)
+        assert found, select
+        return set(re.findall(r'<option value="([\w-]+)"', found.group(1)))
+    assert options("special") == {str(s) for s in Special}
+    assert options("kind") == {str(k) for k in ShotKind}
+    assert options("game") == set(GAMES)
+    for code in LANGUAGES:
+        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        for prefix, codes in (("foul", Foul), ("special", Special), ("kind", ShotKind), ("game", GAMES),
+                              ("q", Topic)):
+            named = {k.split(".", 1)[1] for k in words if k.startswith(prefix + ".")}
+            missing = {str(c) for c in codes} - named
+            assert not missing, (code, prefix, missing)
 
 
 def test_every_language_has_every_word_with_the_same_placeholders() -> None:

@@ -9,7 +9,7 @@ const GAME_IDS = ["ten-ball", "siberian-ten", "pyramid"];
 const FOULS = [
   "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
   "double_hit", "wrong_ball_first", "wrong_cue_ball", "direct_hit_in_kitchen", "cue_on_table",
-  "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break",
+  "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break", "no_rail", "two_cushion",
 ];
 // Pool colours; stripes from 9 on. Pyramid balls are all ivory.
 const BALL_COLOURS = ["#f2c300", "#1f4fd1", "#d42020", "#6b2da8", "#f07b12", "#118a3a", "#7a1f1f", "#111"];
