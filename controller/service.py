@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controller.backends import hardware_backend
 from controller.config import Config, ConfigError, load
 from controller.core import Connected, Release, Request, TableCore
 from controller.journal import JournalError, Outgoing
@@ -241,15 +242,7 @@ class Service:
                                   noise=sim.noise, players=sim.players, loop=sim.loop)
             return SimBackend(matches, speed=self.core.speed, on_request=self._sim_request,
                               clock=self._mono)
-        if cfg.backend == "gpio":
-            from hardware.gpio import GpioBackend, pi_pin_factory
-            if not cfg.gpio.pins:
-                raise ConfigError("gpio.pins: the gpio backend needs at least one channel = pin")
-            return GpioBackend(cfg.gpio.pins, pin_factory=pi_pin_factory())
-        from firmware_bridge.backend import SerialBackend
-        if not cfg.serial.ports:
-            raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return SerialBackend(cfg.serial.ports)
+        return hardware_backend(cfg)
 
     def stop(self) -> None:
         """Asks the service to stop cleanly (publishes ``stopped``, delivers what it can)."""

@@ -133,7 +133,7 @@ DEFAULT_WIRING: Mapping[Kind, Wiring] = {
 
 def inverted(channels: Iterable[str]) -> dict[str, Wiring]:
     """Returns the wiring of ``channels`` whose sensors drive the opposite level of
-    ``DEFAULT_WIRING`` (a beam receiver that drives its output high while it sees the beam):
+    ``DEFAULT_WIRING`` (a beam receiver that drives its output high while its beam is broken):
     no pull resistor (the sensor drives the pin both ways) and the other active level.
 
     Raises PinConfigError for a channel the GPIO backend does not carry.

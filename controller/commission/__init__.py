@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.backends import hardware_backend
 from controller.commission.analysis import Report, analyse
 from controller.commission.config_edit import diff, suggested
 from controller.commission.session import Session, load, run_session, save
@@ -96,19 +97,10 @@ def clocks_of(backend: SensorBackend) -> dict[str, Any]:
 
 
 def _backend(config: Config) -> SensorBackend:
-    if config.backend == "gpio":
-        from hardware.gpio import GpioBackend, inverted, pi_pin_factory
-        if not config.gpio.pins:
-            raise ConfigError("gpio.pins: the gpio backend needs at least one channel = pin")
-        return GpioBackend(config.gpio.pins, pin_factory=pi_pin_factory(),
-                           wiring=inverted(config.gpio.invert))
-    if config.backend == "serial":
-        from firmware_bridge.backend import SerialBackend
-        if not config.serial.ports:
-            raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return SerialBackend(config.serial.ports)
-    raise ConfigError("backend: commissioning listens to real sensors (gpio or serial); "
-                      "try it on a simulated table with --simulate")
+    if config.backend not in ("gpio", "serial"):
+        raise ConfigError("backend: commissioning listens to real sensors (gpio or serial); "
+                          "try it on a simulated table with --simulate")
+    return hardware_backend(config)
 
 
 def _table(config: Config, simulate: argparse.Namespace | None

@@ -463,7 +463,7 @@ def _twin(ch: str) -> str | None:
 
 def _invert_fix(ch: str, pins: Mapping[str, int | str] | None) -> str:
     if pins is not None:
-        return f'add "{ch}" to gpio.invert (the receiver drives its output high while it sees the beam)'
+        return f'add "{ch}" to gpio.invert (its receiver drives its output high while the beam is broken)'
     return "fit a receiver of the usual polarity, or invert the channel on the board"
 
 

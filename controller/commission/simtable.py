@@ -33,8 +33,9 @@ class Faults:
 
     ``swapped``: pairs of channels whose wires are exchanged; ``dead``: channels that never
     answer; ``chattering``: channels that fire on their own; ``inverted``: beams whose receiver
-    reads 1 while it sees its beam; ``crosstalk``: the strength (relative) and the delay range
-    (seconds) with which a hit on a long rail shakes its other half, or None for ordinary rails.
+    reads the other way round (1 while the beam is clear); ``crosstalk``: the strength
+    (relative) and the delay range (seconds) with which a hit on a long rail shakes its other
+    half, or None for ordinary rails.
     """
 
     swapped: tuple[tuple[str, str], ...] = ()

@@ -114,8 +114,8 @@ def _gpio_section() -> str:
         "`gpiochip0` on later ones. The service finds the chip by its label, so either works; a",
         "Pi 5 needs lgpio (`pip install .[pi]`, as the install script does).",
         "",
-        "A receiver of the other polarity (one that drives its output high while it sees its",
-        "beam): list its channel in `gpio.invert`. Commissioning finds it.",
+        "A receiver of the other polarity (one that drives its output high while its beam is",
+        "broken): list its channel in `gpio.invert`. Commissioning finds it.",
     ])
 
 
