@@ -57,9 +57,20 @@ def test_a_taken_port_costs_the_pages_not_the_table(tmp_path: Path, broker: Brok
         proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config", str(config)],
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(3)
-            assert proc.poll() is None  # still refereeing
+            assert proc.stderr is not None
+            said = ""
+            for line in proc.stderr:  # until it says so, or ends
+                said += line
+                if "cannot serve the web pages" in line:
+                    break
+            assert "cannot serve the web pages" in said, said
+            # the table goes on: it comes online on the broker after giving up the pages
+            host, port = broker.url.removeprefix("mqtt://").rsplit(":", 1)
+            status = subprocess.run(
+                ["mosquitto_sub", "-h", host, "-p", port, "-t", "billiards/club/t1/status",
+                 "-C", "1", "-W", "30", "-F", "%p"], capture_output=True, text=True, timeout=40)
+            assert json.loads(status.stdout)["state"] == "online", status
+            assert proc.poll() is None, said
         finally:
             proc.terminate()
-            _, err = proc.communicate(timeout=10)
-        assert "cannot serve the web pages" in err
+            proc.communicate(timeout=10)
