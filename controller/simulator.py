@@ -28,11 +28,12 @@ from controller.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
 from hardware.health import Health
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
-from rules import CUE, Call, Pocket, ShotKind, Status, Topic
+from rules import CUE, Call, Foul, Pocket, ShotKind, Status, Topic
 from vocabulary import POCKETS, RAILS, beam
 
 NAMES = ("Ann", "Bob", "Cleo", "Dan")
-DECLARABLE = ("touched_ball", "double_hit", "push", "moving_balls", "feet_off_floor")
+#: Fouls the simulated referee declares now and then.
+DECLARABLE = (Foul.TOUCHED_BALL, Foul.DOUBLE_HIT, Foul.PUSH, Foul.MOVING_BALLS, Foul.FEET_OFF_FLOOR)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Final
 
+#: The installed package's name (its metadata, and how Home Assistant names the software).
 DISTRIBUTION = "billiards-table-controller"
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from controller.adapters.base import Adapter, Publication, players, table_id
 from controller.adapters.config import HomeAssistantConfig
 from rules.facts import Foul
-from vocabulary import POCKETS, VERSION
+from vocabulary import DISTRIBUTION, POCKETS, VERSION
 
 STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "match_over"]
 #: The pocket event's type for a ball whose pocket is not known (Home Assistant refuses an
@@ -54,7 +54,7 @@ class HomeAssistantAdapter(Adapter):
         self.device = {
             "identifiers": [self.node],
             "name": config.name or f"Billiards table {table_id(base_topic)}",
-            "manufacturer": "billiards-table-controller",
+            "manufacturer": DISTRIBUTION,
             "model": f"Table controller ({venue})" if venue else "Table controller",
             "sw_version": VERSION,
         }
@@ -70,7 +70,7 @@ class HomeAssistantAdapter(Adapter):
             "name": name,
             "unique_id": f"{self.node}_{obj}",
             "device": self.device,
-            "origin": {"name": "billiards-table-controller", "sw_version": VERSION},
+            "origin": {"name": DISTRIBUTION, "sw_version": VERSION},
         }
         if keys.pop("available", True):
             entity["availability"] = [{
