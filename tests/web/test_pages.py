@@ -124,6 +124,12 @@ def test_twelve_tables_fit_the_tv_and_a_smaller_screen_turns_pages(
     # each card has the QR code of its console
     qr = page.locator('[data-table="t2"] [data-field="qr"] svg')
     expect(qr).to_have_attribute("aria-label", re.compile(r"console\.html\?table=t2$"))
+    # no mouse: F for full screen and back; the screen is held awake meanwhile
+    expect(page.locator("body")).to_have_attribute("data-awake", "yes")
+    page.keyboard.press("f")
+    page.wait_for_function("document.fullscreenElement === document.documentElement")
+    page.keyboard.press("f")
+    page.wait_for_function("document.fullscreenElement === null")
     _close(page)
 
     small = _open(browser, web.url + "?tv=1", "tablet")  # 12 tables do not fit 1024×768 legibly

@@ -144,10 +144,15 @@ function fullscreen() {
   if (document.fullscreenElement) document.exitFullscreen();
   else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
 }
+// body[data-awake] says whether the screen is held awake.
 async function keepAwake() {
   if (!("wakeLock" in navigator)) return;
   const take = async () => {
-    try { await navigator.wakeLock.request("screen"); } catch (e) { /* refused: a TV's own setting then */ }
+    try {
+      const lock = await navigator.wakeLock.request("screen");
+      document.body.dataset.awake = "yes";
+      lock.addEventListener("release", () => { delete document.body.dataset.awake; });
+    } catch (e) { /* refused: a TV's own setting then */ }
   };
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") take(); });
   await take();
