@@ -123,7 +123,12 @@ async def board_faults(tmp_path: Path, broker: Broker, shots: int, seed: int,
                 await col.wait(lambda: service.health.summary()["ok"])
                 service.request("shot_end", {})
                 await referee_answers(col, service, n, script)
-            await asyncio.sleep(0.5)  # anything sent twice would have arrived by now
+            # every edge acknowledged (the board sends again only what is not), then a get
+            # answered after whatever those edges caused: nothing sent twice is on its way
+            ring = board.firmware.ring
+            await col.wait(lambda: ring.ctl[1] == ring.ctl[0])
+            service.request("get", {"transaction": "settled"})
+            await col.response("get", "settled")
             await referee_answers(col, service, len(script), script)  # asked about late
             state = {k: col.last("state")[k] for k in KEYS}
     drops = [e["data"]["pocket"] for e in col.events("ball_pocketed")]
