@@ -101,10 +101,11 @@ def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language
     assert options("special") == {str(s) for s in Special}
     assert options("kind") == {str(k) for k in ShotKind}
     assert options("game") == set(GAMES)
+    option_keys = {o["key"] for game in web_options.options().values() for o in game["options"]}
     for code in LANGUAGES:
         words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
         for prefix, codes in (("foul", Foul), ("special", Special), ("kind", ShotKind), ("game", GAMES),
-                              ("q", Topic)):
+                              ("q", Topic), ("opt", option_keys)):
             named = {k.split(".", 1)[1] for k in words if k.startswith(prefix + ".")}
             missing = {str(c) for c in codes} - named
             assert not missing, (code, prefix, missing)

@@ -370,7 +370,8 @@ function pressable(node, action) {
       } else if (Array.isArray(o.default)) input = el("input", { type: "text", placeholder: "e.g. 0, 15", value: o.default.join(", ") });
       else input = el("input", { type: "text", value: String(o.default) });
       input.dataset.option = o.key;
-      return el("label", { class: "option" }, input, ` ${o.key}`, el("small", {}, o.doc));
+      // the option's name in the page's language; its rules (the code's own words) below
+      return el("label", { class: "option" }, input, ` ${tOr("opt", o.key)} `, el("code", {}, o.key), el("small", {}, o.doc));
     }));
   }
   function optionsChosen(game) {
