@@ -334,10 +334,11 @@ function renderTable(table, options = {}) {
   const players = s.players || [];
   const tenBall = s.game === "ten-ball";
   const over = s.status === "match_over" || s.status === "game_over";
+  // the state of play first: a narrow card cuts the end of the line, never this
   body.append(el("p", { class: "meta" },
+    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), " · ",
     el("span", { class: "game-name" }, gameName(s.game)), " · ", t("card.race", { n: s.race_to }), " · ",
-    t("card.game", { n: s.game_no }), " · ", t("card.shot", { n: s.shot }), " · ",
-    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status))));
+    t("card.game", { n: s.game_no }), " · ", t("card.shot", { n: s.shot })));
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
@@ -353,6 +354,10 @@ function renderTable(table, options = {}) {
       el("span", { class: "score", "data-field": "score" }, tenBall ? `${p.games}` : `${p.score}`)));
   });
   body.append(rows);
+  for (const q of s.questions || []) {
+    body.append(el("p", { class: "question", "data-field": "question" },
+      `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
+  }
   const facts = el("p", { class: "facts" });
   if (s.ball_in_hand && s.ball_in_hand !== "none") {
     facts.append(el("span", { class: "badge hand", "data-field": "ball_in_hand" },
@@ -366,10 +371,6 @@ function renderTable(table, options = {}) {
   if (s.on_table && s.on_table.length) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
-  }
-  for (const q of s.questions || []) {
-    body.append(el("p", { class: "question", "data-field": "question" },
-      `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
   }
   if (options.racks && table.racks.size) body.append(rackStrip(table));
   if (table.events.length) {
