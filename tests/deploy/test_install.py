@@ -333,7 +333,8 @@ def test_unit_runs_the_installed_venv_with_flags_the_cli_accepts() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
-@pytest.mark.parametrize("name", ["billiards-controller.service", "billiards-adapters.service"])
+@pytest.mark.parametrize("name", ["billiards-controller.service", "billiards-adapters.service",
+                                  "billiards-web-broker.service"])
 def test_systemd_analyze_verify_finds_nothing_wrong(tmp_path: Path, name: str) -> None:
     text = (DEPLOY / name).read_text().replace(
         "/opt/billiards-controller/venv/bin/python", shutil.which("python3") or "/usr/bin/python3")
