@@ -158,7 +158,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
                                   tables=tuple(s.config.table for s in services)),
-                        history=History({s.config.table: s.config.data for s in services}))
+                        history=History({s.config.table: s.config.data for s in services}),
+                        history_process=True)
         await web.start()
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
         for table in args.hand:

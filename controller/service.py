@@ -354,7 +354,7 @@ def _web_server(config: Config) -> Any:
     from controller.web.history import History
 
     history = History({config.table: config.data}) if config.recording.enabled else None
-    return WebServer(pages, host=w.host, port=w.port, history=history)
+    return WebServer(pages, host=w.host, port=w.port, history=history, history_process=True)
 
 
 def run_main(args: Any) -> int:

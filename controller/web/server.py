@@ -16,8 +16,10 @@ credentials the console asks for them. ``language`` is the venue's language for 
 console's request stays wanted (its MQTT 5 message expiry and its ``deadline``). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
-Given a ``History`` (the tables' data directories), it also answers the match history,
-read in a worker thread (never on the loop that runs a table)::
+Given a ``History`` (the tables' data directories), it also answers the match history, read
+off the event loop: in a worker thread, or (``history_process``, where a table runs in the
+same process: ``run``, ``demo``) in a worker process of its own, so that replaying a long
+recording never holds the interpreter the table needs::
 
     /history.json            {"matches": [finished matches, newest first, without shots]}
     /history/<id>.json       one match with every shot (``controller.web.history``)
@@ -34,7 +36,9 @@ import contextlib
 import json
 import logging
 import mimetypes
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -103,9 +107,12 @@ class WebServer:
     """Serves ``root`` and ``config.json`` over HTTP/1.1 (one request per connection)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 0,
-                 root: Path = STATIC, history: History | None = None) -> None:
+                 root: Path = STATIC, history: History | None = None,
+                 history_process: bool = False) -> None:
         self.config = config
         self.history = history
+        self.history_process = history_process
+        self._pool: ProcessPoolExecutor | None = None
         self.host = host
         self.port = port
         self.root = root.resolve()
@@ -126,6 +133,9 @@ class WebServer:
         log.info("web pages at %s", self.url)
 
     async def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
@@ -167,30 +177,21 @@ class WebServer:
     def resolve_history(self, path: str) -> tuple[int, bytes, str] | None:
         """Returns ``(status, body, content type)`` for a history target, None for another
         target. Reads the tables' recordings: call it off the event loop."""
-        if path == "/history.json":
-            matches = self.history.matches() if self.history else []
-            return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
-        live = _HISTORY_LIVE.match(path)
-        if live:
-            playing = self.history.live(live.group(1)) if self.history else None
-            if playing is None:
-                return 404, b"no match in progress\n", "text/plain; charset=utf-8"
-            return 200, json.dumps(playing, ensure_ascii=False).encode(), _TYPES[".json"]
-        found = _HISTORY_ITEM.match(path)
-        if not found:
-            return None
-        match = self.history.match(found.group(1)) if self.history else None
-        if match is None:
-            return 404, b"no such match\n", "text/plain; charset=utf-8"
-        if found.group(2) == "csv":
-            return 200, csv_text(match).encode(), _TYPES[".csv"]
-        return 200, json.dumps(match, ensure_ascii=False).encode(), _TYPES[".json"]
+        return history_answer(self.history, path)
+
+    async def _history(self, path: str) -> tuple[int, bytes, str] | None:
+        if self.history is not None and self.history_process:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, _in_worker, self.history.tables, path)
+        return await asyncio.to_thread(self.resolve_history, path)
 
     async def _answer(self, target: str) -> tuple[int, bytes, str]:
         path = unquote(urlsplit(target).path)
         if path.startswith("/history"):
             try:
-                answer = await asyncio.to_thread(self.resolve_history, path)
+                answer = await self._history(path)
             except Exception:  # a recording it cannot read: said, and the page says so
                 log.exception("match history: cannot read %s", path)
                 return 500, b"the match history could not be read\n", "text/plain; charset=utf-8"
@@ -224,6 +225,40 @@ class WebServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+
+def history_answer(history: History | None, path: str) -> tuple[int, bytes, str] | None:
+    """Returns ``(status, body, content type)`` for a history target (see the module
+    docstring), None for another target; an empty history without ``history``."""
+    if path == "/history.json":
+        matches = history.matches() if history else []
+        return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
+    live = _HISTORY_LIVE.match(path)
+    if live:
+        playing = history.live(live.group(1)) if history else None
+        if playing is None:
+            return 404, b"no match in progress\n", "text/plain; charset=utf-8"
+        return 200, json.dumps(playing, ensure_ascii=False).encode(), _TYPES[".json"]
+    found = _HISTORY_ITEM.match(path)
+    if not found:
+        return None
+    match = history.match(found.group(1)) if history else None
+    if match is None:
+        return 404, b"no such match\n", "text/plain; charset=utf-8"
+    if found.group(2) == "csv":
+        return 200, csv_text(match).encode(), _TYPES[".csv"]
+    return 200, json.dumps(match, ensure_ascii=False).encode(), _TYPES[".json"]
+
+
+_WORKER_HISTORIES: dict[tuple[tuple[str, str], ...], History] = {}
+
+
+def _in_worker(tables: dict[str, Path], path: str) -> tuple[int, bytes, str] | None:
+    """``history_answer`` in the history's worker process, which keeps its replays cached."""
+    key = tuple(sorted((table, str(data)) for table, data in tables.items()))
+    if key not in _WORKER_HISTORIES:
+        _WORKER_HISTORIES[key] = History(tables)
+    return history_answer(_WORKER_HISTORIES[key], path)
 
 
 def _disposition(target: str, kind: str) -> str:

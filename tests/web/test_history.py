@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, expect
 from controller.replay import replay
 from controller.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
-from controller.web.history import History
+from controller.web.history import History, csv_text
 from tests.web.harness import WebThread, http_get
 
 TIMEOUT = 8000
@@ -132,6 +132,19 @@ async def test_the_server_answers_the_list_a_match_and_its_csv(recordings: dict[
         assert (await get("/history/../etc.json"))[0] == 404
     async with WebServer(WebConfig()) as bare:  # no data directories: an empty history
         assert bare.resolve_history("/history.json") == (200, b'{"matches": []}', "application/json")
+
+
+async def test_a_server_beside_a_table_reads_the_history_in_a_process_of_its_own(
+        recordings: dict[str, Any]) -> None:
+    history: History = recordings["history"]
+    async with WebServer(WebConfig(), history=history, history_process=True) as server:
+        status, _, body = await http_get(server, "/history.json")
+        assert status == 200 and json.loads(body)["matches"] == history.matches()
+        assert server._pool is not None  # the answer came from the worker process
+        ident = history.matches()[0]["id"]
+        status, _, body = await http_get(server, f"/history/{ident}.csv")
+        assert status == 200 and body.decode() == csv_text(history.match(ident) or {})
+    assert server._pool is None  # closed with the server
 
 
 def test_the_history_page_lists_the_matches_and_shares_each_one(
