@@ -28,5 +28,5 @@ def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
         from firmware_bridge.backend import SerialBackend
         if not config.serial.ports:
             raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return SerialBackend(config.serial.ports)
+        return SerialBackend(config.serial.ports, inverted=config.serial.invert)
     raise ConfigError(f"backend: {config.backend!r} is not a sensor backend on hardware")

@@ -101,6 +101,8 @@ class GpioConfig(_Section):
 
 class SerialConfig(_Section):
     ports: list[str] = Field(default_factory=list)
+    #: Channels whose sensor drives its pin low while it reads 1 (``firmware_bridge.link``).
+    invert: list[str] = Field(default_factory=list)
 
 
 class WebSection(_Section):

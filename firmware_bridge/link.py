@@ -21,6 +21,10 @@ delivered (a beam already blocked at connect, edges lost to a full ring) gets a 
 ``SensorEvent`` at the heartbeat's time; at the first connect of a boot only readings of 1
 are sent, as the GPIO backend does.
 
+Polarity: the board reports a pin's level, high = 1. A channel named in ``inverted`` (a
+sensor that drives its pin low while it reads 1: a beam receiver that pulls low while its
+beam is broken) has its edges and readings delivered the other way round.
+
 Trouble is counted (``LinkCounters``) and logged: bad frames, sequence gaps, resends,
 protocol errors (a board of another protocol version — ``ProtocolMismatch`` —, an ``Error``
 nobody asked for) and blind spells (the board wrote its flash with interrupts off: an edge
@@ -35,7 +39,7 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
@@ -118,6 +122,7 @@ class BoardLink:
         hello_timeout: float = 2.0,
         retry_interval: float = 0.2,
         channel_names: Mapping[int, str] | None = None,
+        inverted: Collection[str] = (),
         max_pending: int = 4096,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -130,6 +135,7 @@ class BoardLink:
         self._hello_timeout = hello_timeout
         self._retry_interval = retry_interval
         self._overrides = dict(channel_names or {})
+        self._inverted = frozenset(inverted)
         self._max_pending = max_pending
         self._monotonic = monotonic
         self.counters = LinkCounters()
@@ -437,7 +443,7 @@ class BoardLink:
             name = self._names.get(index)
             if mode != P.MODE_NAMES[P.MODE_DIGITAL] or name is None:
                 continue
-            level = (levels >> index) & 1
+            level = ((levels >> index) & 1) ^ (name in self._inverted)
             known = self._levels.get(index)
             self._levels[index] = level
             if known == level or (known is None and not level):
@@ -525,9 +531,10 @@ class BoardLink:
                 log.debug("board %s: edge on unnamed channel %d dropped", self.source, edge.ch)
                 continue
             level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
-            self._levels[edge.ch] = edge.v
+            v = edge.v ^ (name in self._inverted)
+            self._levels[edge.ch] = v
             self.counters.edges += 1
-            self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=edge.v, level=level))
+            self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=v, level=level))
 
     # -- requests --------------------------------------------------------------------------
 

@@ -137,8 +137,16 @@ async def commission(config: Config, *, simulate: argparse.Namespace | None = No
         session = await run_session(backend, steps, installer, settle_s=settle_s,
                                     heard=page.heard if page is not None else None)
         clocks = clocks_of(backend)
-    pins = config.gpio.pins if config.backend == "gpio" or simulate is not None else None
-    return session, analyse(session.captures, fusion, pins or None, clocks), clocks
+    return session, _analyse(config, session, clocks, simulate is not None), clocks
+
+
+def _analyse(config: Config, session: Session, clocks: dict[str, Any], simulated: bool) -> Report:
+    """Returns the report of a session on the table ``config`` describes."""
+    gpio = config.backend == "gpio" or (simulated and bool(config.gpio.pins))
+    return analyse(session.captures, config.fusion_settings(),
+                   config.gpio.pins if gpio else None, clocks,
+                   serial=config.backend == "serial" and not simulated,
+                   invert=config.gpio.invert if gpio else config.serial.invert)
 
 
 def write_outputs(directory: Path, report: Report, config_path: Path | None,
@@ -213,8 +221,8 @@ def cli(args: argparse.Namespace) -> int:
             return 0
         if args.from_dir:
             header, session = load(Path(args.from_dir))
-            report = analyse(session.captures, config.fusion_settings(),
-                             config.gpio.pins or None, header.get("clocks", {}))
+            report = _analyse(config, session, header.get("clocks", {}),
+                              header.get("backend") == "simulated")
         else:
             session, report, clocks = asyncio.run(commission(config, simulate=sim))
             _save(session, out, config, sim, clocks)

@@ -219,17 +219,25 @@ def trains(ps: Sequence[Period]) -> list[Train]:
 # ------------------------------------------------------------------ the analysis
 def analyse(captures: Sequence[Capture], fusion: FusionConfig,
             pins: Mapping[str, int | str] | None = None,
-            clocks: Mapping[str, Any] | None = None) -> Report:
+            clocks: Mapping[str, Any] | None = None, *, serial: bool = False,
+            invert: Sequence[str] = ()) -> Report:
     """Returns the report of a session: ``captures`` in step order, the configured ``fusion``
-    settings, the GPIO ``pins`` (for the fixes of swapped channels; None for other backends)."""
+    settings, the GPIO ``pins`` (for the fixes of swapped channels; None for other backends),
+    whether the sensors are on boards (``serial``), and the channels configured ``invert``."""
     report = Report(clocks=dict(clocks or {}))
     quiet = [c for c in captures if c.step.kind is StepKind.QUIET]
     at_rest = _at_rest(quiet[0]) if quiet else {}
     inverted = _inverted(captures, at_rest)
+    section = "gpio" if pins else "serial" if serial else None
     for ch in sorted(inverted):
         report.findings.append(Finding(
             ch, Problem.INVERTED, "reads 1 (blocked) at rest, and balls show as short 0 pulses",
-            _invert_fix(ch, pins)))
+            f'add "{ch}" to {section}.invert' if section else
+            "fit a receiver of the other polarity, or list the channel in the backend's invert"))
+    if section and inverted:
+        report.settings.append(Setting(section, "invert", list(invert),
+                                       sorted({*invert, *inverted}),
+                                       "these beams read 1 at rest and their balls as 0"))
     noisy = _quiet(quiet[0], at_rest, inverted, report) if quiet else frozenset()
     glitches: list[float] = []
     blocks: list[float] = []
@@ -428,10 +436,6 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
                    f"swap the wires of {expected} and {who}, or rename the board's channels")
             report.findings.append(Finding(
                 expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
-    inverted = sorted(f.channel for f in report.findings if f.problem is Problem.INVERTED)
-    if pins and inverted:
-        report.settings.append(Setting("gpio", "invert", [], inverted,
-                                       "these beams read 1 at rest and their balls as 0"))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
         for ch, pin in sorted(moved.items()):
@@ -459,12 +463,6 @@ def _twin(ch: str) -> str | None:
     kind, place = parse_channel(ch)
     twin = SAME_RAIL.get(place) if kind is Kind.CUSHION and isinstance(place, Rail) else None
     return cushion(twin) if twin is not None else None
-
-
-def _invert_fix(ch: str, pins: Mapping[str, int | str] | None) -> str:
-    if pins is not None:
-        return f'add "{ch}" to gpio.invert (its receiver drives its output high while the beam is broken)'
-    return "fit a receiver of the usual polarity, or invert the channel on the board"
 
 
 def _literal(value: int | str) -> str:

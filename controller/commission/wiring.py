@@ -140,7 +140,8 @@ def _board_section() -> str:
         "",
         f"3.3 V out on Pico pin {PICO_3V3_OUT}; ground on {grounds}; analogue ground (for a",
         f"piezo) on pin {PICO_AGND}. Every digital input has the RP2040's pull-up on, and the",
-        "board reports the pin's level (high = 1).",
+        "board reports the pin's level (high = 1). A receiver that pulls its pin low while its",
+        "beam is broken: list its channel in `serial.invert`. Commissioning finds it.",
     ])
 
 

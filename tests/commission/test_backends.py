@@ -7,7 +7,8 @@ import asyncio
 import random
 import time
 
-from controller.commission.analysis import Problem, analyse
+from controller.commission import clocks_of
+from controller.commission.analysis import Problem, Report, analyse
 from controller.commission.session import run_session
 from controller.commission.simtable import Faults, SimInstaller
 from controller.commission.steps import Step, StepKind
@@ -22,6 +23,7 @@ from vocabulary import Pocket, beam
 PINS: dict[str, int | str] = {"beam.hl": 5, "beam.hr": 6, "beam.sl": 13}
 STEPS = [Step("quiet", StepKind.QUIET), *(Step(beam(p), StepKind.POCKET, p) for p in (
     Pocket.HEAD_LEFT, Pocket.HEAD_RIGHT, Pocket.SIDE_LEFT))]
+STEP_CHANNELS = tuple(str(s.expect) for s in STEPS[1:])
 
 
 async def _gpio_session(faults: Faults, invert: list[str]) -> dict[str, set[Problem]]:
@@ -58,9 +60,10 @@ async def test_gpio_invert_the_fix_for_an_inverted_receiver_reads_it_right() -> 
     assert await _gpio_session(faults, ["beam.sl"]) == {}
 
 
-async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_reported() -> None:
-    faults = Faults(swapped=(("beam.hl", "beam.hr"),))
+async def _board_session(faults: Faults, invert: list[str] | None = None) -> Report:
     with SimBoard() as board:
+        for ch in faults.at_rest(STEP_CHANNELS):  # the receiver's level while its beam is clear
+            board.machine.levels[board.pin_of(ch)] = 1
         base = time.monotonic()
 
         async def drive(events: list[SensorEvent]) -> None:
@@ -70,12 +73,25 @@ async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_repo
 
         installer = SimInstaller(drive, faults, random.Random(4), quiet_s=0.3, spacing=0.3,
                                  t=0.2)
-        async with SerialBackend([board.path]) as backend:
+        async with SerialBackend([board.path], inverted=invert or ()) as backend:
             session = await run_session(backend, STEPS, installer, settle_s=0.3)
-            from controller.commission import clocks_of
             clocks = clocks_of(backend)
-    report = analyse(session.captures, FusionConfig(), None, clocks)
+    return analyse(session.captures, FusionConfig(), None, clocks, serial=True,
+                   invert=invert or ())
+
+
+async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_reported() -> None:
+    report = await _board_session(Faults(swapped=(("beam.hl", "beam.hr"),)))
     assert report.problems() == {"beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}}
     assert "rename the board's channels" in report.findings[0].fix
     (clock,) = report.clocks.values()
     assert clock["rtt_median_ms"] < 50 and clock["sync_samples"] > 0
+
+
+async def test_a_board_receiver_of_the_other_polarity_is_named_and_serial_invert_fixes_it() -> None:
+    faults = Faults(inverted=frozenset({"beam.sl"}))
+    report = await _board_session(faults)
+    assert report.problems() == {"beam.sl": {Problem.INVERTED}}
+    assert [(s.section, s.key, s.value) for s in report.settings] == [
+        ("serial", "invert", ["beam.sl"])]
+    assert (await _board_session(faults, ["beam.sl"])).problems() == {}
