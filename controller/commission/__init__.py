@@ -80,6 +80,10 @@ def render(report: Report) -> str:
         out.append(f"\nBall return: {json.dumps(report.ball_return)}")
     for source, c in report.clocks.items():
         out.append(f"\nClock of {source}: {json.dumps(c)}")
+    if report.thresholds:
+        out.append("\nPiezo thresholds for the sensor boards:")
+        for t in report.thresholds:
+            out.append(f"  {t.channel:<12} {t.value}/65535  ({t.why})")
     if report.settings:
         out.append("\nSuggested settings:")
         for s in report.settings:
@@ -175,21 +179,49 @@ def apply_suggested(path: Path, before: str, out: Path) -> str:
     return f"Written; the former file is {path}.bak. Restart the service to use it."
 
 
+async def apply_all(config: Config, report: Report, change: str | None, path: Path | None,
+                    before: str | None, out: Path) -> str:
+    """Writes what the session suggests: the configuration file (its diff is ``change``) and the
+    piezo thresholds to the sensor boards; returns what was done, a line each."""
+    done = []
+    if change is not None:
+        assert path is not None and before is not None
+        done.append(apply_suggested(path, before, out))
+    if report.thresholds:
+        backend = hardware_backend(config)
+        from controller.commission.boards import write_thresholds
+        from firmware_bridge.backend import SerialBackend
+        assert isinstance(backend, SerialBackend)
+        async with backend:
+            done += await write_thresholds(backend, report.thresholds)
+    return "\n".join(done)
+
+
+def _has_changes(report: Report, change: str | None, config: Config) -> bool:
+    """Returns whether there is anything to write (thresholds only go to real boards)."""
+    return change is not None or bool(report.thresholds and config.backend == "serial")
+
+
 async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | None,
                    text: str | None, out: Path) -> Report:
     """Runs the session with its installer at the page (``--web``), until they finish."""
     board = Board([])
     installer = WebInstaller(board)
+    result: list[tuple[Report, str | None]] = []
 
-    def apply() -> str:
-        assert path is not None and text is not None
-        return apply_suggested(path, text, out)
+    async def apply() -> str:
+        report, change = result[0]
+        return await apply_all(config, report, change, path, text, out)
 
     async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
         print(f"commissioning page: {page.url}", flush=True)
         session, report, clocks = await commission(config, simulate=sim, page=installer)
         _save(session, out, config, sim, clocks)
-        board.diff = write_outputs(out, report, path, text)
+        change = write_outputs(out, report, path, text)
+        result.append((report, change))
+        board.diff = change
+        board.thresholds = ([dataclasses.asdict(t) for t in report.thresholds]
+                            if _has_changes(report, change, config) else [])
         board.findings = [dataclasses.asdict(f) for f in report.findings]
         board.report = render(report)
         print("\n" + board.report, flush=True)
@@ -232,18 +264,20 @@ def cli(args: argparse.Namespace) -> int:
         return 2
     print("\n" + render(report))
     print(f"The session, its report and the suggestions are in {out}/")
-    if change is None:
+    if not _has_changes(report, change, config) or args.from_dir:
         return 0
-    print(f"\nSuggested change to {path}:\n{change}")
+    if change is not None:
+        print(f"\nSuggested change to {path}:\n{change}")
+    for t in report.thresholds:
+        print(f"To write to the sensor board: {t.channel} threshold {t.value}/65535 ({t.why})")
     if not args.apply:
-        print(f"Nothing was written to {path}; run again with --apply to write it "
-              f"(or copy {out}/controller.toml.suggested).")
+        print("Nothing was written; run again with --apply to write it"
+              + (f" (or copy {out}/controller.toml.suggested)." if change else "."))
         return 0
-    assert path is not None and text is not None
-    if not args.yes and input(f"Write this to {path}? [y/N] ").strip().lower() not in ("y", "yes"):
+    if not args.yes and input("Write this? [y/N] ").strip().lower() not in ("y", "yes"):
         print("Not written.")
         return 0
-    print(apply_suggested(path, text, out))
+    print(asyncio.run(apply_all(config, report, change, path, text, out)))
     return 0
 
 

@@ -14,7 +14,8 @@ and the level of every channel when it began. From them:
 - **cushions**: the pulse trains of the soft and the hard hit (pulses closer than ``TRAIN_GAP_S``),
   the softest hit felt, the longest time on, the other half of a long rail shaking (delay and
   relative strength), and the ``cushion_gap_s`` / ``cushion_max_on_s`` / ``crosstalk_s`` they
-  suggest;
+  suggest; for a piezo on a sensor board, the ADC threshold it suggests (``Threshold``: below
+  the softest hit, above what it fired at on its own), which is written to the board;
 - **the ball return**: delays from a drop to the cue detector and the identity reader, and the
   ``identity_min_s`` / ``identity_max_s`` they suggest;
 - **clocks**: whatever the backend reports of its links (a board's offset, drift, round trip).
@@ -44,6 +45,11 @@ BLOCK_MIN_S = 0.006
 TRAIN_GAP_S = 0.150
 #: A train on the other half of a long rail starting this soon after is crosstalk.
 CROSSTALK_WINDOW_S = 0.100
+#: A piezo's threshold is put at this fraction of the softest hit's peak, so softer hits than
+#: the installer's soft one still count ...
+FELT_FRACTION = 0.5
+#: ... and this far above the highest peak it fired at on its own while the table was still.
+NOISE_MARGIN = 1.5
 #: The other half of a rail shaking this strongly (relative to the hit) is named.
 STRONG_CROSSTALK = 0.9
 #: This many edges while the table is still is chatter.
@@ -124,6 +130,15 @@ class Setting:
     why: str
 
 
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A piezo channel's suggested ADC threshold (0–65535), written to its sensor board."""
+
+    channel: str
+    value: int
+    why: str
+
+
 @dataclass(slots=True)
 class Report:
     """Everything the session measured, found and suggests."""
@@ -136,6 +151,7 @@ class Report:
     breaking: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
+    thresholds: list[Threshold] = field(default_factory=list)
 
     def problems(self) -> dict[str, set[Problem]]:
         """Returns each channel's problems."""
@@ -150,6 +166,7 @@ class Report:
             "ball_return": self.ball_return, "clocks": self.clocks, "break": self.breaking,
             "findings": [asdict(f) for f in self.findings],
             "settings": [asdict(s) for s in self.settings],
+            "thresholds": [asdict(t) for t in self.thresholds],
         }
 
 
@@ -301,6 +318,10 @@ def _quiet(cap: Capture, at_rest: Mapping[str, int], inverted: frozenset[str],
                 ch, Problem.CHATTERING, f"{n} edges while the table was still",
                 "check the sensor's supply and ground and the wire's screen; on a vibration module "
                 "turn its sensitivity down (the potentiometer), on a piezo raise its threshold"))
+            peaks = [ev.level for ev in cap.events if ev.ch == ch and ev.level is not None]
+            if peaks:
+                _threshold(report, ch, max(peaks) * NOISE_MARGIN,
+                           f"it fired on its own up to {max(peaks):.0%} of full scale")
     for ch, level in sorted(at_rest.items()):
         if level and ch not in inverted and counts.get(ch, 0) < CHATTER_EDGES:
             kind = _kind(ch)
@@ -387,7 +408,20 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
         report.findings.append(Finding(
             who, Problem.WEAK, "only one of the two hits was felt",
             "turn the module's sensitivity up (or, for a piezo, lower its threshold) and repeat"))
+    peaks = [t.peak for t in own if t.peak is not None]
+    if peaks and len(own) < 2:
+        _threshold(report, who, max(peaks) * FELT_FRACTION / 2,
+                   f"the soft hit was not felt; the hard one peaked at {max(peaks):.0%}")
+    elif peaks:
+        _threshold(report, who, min(peaks) * FELT_FRACTION,
+                   f"the softest hit peaked at {min(peaks):.0%} of full scale")
     report.cushions[expected] = info
+
+
+def _threshold(report: Report, ch: str, fraction: float, why: str) -> None:
+    value = max(1, min(0xFFFF, round(fraction * 0xFFFF)))
+    report.thresholds = [t for t in report.thresholds if t.channel != ch] + [
+        Threshold(ch, value, why)]
 
 
 def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report) -> None:

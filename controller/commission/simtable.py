@@ -21,7 +21,7 @@ from controller.commission.steps import QUIET_S, Step, StepKind
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
-from vocabulary import SAME_RAIL, TABLE_CHANNELS, Kind, Pocket, Rail, parse_channel
+from vocabulary import SAME_RAIL, TABLE_CHANNELS, Kind, Pocket, Rail, cushion, parse_channel
 
 #: Receives a step's edges (times on the installer's timeline); returns once they are handed on.
 Sink = Callable[[list[SensorEvent]], Awaitable[None]]
@@ -72,6 +72,8 @@ class SimInstaller:
     spacing: float = 1.0
     cue_detector: bool = True
     identity_reader: bool = False
+    #: Cushion channels read by a piezo (a peak ``level`` a hit) rather than a module (pulses).
+    analogue: frozenset[str] = frozenset()
     t: float = 1.0  # the installer's timeline (seconds)
 
     async def do(self, step: Step) -> int:
@@ -127,11 +129,12 @@ class SimInstaller:
     def _hit(self, rail: Rail, t: float, strength: float) -> list[SensorEvent]:
         cross = self.faults.crosstalk
         twin = SAME_RAIL.get(rail)
-        events = cushion_hit(rail, t, self.rng, strength, crosstalk=cross is None)
+        piezo = cushion(rail) in self.analogue
+        events = cushion_hit(rail, t, self.rng, strength, crosstalk=cross is None, analogue=piezo)
         if cross is not None and twin is not None:
             level, lo, hi = cross
             events += cushion_hit(twin, t + self.rng.uniform(lo, hi), self.rng, strength * level,
-                                  crosstalk=False)
+                                  crosstalk=False, analogue=cushion(twin) in self.analogue)
         return events
 
     def _chatter(self, t: float, length: float) -> list[SensorEvent]:
@@ -140,7 +143,8 @@ class SimInstaller:
             at = t + self.rng.uniform(0.0, 0.1)
             while at < t + length - 0.01:
                 on = self.rng.uniform(0.001, 0.004)
-                events += [SensorEvent(at, ch, 1), SensorEvent(at + on, ch, 0)]
+                level = round(self.rng.uniform(0.02, 0.06), 3) if ch in self.analogue else None
+                events += [SensorEvent(at, ch, 1, level=level), SensorEvent(at + on, ch, 0)]
                 at += on + self.rng.uniform(0.03, 0.15)
         return events
 

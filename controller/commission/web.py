@@ -46,6 +46,7 @@ class Board:
     report: str | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
     diff: str | None = None
+    thresholds: list[dict[str, Any]] = field(default_factory=list)
     applied: str | None = None
     closed: bool = False
 
@@ -54,7 +55,8 @@ class Board:
             "steps": [{"id": s.id, "kind": str(s.kind), "instruction": instruction(s)}
                       for s in self.steps],
             "current": self.current, "heard": list(self.heard), "report": self.report,
-            "findings": self.findings, "diff": self.diff, "applied": self.applied,
+            "findings": self.findings, "diff": self.diff, "thresholds": self.thresholds,
+            "applied": self.applied,
             "closed": self.closed,
         }
 
@@ -90,7 +92,7 @@ class CommissionPage:
     """Serves the page (``async with``; ``url`` is its address, key included)."""
 
     def __init__(self, board: Board, installer: WebInstaller, host: str, port: int,
-                 apply: Callable[[], str]) -> None:
+                 apply: Callable[[], Awaitable[str]]) -> None:
         self.board = board
         self.installer = installer
         self.host = host
@@ -116,7 +118,7 @@ class CommissionPage:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 1.0)
 
-    def act(self, action: str) -> tuple[int, dict[str, Any]]:
+    async def act(self, action: str) -> tuple[int, dict[str, Any]]:
         """Returns the status and answer of an action from the page."""
         if action == "done":
             if self.board.current is None or self.board.report is not None:
@@ -124,10 +126,14 @@ class CommissionPage:
             self.installer.said_done.set()
             return 200, {"ok": True}
         if action == "apply":
-            if self.board.diff is None:
+            if self.board.diff is None and not self.board.thresholds:
                 return 409, {"error": "there is nothing to write"}
             if self.board.applied is None:
-                self.board.applied = self._apply()
+                try:
+                    self.board.applied = await self._apply()
+                except Exception as exc:  # the page hears why, and may try again
+                    log.warning("writing the suggestions failed: %s", exc)
+                    return 500, {"error": f"not written: {exc}"}
             return 200, {"ok": True, "applied": self.board.applied}
         if action == "close":
             self.board.closed = True
@@ -147,9 +153,9 @@ class CommissionPage:
             if length > MAX_BODY:
                 raise ValueError("body too long")
             body = await asyncio.wait_for(reader.readexactly(length), 10.0) if length else b""
-            status, kind, out = self._route(method, target, body)
+            status, kind, out = await self._route(method, target, body)
             reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-                      405: "Method Not Allowed", 409: "Conflict"}[status]
+                      405: "Method Not Allowed", 409: "Conflict", 500: "Internal Server Error"}[status]
             writer.write((f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\n"
                           f"Content-Length: {len(out)}\r\nCache-Control: no-store\r\n"
                           "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode()
@@ -163,7 +169,7 @@ class CommissionPage:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    def _route(self, method: str, target: str, body: bytes) -> tuple[int, str, bytes]:
+    async def _route(self, method: str, target: str, body: bytes) -> tuple[int, str, bytes]:
         parts = urlsplit(target)
         key = parse_qs(parts.query).get("key", [""])[0]
         as_json = "application/json"
@@ -180,6 +186,6 @@ class CommissionPage:
                 action = json.loads(body or b"{}").get("action")
             except (ValueError, AttributeError):
                 return 400, as_json, b'{"error": "not JSON"}'
-            status, answer = self.act(str(action))
+            status, answer = await self.act(str(action))
             return status, as_json, json.dumps(answer).encode()
         return 404, as_json, b'{"error": "not found"}'

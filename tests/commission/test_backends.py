@@ -7,6 +7,8 @@ import asyncio
 import random
 import time
 
+import pytest
+
 from controller.commission import clocks_of
 from controller.commission.analysis import Problem, Report, analyse
 from controller.commission.session import run_session
@@ -95,3 +97,21 @@ async def test_a_board_receiver_of_the_other_polarity_is_named_and_serial_invert
     assert [(s.section, s.key, s.value) for s in report.settings] == [
         ("serial", "invert", ["beam.sl"])]
     assert (await _board_session(faults, ["beam.sl"])).problems() == {}
+
+
+async def test_a_piezo_threshold_is_written_to_the_board_that_carries_the_channel() -> None:
+    from controller.commission.analysis import Threshold
+    from controller.commission.boards import MASK_US, write_thresholds
+    from firmware_bridge import protocol as P
+    from firmware_bridge.firmware.main import DEFAULT_CHANNELS
+
+    channels = tuple((i, n, P.MODE_PIEZO if n == "click" else m, pin, d, th, mask)
+                     for i, n, m, pin, d, th, mask in DEFAULT_CHANNELS)
+    with SimBoard(channels=channels) as board:
+        async with SerialBackend([board.path]) as backend:
+            done = await write_thresholds(backend, [Threshold("click", 5000, "test")])
+            with pytest.raises(ValueError, match="no sensor board has a piezo channel cushion.h"):
+                await write_thresholds(backend, [Threshold("cushion.h", 5000, "test")])
+        (click,) = [c for c in board.firmware.channels.values() if c.name == "click"]
+        assert (click.threshold, click.mask_us, click.mode) == (5000, MASK_US, P.MODE_PIEZO)
+    assert done == [f"board {board.uid}: click threshold 5000/65535"]

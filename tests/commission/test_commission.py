@@ -244,3 +244,22 @@ def test_the_wiring_guide_is_current_and_the_example_config_shows_its_pins() -> 
     example = (Path(__file__).resolve().parents[2] / "deploy" / "controller.example.toml").read_text()
     shown = {ch: int(pin) for ch, pin in re.findall(r'^# "([a-z._]+)" = (\d+)$', example, re.M)}
     assert shown == REFERENCE_PINS
+
+
+async def test_a_piezo_cushion_gets_a_threshold_below_its_softest_hit_and_above_its_noise() -> None:
+    faults = Faults(chattering=frozenset({"cushion.f"}))
+    table = SimTable(faults)
+    installer = SimInstaller(table.deliver, faults, random.Random(2),
+                             analogue=frozenset({"cushion.h", "cushion.f"}))
+    async with table:
+        session = await run_session(table, plan(FusionConfig(), table.channels), installer,
+                                    settle_s=0.05)
+    report = analyse(session.captures, FusionConfig(), serial=True)
+    thresholds = {t.channel: t.value for t in report.thresholds}
+    assert set(thresholds) == {"cushion.h", "cushion.f"}  # the digital modules have none
+    soft = report.cushions["cushion.h"]["softest"]["peak"]
+    assert thresholds["cushion.h"] == round(soft * 0.5 * 0xFFFF)
+    noise = max(ev.level or 0 for c in session.captures if c.step.kind is StepKind.QUIET
+                for ev in c.events if ev.ch == "cushion.f")
+    assert noise > 0 and thresholds["cushion.f"] == round(noise * 1.5 * 0xFFFF)
+    assert "Piezo thresholds" in render(report)
