@@ -15,6 +15,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        # Coverage comes from the example tests: tracing would double the time of the property
+        # runs (hypothesis plays thousands of random shots through the same code), so they run
+        # untraced (pytest-cov's no_cover).
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.no_cover)
     if config.getoption("--soak"):
         return
     soak = [item for item in items if "soak" in item.keywords]
