@@ -75,7 +75,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Config
-from controller.journal import Journal, Outgoing
+from controller.journal import Batch, Journal, JournalError, Outgoing
 from controller.table import Message, Role, Table, feed
 from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
 from hardware.backend import SensorBackend
@@ -93,6 +93,8 @@ LAG = 0.05
 HOLD_S = 10.0
 #: Seqs reserved on disk ahead of the last one given out (see the module docstring).
 SEQ_RESERVE = 1000
+#: While the journal cannot be written (a full disk), a new try this often (host seconds).
+JOURNAL_RETRY_S = 5.0
 
 
 def wall_clock() -> float:
@@ -190,6 +192,10 @@ class TableCore:
         self._back: set[str] = set()  # sources back up: their holds lift at the next tick
         self._waiting: list[SensorEvent] = []  # edges later than a hold, in time order
         self._replaying = math.inf  # while waiting edges come in: the time of the one taken
+        #: Why the journal cannot be written now (a full disk), or None: see ``commit``.
+        self.journal_error: str | None = None
+        self._unwritten: Batch | None = None  # what could not be written, kept in memory
+        self._retry_at = 0.0
         self._resume_clock()
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
@@ -374,8 +380,12 @@ class TableCore:
         out = self._run_clock(t)
         self._last_t = t
         matches = self.table.matches
-        if item.problem is not None:
-            handled = self.table.refuse(item.name, item.payload, item.problem, t)
+        problem = item.problem
+        if problem is None and self.journal_error is not None and item.name == "new_match":
+            problem = (f"the journal cannot be written ({self.journal_error}): no new match"
+                       " until it can; the match in play goes on")
+        if problem is not None:
+            handled = self.table.refuse(item.name, item.payload, problem, t)
         else:  # a live request's deadline is checked against the wall clock
             handled = self.table.request(item.name, item.payload, t,
                                          wall=self._wall() if item.t is None else None)
@@ -479,7 +489,12 @@ class TableCore:
     # ------------------------------------------------------------------ committing
     def commit(self) -> Commit:
         """Writes what the inputs since the last commit did, in one transaction (no wait for
-        the disk); returns what may be released now. Raises JournalError if it cannot."""
+        the disk); returns what may be released now.
+
+        When the journal cannot be written (a full disk), the table goes on from memory: what
+        was not written is kept and tried again every ``JOURNAL_RETRY_S`` with what came
+        after it, ``journal_error`` says why (the shell shows it in health), and messages are
+        released at once (they can no longer wait for a disk that takes nothing)."""
         seq = self.table.seq
         journal = self.journal
         if journal.pending or str(seq) != journal.meta.get("seq"):
@@ -490,9 +505,28 @@ class TableCore:
                 self._seq_limit = seq + SEQ_RESERVE
                 journal.set_meta("seq_limit", self._seq_limit)
         batch = journal.take()
+        if self._unwritten is not None:
+            batch = self._unwritten.then(batch)
+            if self._mono() < self._retry_at:
+                self._unwritten = batch
+                return Commit(Release(upto=self._last_out), False)
         if batch:
-            journal.write(batch)
+            try:
+                journal.write(batch)
+            except JournalError as exc:
+                if self.journal_error is None:
+                    log.error("%s: refereeing goes on from memory, new matches are refused;"
+                              " trying again every %.0f s", exc, JOURNAL_RETRY_S)
+                self.journal_error = str(exc)
+                self._unwritten = batch
+                self._retry_at = self._mono() + JOURNAL_RETRY_S
+                return Commit(Release(upto=self._last_out), False)
             self._written_upto = self._last_out
+            if self._unwritten is not None:
+                log.warning("the journal is written again (%d inputs kept in memory meanwhile)",
+                            len(batch.inputs))
+                self._unwritten = None
+                self.journal_error = None
         if not journal.sync_full:
             release = Release(upto=self._last_out)
         elif seq < self._seq_durable:
@@ -525,8 +559,18 @@ class TableCore:
 
     def close(self) -> None:
         """Closes the recording and the journal (writes and syncs what is noted), marking the
-        stop clean. Raises JournalError if it cannot write."""
+        stop clean; what the journal cannot take (a full disk) is lost, with a log line.
+        Raises JournalError if a sync fails."""
         if self.trace is not None:
             self.trace.close()
         self.journal.set_meta("clean", 1)
+        if self._unwritten is not None:  # one more try: the disk may have room again
+            try:
+                self.journal.write(self._unwritten.then(self.journal.take()))
+            except JournalError as exc:
+                log.error("stopping with %d inputs the journal could not take: %s",
+                          len(self._unwritten.inputs), exc)
+                self.journal.abandon()
+                return
+            self._unwritten = None
         self.journal.close()

@@ -86,6 +86,15 @@ class Batch:
         return bool(self.inputs or self.outgoing or self.dropped or self.meta
                     or self.compact_before is not None)
 
+    def then(self, later: Batch) -> Batch:
+        """Returns this batch followed by ``later``, as one (a batch that could not be
+        written, kept with what came after it)."""
+        compacted = later.compact_before is not None
+        return Batch(self.inputs + later.inputs, self.outgoing + later.outgoing,
+                     self.dropped + later.dropped, {**self.meta, **later.meta},
+                     later.compact_before if compacted else self.compact_before,
+                     later.answers if compacted else self.answers)
+
 
 class Journal:
     """The journal database at ``path`` (see the module docstring).
@@ -246,10 +255,8 @@ class Journal:
             except (OSError, sqlite3.Error) as exc:
                 raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
 
-    def close(self) -> None:
-        """Writes and syncs what is noted, and closes the database."""
-        self.write(self.take())
-        self.sync()
+    def abandon(self) -> None:
+        """Closes the database without writing what is noted (when it cannot be written)."""
         with self._syncing, self._writing:
             if self._checkpointer is not None:
                 self._checkpointer.close()
@@ -257,3 +264,12 @@ class Journal:
                 os.close(self._wal_fd)
                 self._wal_fd = None
             self._db.close()
+
+    def close(self) -> None:
+        """Writes and syncs what is noted, and closes the database. Raises JournalError if
+        it cannot write or sync (the database is closed all the same)."""
+        try:
+            self.write(self.take())
+            self.sync()
+        finally:
+            self.abandon()

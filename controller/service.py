@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 10000
 #: The health link that stands for the broker taking (up) or refusing (down) what we publish.
 BROKER_LINK = "broker"
+#: The health link that stands for the journal being written (up) or not (down: a full disk).
+JOURNAL_LINK = "journal"
 #: Requests from the broker waiting for the table, at most: the link then waits, and the
 #: broker holds the rest (``controller.mqtt``: a request is acknowledged once taken).
 REQUESTS_WAITING = 64
@@ -92,6 +94,7 @@ class Service:
         self._mono = clock
         self._backend = backend
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
+        self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._stopping = asyncio.Event()
         self.core = TableCore(config, clock=clock)
@@ -168,8 +171,15 @@ class Service:
             self.outbox.release_early(release.live_upto)
 
     def _commit(self) -> None:
-        """Has the core write what the table did, releases what may go, wakes the sync task."""
+        """Has the core write what the table did, releases what may go, wakes the sync task;
+        when the journal starts or stops failing, says so in health (``B/health``, status)."""
         done = self.core.commit()
+        error = self.core.journal_error
+        if error != self._journal_error:
+            self._journal_error = error
+            self._put(LinkChanged(self._mono(), JOURNAL_LINK, error is None, error or ""))
+            self.notifier.status(f"the journal cannot be written ({error}): refereeing from "
+                                 "memory, no new match" if error else "the journal is written")
         self._release(done.release)
         self.core.flush_recording()
         if done.written:
@@ -182,7 +192,10 @@ class Service:
             await self._written.wait()
             self._written.clear()
             point = self.core.sync_point()
-            await asyncio.to_thread(self.core.sync)
+            try:
+                await asyncio.to_thread(self.core.sync)
+            except JournalError as exc:  # a full disk: the table goes on from memory
+                log.error("%s", exc)
             self._release(self.core.synced(point))
             if not self._written.is_set():
                 self._synced_all.set()

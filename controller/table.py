@@ -275,7 +275,7 @@ class Table:
         if health is not None and (records or publish):
             self._publish_health(health, t)
             summary = health.summary()
-            if records and summary != self._status_health:
+            if summary != self._status_health:  # a sensor's fault, a link down (journal)
                 self._publish_status(t, summary)
         return self._take()
 
