@@ -69,6 +69,9 @@ MAX_TOPIC_BYTES = 65535
 #: QoS 1 requests the broker may send before we acknowledge one (MQTT 5 Receive Maximum;
 #: for MQTT 3.1.1 Mosquitto's ``max_inflight_messages``, 20 by default, does the same).
 RECEIVE_MAX = 32
+#: Responses waiting in the outbox, at most (past it the oldest is dropped, counted): a
+#: flood's replies stay small beside the match's messages.
+REPLIES_WAITING = 1000
 #: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
 QOS0_QUEUED_MAX = 256
 #: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
@@ -129,7 +132,8 @@ class Outbox:
     marked ``early`` at the head of those waiting, once their batch is written (a live event
     need not wait for the disk; nothing overtakes a message still waiting). Messages leave
     in the order they were added. A retained message supersedes an older one of
-    the same topic still waiting. Past ``limit`` the oldest response is dropped (and counted),
+    the same topic still waiting. At most ``REPLIES_WAITING`` responses wait (the oldest is
+    dropped, counted). Past ``limit`` the oldest response is dropped (and counted),
     else the oldest retained message (republished after every reconnect anyway), and an
     event only when nothing else is left: a flood of junk requests never costs a match event.
     """
@@ -178,13 +182,20 @@ class Outbox:
         self._empty.clear()
         if _is_reply(item):
             self._replies.append(item)
+            while len(self._replies) > REPLIES_WAITING:  # a flood's replies: the oldest go
+                oldest = self._replies.popleft()
+                if oldest.id not in self._dead and oldest.id != self._sending:
+                    self._drop(oldest)
         while len(self._items) - len(self._dead) > self._limit:
-            oldest = self._victim(item)
-            self._kill(oldest)
-            self.dropped += 1
-            if self.dropped == 1 or self.dropped % 1000 == 0:
-                log.warning("outbox full (%d messages): dropped %s seq %s (%d dropped so far)",
-                            self._limit, oldest.topic, _seq(oldest), self.dropped)
+            self._drop(self._victim(item))
+
+    def _drop(self, item: Outgoing) -> None:
+        """Drops a waiting message to make room, counted and logged."""
+        self._kill(item)
+        self.dropped += 1
+        if self.dropped == 1 or self.dropped % 1000 == 0:
+            log.warning("outbox full (%d messages, %d replies): dropped %s seq %s (%d dropped so"
+                        " far)", self._limit, REPLIES_WAITING, item.topic, _seq(item), self.dropped)
 
     def _victim(self, new: Outgoing) -> Outgoing:
         """Returns the message to drop when the outbox is full: the oldest reply (a response

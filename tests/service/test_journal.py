@@ -125,3 +125,19 @@ async def test_a_full_outbox_drops_replies_to_junk_before_any_state_or_event(tmp
     replies = [seq for topic, seq in kept if topic.startswith(("b/response", "replies"))]
     assert len(kept) == 50 and replies == sorted(replies) and replies[-1] == n  # the newest
     assert outbox.dropped == n - 50 - 9  # 9 older states superseded, not dropped
+
+
+async def test_responses_waiting_are_capped_whatever_room_the_outbox_has(tmp_path):
+    from controller.mqtt import REPLIES_WAITING
+
+    journal = Journal(tmp_path / "j.sqlite3")
+    outbox = Outbox(journal, limit=10 * REPLIES_WAITING)
+    outbox.add(journal.new_outgoing("b/event", b'{"seq": 0}', False))
+    for n in range(1, 2 * REPLIES_WAITING + 1):
+        outbox.add(journal.new_outgoing("b/response/call", json.dumps({"seq": n}).encode(), False))
+    assert len(outbox) == 1 + REPLIES_WAITING and outbox.dropped == REPLIES_WAITING
+    outbox.release()
+    first = await outbox.next()
+    assert first.topic == "b/event"  # the event stays, ahead of the newest replies
+    outbox.done(first)
+    assert json.loads((await outbox.next()).payload)["seq"] == REPLIES_WAITING + 1
