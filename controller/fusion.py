@@ -155,6 +155,7 @@ class _Drop:
     pocket: Pocket | None
     ball: int | str | None = None
     matched: bool = False  # a ball-return event was matched to it
+    declared: bool = False  # a referee said which ball it was
 
 
 @dataclass(slots=True)
@@ -178,7 +179,7 @@ class _Held:
 
     facts: list[dict[str, Any]] = field(default_factory=list)
     declared: dict[str, Any] | None = None
-    drops: list[tuple[_Drop, Pocket | None, int | str | None]] = field(default_factory=list)
+    drops: list[tuple[_Drop, Pocket | None, int | str | None, bool]] = field(default_factory=list)
     order: list[_Drop] = field(default_factory=list)
 
 
@@ -326,7 +327,7 @@ class Fusion:
                 self._held = _Held()
                 if last is not None:
                     self._held.declared = dict(last.declared)
-                    self._held.drops = [(d, d.pocket, d.ball) for d in last.drops]
+                    self._held.drops = [(d, d.pocket, d.ball, d.declared) for d in last.drops]
                     self._held.order = list(last.drops)
             self._held.facts.append(facts)
         shot = self._cur or self._last
@@ -360,8 +361,8 @@ class Fusion:
             held, last = self._held, self._last
             moved = held.facts if held is not None and held.declared is not None else []
             if held is not None and held.declared is not None and last is not None:
-                for drop, pocket, ball in held.drops:  # the last shot as it was
-                    drop.pocket, drop.ball = pocket, ball
+                for drop, pocket, ball, declared in held.drops:  # the last shot as it was
+                    drop.pocket, drop.ball, drop.declared = pocket, ball, declared
                 last.declared, last.drops = held.declared, held.order
                 out.append(AmendShot(t, self._record(last)))
             cur = self._open(t)  # (facts declared before the first shot: applied here)
@@ -593,15 +594,27 @@ class Fusion:
         return shot, drop
 
     def _declare_drop(self, shot: _Shot, t: float, ball: int | str, pocket: Pocket) -> None:
-        for drop in shot.drops:
-            if drop.ball == ball:
-                drop.pocket = pocket
-                return
-        for drop in shot.drops:
-            if drop.ball is None and drop.pocket == pocket:
-                drop.ball = ball
-                return
-        shot.drops.append(_Drop(t, pocket, ball))
+        """A referee says ``ball`` fell in ``pocket``. A drop the beams saw there whose ball no
+        referee named takes it, even one the ball return's timing gave another ball (that
+        guess is dropped: with two drops in its window, the ball return cannot tell which was
+        which); else the drop already holding ``ball`` moves there; else it is a drop no beam
+        saw."""
+        held = next((d for d in shot.drops if d.ball == ball), None)
+        if held is not None and held.pocket == pocket:
+            held.declared = True
+            return
+        there = next((d for d in shot.drops if d.pocket == pocket and not d.declared
+                      and d.ball is None), None) or next(
+            (d for d in shot.drops if d.pocket == pocket and not d.declared), None)
+        if there is not None:
+            if held is not None and not held.declared:
+                held.ball = None
+            there.ball, there.declared = ball, True
+            return
+        if held is not None:
+            held.pocket, held.declared = pocket, True
+            return
+        shot.drops.append(_Drop(t, pocket, ball, declared=True))
 
     def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
         """A ball passed the ball return: match it to the drop it came from."""

@@ -467,3 +467,17 @@ def test_a_dead_cushion_sensor_makes_too_few_cushions_unknown_not_a_foul():
     record = record_of(out)
     assert record.cushions == (Rail.HEAD, Rail.FOOT)  # two seen: enough for ST-14 and TB-11
     assert record.deaf_rails == (Rail.LEFT_FOOT,)  # not for TB-5's four: the rules see it
+
+
+def test_declared_drops_take_the_beams_drops_the_ball_return_could_only_guess():
+    # the 8 into fl, the cue ball into sr 0.4 s later; the cue-ball detector reports once,
+    # in both drops' windows: its timing gives the cue ball to fl, which the referee corrects
+    rng = random.Random(22)
+    fusion = Fusion(FusionConfig(quiet_s=2.0, cue_detector=True))
+    events = [*beam_block("fl", 1.0, rng), *beam_block("sr", 1.4, rng),
+              ev(2.5, "cue"), ev(2.55, "cue", 0)]
+    for e in sorted(events, key=lambda e: e.t):
+        fusion.sensor(e)
+    fusion.declare(3.0, {"pocketed": [(8, "fl"), (CUE, "sr")]})
+    record = record_of(fusion.advance(10.0))
+    assert sorted((d.pocket, d.ball) for d in record.drops) == [("fl", 8), ("sr", CUE)]
