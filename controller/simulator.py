@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,12 +112,7 @@ class Simulator:
         return self.lines
 
     def _answer_all(self) -> None:
-        for _ in range(20):
-            questions = self.table.referee.questions
-            if not questions:
-                return
-            q = questions[0]
-            self._request("answer", {"question": q.id, "answer": self._truthful(q)}, dt=1.0)
+        answer_all(self.table, self._truthful, self._request)
 
     def _truthful(self, q: Any) -> Any:
         rng = self.rng
@@ -297,6 +293,18 @@ class Simulator:
         self._settle(self.config.quiet_s + self.config.identity_max_s + 0.5)
 
 
+def answer_all(table: Table, truthful: Callable[[Any], Any],
+               request: Callable[[str, dict[str, Any], float], object]) -> None:
+    """Answers the table's open questions, oldest first (at most 20), with ``truthful``'s
+    answer to each, sent by ``request(name, payload, dt)`` a second apart."""
+    for _ in range(20):
+        questions = table.referee.questions
+        if not questions:
+            return
+        q = questions[0]
+        request("answer", {"question": q.id, "answer": truthful(q)}, 1.0)
+
+
 def simulate_lines(game: str, shots: int, seed: int, noise: bool = False, players: int = 2,
                    race_to: int = 1) -> list[dict[str, Any]]:
     """Returns the trace of a simulated match (header first), played to its end or ``shots``."""
@@ -308,7 +316,29 @@ def cli(args: Any) -> int:
     if args.shots < 1:
         sys.stderr.write("--shots must be 1 or more\n")
         return 2
+    if getattr(args, "physics", False):
+        return _physics(args.game, args.seed)
     for line in simulate_lines(args.game, args.shots, args.seed, args.noise, args.players):
+        sys.stdout.write(json.dumps(line, separators=(",", ":")) + "\n")
+    return 0
+
+
+def _physics(game: str, seed: int) -> int:
+    """``simulate --physics``: one rack played by pooltool, its trace on standard output."""
+    from controller.physics.__main__ import GAMES
+    from controller.physics.engine import Engine, PhysicsUnavailable
+    from controller.physics.sensors import Sensors
+
+    if game not in GAMES:
+        sys.stderr.write(f"--physics plays {', '.join(GAMES)} so far, not {game}\n")
+        return 2
+    size, rack = GAMES[game]
+    try:
+        engine = Engine(size)
+    except PhysicsUnavailable as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 2
+    for line in rack(engine, seed, Sensors(identity_reader=True, click=True)).play().lines:
         sys.stdout.write(json.dumps(line, separators=(",", ":")) + "\n")
     return 0
 

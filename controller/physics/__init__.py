@@ -1,0 +1,12 @@
+"""Sensor streams from real physics: an independent billiards engine (pooltool) as the
+oracle for fusion and the rules (issue 19).
+
+- ``engine``: pooltool, the tables as the seeds play them, one shot into ``Happening``
+  records (the one module that imports pooltool; ``./dev physics-install`` adds it);
+- ``player``: a simulated player (makeable shots, realistic misses);
+- ``sensors``: the sensor events the happenings cause (``hardware.physics`` timing);
+- ``truth``: the facts of a shot and the rulings over perfect facts, apart from ``rules/``;
+- ``rack``: one rack played: its trace, truth and expected rulings;
+- ``check``: a corpus rack replayed through the pipeline, disagreements listed (no pooltool);
+- ``python -m controller.physics``: writes a corpus.
+"""

@@ -1,0 +1,118 @@
+"""A corpus rack replayed through the pipeline and its rulings set beside the oracle's.
+
+Needs no pooltool: a corpus line holds the trace and the expected rulings
+(``controller.physics.rack``). ``disagreements`` lists every shot where fusion + rules
+ruled otherwise than a referee with perfect facts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from controller.replay import replay
+from controller.table import Message
+from controller.trace import BadLine
+
+#: The fields of a ruling that are compared (``controller.physics.truth.Ruling``).
+FIELDS = ("foul", "next_shooter", "spotted_ten", "winner")
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """Shot ``shot`` (1 = the break) was ruled ``got`` where the oracle says ``expected``."""
+
+    seed: int
+    shot: int
+    field: str
+    expected: Any
+    got: Any
+
+    def __str__(self) -> str:
+        return f"seed {self.seed} shot {self.shot}: {self.field} {self.got!r}, truly {self.expected!r}"
+
+
+def pipeline_rulings(trace: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Returns, by shot number, how the pipeline ruled each shot of ``trace``: its last
+    ruling of the shot, with what answering its questions added. Raises ValueError naming a
+    trace line it cannot read."""
+    rulings: dict[int, dict[str, Any]] = {}
+    decided: dict[int, list[dict[str, Any]]] = {}
+
+    def publish(msg: Message) -> None:
+        payload = msg.to_json()["payload"]
+        if not isinstance(payload, dict) or payload.get("type") != "shot_result":
+            return
+        data = payload["data"]
+        shot = data["shot"]
+        if data["corrected"] or shot not in decided:  # a ruling anew replaces the shot's
+            decided[shot] = []
+        decisions = decided[shot]  # an answered question's result adds to them
+        decisions += data["decisions"]
+        won = [d["player"] for d in decisions if d["decision"] == "GameWon"]
+        rulings[shot] = {
+            "foul": any(d["decision"] == "FoulCalled" for d in decisions),
+            "next_shooter": data["to_shoot"],
+            "spotted_ten": any(d["decision"] == "BallSpotted" and d["ball"] == 10 for d in decisions),
+            "winner": won[-1] if won else None,
+        }
+
+    def bad(line: BadLine) -> None:
+        raise ValueError(f"trace line {line.line}: {line.reason}")
+
+    replay((json.dumps(line) for line in trace), publish, bad)
+    return rulings
+
+
+def disagreements(record: dict[str, Any]) -> list[Disagreement]:
+    """Returns where the pipeline's rulings of a corpus rack differ from the oracle's."""
+    got = pipeline_rulings(record["trace"])
+    found: list[Disagreement] = []
+    for n, shot in enumerate(record["shots"], start=1):
+        ruled = got.get(n)
+        for name in FIELDS:
+            expected = shot["expected"][name]
+            if name == "next_shooter" and shot["expected"]["winner"] is not None:
+                continue  # who would shoot after a game's end means nothing
+            actual = None if ruled is None else ruled[name]
+            if actual != expected:
+                found.append(Disagreement(record["seed"], n, name, expected, actual))
+    return found
+
+
+def agreement(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Returns, for the racks with every optional sensor (``with``) and with none
+    (``without``), how many shots the pipeline ruled as the truth does, of how many."""
+    counts: dict[str, tuple[int, int]] = {}
+    for record in records:
+        key = "with" if record["sensors"]["identity_reader"] else "without"
+        wrong = {d.shot for d in disagreements(record)}
+        agreed, total = counts.get(key, (0, 0))
+        counts[key] = (agreed + len(record["shots"]) - len(wrong), total + len(record["shots"]))
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m controller.physics.check CORPUS…``: prints each disagreement and the
+    agreement with and without the optional sensors; returns 1 when any shot disagrees."""
+    import gzip
+    import sys
+
+    status = 0
+    for path in (sys.argv[1:] if argv is None else argv):
+        opener: Any = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            records = [json.loads(line) for line in f]
+        for record in records:
+            for d in disagreements(record):
+                print(f"{path}: {d}")
+                status = 1
+        for key, (agreed, total) in sorted(agreement(records).items()):
+            print(f"{path}: {key} the optional sensors: {agreed}/{total} shots agree "
+                  f"({100 * agreed / total:.1f} %)")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
