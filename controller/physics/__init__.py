@@ -1,5 +1,7 @@
 """Sensor streams from real physics: an independent billiards engine (pooltool) as the
-oracle for fusion and the rules (issue 19).
+oracle for fusion and the rules (issue 19). Ten-ball so far; Siberian Ten (an American
+pool table, seed 000) and Point pyramid (a 12 ft Russian table, 68 mm balls) are still to
+come: their tables, players and rulings over perfect facts are not written yet.
 
 - ``engine``: pooltool, the tables as the seeds play them, one shot into ``Happening``
   records (the one module that imports pooltool; ``./dev physics-install`` adds it);

@@ -60,4 +60,32 @@ def sensor_events(happenings: list[Happening], start: float, sensors: Sensors,
             events += cushion_hit(h.rail, t, rng, strength=min(1.0, h.speed / HARD_MPS))
         elif h.kind == "contact" and sensors.click and h.speed >= CLICK_MPS:
             events += [SensorEvent(t, "click", 1), SensorEvent(t + 0.002, "click", 0)]
-    return sorted(events, key=lambda e: e.t)
+    return merged(events)
+
+
+def merged(events: list[SensorEvent]) -> list[SensorEvent]:
+    """Returns ``events`` in time order, a channel's overlapping on-spells made one: two
+    balls in one beam at once block it once, a click during a click is not heard again.
+    ``events`` holds each spell as its on and off edge, in that order (``hardware.physics``)."""
+    spells: dict[str, list[list[float]]] = {}
+    other: list[SensorEvent] = []
+    opened: dict[str, float] = {}
+    for e in events:
+        if e.level is not None or e.ball is not None or e.ch == "ball_id":
+            other.append(e)
+        elif e.v:
+            opened[e.ch] = e.t
+        else:
+            spells.setdefault(e.ch, []).append([opened.pop(e.ch), e.t])
+    out = other
+    for ch, found in spells.items():
+        found.sort()
+        joined = [found[0]]
+        for on, off in found[1:]:
+            if on <= joined[-1][1]:
+                joined[-1][1] = max(joined[-1][1], off)
+            else:
+                joined.append([on, off])
+        for on, off in joined:
+            out += [SensorEvent(on, ch, 1), SensorEvent(off, ch, 0)]
+    return sorted(out, key=lambda e: (e.t, e.v))

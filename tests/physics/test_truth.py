@@ -113,3 +113,11 @@ def test_the_oracle_rules_apart_from_the_referee_core() -> None:
     package = ROOT / "controller" / "physics"
     used = {m for path in package.glob("*.py") for _, m in imported_modules(path, "controller")}
     assert "rules" not in used
+
+
+def test_a_channel_already_on_is_not_switched_on_again() -> None:
+    happenings = [Happening(0.1, "contact", CUE, 1, speed=5.0),  # a break: contacts µs apart
+                  Happening(0.100005, "contact", 1, 2, speed=4.0),
+                  Happening(0.101, "contact", 2, 3, speed=3.0)]
+    events = sensor_events(happenings, 0.0, Sensors(click=True), random.Random(2))
+    assert [(round(e.t, 6), e.v) for e in events] == [(0.1, 1), (0.103, 0)]
