@@ -17,6 +17,11 @@
 - ``Pubacks(client)``: the reason codes of the broker's PUBACKs, which aiomqtt 2.5 drops
   (a publish the broker refuses, e.g. 0x87 "Not authorized", looks delivered). It wraps
   paho's ``on_publish`` through aiomqtt's private ``_client``, here and nowhere else.
+- ``AckingClient``: aiomqtt's client acknowledging a QoS 1 message when the service has
+  taken it (paho's manual acknowledgement, through ``_client``), and holding a bounded number
+  of QoS 0 messages (its ``_on_message`` wrapped, ``_queue`` read); ``abandon(client)`` ends
+  a connection without a DISCONNECT, so the broker publishes the Last Will (paho's socket,
+  through ``_client``). aiomqtt 2.5 has none of these; here and nowhere else.
 
 Errors::
 
@@ -26,9 +31,11 @@ Errors::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
+import socket
 import ssl
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -238,3 +245,40 @@ def left_behind(client: aiomqtt.Client) -> list[aiomqtt.Message]:
     while not queue.empty():
         found.append(queue.get_nowait())
     return found
+
+
+class AckingClient(aiomqtt.Client):
+    """aiomqtt's client, acknowledging QoS 1 messages when told (``ack``) rather than on
+    arrival, and holding at most ``qos0_max`` QoS 0 messages (more are dropped and counted in
+    ``qos0_dropped``). aiomqtt 2.5 has neither: paho's manual acknowledgement is switched on,
+    and its message callback wrapped."""
+
+    def __init__(self, qos0_max: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._client.manual_ack_set(True)
+        self.qos0_max = qos0_max
+        self.qos0_dropped = 0
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if message.qos == 0 and self._queue.qsize() >= self.qos0_max:
+            self.qos0_dropped += 1
+            if self.qos0_dropped == 1 or self.qos0_dropped % 1000 == 0:
+                log.warning("dropped QoS 0 requests past %d waiting (%d so far)",
+                            self.qos0_max, self.qos0_dropped)
+            return
+        super()._on_message(client, userdata, message)
+
+    def ack(self, message: aiomqtt.Message) -> None:
+        """Acknowledges a QoS 1 message (nothing for QoS 0)."""
+        if message.qos > 0:
+            self._client.ack(message.mid, message.qos)
+
+
+def abandon(client: aiomqtt.Client) -> None:
+    """Ends the connection without a DISCONNECT packet: the broker then publishes the Will
+    (MQTT 3.1.1 and 5 alike). aiomqtt 2.5 has no public way: paho's socket is shut down."""
+    sock = client._client.socket()  # noqa: SLF001
+    if isinstance(sock, socket.socket):  # also an SSLSocket; not a websocket wrapper
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        log.error("left the broker without disconnecting: it publishes the Last Will")

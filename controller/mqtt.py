@@ -36,7 +36,6 @@ Errors::
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import socket
@@ -53,7 +52,15 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import MqttConfig
-from controller.connection import Backoff, Broker, Pubacks, left_behind, tls_context
+from controller.connection import (
+    AckingClient,
+    Backoff,
+    Broker,
+    Pubacks,
+    abandon,
+    left_behind,
+    tls_context,
+)
 from controller.errors import ControllerError
 from controller.journal import Journal, Outgoing
 from controller.requests import name_error
@@ -380,7 +387,7 @@ class MqttLink:
         self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
         self.rate_limited = 0
 
-    def _client_for(self) -> _Client:
+    def _client_for(self) -> AckingClient:
         will = aiomqtt.Will(f"{self.base}/status", self.will, qos=1, retain=True)
         tls = self.settings.tls
         common = {
@@ -394,10 +401,11 @@ class MqttLink:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             props.SessionExpiryInterval = 3600  # requests sent while we restart wait for us
             props.ReceiveMaximum = RECEIVE_MAX
-            return _Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V5,
-                           clean_start=False, properties=props, **common)
-        return _Client(self.broker.host, self.broker.port, protocol=aiomqtt.ProtocolVersion.V311,
-                       clean_session=False, **common)
+            return AckingClient(QOS0_QUEUED_MAX, self.broker.host, self.broker.port,
+                                protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
+                                properties=props, **common)
+        return AckingClient(QOS0_QUEUED_MAX, self.broker.host, self.broker.port,
+                            protocol=aiomqtt.ProtocolVersion.V311, clean_session=False, **common)
 
     async def run(self) -> None:
         """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
@@ -425,7 +433,7 @@ class MqttLink:
                             tg.create_task(self._writer(client), name="mqtt-publisher")
                     except asyncio.CancelledError:
                         if not self._closing:  # the service is going down: leave the Will
-                            _abandon(client)
+                            abandon(client)
                         raise
             except aiomqtt.MqttError as exc:
                 error = exc
@@ -468,7 +476,7 @@ class MqttLink:
         service publishes ``stopped`` itself), where otherwise the broker publishes the Will."""
         self._closing = True
 
-    async def _reader(self, client: _Client) -> None:
+    async def _reader(self, client: AckingClient) -> None:
         try:
             async for message in client.messages:
                 await self._request(message)
@@ -600,42 +608,6 @@ class _Bucket:
     tokens: float
     at: float
     refused: int = 0  # requests refused in a row
-
-
-class _Client(aiomqtt.Client):
-    """aiomqtt's client, acknowledging QoS 1 messages when told (``ack``) rather than on
-    arrival, and holding at most ``QOS0_QUEUED_MAX`` QoS 0 messages (see the module
-    docstring). aiomqtt 2.5 has neither: paho's manual acknowledgement is switched on, and its
-    message callback wrapped."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._client.manual_ack_set(True)
-        self.qos0_dropped = 0
-
-    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        if message.qos == 0 and self._queue.qsize() >= QOS0_QUEUED_MAX:
-            self.qos0_dropped += 1
-            if self.qos0_dropped == 1 or self.qos0_dropped % 1000 == 0:
-                log.warning("dropped QoS 0 requests past %d waiting (%d so far)",
-                            QOS0_QUEUED_MAX, self.qos0_dropped)
-            return
-        super()._on_message(client, userdata, message)
-
-    def ack(self, message: aiomqtt.Message) -> None:
-        """Acknowledges a QoS 1 message (nothing for QoS 0)."""
-        if message.qos > 0:
-            self._client.ack(message.mid, message.qos)
-
-
-def _abandon(client: aiomqtt.Client) -> None:
-    """Ends the connection without a DISCONNECT packet: the broker then publishes the Will
-    (MQTT 3.1.1 and 5 alike). aiomqtt 2.5 has no public way: paho's socket is shut down."""
-    sock = client._client.socket()  # noqa: SLF001
-    if isinstance(sock, socket.socket):  # also an SSLSocket; not a websocket wrapper
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-        log.error("left the broker without disconnecting: it publishes the Last Will")
 
 
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
