@@ -42,7 +42,7 @@ def test_the_startup_benchmark_times_the_retained_state() -> None:
 
 
 def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
-    got = live.bench_venue(1, tables=2, processes=1, seconds=8, round_trips=20)
+    got = live.bench_venue(1, tables=2, processes=1, seconds=3, round_trips=20)
     assert got["tables"] == 2
     assert got["seq out of order or repeated"] == 0
     assert set(got["not delivered while connected"].values()) == {0}
