@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction
+from controller.web.server import response_head
 from hardware.events import SensorEvent
 
 log = logging.getLogger(__name__)
@@ -154,12 +155,7 @@ class CommissionPage:
                 raise ValueError("body too long")
             body = await asyncio.wait_for(reader.readexactly(length), 10.0) if length else b""
             status, kind, out = await self._route(method, target, body)
-            reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-                      405: "Method Not Allowed", 409: "Conflict", 500: "Internal Server Error"}[status]
-            writer.write((f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\n"
-                          f"Content-Length: {len(out)}\r\nCache-Control: no-store\r\n"
-                          "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode()
-                         + out)
+            writer.write(response_head(status, kind, len(out), cache="no-store") + out)
             await writer.drain()
         except (ValueError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
                 ConnectionError):

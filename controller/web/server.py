@@ -40,6 +40,7 @@ import multiprocessing
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -209,12 +210,7 @@ class WebServer:
                 status, body, kind = 405, b"method not allowed\n", "text/plain; charset=utf-8"
             else:
                 status, body, kind = await self._answer(target)
-            reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed",
-                      500: "Internal Server Error"}[status]
-            writer.write((f"HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\n"
-                          f"Content-Length: {len(body)}\r\nCache-Control: no-cache\r\n"
-                          f"{_disposition(target, kind)}"
-                          "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode())
+            writer.write(response_head(status, kind, len(body), extra=_disposition(target, kind)))
             if method != "HEAD":
                 writer.write(body)
             await writer.drain()
@@ -225,6 +221,15 @@ class WebServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+
+def response_head(status: int, kind: str, length: int, *, cache: str = "no-cache",
+                  extra: str = "") -> bytes:
+    """Returns the head of an HTTP/1.1 answer that closes its connection (``extra``: more
+    header lines, each ending in CRLF)."""
+    return (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {kind}\r\n"
+            f"Content-Length: {length}\r\nCache-Control: {cache}\r\n{extra}"
+            "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode()
 
 
 def history_answer(history: History | None, path: str) -> tuple[int, bytes, str] | None:
