@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction
-from controller.web.server import response_head
+from controller.web.server import one_exchange, response_head
 from hardware.events import SensorEvent
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ class CommissionPage:
         return 400, {"error": f"unknown action {action!r}"}
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
+        async with one_exchange(writer):
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
             method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
             length = 0
@@ -157,13 +157,6 @@ class CommissionPage:
             status, kind, out = await self._route(method, target, body)
             writer.write(response_head(status, kind, len(out), cache="no-store") + out)
             await writer.drain()
-        except (ValueError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                ConnectionError):
-            pass  # a client that sent no proper request gets no answer
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
 
     async def _route(self, method: str, target: str, body: bytes) -> tuple[int, str, bytes]:
         parts = urlsplit(target)

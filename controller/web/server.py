@@ -38,6 +38,7 @@ import logging
 import mimetypes
 import multiprocessing
 import re
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -201,7 +202,7 @@ class WebServer:
         return self.resolve(target)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
+        async with one_exchange(writer):
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
             if len(head) > MAX_HEADER:
                 raise ValueError("header too long")
@@ -214,13 +215,21 @@ class WebServer:
             if method != "HEAD":
                 writer.write(body)
             await writer.drain()
-        except (ValueError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                ConnectionError):
-            pass  # a client that sent no proper request gets no answer
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+
+
+@contextlib.asynccontextmanager
+async def one_exchange(writer: asyncio.StreamWriter) -> AsyncIterator[None]:
+    """Closes the connection after one request and its answer; a client that sent no proper
+    request (or went away) gets no answer."""
+    try:
+        yield
+    except (ValueError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+            ConnectionError):
+        pass
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
 
 
 def response_head(status: int, kind: str, length: int, *, cache: str = "no-cache",
