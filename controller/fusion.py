@@ -174,11 +174,12 @@ class _Shot:
 
 @dataclass(slots=True)
 class _Held:
-    """Facts declared while no shot was open, and how to take them back from the last shot
-    (its declared facts and its drops, each drop's pocket and ball, before them)."""
+    """Facts declared while no shot was open, not saying for which shot, and how to take
+    them back from the last shot (its declared facts and its drops, each drop's pocket and
+    ball, before them)."""
 
     facts: list[dict[str, Any]] = field(default_factory=list)
-    declared: dict[str, Any] | None = None
+    declared: dict[str, Any] = field(default_factory=dict)
     drops: list[tuple[_Drop, Pocket | None, int | str | None, bool]] = field(default_factory=list)
     order: list[_Drop] = field(default_factory=list)
 
@@ -235,6 +236,8 @@ class Fusion:
         self._closed_at = -INF  # activity before this belongs to the last shot
         #: Facts declared since a shot was last open (see the module docstring).
         self._held: _Held | None = None
+        #: Facts declared for the shot to come, applied to it as it opens.
+        self._coming: list[dict[str, Any]] = []
         self._next = INF
         self.crosstalk = 0
         self.now = 0.0
@@ -317,25 +320,34 @@ class Fusion:
         self._reschedule()
         return out
 
-    def declare(self, t: float, facts: dict[str, Any]) -> list[Action]:
-        """Facts the sensors cannot see, for the open shot, or else the last ruled one (held:
-        a ``shot_end`` with no shot open next moves them to the shot no sensor saw)."""
+    def declare(self, t: float, facts: dict[str, Any], shot: str | None = None) -> list[Action]:
+        """Facts the sensors cannot see. ``shot`` says which shot they are about, when the
+        declarer said: ``"next"``: the open shot, or with none open the shot to come (one no
+        sensor has seen yet: the next to open, or the empty one a ``shot_end`` rules);
+        ``"last"``: the just-closed shot, with no shot open (a correction, which a
+        ``shot_end`` does not move). Unnamed: the open shot, or else the last ruled one,
+        held (a ``shot_end`` with no shot open next moves them to the shot no sensor saw);
+        before the first shot, the shot to come.
+
+        Raises ValueError for ``"last"`` while a shot is open (the last one is final)."""
         out = self.advance(t)
-        if self._cur is None:
-            last = self._last
-            if self._held is None:
-                self._held = _Held()
-                if last is not None:
-                    self._held.declared = dict(last.declared)
-                    self._held.drops = [(d, d.pocket, d.ball, d.declared) for d in last.drops]
-                    self._held.order = list(last.drops)
-            self._held.facts.append(facts)
-        shot = self._cur or self._last
-        if shot is None:  # the first shot is still to come: the facts wait for it
+        cur, last = self._cur, self._last
+        if shot == "last" and (cur is not None or last is None):
+            raise ValueError("no just-closed shot to correct")
+        if cur is None and (shot == "next" or last is None):
+            self._coming.append(facts)  # the shot to come: applied as it opens
             return out
-        self._apply_facts(shot, t, facts)
-        if shot is self._last:
-            out.append(AmendShot(t, self._record(shot)))
+        if cur is None and shot is None and last is not None:
+            if self._held is None:
+                self._held = _Held(declared=dict(last.declared),
+                                   drops=[(d, d.pocket, d.ball, d.declared) for d in last.drops],
+                                   order=list(last.drops))
+            self._held.facts.append(facts)
+        target = cur if cur is not None else last
+        assert target is not None
+        self._apply_facts(target, t, facts)
+        if target is last:
+            out.append(AmendShot(t, self._record(target)))
         self._reschedule()
         return out
 
@@ -359,13 +371,13 @@ class Fusion:
         out = self.advance(t)
         if self._cur is None:
             held, last = self._held, self._last
-            moved = held.facts if held is not None and held.declared is not None else []
-            if held is not None and held.declared is not None and last is not None:
+            moved = held.facts if held is not None else []
+            if held is not None and last is not None:
                 for drop, pocket, ball, declared in held.drops:  # the last shot as it was
                     drop.pocket, drop.ball, drop.declared = pocket, ball, declared
                 last.declared, last.drops = held.declared, held.order
                 out.append(AmendShot(t, self._record(last)))
-            cur = self._open(t)  # (facts declared before the first shot: applied here)
+            cur = self._open(t)  # (facts declared for the shot to come: applied here)
             for facts in moved:
                 self._apply_facts(cur, t, facts)
         self._rule(t, out)
@@ -424,6 +436,7 @@ class Fusion:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
         self._cur = self._last = None
         self._held = None
+        self._coming = []
         self._late_ok = False
         self._reschedule()
 
@@ -460,11 +473,10 @@ class Fusion:
 
     # -------------------------------------------------------------- shots
     def _open(self, t: float) -> _Shot:
-        held, self._held = self._held, None
+        coming, self._coming, self._held = self._coming, [], None
         self._cur = _Shot(opened=t, last_activity=t)
-        if held is not None and held.declared is None:  # declared before the first shot
-            for facts in held.facts:
-                self._apply_facts(self._cur, t, facts)
+        for facts in coming:  # declared for the shot to come
+            self._apply_facts(self._cur, t, facts)
         return self._cur
 
     def _close_for_next(self, t: float, out: list[Action]) -> None:

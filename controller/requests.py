@@ -135,10 +135,14 @@ class DeclareRequest(_Request):
     pocketed: list[PocketedBall] = Field(default_factory=list)
     special: SpecialCode | None = None
     unsportsmanlike: Unsportsmanlike | None = None
+    #: The shot the facts are about (``shot_result``'s and ``ball_pocketed``'s ``shot``): the
+    #: shot in play or to come, or the one just ruled (a correction). Without it, see
+    #: docs/interfaces.md.
+    shot: Annotated[int, Field(ge=1)] | None = None
 
     def facts(self) -> dict[str, Any]:
         """Returns only the facts the request states (a key left out is no fact)."""
-        given = self.model_fields_set - {"v", "transaction"}
+        given = self.model_fields_set - {"v", "transaction", "deadline", "shot"}
         out: dict[str, Any] = {}
         for key in given:
             value = getattr(self, key)

@@ -453,8 +453,23 @@ class Table:
             raise InvalidInput("no match is in progress")
         # with no shot yet, the facts wait for the first (a shot_end rules it if nothing
         # reached a sensor)
-        self._apply(self.fusion.declare(t, facts))
-        return {"facts": sorted(facts)}
+        self._apply(self.fusion.declare(t, facts, self._shot_named(req.shot)))
+        return {"facts": sorted(facts)} | ({} if req.shot is None else {"shot": req.shot})
+
+    def _shot_named(self, shot: int | None) -> str | None:
+        """Returns which shot a declare's ``shot`` names for fusion: ``"next"`` (the shot in
+        play, or to come), ``"last"`` (the one just ruled, no shot being in play), or None
+        when unnamed. Raises InvalidInput for any other shot."""
+        if shot is None:
+            return None
+        ruled = self.referee.state.shot
+        if shot == ruled + 1:
+            return "next"
+        if shot == ruled and ruled > 0 and not self.fusion.open_shot:
+            return "last"
+        now = (f"shot {ruled + 1} is in play" if self.fusion.open_shot
+               else f"shot {ruled} was the last ruled, shot {ruled + 1} is to come")
+        raise InvalidInput(f"shot {shot} cannot take facts now ({now}); nothing was done")
 
     # -------------------------------------------------------------- pipeline
     def _apply(self, actions: list[Action]) -> None:

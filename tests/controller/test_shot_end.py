@@ -90,3 +90,80 @@ def test_a_declare_with_no_match_is_refused():
     out = _run(TraceBuilder().request("declare", {"first_contact": None}))
     (response,) = _responses(out, "declare")
     assert response["status"] == "error" and "no match" in response["error"]
+
+
+# A declare may name its shot: then nothing that follows moves its facts to another shot,
+# and no shot is ruled again and back (the unnamed declare's correction of the last shot
+# is taken back when a shot_end shows it was about a shot no sensor saw).
+
+FOUR = ["f", "h", "lh", "rf"]  # a legal Ten-ball break: Bob to shoot
+
+
+def _fouls(result: dict[str, Any]) -> list[list[str]]:
+    return [d["fouls"] for d in result["decisions"] if d["decision"] == "FoulCalled"]
+
+
+def test_a_declare_naming_the_shot_to_come_never_touches_the_last_shot():
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+             .request("declare", {"first_contact": None, "shot": 2}, dt=1.0)
+             .request("shot_end"))
+    out = _run(trace)
+    (declared,) = _responses(out, "declare")
+    assert declared["status"] == "ok" and declared["data"] == {"facts": ["first_contact"], "shot": 2}
+    results = _events(out, "shot_result")
+    assert [r["shot"] for r in results] == [1, 2]  # the break ruled once, never again
+    assert _fouls(results[0]) == [] and _fouls(results[1]) == [["miss"]]
+    assert results[1]["to_shoot"] == 0
+
+
+def test_a_declare_naming_the_shot_to_come_waits_for_the_sensors_to_open_it():
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+             .request("declare", {"first_contact": None, "shot": 2}, dt=1.0)
+             .shot(cushions=["f"], gap=8.0))  # Bob's shot, once the balls stopped: a cushion felt
+    results = _events(_run(trace), "shot_result")
+    assert [r["shot"] for r in results] == [1, 2]
+    assert _fouls(results[1]) == [["miss"]]
+
+
+def test_a_declare_naming_the_last_shot_stays_with_it_through_a_shot_end():
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+             .request("declare", {"first_contact": None, "shot": 1}, dt=1.0)
+             .request("shot_end"))
+    results = _events(_run(trace), "shot_result")
+    assert [(r["shot"], r["corrected"]) for r in results] == [(1, False), (1, True), (2, False)]
+    assert _fouls(results[1]) == [["miss"]]  # the break corrected: Ann missed, Bob in hand
+    assert ["miss"] not in _fouls(results[2])  # Bob's empty shot has no fact of the break
+    assert _fouls(results[2]) == [["no_rail"]]  # (nothing reached a cushion)
+
+
+def test_a_declare_naming_a_shot_that_cannot_take_facts_is_refused_and_changes_nothing():
+    plain = _run(TraceBuilder().new_match("ten-ball").shot(cushions=FOUR).request("shot_end"))
+    for stale in (3, 7):
+        out = _run(TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+                   .request("declare", {"first_contact": None, "shot": stale}, dt=1.0)
+                   .request("shot_end"))
+        (response,) = _responses(out, "declare")
+        assert response["status"] == "error"
+        assert f"shot {stale} cannot take facts now" in response["error"]
+        assert "shot 1 was the last ruled" in response["error"]
+        assert _events(out, "shot_result") == _events(plain, "shot_result")
+
+
+def test_a_declare_naming_the_last_shot_while_the_next_is_in_play_is_refused():
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+             .request("call", {"calls": [{"ball": 1, "pocket": "fl"}]}, dt=9.0)
+             .request("declare", {"first_contact": None, "shot": 1}, dt=0.5))
+    out = _run(trace)
+    (response,) = _responses(out, "declare")
+    assert response["status"] == "error" and "shot 2 is in play" in response["error"]
+    assert [r["shot"] for r in _events(out, "shot_result")] == [1]
+
+
+@pytest.mark.parametrize("payload", [{"deadline": 4102444800.0}, {"shot": 1},
+                                     {"shot": 2, "deadline": 4102444800.0}])
+def test_a_declare_needs_a_fact_beside_its_shot_and_deadline(payload: dict[str, Any]):
+    out = _run(TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+               .request("declare", payload))
+    (response,) = _responses(out, "declare")
+    assert response["status"] == "error" and "names no fact" in response["error"]
+    assert [r["corrected"] for r in _events(out, "shot_result")] == [False]
