@@ -15,8 +15,11 @@ from controller.replay import replay
 from controller.table import Message
 from controller.trace import BadLine
 
-#: The fields of a ruling that are compared (``controller.physics.truth.Ruling``).
-FIELDS = ("foul", "next_shooter", "spotted_ten", "winner")
+#: The fields of a ruling the pipeline's decisions give; a corpus shot's ``expected`` names
+#: those its game's oracle rules (Ten-ball: ``controller.physics.truth.Ruling``), and only
+#: those are compared. ``points``: each player's points won or lost on the shot (by player
+#: number, as a string; none when zero); ``spotted``: the numbered balls spotted, sorted.
+FIELDS = ("foul", "next_shooter", "spotted_ten", "winner", "drawn", "points", "spotted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +54,16 @@ def pipeline_rulings(trace: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
         decisions = decided[shot]  # an answered question's result adds to them
         decisions += data["decisions"]
         won = [d["player"] for d in decisions if d["decision"] == "GameWon"]
+        spotted = sorted(d["ball"] for d in decisions
+                         if d["decision"] == "BallSpotted" and isinstance(d["ball"], int))
         rulings[shot] = {
             "foul": any(d["decision"] == "FoulCalled" for d in decisions),
             "next_shooter": data["to_shoot"],
-            "spotted_ten": any(d["decision"] == "BallSpotted" and d["ball"] == 10 for d in decisions),
+            "spotted_ten": 10 in spotted,
             "winner": won[-1] if won else None,
+            "drawn": any(d["decision"] == "GameDrawn" for d in decisions),
+            "points": points_of(decisions),
+            "spotted": spotted,
         }
 
     def bad(line: BadLine) -> None:
@@ -65,13 +73,33 @@ def pipeline_rulings(trace: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return rulings
 
 
+def points_of(decisions: list[dict[str, Any]]) -> dict[str, int]:
+    """Returns each player's points won or lost by ``decisions`` (balls credited, penalty
+    points moved), keyed by the player's number as a string; players at zero left out."""
+    points: dict[str, int] = {}
+    for d in decisions:
+        if d["decision"] == "BallCredited":
+            moves = [(d["player"], d["points"])]
+        elif d["decision"] == "PointsMoved":
+            moves = [(d["offender"], -d["points"]), (d["to"], d["points"])]
+        else:
+            continue
+        for player, n in moves:
+            points[str(player)] = points.get(str(player), 0) + n
+    return {k: v for k, v in sorted(points.items()) if v}
+
+
 def disagreements(record: dict[str, Any]) -> list[Disagreement]:
-    """Returns where the pipeline's rulings of a corpus rack differ from the oracle's."""
+    """Returns where the pipeline's rulings of a corpus rack differ from the oracle's, and
+    each question the referee refused (none of its choices true: ``refused``)."""
     got = pipeline_rulings(record["trace"])
-    found: list[Disagreement] = []
+    found = [Disagreement(record["seed"], r["shot"], "refused", None, r["question"])
+             for r in record.get("refused", [])]
     for n, shot in enumerate(record["shots"], start=1):
         ruled = got.get(n)
         for name in FIELDS:
+            if name not in shot["expected"]:
+                continue  # this game's oracle does not rule it
             expected = shot["expected"][name]
             if name == "next_shooter" and shot["expected"]["winner"] is not None:
                 continue  # who would shoot after a game's end means nothing

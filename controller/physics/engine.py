@@ -75,6 +75,9 @@ class TableSize:
     ball_mass: float
     corner_mouth: float
     side_mouth: float
+    #: further fields of pooltool's ``PocketTableSpecs`` by name (pocket radii and depths,
+    #: jaw radii and angles, the cushion's height): pooltool's defaults where not given
+    specs: tuple[tuple[str, float], ...] = ()
 
 
 #: Ten-ball (seed 001) and Siberian Ten (seed 000: an American pool table): a 9 ft pool
@@ -102,7 +105,8 @@ class Engine:
         import attrs
 
         specs = attrs.evolve(specs, l=size.length, w=size.width,
-                             corner_pocket_width=size.corner_mouth, side_pocket_width=size.side_mouth)
+                             corner_pocket_width=size.corner_mouth, side_pocket_width=size.side_mouth,
+                             **dict(size.specs))
         self.table = self.pt.Table.from_table_specs(specs)
         self.params = attrs.evolve(self.pt.objects.BallParams.default(), R=size.ball_radius,
                                    m=size.ball_mass)

@@ -1,7 +1,11 @@
 """One rack played on the physics: the trace a table would record, the truth beside it, and
 the ruling a referee with perfect facts gives each shot.
 
-``TenBallRack(engine, seed, sensors).play()`` breaks as seed 001 racks (the 1 on the foot
+``RackPlay`` is what every game's rack shares: the trace, the sensor events a shot's
+happenings cause, the referee's declarations and its truthful answers (an ``identify``
+question none of whose choices fell there is refused, never answered with a wrong ball: the
+referee declares what fell where instead, and a question still open is recorded, ending the
+rack). ``TenBallRack(engine, seed, sensors).play()`` breaks as seed 001 racks (the 1 on the foot
 spot, the 10 in the middle of the triangle), then the simulated player calls and plays the
 lowest ball until the game is over. The pipeline (a ``Table``) runs alongside only so that
 the referee can answer the questions it asks, truthfully from the physics, as a person at
@@ -16,6 +20,7 @@ balls reached a cushion.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from dataclasses import dataclass, field
@@ -44,11 +49,14 @@ class RackRecord:
     sensors: Sensors
     lines: list[dict[str, Any]] = field(default_factory=list)
     shots: list[dict[str, Any]] = field(default_factory=list)
+    #: questions the referee would not answer (none of the choices true), by shot number
+    refused: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Returns the record as one JSON object (a corpus line)."""
         return {"game": self.game, "seed": self.seed, "sensors": self.sensors.fusion()
-                | {"click": self.sensors.click}, "trace": self.lines, "shots": self.shots}
+                | {"click": self.sensors.click}, "trace": self.lines, "shots": self.shots,
+                "refused": self.refused}
 
 
 def ten_ball_rack(engine: Engine, rng: random.Random) -> dict[Ball, XY]:
@@ -67,29 +75,34 @@ def ten_ball_rack(engine: Engine, rng: random.Random) -> dict[Ball, XY]:
     return {ball: spots[i] for i, ball in enumerate(order)}
 
 
-class TenBallRack:
-    """Plays one rack of Ten-ball (two players, race to one)."""
+class RackPlay:
+    """The trace of one rack as a table records it, for any game: the match started, the
+    sensor events a shot's happenings cause, the referee's declarations and answers. The
+    pipeline (a ``Table``) runs alongside only so that the referee can answer the questions
+    it asks, truthfully from the physics; it rules nothing of the expected record.
 
-    MAX_SHOTS = 40
+    A game's rack says what its referee declares (``_declare``) and plays the shots."""
+
+    game = ""
 
     def __init__(self, engine: Engine, seed: int, sensors: Sensors) -> None:
         self.engine = engine
         self.rng = random.Random(seed)
         self.sensors = sensors
-        self.record = RackRecord("ten-ball", seed, sensors)
+        self.record = RackRecord(self.game, seed, sensors)
         fusion = sensors.fusion()
         self.record.lines.append({"trace": 1, "venue": "sim", "table": "t1",
                                   "recorded": "2026-12-03T07:00:00Z",
-                                  "simulated": {"game": "ten-ball", "seed": seed, "physics": "pooltool"},
+                                  "simulated": {"game": self.game, "seed": seed, "physics": "pooltool"},
                                   "fusion": fusion})
         self.config = fusion_config(fusion)
         self.table = Table(fusion=self.config)
         self.table.start(0.0)
         self.t = 0.0
-        self.oracle = TenBallOracle()
         self.pockets = {p: engine.pocket_centre(p) for p in POCKETS}
         self._truth: ShotTruth | None = None
         self._happenings: list[Happening] = []
+        self.stopped = False  # a question the referee would not answer is open
 
     # ---------------------------------------------------------------- the trace
     def _request(self, name: str, payload: dict[str, Any], dt: float) -> None:
@@ -102,6 +115,101 @@ class TenBallRack:
         ev = SensorEvent(round(ev.t, 6), ev.ch, ev.v, ev.level, ev.ball, ev.pocket)
         self.record.lines.append(ev.to_json())
         self.table.sensor(ev)
+
+    def _play(self, truth: ShotTruth, happenings: list[Happening]) -> None:
+        """Records the shot's sensor events and the referee's declaration, then answers the
+        pipeline's questions."""
+        rng = self.rng
+        self._truth, self._happenings = truth, happenings
+        start = self.t + rng.uniform(1.0, 2.0)
+        events = sensor_events(happenings, start, self.sensors, rng)
+        for ev in events:
+            self._sensor(ev)
+        self.t = max([self.t, start, *(e.t for e in events)])
+        declare = self._declare(truth, happenings)
+        if declare:
+            self._request("declare", declare, dt=0.5)
+        if not events:
+            self._request("shot_end", {}, dt=1.5)
+        self.t += self.config.quiet_s + self.config.identity_max_s + 0.5
+        self.table.advance(self.t)
+        self._answer_all()
+
+    def _declare(self, truth: ShotTruth, happenings: list[Happening]) -> dict[str, Any]:
+        """Returns what the referee declares of the shot (nothing, by default)."""
+        return {}
+
+    def _answer_all(self) -> None:
+        """Answers the pipeline's questions. Where the referee refuses one (no choice is
+        true), it declares what really fell where instead; a question still open then is
+        recorded in ``record.refused`` and ends the rack (``stopped``)."""
+        try:
+            answer_all(self.table, self._truthful, self._request)
+            return
+        except Refused as exc:
+            refused = str(exc)
+        assert self._truth is not None
+        self._request("declare", {"pocketed": [{"ball": b, "pocket": p} for b, p in self._truth.drops]},
+                      dt=1.0)
+        with contextlib.suppress(Refused):  # a question still open is recorded below
+            answer_all(self.table, self._truthful, self._request)
+        if self.table.referee.questions:
+            self.record.refused.append({"shot": len(self.record.shots) + 1, "question": refused})
+            self.stopped = True
+
+    def _truthful(self, q: Any) -> Any:
+        """Returns the true answer to ``q``, as the referee saw the shot."""
+        assert self._truth is not None
+        return true_answer(self._truth, q)
+
+
+def true_answer(truth: ShotTruth, q: Any) -> Any:
+    """Returns the true answer to the pipeline's question ``q`` (a ``Question`` of the
+    referee core) about the shot whose facts are ``truth``, as a referee at the table gives
+    it. Raises Refused on an ``identify`` question none of whose choices fell there (the
+    referee picks none), ValueError on a topic it cannot answer."""
+    topic = str(q.topic)
+    if q.kind == "identify":
+        pocket = q.params.get("pocket")
+        fell = [b for b, p in truth.drops if (pocket is None or p == pocket) and b in q.choices]
+        if len(fell) < q.count:
+            raise Refused(f"{q.describe()}: none of {list(q.choices)} fell there")
+        picked = fell[: q.count]
+        return picked if q.count > 1 else picked[0]
+    if q.kind == "confirm":
+        pocket = q.params.get("pocket")
+        answers = {
+            "ball_fell": any(p == pocket for _, p in truth.drops),
+            "cue_ball": any(b == CUE and p == pocket for b, p in truth.drops),
+            "called_ball": (q.params.get("ball"), pocket) in truth.drops,
+            "was_called": truth.call == (q.params.get("ball"), pocket),
+            "any_called": truth.call is not None and truth.call in truth.drops,
+            "rail_after_contact": truth.cushions_after_contact > 0,
+            "four_balls_to_cushions": truth.balls_to_cushion >= 4,
+            "first_contact": truth.first_contact == q.params.get("ball"),
+            "contact": truth.first_contact is not None,
+        }
+        if topic in answers:
+            return answers[topic]
+        raise ValueError(f"the simulated referee cannot answer {topic!r}")
+    if "shoot" in q.choices:
+        return "shoot"
+    return list(q.choices)[0]
+
+
+class Refused(Exception):
+    """The referee will not answer a question: none of its choices is true."""
+
+
+class TenBallRack(RackPlay):
+    """Plays one rack of Ten-ball (two players, race to one)."""
+
+    game = "ten-ball"
+    MAX_SHOTS = 40
+
+    def __init__(self, engine: Engine, seed: int, sensors: Sensors) -> None:
+        super().__init__(engine, seed, sensors)
+        self.oracle = TenBallOracle()
 
     # ---------------------------------------------------------------- play
     def play(self) -> RackRecord:
@@ -135,7 +243,7 @@ class TenBallRack:
             ruling = self.oracle.rule(truth)
             self._play(truth, happenings)
             self.record.shots.append({"truth": truth.to_json(), "expected": ruling.to_json()})
-            if ruling.winner is not None:
+            if ruling.winner is not None or self.stopped:
                 break
             balls = self._next_position(rest, ruling, truth)
             shooter, is_break = ruling.next_shooter, False
@@ -154,23 +262,6 @@ class TenBallRack:
             balls[CUE] = in_hand(balls, int(lowest), self.pockets, size.ball_radius, size.width,
                                  size.length, scratch, self.rng)
         return balls
-
-    def _play(self, truth: ShotTruth, happenings: list[Happening]) -> None:
-        rng = self.rng
-        self._truth, self._happenings = truth, happenings
-        start = self.t + rng.uniform(1.0, 2.0)
-        events = sensor_events(happenings, start, self.sensors, rng)
-        for ev in events:
-            self._sensor(ev)
-        self.t = max([self.t, start, *(e.t for e in events)])
-        declare = self._declare(truth, happenings)
-        if declare:
-            self._request("declare", declare, dt=0.5)
-        if not events:
-            self._request("shot_end", {}, dt=1.5)
-        self.t += self.config.quiet_s + self.config.identity_max_s + 0.5
-        self.table.advance(self.t)
-        self._answer_all()
 
     def _declare(self, truth: ShotTruth, happenings: list[Happening]) -> dict[str, Any]:
         """Returns what the referee declares: only what no sensor sees, where it decides."""
@@ -205,35 +296,3 @@ class TenBallRack:
         elif not truth.cushions_after_contact and felt_before and not self.sensors.click:
             declare["cushions_after_contact"] = 0
         return declare
-
-    def _answer_all(self) -> None:
-        answer_all(self.table, self._truthful, self._request)
-
-    def _truthful(self, q: Any) -> Any:
-        """Returns the true answer to ``q``, as the referee saw the shot."""
-        truth = self._truth
-        assert truth is not None
-        topic = str(q.topic)
-        if q.kind == "identify":
-            pocket = q.params.get("pocket")
-            fell = [b for b, p in truth.drops if (pocket is None or p == pocket) and b in q.choices]
-            picked = fell[: q.count] or list(q.choices)[: q.count]
-            return picked if q.count > 1 else picked[0]
-        if q.kind == "confirm":
-            pocket = q.params.get("pocket")
-            answers = {
-                "ball_fell": any(p == pocket for _, p in truth.drops),
-                "cue_ball": any(b == CUE and p == pocket for b, p in truth.drops),
-                "called_ball": (q.params.get("ball"), pocket) in truth.drops,
-                "was_called": truth.call == (q.params.get("ball"), pocket),
-                "rail_after_contact": truth.cushions_after_contact > 0,
-                "four_balls_to_cushions": truth.balls_to_cushion >= 4,
-                "first_contact": truth.first_contact == q.params.get("ball"),
-                "contact": truth.first_contact is not None,
-            }
-            if topic in answers:
-                return answers[topic]
-            raise ValueError(f"the simulated referee cannot answer {topic!r}")
-        if "shoot" in q.choices:
-            return "shoot"
-        return list(q.choices)[0]

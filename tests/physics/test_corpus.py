@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.physics.check import Disagreement, disagreements
+from controller.physics.check import Disagreement, disagreements, points_of
 
 CORPUS = Path(__file__).parent / "corpus"
 GAMES = ["ten-ball"]
@@ -57,3 +57,17 @@ def test_a_ruling_that_differs_from_the_truth_is_found() -> None:
     first["foul"] = not first["foul"]
     found = disagreements(record)
     assert [(d.shot, d.field) for d in found] == [(1, "foul")]
+
+
+def test_points_are_summed_by_player_from_credits_and_penalties() -> None:
+    decisions = [{"decision": "BallCredited", "player": 0, "ball": 1, "points": 11},
+                 {"decision": "BallCredited", "player": 0, "ball": 7, "points": 7},
+                 {"decision": "PointsMoved", "offender": 1, "to": 0, "points": 5},
+                 {"decision": "PointsMoved", "offender": 0, "to": 1, "points": 5},
+                 {"decision": "TurnPassed", "player": 1}]
+    assert points_of(decisions) == {"0": 18}
+
+
+def test_a_refused_question_is_a_disagreement() -> None:
+    record = {**racks("ten-ball")[0], "refused": [{"shot": 3, "question": "q-3-0 (which_balls)"}]}
+    assert [(d.shot, d.field) for d in disagreements(record)] == [(3, "refused")]

@@ -9,8 +9,10 @@ import sys
 import pytest
 
 from controller.physics.engine import PhysicsUnavailable, load, rail_of
+from controller.physics.rack import Refused, true_answer
 from controller.physics.sensors import Sensors, sensor_events
 from controller.physics.truth import CUE, Happening, ShotTruth, TenBallOracle, shot_truth
+from rules.state import Question, QuestionKind, Topic
 from vocabulary import Pocket, Rail
 
 FL, HR = Pocket.FOOT_LEFT, Pocket.HEAD_RIGHT
@@ -121,3 +123,23 @@ def test_a_channel_already_on_is_not_switched_on_again() -> None:
                   Happening(0.101, "contact", 2, 3, speed=3.0)]
     events = sensor_events(happenings, 0.0, Sensors(click=True), random.Random(2))
     assert [(round(e.t, 6), e.v) for e in events] == [(0.1, 1), (0.103, 0)]
+
+
+def _question(kind: str, topic: str, choices: tuple[object, ...], **about: object) -> Question:
+    return Question("q-2-0", QuestionKind(kind), 0, Topic(topic), tuple(sorted(about.items())), choices)
+
+
+def test_the_referee_answers_the_pipelines_questions_from_the_truth() -> None:
+    truth = shot(drops=((3, FL), (CUE, HR)), call=(3, FL))
+    assert true_answer(truth, _question("identify", "which_balls", (2, 3, 4), pocket=FL)) == 3
+    assert true_answer(truth, _question("confirm", "cue_ball", (True, False), pocket=HR)) is True
+    assert true_answer(truth, _question("confirm", "called_ball", (True, False), ball=3, pocket=FL)) is True
+    assert true_answer(truth, _question("confirm", "any_called", (True, False))) is True
+
+
+def test_the_referee_picks_no_ball_when_none_offered_fell_there() -> None:
+    truth = shot(drops=((3, FL),))
+    with pytest.raises(Refused, match=r"none of \[2, 4\] fell there"):
+        true_answer(truth, _question("identify", "which_balls", (2, 4), pocket=FL))
+    with pytest.raises(Refused):  # nothing at all fell in that pocket
+        true_answer(truth, _question("identify", "which_balls", (2, 3, 4), pocket=HR))
