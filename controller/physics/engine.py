@@ -95,6 +95,25 @@ def rail_at(size: TableSize, x: float, y: float) -> Rail:
     return min(d, key=lambda r: d[r])
 
 
+def crossings(track: list[tuple[float, float]], middle: float) -> list[float]:
+    """Returns the times a ball whose (time, y) at each event of a shot is ``track`` crossed
+    the line y = ``middle``: between two events a ball runs straight or on a gentle curve,
+    so the time is interpolated between them. A ball that stops on the line crosses it
+    only when it goes on to the other side."""
+    times: list[float] = []
+    side, last_t = 0.0, 0.0
+    on_line: float | None = None  # when the ball reached the line, if it is on it
+    for t, y in track:
+        here = y - middle
+        if not here:
+            on_line = t if on_line is None else on_line
+            continue
+        if side and (here > 0) != (side > 0):
+            times.append(on_line if on_line is not None else last_t + (t - last_t) * side / (side - here))
+        side, last_t, on_line = here, t, None
+    return times
+
+
 class Engine:
     """One table's physics: ``table`` built from ``size``; ``shot`` simulates a strike."""
 
@@ -133,11 +152,21 @@ class Engine:
         except AssertionError as exc:  # the compliant cushion model, rarely (see the notes)
             raise ArithmeticError(f"the engine could not resolve a collision: {exc}") from exc
         happenings = [h for e in system.events if (h := self._happening(e)) is not None]
+        happenings = sorted(happenings + self._centre_crossings(system), key=lambda h: h.t)
         rest: dict[Ball, XY] = {}
         for bid, ball in system.balls.items():
             if ball.state.s != 4:
                 rest[_ball(bid)] = (float(ball.state.rvw[0][0]), float(ball.state.rvw[0][1]))
         return happenings, rest
+
+    def _centre_crossings(self, system: Any) -> list[Happening]:
+        """Returns a ``centre`` happening for each time a ball's centre crossed the table's
+        centre line, from the ball's states at each event of the shot."""
+        found: list[Happening] = []
+        for bid, ball in system.balls.items():
+            track = [(float(st.t), float(st.rvw[0][1])) for st in ball.history.states if st.s != 4]
+            found += [Happening(t, "centre", _ball(bid)) for t in crossings(track, self.size.length / 2)]
+        return found
 
     def _happening(self, event: Any) -> Happening | None:
         kind = str(event.event_type)

@@ -23,7 +23,8 @@ CUE = "cue"
 @dataclass(frozen=True, slots=True)
 class Happening:
     """One physical event: ``kind`` is ``contact`` (balls ``a`` and ``b``), ``cushion`` (ball
-    ``a`` on ``rail``) or ``pocket`` (ball ``a`` into ``pocket``); ``speed`` is the relative
+    ``a`` on ``rail``), ``pocket`` (ball ``a`` into ``pocket``) or ``centre`` (ball ``a``'s
+    centre crossed the table's centre line: no sensor sees it); ``speed`` is the relative
     speed of a contact, the speed into a cushion (normal to it) or into a pocket, in m/s."""
 
     t: float
