@@ -293,6 +293,7 @@ class Fusion:
                 shot = self._shot_at(t)
                 shot.clicks.append(t)
                 self._touch(shot, t)
+                self._changed(shot, t, out)  # a late first click moves hits before the contact
         cur = self._cur
         if cur is not None and cur.active and cur is not self._due_for:
             # a shot's due time only moves later as activity goes on: the first one is enough

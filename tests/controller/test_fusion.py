@@ -211,6 +211,25 @@ def test_a_quiet_shot_is_ruled_provisionally_and_a_late_drop_corrects_it():
     assert rulings(late) == []
 
 
+def test_a_late_first_click_corrects_the_shot_its_cushion_hits_came_before():
+    # found by the physics corpus (Siberian Ten): the cue ball rolled three cushions, then
+    # reached a ball 3 s after the last of them; the shot had been ruled with three
+    # cushions after the contact, none of which were
+    rng = random.Random(15)
+    cfg = FusionConfig(quiet_s=2.5)
+    fusion = Fusion(cfg)
+    out: list[Action] = []
+    for rail, t in (("f", 1.0), ("h", 2.3), ("lh", 2.7)):
+        for e in cushion_hit(rail, t, rng):
+            out += fusion.sensor(e)
+    out += fusion.advance(5.5)
+    assert record_of(out).cushions == (Rail.FOOT, Rail.HEAD, Rail.LEFT_HEAD)
+    late = fusion.sensor(ev(5.9, "click")) + fusion.sensor(ev(5.902, "click", 0))
+    amended = [a for a in late if isinstance(a, AmendShot)]
+    assert amended and amended[-1].record.cushions == ()
+    assert amended[-1].record.cushions_before == (Rail.FOOT, Rail.HEAD, Rail.LEFT_HEAD)
+
+
 def test_the_next_call_closes_the_shot_for_good():
     rng = random.Random(14)
     fusion = Fusion(FusionConfig(quiet_s=2.0))
