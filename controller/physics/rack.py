@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.fusion import fusion_config
-from controller.physics.engine import Engine
+from controller.physics.engine import Engine, TableSize
 from controller.physics.player import aim, free_spot, in_hand
 from controller.physics.sensors import Sensors, felt, sensor_events
 from controller.physics.truth import CUE, TEN, Ball, Happening, Ruling, ShotTruth, TenBallOracle, shot_truth
@@ -59,16 +59,33 @@ class RackRecord:
                 "refused": self.refused}
 
 
+def triangle(size: TableSize, rows: int) -> list[XY]:
+    """Returns the spots of a triangle rack of ``rows`` rows, the apex on the foot spot and
+    the base parallel to the foot rail, row by row from the apex (left to right)."""
+    r = size.ball_radius * 1.002
+    return [(size.width / 2 + (k - row / 2) * 2 * r, size.length * 3 / 4 + row * r * math.sqrt(3))
+            for row in range(rows) for k in range(row + 1)]
+
+
+def declared_drops(truth: ShotTruth, sensors: Sensors) -> dict[str, Any]:
+    """Returns the ``pocketed`` declaration a table without an identity reader needs (none
+    with one): the one drop in the called pocket is presumed the called ball, and the
+    cue-ball detector cannot tell which of several drops was the cue ball, so the referee
+    says what really fell where when that matters."""
+    if sensors.identity_reader:
+        return {}
+    there = [b for b, p in truth.drops if truth.call is not None and p == truth.call[1]]
+    if len(truth.drops) > 1 and any(b == CUE for b, _ in truth.drops):
+        return {"pocketed": [{"ball": b, "pocket": p} for b, p in truth.drops]}
+    if truth.call is not None and len(there) == 1 and there[0] not in (truth.call[0], CUE):
+        return {"pocketed": [{"ball": there[0], "pocket": truth.call[1]}]}
+    return {}
+
+
 def ten_ball_rack(engine: Engine, rng: random.Random) -> dict[Ball, XY]:
     """Returns the balls racked as seed 001 (9.2) racks them, the 1 on the foot spot and the
     10 in the middle, the others at random; the cue ball is not placed."""
-    size = engine.size
-    r = size.ball_radius * 1.002
-    spots: list[XY] = []
-    for row in range(4):
-        for k in range(row + 1):
-            spots.append((size.width / 2 + (k - row / 2) * 2 * r,
-                          size.length * 3 / 4 + row * r * math.sqrt(3)))
+    spots = triangle(engine.size, 4)
     others = list(range(2, 10))
     rng.shuffle(others)
     order = [1, *others[:3], TEN, *others[3:]]  # spot 4 is the middle of the third row
@@ -128,12 +145,21 @@ class RackPlay:
         self.t = max([self.t, start, *(e.t for e in events)])
         declare = self._declare(truth, happenings)
         if declare:
-            self._request("declare", declare, dt=0.5)
+            self._request("declare", {**declare, "shot": self._shot_no()}, dt=0.5)
         if not events:
             self._request("shot_end", {}, dt=1.5)
         self.t += self.config.quiet_s + self.config.identity_max_s + 0.5
         self.table.advance(self.t)
         self._answer_all()
+
+    def play(self) -> RackRecord:
+        """Plays the rack to its end; returns its record (each game's rack says how)."""
+        raise NotImplementedError
+
+    def _shot_no(self) -> int:
+        """Returns the number of the shot being played (the pipeline's numbering): a
+        declaration names it, so it never goes to the shot before."""
+        return len(self.record.shots) + 1
 
     def _declare(self, truth: ShotTruth, happenings: list[Happening]) -> dict[str, Any]:
         """Returns what the referee declares of the shot (nothing, by default)."""
@@ -149,7 +175,8 @@ class RackPlay:
         except Refused as exc:
             refused = str(exc)
         assert self._truth is not None
-        self._request("declare", {"pocketed": [{"ball": b, "pocket": p} for b, p in self._truth.drops]},
+        self._request("declare", {"pocketed": [{"ball": b, "pocket": p} for b, p in self._truth.drops],
+                                  "shot": self._shot_no()},
                       dt=1.0)
         with contextlib.suppress(Refused):  # a question still open is recorded below
             answer_all(self.table, self._truthful, self._request)
@@ -267,18 +294,7 @@ class TenBallRack(RackPlay):
         """Returns what the referee declares: only what no sensor sees, where it decides."""
         down = [b for b, _ in truth.drops if b != CUE]
         lowest = min(self.oracle.on_table | {b for b in down if isinstance(b, int)})
-        declare: dict[str, Any] = {}
-        if not self.sensors.identity_reader:
-            # without an identity reader the one drop in the called pocket is presumed the
-            # called ball, and the cue-ball detector cannot tell which of several drops was
-            # the cue ball: the referee says what really fell where when that matters
-            there = [b for b, p in truth.drops if truth.call is not None and p == truth.call[1]]
-            wrong_ball = truth.call is not None and len(there) == 1 and there[0] not in (truth.call[0], CUE)
-            cue_among = len(truth.drops) > 1 and any(b == CUE for b, _ in truth.drops)
-            if cue_among:
-                declare["pocketed"] = [{"ball": b, "pocket": p} for b, p in truth.drops]
-            elif wrong_ball and truth.call is not None:
-                declare["pocketed"] = [{"ball": there[0], "pocket": truth.call[1]}]
+        declare = declared_drops(truth, self.sensors)
         if truth.first_contact != lowest:
             declare["first_contact"] = truth.first_contact
             return declare

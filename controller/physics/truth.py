@@ -37,7 +37,7 @@ class Happening:
     jaw: bool = False  # a cushion touch on a pocket's jaw (a rattle)
 
 
-def _one_rail(rail: Rail) -> str:
+def one_rail(rail: Rail) -> str:
     """Returns the rail a segment belongs to: a long rail's two halves are one cushion."""
     twin = SAME_RAIL.get(rail)
     return min(rail, twin) if twin is not None else str(rail)
@@ -75,7 +75,7 @@ def shot_truth(shooter: int, is_break: bool, call: tuple[int, Pocket] | None,
     if first is not None:
         other = first.b if first.a == CUE else first.a
         first_contact = int(other) if other is not None else None
-        after = {_one_rail(h.rail) for h in happenings
+        after = {one_rail(h.rail) for h in happenings
                  if h.kind == "cushion" and h.rail is not None and h.t >= first.t}
     to_cushion = {h.a for h in happenings if h.kind == "cushion" and h.a != CUE}
     return ShotTruth(shooter, is_break, call, drops, first_contact, min(4, len(after)), len(to_cushion))
