@@ -11,11 +11,13 @@ import json
 import sys
 from typing import Any
 
-from controller.physics.engine import POOL_9FT, Engine, PhysicsUnavailable
-from controller.physics.rack import TenBallRack
+from controller.physics.engine import POOL_9FT, Engine, PhysicsUnavailable, TableSize
+from controller.physics.rack import RackPlay, TenBallRack
 from controller.physics.sensors import Sensors
+from controller.physics.siberian import SIBERIAN_TABLE, SiberianRack
 
-GAMES = {"ten-ball": (POOL_9FT, TenBallRack)}
+GAMES: dict[str, tuple[TableSize, type[RackPlay]]] = {
+    "ten-ball": (POOL_9FT, TenBallRack), "siberian-ten": (SIBERIAN_TABLE, SiberianRack)}
 
 
 def sensors_of(rack: int) -> Sensors:

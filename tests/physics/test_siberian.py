@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 
 from controller.physics.engine import crossings
+from controller.physics.truth import ShotTruth
+from controller.physics.truth_siberian import SiberianFacts, SiberianOracle
+from vocabulary import Pocket
 
 
 @pytest.mark.parametrize(("track", "times"), [
@@ -19,3 +22,100 @@ from controller.physics.engine import crossings
 def test_a_ball_crosses_the_centre_line_where_its_track_changes_side(
         track: list[tuple[float, float]], times: list[float]) -> None:
     assert crossings(track, 1.0) == pytest.approx(times)
+
+
+# ------------------------------------------------------------------ the rulings over perfect facts
+FL, SR, HR = Pocket.FOOT_LEFT, Pocket.SIDE_RIGHT, Pocket.HEAD_RIGHT
+
+
+def shot(shooter: int = 0, drops: tuple[tuple[int | str, Pocket], ...] = (), first: int | None = 3,
+         after: int = 2, call: tuple[int, Pocket] | None = (3, FL), is_break: bool = False,
+         centre: bool = False, kitchen: bool = False, bullet: bool = False) -> SiberianFacts:
+    return SiberianFacts(ShotTruth(shooter, is_break, call, drops, first, after, 0),
+                         centre_line=centre, kitchen_hit=kitchen, bullet=bullet)
+
+
+def ruled(facts: SiberianFacts, oracle: SiberianOracle | None = None) -> tuple[bool, int, dict[str, int]]:
+    ruling = (oracle or SiberianOracle()).rule(facts)
+    return ruling.foul, ruling.next_shooter, ruling.points
+
+
+@pytest.mark.parametrize(("facts", "foul", "next_shooter", "points"), [
+    # ST-6: the called ball in the called pocket counts, the shooter continues
+    (shot(drops=((3, FL),)), False, 0, {"0": 1}),
+    # ST-6: another ball that fell as well counts for the opponent
+    (shot(drops=((3, FL), (5, SR))), False, 0, {"0": 1, "1": 1}),
+    # ST-7: the called ball missed, a «дурак» fell: it counts for the opponent, turn passes
+    (shot(drops=((5, FL),)), False, 1, {"1": 1}),
+    # the called ball in another pocket: the opponent's, turn passes
+    (shot(drops=((3, SR),)), False, 1, {"1": 1}),
+    # an uncalled cue ball that fell: no foul, nothing counts, turn passes (a decision)
+    (shot(drops=(("cue", SR),), after=0), False, 1, {}),
+    # ST-14: nothing fell, two cushions after the contact: legal
+    (shot(after=2), False, 1, {}),
+    # ST-14: one cushion and the centre line: legal; one cushion alone: a foul, penalty ball
+    (shot(after=1, centre=True), False, 1, {}),
+    (shot(after=1), True, 1, {"1": 1}),
+    # the centre line alone is one cushion, not two
+    (shot(after=0, centre=True), True, 1, {"1": 1}),
+    # ST-15 г: no ball touched: a foul, the opponent takes a penalty ball
+    (shot(first=None, after=0), True, 1, {"1": 1}),
+    # ST-12: a ball in the kitchen struck directly from hand after a foul: no penalty ball
+    (shot(kitchen=True, drops=((5, SR),)), True, 1, {"1": 1}),
+    # ST-4: the break: every ball counts for the breaker, who continues
+    (shot(is_break=True, call=None, drops=((4, FL), (8, SR))), False, 0, {"0": 2}),
+    # ST-4, ST-9: the cue ball on the break counts too: a ball taken off the table for it
+    (shot(is_break=True, call=None, drops=(("cue", HR),)), False, 0, {"0": 1}),
+    # ST-5: nothing down, the two-cushion rule broken: an illegal break, no penalty ball,
+    # the opponent accepts and shoots
+    (shot(is_break=True, call=None, after=1), True, 1, {}),
+    (shot(is_break=True, call=None, after=1, centre=True), False, 1, {}),
+])
+def test_siberian_ten_over_perfect_facts(facts: SiberianFacts, foul: bool, next_shooter: int,
+                                         points: dict[str, int]) -> None:
+    assert ruled(facts) == (foul, next_shooter, points)
+
+
+def test_a_penalty_ball_is_the_lowest_on_the_table_and_leaves_it() -> None:
+    oracle = SiberianOracle()
+    ruling = oracle.rule(shot(first=None, after=0, shooter=1))
+    assert (ruling.picked, ruling.points) == ((1,), {"0": 1})
+    assert (1 in oracle.on_table, oracle.balls) == (False, [1, 0])
+
+
+def test_six_balls_win_the_game() -> None:
+    oracle = SiberianOracle(on_table={3, 7, 9}, balls=[5, 2])
+    ruling = oracle.rule(shot(drops=((3, FL),)))
+    assert (ruling.winner, ruling.points) == (0, {"0": 1})
+
+
+def test_a_penalty_ball_can_be_the_sixth() -> None:
+    oracle = SiberianOracle(on_table={3, 7}, balls=[2, 5])
+    ruling = oracle.rule(shot(first=None, after=0))
+    assert (ruling.foul, ruling.winner, ruling.picked) == (True, 1, (3,))
+
+
+def test_the_table_empty_at_five_all_starts_the_shoot_out_with_the_last_ball_s_shooter() -> None:
+    oracle = SiberianOracle(on_table={3}, balls=[4, 5])
+    ruling = oracle.rule(shot(drops=((3, FL),)))
+    assert (ruling.shootout, ruling.winner, ruling.next_shooter, oracle.first) == (True, None, 0, 0)
+
+
+def test_a_penalty_ball_that_empties_the_table_gives_the_shoot_out_to_its_taker() -> None:
+    oracle = SiberianOracle(on_table={3}, balls=[5, 4])
+    ruling = oracle.rule(shot(first=None, after=0, shooter=0))
+    assert (ruling.shootout, ruling.picked, oracle.first) == (True, (3,), 1)
+
+
+def test_bullets_score_what_fell_after_the_contact_and_a_miss_is_retaken_twice() -> None:
+    oracle = SiberianOracle(on_table=set(), balls=[5, 5], first=1)
+    bullet = {"bullet": True, "call": None}
+    assert oracle.rule(shot(shooter=1, first=None, **bullet)).next_shooter == 1  # retaken
+    assert oracle.rule(shot(shooter=1, first=None, **bullet)).next_shooter == 1  # retaken
+    third = oracle.rule(shot(shooter=1, first=None, **bullet))  # scores 0
+    assert (third.next_shooter, third.winner) == (0, None)
+    tied = oracle.rule(shot(shooter=0, first=1, **bullet))  # 0:0, the round again
+    assert (tied.next_shooter, tied.winner, tied.foul) == (1, None, False)
+    oracle.rule(shot(shooter=1, first=1, drops=((1, FL),), **bullet))
+    won = oracle.rule(shot(shooter=0, first=1, drops=((1, FL), ("cue", SR)), **bullet))
+    assert won.winner == 0  # 2 against 1

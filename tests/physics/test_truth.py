@@ -105,8 +105,10 @@ def test_simulate_physics_without_pooltool_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "pooltool", None)
     assert main(["simulate", "--game", "ten-ball", "--shots", "5", "--physics"]) == 2
     assert "./dev physics-install" in capsys.readouterr().err
+    assert main(["simulate", "--game", "siberian-ten", "--shots", "5", "--physics"]) == 2
+    assert "./dev physics-install" in capsys.readouterr().err
     assert main(["simulate", "--game", "pyramid", "--shots", "5", "--physics"]) == 2
-    assert "plays ten-ball so far" in capsys.readouterr().err
+    assert "so far, not pyramid" in capsys.readouterr().err
 
 
 def test_the_oracle_rules_apart_from_the_referee_core() -> None:
