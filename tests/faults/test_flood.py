@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -30,6 +31,10 @@ B = "billiards/club/t1"
 JUNK = b'{"calls": "x", "transaction": 7}'  # 30 bytes or so, refused field by field
 #: The service's memory budget (README), through the flood.
 BUDGET_MB = 60.0
+#: What the flood may add to the service's memory before it: the budget less the service's
+#: own memory at start (41 MB, README's memory row). A baseline taken in the same run, so a
+#: service measured by coverage (which costs it 10 MB or so of its own) is held to it too.
+FLOOD_GROWTH_MB = BUDGET_MB - 41.0
 
 
 async def flood(broker: Broker, n: int) -> None:
@@ -67,6 +72,7 @@ async def flooded(tmp_path: Path, broker: Broker, n: int) -> dict[str, Any]:
                 Collector(broker, topic=f"{B}/response/+") as responses, \
                 Collector(broker, topic=f"{B}/state") as states:
             await states.wait(lambda: states.of("state"), timeout=30)
+            baseline = rss_mb(proc.pid)
             sampler = asyncio.create_task(sample())
             started = time.monotonic()
             # the broker keeps at most max_queued_messages (1,000) for the table and drops
@@ -82,15 +88,24 @@ async def flooded(tmp_path: Path, broker: Broker, n: int) -> dict[str, Any]:
     finally:
         stop_process(proc)
     assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
-    return {"peak": peak[0], "sent_s": sent_s, "answered": answered, "live": live,
+    return {"baseline": baseline, "peak": peak[0], "sent_s": sent_s, "answered": answered, "live": live,
             "ordered": seqs == sorted(set(seqs))}
+
+
+def within_budget(got: dict[str, Any]) -> bool:
+    """Returns whether the flood kept the service within its memory budget: what it added to
+    the service's memory before it, and (when coverage does not measure the service, whose
+    tracing costs memory of its own) the peak itself."""
+    measured = "COVERAGE_PROCESS_CONFIG" in os.environ  # coverage's patch for child processes
+    return (got["peak"] - got["baseline"] < FLOOD_GROWTH_MB
+            and (measured or got["peak"] < BUDGET_MB))
 
 
 def check(got: dict[str, Any], n: int) -> None:
     kept = got["live"] == EVENTS and got["ordered"]
     note(f"flood: {n:,} junk requests while a match is played (peak {got['peak']:.0f} MB)", n,
-         kept and got["peak"] < BUDGET_MB, answered=got["answered"], seconds=round(got["sent_s"], 1))
-    assert got["peak"] < BUDGET_MB, got["peak"]
+         kept and within_budget(got), answered=got["answered"], seconds=round(got["sent_s"], 1))
+    assert within_budget(got), f"{got['baseline']:.1f} MB before the flood, {got['peak']:.1f} at peak"
     assert kept, got["live"]  # every event of the match, once, in order
     assert got["answered"] > 0  # what reached the table was answered (the broker may drop more)
 
