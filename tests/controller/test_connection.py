@@ -7,8 +7,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import time
-from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from controller.connection import (
 )
 from tests.broker import Broker as Mosquitto
 from tests.broker import free_port
+from tests.waiting import until
 
 SECRET = "s3cr#t"
 ENCODED = "s3cr%23t"  # SECRET as a URL carries it
@@ -137,13 +136,6 @@ def test_backoff_refuses_bounds_that_make_no_sense(low: float, high: float) -> N
         Backoff(low, high)
 
 
-async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never came true"
-        await asyncio.sleep(0.01)
-
-
 def test_the_queue_workaround_was_checked_against_the_installed_aiomqtt() -> None:
     # left_behind reads aiomqtt's private queue: a new aiomqtt needs the workaround checked again.
     assert version("aiomqtt").split(".")[:2] == AIOMQTT_CHECKED.split(".")
@@ -156,7 +148,7 @@ async def test_messages_received_before_the_connection_ended_are_not_lost(broker
         async with aiomqtt.Client(broker.host, broker.port) as publisher:
             for n in range(3):
                 await publisher.publish("t/x", f"m{n}".encode(), qos=1)
-        await wait_until(lambda: len(subscriber.messages) == 3)  # received, acknowledged, unread
+        await until(lambda: len(subscriber.messages) == 3)  # received, acknowledged, unread
     assert [m.payload for m in left_behind(subscriber)] == [b"m0", b"m1", b"m2"]
     assert left_behind(subscriber) == []
 
@@ -174,7 +166,7 @@ async def test_the_adapters_retry_a_broker_that_is_away_and_never_log_the_passwo
     task = asyncio.create_task(serve(f"mqtt://ann:{ENCODED}@127.0.0.1:{port}", None, "b/club/t1",
                                      AdaptersConfig(), "adapters-test"))
     try:
-        await wait_until(lambda: caplog.text.count("retrying in") >= 2)
+        await until(lambda: caplog.text.count("retrying in") >= 2)
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

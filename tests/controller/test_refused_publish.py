@@ -21,18 +21,12 @@ from controller.connection import parse_broker
 from controller.journal import Journal
 from controller.mqtt import MqttLink, Outbox, Refusal, cancel_and_wait
 from tests.broker import Broker, password_file
+from tests.waiting import until
 
 B = "billiards/club/t1"
 WRONG = "user club/t1\ntopic read billiards/club/t1/request/+\n"  # no write right at all
 FIXED = WRONG + "topic write billiards/club/t1/+\n"
 READER = "user reader\ntopic read billiards/#\n"
-
-
-async def until(check: object, timeout: float, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():  # type: ignore[operator]
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.02)
 
 
 async def test_a_refused_publish_stays_is_retried_and_is_delivered_in_order_once_allowed(

@@ -166,15 +166,6 @@ class Requester:
         raise AssertionError(f"{name} {payload['transaction']} never answered")
 
 
-async def until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Returns ``check()``'s first true value, polled; raises AssertionError after ``timeout``."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (result := check()):
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for a condition"
-        await asyncio.sleep(0.02)
-    return result
-
-
 @contextlib.asynccontextmanager
 async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester]:
     async with aiomqtt.Client(broker.host, broker.port,

@@ -18,7 +18,8 @@ from controller.journal import Journal
 from controller.mqtt import Outbox
 from controller.service import Service
 from tests.broker import Broker
-from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing, until
+from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing
+from tests.waiting import until
 
 PINS: dict[str, int | str] = {"beam.fl": 5, "beam.fr": 6, "cushion.f": 17, "cushion.h": 18}
 

@@ -13,9 +13,10 @@ from pathlib import Path
 from controller.config import validate
 from controller.service import Service
 from tests.broker import Broker
-from tests.service.conftest import Collector, idle_trace, make_config, requester, running, until
+from tests.service.conftest import Collector, idle_trace, make_config, requester, running
 from tests.service.corekit import rows
 from tests.service.plays import EVENTS, FINAL, MATCH, summary
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
