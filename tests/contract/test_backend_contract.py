@@ -24,8 +24,10 @@ from hardware import SensorBackend, SensorEvent
 
 
 class Driver(Protocol):
-    tolerance: float
     channels: tuple[str, ...]
+
+    @property
+    def tolerance(self) -> float: ...
 
     async def edge(self, channel: str, value: int, at: float) -> None: ...
 
