@@ -33,6 +33,7 @@ from tests.deploy.venue import (
 from tests.faults.test_broker_flaps import matches
 from tests.service.conftest import make_config, running
 from tests.service.test_outage import significant
+from tests.waiting import until
 
 BRIDGE = DEPLOY / "mosquitto" / "league-bridge.conf"
 LEAGUE_CONF = DEPLOY / "mosquitto" / "league.conf"
@@ -105,13 +106,6 @@ def league(tmp_path: Path) -> Iterator[League]:
         league.stop()
 
 
-async def wait(check: object, timeout: float, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():  # type: ignore[operator]
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.05)
-
-
 async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, league: League) -> None:
     league.read()
     venue = bridged_venue(tmp_path / "venue", league)
@@ -122,18 +116,19 @@ async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, leag
             tmp_path, venue.broker, sim={"trace": str(trace), "speed": 12.0},
             mqtt={"url": f"mqtt://127.0.0.1:{venue.ports[1883]}", "username": "club/t1",
                   "password": password("club/t1")})
-        async with running(config):
-            await wait(lambda: len(league.events()) >= 3, 20, "no event reached the league")
+        async with running(config) as service:
+            await until(lambda: len(league.events()) >= 3, 20, "an event at the league")
             league.broker.stop()  # the venue's Internet is gone: play goes on
             before = len(league.events())
-            await asyncio.sleep(1.5)
+            shot = service.table.referee.state.shot
+            await until(lambda: service.table.referee.state.shot >= shot + 2, 20, "two shots")
             # what is not the venue's subtree stays at the venue
             async with aiomqtt.Client("127.0.0.1", venue.ports[1883], username="awtrix_a1b2c3",
                                       password=password("awtrix_a1b2c3")) as clock:
                 await clock.publish("awtrix_a1b2c3/stats", b"{}", qos=1)
             league.broker.start()
-            await wait(lambda: any(e["type"] == "match_over" for e in league.events()), 60,
-                       "the match's end never reached the league")
+            await until(lambda: any(e["type"] == "match_over" for e in league.events()), 60,
+                        "the match's end at the league")
         expected: list[Message] = []
         recorded = sorted((tmp_path / "data" / "traces").glob("trace-*.jsonl"))
         replay(recorded[-1].read_text().splitlines(), expected.append, lambda bad: None)

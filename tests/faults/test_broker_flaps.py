@@ -49,6 +49,8 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
         async with Collector(broker, identifier="watcher", persistent=True) as col, \
                 running(config) as service:
             await col.wait(lambda: col.events("ball_pocketed"), 15)
+            # the sleeps are the fault injected: up and down for random spells, whatever
+            # the service is doing at the time
             for _ in range(outages):
                 await asyncio.sleep(rng.uniform(0.3, 1.2))  # up a while
                 broker.stop()
@@ -56,7 +58,8 @@ async def flaps(tmp_path: Path, outages: int, count: int, seed: int, speed: floa
                 await asyncio.sleep(rng.uniform(0.2, 1.0))  # down a while: play goes on
                 broker.start()
             await col.wait(lambda: len(col.events("match_over")) >= count, 30 + 10 * count)
-            await asyncio.sleep(0.3)
+            service.request("get", {"transaction": "settled"})  # answered after all the rest
+            await col.response("get", "settled")
             connections = service.link.connections
     finally:
         broker.stop()

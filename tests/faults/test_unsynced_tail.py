@@ -165,7 +165,7 @@ async def test_a_request_lost_to_a_power_cut_was_never_answered_and_its_resend_a
                 declare = {"pocketed": [{"ball": 1, "pocket": "fr"}], "transaction": "d1"}
                 await app.send("declare", declare)
                 await col.wait(lambda: "d1" in {tx for tx, _, _ in service.table.transactions()})
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(0.3)  # the thing under test: no answer meanwhile, unsynced
                 answered_before_cut = [p for p in col.of("response/declare")]
                 card.cut(service)
             card.restore()

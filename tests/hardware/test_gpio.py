@@ -26,6 +26,7 @@ from hardware.gpio import (
     rp1_chip,
 )
 from tests.hardware.pins import PI5_REVISION, PinDriver, SourceTickPin, mock_factory
+from tests.waiting import until
 
 PINS: dict[str, int | str] = {
     "beam.fl": 17,
@@ -180,10 +181,7 @@ async def test_overflow_is_counted_and_logged_when_the_queue_is_full(
             # The link record and two edges fit; the next three do not.
             for i, v in enumerate((1, 0, 1, 0, 1)):
                 await driver.edge("cushion.h", v, 0.001 * i)
-            deadline = time.monotonic() + 3  # the handed-over edges reach the queue
-            while backend.stats().events < 5:
-                assert time.monotonic() < deadline, backend.stats()
-                await asyncio.sleep(0.005)
+            await until(lambda: backend.stats().events >= 5, 3.0, "the edges at the queue")
             assert backend.stats().events == 5
             assert backend.stats().overflows == 3
             assert "queue full" in caplog.text

@@ -153,6 +153,13 @@ class Requester:
             await self.send(name, payload)
             await col.response(name, payload["transaction"])
 
+    async def settle(self, col: Collector, transaction: str = "settled") -> None:
+        """Returns once a ``get`` sent now is answered: the table takes requests in turn and
+        publishes in order, so whatever the requests sent before caused has reached ``col``
+        (instead of waiting a while for what might still come)."""
+        await self.send("get", {"transaction": transaction})
+        await col.response("get", transaction)
+
     async def until_answered(self, col: Collector, name: str, payload: dict[str, Any],
                              wait: float, tries: int = 10) -> dict[str, Any]:
         """Sends a request and resends it (same transaction) until ``col`` sees its answer,

@@ -64,7 +64,7 @@ async def test_a_message_is_not_sent_before_it_is_released(tmp_path):
     outbox = Outbox(journal, limit=100)
     outbox.add(journal.new_outgoing("b/event", b"{}", False))
     waiting = asyncio.create_task(outbox.next())
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0.01)  # the thing under test: nothing is sent meanwhile
     assert not waiting.done()
     outbox.release()
     assert (await asyncio.wait_for(waiting, 1)).topic == "b/event"
@@ -73,6 +73,7 @@ async def test_a_message_is_not_sent_before_it_is_released(tmp_path):
 async def test_a_burst_of_sensor_edges_is_written_in_a_few_transactions(tmp_path, broker):
     from tests.service.conftest import make_config, running
     from tests.tracekit import TraceBuilder
+    from tests.waiting import until
     tb = TraceBuilder(seed=5).new_match("ten-ball", race_to=1)
     tb.shot(drops=["fl", "fr"], cushions=["f", "lf", "rf", "h", "lh", "rh"])  # a break
     trace = tmp_path / "break.jsonl"
@@ -88,8 +89,7 @@ async def test_a_burst_of_sensor_edges_is_written_in_a_few_transactions(tmp_path
                 writes.append(len(batch.inputs))
             real(batch)
         service.journal.write = counting  # type: ignore[method-assign]
-        while service.table.referee.state.shot < 1:
-            await asyncio.sleep(0.05)
+        await until(lambda: service.table.referee.state.shot >= 1, 30, "the break ruled")
     edges = sum(1 for line in tb.lines if "ch" in line)
     assert edges > 50 and sum(writes) >= edges
     assert len(writes) < edges / 3, f"{len(writes)} transactions for {edges} edges"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from controller.replay import replay
@@ -10,6 +9,7 @@ from controller.table import Message
 from tests.broker import Broker
 from tests.service.conftest import Collector, make_config, running
 from tests.tracekit import TraceBuilder
+from tests.waiting import until
 
 
 def run_out() -> TraceBuilder:
@@ -40,11 +40,14 @@ async def test_broker_stopped_mid_match_no_event_is_lost_or_duplicated(tmp_path:
         async with watcher as col, running(config) as service:
             await col.wait(lambda: len(col.events("ball_pocketed")) >= 2, 15)
             broker.stop()
-            await asyncio.sleep(1.5)  # two or three shots are played meanwhile
+            shot = service.table.referee.state.shot
+            # two shots are played meanwhile, their messages kept
+            await until(lambda: service.table.referee.state.shot >= shot + 2, 15, "two shots")
             during = len(service.outbox)
             broker.start()
             await col.wait(lambda: col.events("match_over"), 20)
-            await asyncio.sleep(0.3)
+            service.request("get", {"transaction": "settled"})  # answered after all the rest
+            await col.response("get", "settled")
             assert service.link.connections >= 2 and during > 0
     finally:
         broker.stop()
@@ -57,5 +60,6 @@ async def test_broker_stopped_mid_match_no_event_is_lost_or_duplicated(tmp_path:
     assert significant(events) == significant([m.payload for m in expected if m.topic == "event"])
     assert len(col.events("ball_pocketed")) == 10
     responses = [s.payload["transaction"] for s in col.seen if s.kind.startswith("response/")]
-    assert sorted(responses) == sorted(["nm", "a1", *(f"c{b}" for b in (1, 3, 4, 5, 6, 7, 8, 9, 10))])
+    assert sorted(responses) == sorted(["nm", "a1", *(f"c{b}" for b in (1, 3, 4, 5, 6, 7, 8, 9, 10)),
+                                       "settled"])
     assert col.last("state")["status"] == "match_over"

@@ -174,8 +174,7 @@ async def test_a_rebuilt_table_is_the_table_that_stopped_mid_match(tmp_path, bro
     trace.write_text(run_out().text())
     config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 15.0})
     async with running(config) as live:
-        while live.table.referee.state.shot < 4:
-            await asyncio.sleep(0.05)
+        await until(lambda: live.table.referee.state.shot >= 4, 30, "four shots")
     rebuilt = Service(config)
     try:
         assert rebuilt.table.referee.snapshot() == live.table.referee.snapshot()
