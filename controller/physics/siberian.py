@@ -26,7 +26,7 @@ from typing import Any
 
 from controller.physics.engine import POOL_9FT, Engine, TableSize
 from controller.physics.player import aim, in_hand, plan
-from controller.physics.rack import PLAYERS, RackPlay, RackRecord, declared_drops, triangle
+from controller.physics.rack import PLAYERS, RackPlay, RackRecord, Refused, declared_drops, triangle
 from controller.physics.sensors import CLICK_MPS, Sensors, felt
 from controller.physics.truth import CUE, Ball, Happening, ShotTruth, one_rail, shot_truth
 from controller.physics.truth_siberian import SiberianFacts, SiberianOracle, SiberianRuling, two_cushions
@@ -38,6 +38,9 @@ XY = tuple[float, float]
 SIBERIAN_TABLE: TableSize = POOL_9FT
 #: The share of shots played softly, for position: the two-cushion rule's test.
 SOFT_SHARE = 0.2
+#: The share of shots from hand after a foul where the player forgets ST-12 and may play
+#: a ball in the kitchen directly.
+KITCHEN_SLIP = 0.15
 #: The object ball of a bullet (the pipeline resolves a bullet's drops to ball 1).
 BULLET_BALL = 1
 
@@ -94,7 +97,8 @@ class SiberianRack(RackPlay):
             else:
                 if from_kitchen:
                     balls = self._cue_in_hand(balls, after_foul)
-                call, phi, speed = self._choose(balls, after_foul and from_kitchen)
+                kitchen_rule = after_foul and from_kitchen and rng.random() >= KITCHEN_SLIP
+                call, phi, speed = self._choose(balls, kitchen_rule)
             try:
                 happenings, rest = self.engine.shot(balls, phi, speed)
             except ArithmeticError:
@@ -134,7 +138,7 @@ class SiberianRack(RackPlay):
         target = min(scored)[1]
         shot = aim(balls, target, self.pockets, size.ball_radius, self.rng)
         soft = self.rng.random() < SOFT_SHARE  # a touch for position, often too soft
-        return (target, shot.pocket), shot.phi, shot.speed * (0.45 if soft else 1.0)
+        return (target, shot.pocket), shot.phi, shot.speed * (self.rng.uniform(0.2, 0.5) if soft else 1.0)
 
     def _bank(self, balls: dict[Ball, XY]) -> tuple[tuple[int, Pocket], float, float]:
         """Returns a one-cushion kick off the foot rail at the kitchen ball nearest it, called
@@ -195,7 +199,7 @@ class SiberianRack(RackPlay):
             return declare
         if facts.bullet or truth.drops:
             return declare  # the two-cushion rule applies when nothing fell
-        seen = self._cushions_felt(happenings)
+        seen = cushions_felt(happenings, self.sensors.click)
         count = truth.cushions_after_contact
         if two_cushions(seen, facts.centre_line) != two_cushions(count, facts.centre_line):
             declare["cushions_after_contact"] = count
@@ -204,17 +208,9 @@ class SiberianRack(RackPlay):
             declare["centre_line"] = facts.centre_line
         return declare
 
-    def _cushions_felt(self, happenings: list[Happening]) -> int:
-        """Returns how many cushions the sensors count after the contact: the felt hits after
-        the first click where a click sensor heard one, else every felt hit of the shot."""
-        hits = [h for h in happenings if felt(h) and h.rail is not None]
-        clicks = [h.t for h in happenings if h.kind == "contact" and h.speed >= CLICK_MPS]
-        if self.sensors.click and clicks:
-            hits = [h for h in hits if h.t >= clicks[0]]
-        return len({one_rail(h.rail) for h in hits if h.rail is not None})
-
     def _truthful(self, q: Any) -> Any:
-        """Returns the true answer to ``q``; the players' choices as the oracle made them."""
+        """Returns the true answer to ``q``; the players' choices as the oracle made them.
+        Raises Refused for a ball to pick that the oracle's player did not take."""
         facts, ruling = self._facts, self._ruling
         assert facts is not None and ruling is not None
         topic = str(q.topic)
@@ -222,9 +218,11 @@ class SiberianRack(RackPlay):
             return facts.centre_line
         if topic == "two_cushions":
             return two_cushions(facts.facts.cushions_after_contact, facts.centre_line)
-        if q.kind == "pick_ball":
+        if q.kind == "pick_ball":  # the ball the oracle's player took, or none to give
             taken = [b for b in ruling.picked if b in q.choices]
-            return taken[0] if taken else min(q.choices)
+            if not taken:
+                raise Refused(f"{q.describe()}: the player took {list(ruling.picked)} off the table")
+            return taken[0]
         if topic == "illegal_break":
             return "accept"
         return super()._truthful(q)
@@ -235,3 +233,14 @@ def crossed_after_contact(happenings: list[Happening]) -> bool:
     contact (ST-14: either ball, or one it drove)."""
     contact = next((h.t for h in happenings if h.kind == "contact" and CUE in (h.a, h.b)), None)
     return contact is not None and any(h.kind == "centre" and h.t >= contact for h in happenings)
+
+
+def cushions_felt(happenings: list[Happening], click: bool) -> int:
+    """Returns how many cushions the sensors count after the contact (as fusion does): the
+    felt hits after the first click where the table has a click sensor and it heard one,
+    else every felt hit of the shot."""
+    hits = [h for h in happenings if felt(h) and h.rail is not None]
+    clicks = [h.t for h in happenings if h.kind == "contact" and h.speed >= CLICK_MPS]
+    if click and clicks:
+        hits = [h for h in hits if h.t >= clicks[0]]
+    return len({one_rail(h.rail) for h in hits if h.rail is not None})

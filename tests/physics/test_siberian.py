@@ -119,3 +119,35 @@ def test_bullets_score_what_fell_after_the_contact_and_a_miss_is_retaken_twice()
     oracle.rule(shot(shooter=1, first=1, drops=((1, FL),), **bullet))
     won = oracle.rule(shot(shooter=0, first=1, drops=((1, FL), ("cue", SR)), **bullet))
     assert won.winner == 0  # 2 against 1
+
+
+def test_the_corpus_plays_the_two_cushion_rule_misses_and_the_shoot_out() -> None:
+    from tests.physics.test_corpus import racks
+
+    shots = [s for r in racks("siberian-ten") for s in r["shots"]]
+    two_cushion_fouls = [s for s in shots if s["expected"]["foul"] and s["truth"]["first_contact"]]
+    centre_decided = [s for s in shots if not s["truth"]["drops"] and s["truth"]["first_contact"]
+                      and s["truth"]["cushions_after_contact"] == 1]
+    assert len(two_cushion_fouls) >= 10 and len(centre_decided) >= 10
+    assert any(s["truth"]["first_contact"] is None and not s["truth"]["bullet"] for s in shots)
+    assert any(s["expected"]["shootout"] and s["expected"]["winner"] is not None for s in shots)
+    assert any(s["expected"]["picked"] for s in shots)  # a penalty ball taken
+
+
+def test_the_referee_knows_what_the_cushion_sensors_count_and_whether_the_centre_line_was_crossed() -> None:
+    from controller.physics.siberian import crossed_after_contact, cushions_felt
+    from controller.physics.truth import CUE, Happening
+    from vocabulary import Rail
+
+    happenings = [
+        Happening(0.1, "cushion", CUE, rail=Rail.HEAD, speed=1.0),  # before the contact
+        Happening(0.2, "centre", CUE),  # before the contact: not the rule's crossing
+        Happening(0.5, "contact", CUE, 3, speed=2.0),
+        Happening(0.7, "cushion", 3, rail=Rail.LEFT_HEAD, speed=1.0),
+        Happening(0.8, "cushion", 3, rail=Rail.LEFT_FOOT, speed=1.0),  # the same long rail
+        Happening(0.9, "cushion", CUE, rail=Rail.FOOT, speed=0.05),  # too soft to feel
+    ]
+    assert cushions_felt(happenings, click=True) == 1  # after the click
+    assert cushions_felt(happenings, click=False) == 2  # every felt hit, presumed after
+    assert not crossed_after_contact(happenings)
+    assert crossed_after_contact([*happenings, Happening(1.0, "centre", 3)])
