@@ -203,12 +203,14 @@ async def running(config: Config | Service) -> AsyncIterator[Service]:
 async def board_table(tmp_path: Path, broker: Broker, board: SimBoard,
                       **sections: Any) -> AsyncIterator[tuple[Collector, Service]]:
     """A service on one simulated sensor board (the real firmware on a pty) and a subscriber,
-    once every link shows up in B/health."""
+    once the board's own link (not only the backend's) shows up in B/health, with its
+    channels."""
     config = make_config(tmp_path, broker, backend="serial", serial={"ports": [board.path]},
                          **sections)
     async with Collector(broker) as col, running(config) as service:
-        await col.wait(lambda: any(h.get("links") and all(x["up"] for x in h["links"].values())
-                                   for h in col.of("health")))
+        await col.wait(lambda: any(h.get("links", {}).get(board.uid, {}).get("up")
+                                   and h["links"][board.uid]["channels"]
+                                   for h in col.of("health")), 20)
         yield col, service
 
 
