@@ -1,9 +1,118 @@
 """What every scoreboard shows of a table's state, defined once for ``B/display``
-(``controller.table.display``) and the display adapters (``controller.adapters``)."""
+(``controller.table.display``) and the display adapters (``controller.adapters``): the short
+names, the number shown, and the displays' fixed words in the table's language.
+
+The language is the table's ``language`` setting (``en`` or ``ru``), which the table carries in
+its ``B/state`` (``language``); an adapter may override it per device. A display whose font
+has no Cyrillic gets the Russian words transliterated (``to_latin``), measured after the
+transliteration: ``ШАР С РУКИ`` is ``SHAR S RUKI``, one letter longer.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from controller.texts import LANGUAGES
+
+#: Per language, each fixed word of the displays as variants, longest first: a display takes
+#: the first that fits its width (``say``). ``{name}`` is a player's name, cut to the room left
+#: (at least 3 letters); the other fields are numbers. Russian as the original rules word it:
+#: «с руки», «разбой», «булиты», «партия», «фол».
+WORDS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
+    "en": {
+        "table": ("TABLE {table}",),
+        "free": ("FREE",),
+        "status.break": ("BREAK",),
+        "status.awaiting": ("REFEREE",),
+        "status.shootout": ("SHOOTOUT",),
+        "wins": ("{name} WINS",),
+        "draw": ("DRAW",),
+        "game_over": ("GAME OVER",),
+        "in_hand": ("BALL IN HAND", "IN HAND"),
+        "shot": ("SHOT {n}",),
+        "game": ("G{n}",),
+        "game_race": ("G{n} RACE {race}", "G{n} TO {race}"),
+        "player": ("P{n}",),
+        "foul": ("FOUL",),
+        "game_drawn": ("GAME {n} DRAWN",),
+        "game_won": ("{name} WINS GAME {n}",),
+        "match_ended": ("MATCH ENDED",),
+        "match_drawn": ("MATCH DRAWN {games}",),
+        "match_won": ("{name} WINS THE MATCH {games}",),
+    },
+    "ru": {
+        "table": ("СТОЛ {table}",),
+        "free": ("СВОБОДЕН",),
+        "status.break": ("РАЗБОЙ",),
+        "status.awaiting": ("ЖДЁМ СУДЬЮ", "СУДЬЯ"),
+        "status.shootout": ("БУЛИТЫ",),
+        "wins": ("ПОБЕДА: {name}", "ПОБЕДА {name}"),
+        "draw": ("НИЧЬЯ",),
+        "game_over": ("КОНЕЦ ПАРТИИ", "КОНЕЦ"),
+        "in_hand": ("ШАР С РУКИ", "С РУКИ"),
+        "shot": ("УДАР {n}",),
+        "game": ("ПАРТИЯ {n}", "П{n}"),
+        "game_race": ("ПАРТИЯ {n} ДО {race}", "П{n} ДО {race}"),
+        "player": ("И{n}",),
+        "foul": ("ФОЛ",),
+        "game_drawn": ("ПАРТИЯ {n}: НИЧЬЯ",),
+        "game_won": ("ПАРТИЯ {n}: ПОБЕДА {name}",),
+        "match_ended": ("МАТЧ ПРЕРВАН",),
+        "match_drawn": ("МАТЧ: НИЧЬЯ {games}",),
+        "match_won": ("ПОБЕДА В МАТЧЕ {games}: {name}",),
+    },
+}
+
+#: A name is never cut shorter than this to make a word fit (a shorter variant is taken first).
+NAME_MIN = 3
+
+
+def language_of(state: dict[str, Any] | None, override: str | None = None) -> str:
+    """Returns the displays' language: ``override`` (a device's setting) if given, else the
+    table's (``language`` in its state), else English."""
+    wanted = override or (state or {}).get("language")
+    return wanted if wanted in LANGUAGES else "en"
+
+
+def say(key: str, language: str, *, cols: int | None = None, latin: bool = False,
+        **fields: Any) -> str:
+    """Returns the fixed word ``key`` in ``language`` with ``fields`` filled: the first variant
+    that fits ``cols`` characters (any, without ``cols``), in Latin letters with ``latin``.
+
+    ``name`` is cut to the room its variant leaves; the last variant is returned even when it
+    does not fit (the display cuts it). Raises KeyError for an unknown key.
+    """
+    variants = WORDS.get(language, WORDS["en"])[key]
+    name = str(fields.pop("name", ""))
+    chosen = ""
+    for variant in variants:
+        words = variant.format(name="", **fields)
+        if latin:
+            words = to_latin(words)
+        room = len(name) if cols is None else cols - len(words)
+        chosen = (to_latin(variant) if latin else variant).format(
+            name=name[:max(room, NAME_MIN)], **fields)
+        if cols is None or len(chosen) <= cols:
+            return chosen
+    return chosen
+
+
+@cache
+def _page_words(language: str) -> dict[str, str]:
+    path = Path(__file__).with_name("web") / "static" / "lang" / f"{language}.json"
+    words: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return words
+
+
+def foul_name(code: str, language: str) -> str:
+    """Returns a foul's name in ``language`` as the pages name it (their ``lang/<code>.json``:
+    one list of foul names for pages and displays), or the code in words when it has none."""
+    return _page_words(language if language in LANGUAGES else "en").get(
+        f"foul.{code}", code.replace("_", " "))
 
 
 def short_name(player: dict[str, Any], chars: int) -> str:
@@ -14,3 +123,33 @@ def short_name(player: dict[str, Any], chars: int) -> str:
 def value_key(state: dict[str, Any]) -> str:
     """Returns which number a scoreboard shows: games won at ten-ball, points otherwise."""
     return "games" if state.get("game") == "ten-ball" else "score"
+
+
+#: Russian (and Ukrainian, Belarusian) letters in Latin ones, for displays whose font has no
+#: Cyrillic (close to the passport transliteration of Russia, ICAO 9303).
+CYRILLIC_TO_LATIN: dict[str, str] = {
+    "А": "A", "Б": "B", "В": "V", "Г": "G", "Д": "D", "Е": "E", "Ё": "E", "Ж": "ZH", "З": "Z",
+    "И": "I", "Й": "I", "К": "K", "Л": "L", "М": "M", "Н": "N", "О": "O", "П": "P", "Р": "R",
+    "С": "S", "Т": "T", "У": "U", "Ф": "F", "Х": "KH", "Ц": "TS", "Ч": "CH", "Ш": "SH",
+    "Щ": "SHCH", "Ъ": "IE", "Ы": "Y", "Ь": "", "Э": "E", "Ю": "IU", "Я": "IA",
+    "Є": "IE", "І": "I", "Ї": "I", "Ґ": "G", "Ў": "U",
+}
+
+
+def to_latin(text: str) -> str:
+    """Returns ``text`` in letters every display font has: Cyrillic transliterated
+    (``CYRILLIC_TO_LATIN``), accents dropped, anything else that is not ASCII as ``?``."""
+    out = []
+    for i, ch in enumerate(text):
+        upper = ch.upper()
+        if upper in CYRILLIC_TO_LATIN:
+            latin = CYRILLIC_TO_LATIN[upper]
+            if ch != upper:
+                latin = latin.lower()
+            elif text[i + 1:i + 2].islower():  # Щукин -> Shchukin, ЩУКИН -> SHCHUKIN
+                latin = latin.capitalize()
+            out.append(latin)
+            continue
+        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+        out.append(plain if plain or ch.isascii() else "?")
+    return "".join(out)

@@ -40,7 +40,7 @@ from controller.requests import (
     parse_request,
     transaction_of,
 )
-from controller.scoreboard import short_name, value_key
+from controller.scoreboard import say, short_name, value_key
 from controller.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
@@ -210,7 +210,7 @@ class Table:
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self._stamp(t), "match_id": self.match_id,
+        return {**self._stamp(t), "match_id": self.match_id, "language": self.language,
                 **texts.with_prompts(self.referee.snapshot(), self.language)}
 
     def prompt(self, question: dict[str, Any]) -> str:
@@ -552,9 +552,10 @@ class Table:
         if not force and snap == self._last_state and self.match_id == self._last_match_id:
             return  # nothing a subscriber could see has changed
         self._last_state, self._last_match_id = snap, self.match_id
-        self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id, **snap},
+        self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id,
+                                           "language": self.language, **snap}, retain=True))
+        self._out.append(Message("display", {**self._stamp(t), **display(snap, self.language)},
                                  retain=True))
-        self._out.append(Message("display", {**self._stamp(t), **display(snap)}, retain=True))
 
     def _publish_status(self, t: float, health: dict[str, object] | None) -> None:
         self._status_health = health
@@ -631,8 +632,9 @@ def _event_of(d: Decision, table: Table) -> tuple[str | None, dict[str, Any]]:
     return None, {}
 
 
-def display(snap: dict[str, Any]) -> dict[str, Any]:
-    """Returns the short text for simple LED displays: ``{"text": ..., "lines": [...]}``."""
+def display(snap: dict[str, Any], language: str = "en") -> dict[str, Any]:
+    """Returns the short text for simple LED displays: ``{"text": ..., "lines": [...]}``, its
+    words in ``language``."""
     players = snap["players"]
     if not players:
         return {"text": "", "lines": []}
@@ -646,5 +648,5 @@ def display(snap: dict[str, Any]) -> dict[str, Any]:
         text = " ".join(f"{n} {v}" for n, v in zip(names, values, strict=True))
     lines = [f"{m}{n} {v}" for m, n, v in zip(marks, names, values, strict=True)]
     if snap["status"] in ("game_over", "match_over") and snap["winner"] is not None:
-        lines.append(f"{names[snap['winner']]} WINS")
+        lines.append(say("wins", language, name=names[snap["winner"]]))
     return {"text": text, "lines": lines}

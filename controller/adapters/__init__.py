@@ -5,9 +5,12 @@ Each adapter is a pure mapping (a ``B/state`` or ``B/event`` payload in, ``Publi
 ``run_adapters`` drives them on an existing aiomqtt client; ``python -m controller.adapters``
 runs them beside the service.
 
-Player names on devices whose font has no Cyrillic (AWTRIX 3, HD44780 LCDs, ESPHome's default
-glyphs) are transliterated (``base.to_latin``) unless the device's ``cyrillic`` is set; WLED
-shows no text, Home Assistant shows names as written.
+The displays' fixed words (``FOUL`` / ``ФОЛ``, ``BALL IN HAND`` / ``ШАР С РУКИ``, …:
+``controller.scoreboard.WORDS``) are in the table's language, which the table carries in its
+``B/state`` (``language``), unless a device's ``language`` is set. Names and words on devices
+whose font has no Cyrillic (``cyrillic = false``: HD44780 LCDs and ESPHome's default glyphs by
+default, AWTRIX 3 before firmware 0.95) are transliterated (``scoreboard.to_latin``); AWTRIX 3
+from 0.95 has Cyrillic capitals. WLED shows no text, Home Assistant shows names as written.
 """
 
 from controller.adapters.base import Publication

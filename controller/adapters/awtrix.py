@@ -15,13 +15,17 @@ from typing import Any
 from controller.adapters.base import (
     Adapter,
     Publication,
+    language_of,
     name_of,
     players,
     readable,
+    say,
     short_name,
+    to_latin,
     value_key,
 )
 from controller.adapters.config import AwtrixConfig
+from controller.scoreboard import foul_name
 
 
 def _c(color: str) -> str:
@@ -90,33 +94,44 @@ class AwtrixAdapter(Adapter):
     def on_event(self, event: dict[str, Any]) -> list[Publication]:
         kind, data = event.get("type"), event.get("data") or {}
         cfg = self.config
+        language, latin = language_of(self.state, cfg.language), not cfg.cyrillic
+        white = _c(cfg.text_color)
+
+        def words(key: str, who: Any = None, **fields: Any) -> list[dict[str, str]]:
+            """The fixed word ``key`` in fragments, the player's name in their colour."""
+            text = say(key, language, latin=latin, name="\0", **fields).replace("  ", " ")
+            before, _, after = text.partition("\0")
+            parts = [{"t": before, "c": white}]
+            if "\0" in text:
+                parts.append({"t": self.name(who, language, latin), "c": _c(self.color(who))})
+            parts.append({"t": after.rstrip(), "c": white})
+            return [p for p in parts if p["t"]]
+
         if kind == "foul" and cfg.notify_fouls:
             who = data.get("player")
-            fouls = " ".join(str(f).replace("_", " ").upper() for f in data.get("fouls", []))
-            text = [{"t": "FOUL ", "c": _c(cfg.foul_color)},
-                    {"t": name_of(self.state, who), "c": _c(self.color(who))}]
+            fouls = " ".join(foul_name(str(f), language).upper() for f in data.get("fouls", []))
+            text = [{"t": f"{say('foul', language, latin=latin)} ", "c": _c(cfg.foul_color)},
+                    {"t": self.name(who, language, latin), "c": _c(self.color(who))}]
             if fouls:
-                text.append({"t": f" {fouls}", "c": _c(cfg.text_color)})
+                text.append({"t": f" {to_latin(fouls) if latin else fouls}", "c": white})
             return [self.notification(text, repeat=1)]
         if kind == "game_over" and cfg.notify_games:
+            game_no = data.get("game_no", "")
             if data.get("draw"):
-                text = [{"t": f"GAME {data.get('game_no', '')} DRAWN".replace("  ", " "),
-                         "c": _c(cfg.text_color)}]
-                return [self.notification(text, repeat=1)]
-            who = data.get("winner")
-            text = [{"t": name_of(self.state, who), "c": _c(self.color(who))},
-                    {"t": f" WINS GAME {data.get('game_no', '')}".rstrip(), "c": _c(cfg.text_color)}]
-            return [self.notification(text, repeat=1, rainbow=True)]
+                return [self.notification(words("game_drawn", n=game_no), repeat=1)]
+            return [self.notification(words("game_won", data.get("winner"), n=game_no),
+                                      repeat=1, rainbow=True)]
         if kind == "match_over" and cfg.notify_games:
             games = ":".join(str(g) for g in data.get("games", []))
             who = data.get("winner")
             if data.get("abandoned"):
-                text = [{"t": "MATCH ENDED", "c": _c(cfg.text_color)}]
-                return [self.notification(text, repeat=1)]
+                return [self.notification(words("match_ended"), repeat=1)]
             if who is None:
-                text = [{"t": f"MATCH DRAWN {games}".rstrip(), "c": _c(cfg.text_color)}]
-                return [self.notification(text, repeat=1)]
-            text = [{"t": name_of(self.state, who), "c": _c(self.color(who))},
-                    {"t": f" WINS THE MATCH {games}".rstrip(), "c": _c(cfg.text_color)}]
-            return [self.notification(text, repeat=2, rainbow=True)]
+                return [self.notification(words("match_drawn", games=games), repeat=1)]
+            return [self.notification(words("match_won", who, games=games), repeat=2,
+                                      rainbow=True)]
         return []
+
+    def name(self, who: Any, language: str, latin: bool) -> str:
+        """Returns player ``who``'s name as the clock shows it in a notification."""
+        return name_of(self.state, who, language=language, latin=latin)

@@ -9,11 +9,13 @@ names an event refers to, what they last published), never anything else.
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from controller.scoreboard import short_name as short_name  # the adapters' helpers, here too
+from controller.scoreboard import language_of as language_of  # the adapters' helpers, here too
+from controller.scoreboard import say as say
+from controller.scoreboard import short_name as short_name
+from controller.scoreboard import to_latin as to_latin
 from controller.scoreboard import value_key as value_key
 
 JSON = dict[str, Any] | list[Any]
@@ -72,42 +74,14 @@ def players(state: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
 
 
-def name_of(state: dict[str, Any] | None, index: Any, chars: int = 8) -> str:
-    """Returns player ``index``'s short name, or ``P<n>`` when the state does not know it."""
+def name_of(state: dict[str, Any] | None, index: Any, chars: int = 8, *,
+            language: str = "en", latin: bool = False) -> str:
+    """Returns player ``index``'s short name, or ``P<n>`` (in ``language``) when the state
+    does not know it."""
     ps = players(state)
     if isinstance(index, int) and 0 <= index < len(ps):
         return short_name(ps[index], chars)
-    return f"P{index + 1}" if isinstance(index, int) else "?"
-
-
-#: Russian (and Ukrainian, Belarusian) letters in Latin ones, for displays whose font has no
-#: Cyrillic (close to the passport transliteration of Russia, ICAO 9303).
-CYRILLIC_TO_LATIN: dict[str, str] = {
-    "А": "A", "Б": "B", "В": "V", "Г": "G", "Д": "D", "Е": "E", "Ё": "E", "Ж": "ZH", "З": "Z",
-    "И": "I", "Й": "I", "К": "K", "Л": "L", "М": "M", "Н": "N", "О": "O", "П": "P", "Р": "R",
-    "С": "S", "Т": "T", "У": "U", "Ф": "F", "Х": "KH", "Ц": "TS", "Ч": "CH", "Ш": "SH",
-    "Щ": "SHCH", "Ъ": "IE", "Ы": "Y", "Ь": "", "Э": "E", "Ю": "IU", "Я": "IA",
-    "Є": "IE", "І": "I", "Ї": "I", "Ґ": "G", "Ў": "U",
-}
-
-
-def to_latin(text: str) -> str:
-    """Returns ``text`` in letters every display font has: Cyrillic transliterated
-    (``CYRILLIC_TO_LATIN``), accents dropped, anything else that is not ASCII as ``?``."""
-    out = []
-    for i, ch in enumerate(text):
-        upper = ch.upper()
-        if upper in CYRILLIC_TO_LATIN:
-            latin = CYRILLIC_TO_LATIN[upper]
-            if ch != upper:
-                latin = latin.lower()
-            elif text[i + 1:i + 2].islower():  # Щукин -> Shchukin, ЩУКИН -> SHCHUKIN
-                latin = latin.capitalize()
-            out.append(latin)
-            continue
-        plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-        out.append(plain if plain or ch.isascii() else "?")
-    return "".join(out)
+    return say("player", language, latin=latin, n=index + 1) if isinstance(index, int) else "?"
 
 
 def readable(state: dict[str, Any], cyrillic: bool) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from controller.texts import Language
+
 Color = Annotated[str, StringConstraints(pattern=r"^#[0-9A-Fa-f]{6}$")]
 Rgb = Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=3, max_length=3)]
 TopicLevel = Annotated[str, StringConstraints(pattern=r"^[^/#+\s]+$")]
@@ -33,9 +35,12 @@ class AwtrixConfig(_Model):
         default_factory=lambda: list(PLAYER_COLORS))
     text_color: Color = "#FFFFFF"
     name_chars: Annotated[int, Field(ge=1, le=12)] = 3
-    #: AWTRIX 3's own font has Latin letters only (ASCII and Latin-1): names are
-    #: transliterated unless the clock runs a font with Cyrillic.
-    cyrillic: bool = False
+    #: AWTRIX 3's font has Cyrillic capitals since its firmware 0.95 (March 2024; lower-case
+    #: letters show as capitals). False for an older firmware, which drops Cyrillic letters:
+    #: names and words are then transliterated.
+    cyrillic: bool = True
+    #: The language of the clock's words; None: the table's (its state's ``language``).
+    language: Language | None = None
     icon: str | None = None
     duration: Annotated[int, Field(ge=1)] = 10
     lifetime: Annotated[int, Field(ge=0)] = 0
@@ -58,8 +63,10 @@ class TextDisplayConfig(_Model):
     cols: Annotated[int, Field(ge=4, le=80)] | None = None
     rows: Annotated[int, Field(ge=1, le=16)] | None = None
     #: An HD44780 LCD's usual character ROM (A00) and ESPHome's default glyphs have no
-    #: Cyrillic: names are transliterated unless the panel's font has it.
+    #: Cyrillic: names and words are transliterated unless the panel's font has it.
     cyrillic: bool = False
+    #: The language of the panel's words; None: the table's (its state's ``language``).
+    language: Language | None = None
 
     #: characters × lines of each panel: an HD44780 2×16 LCD; a 64×32 matrix in a 6×8 font
     PANELS: ClassVar[dict[str, tuple[int, int]]] = {"2x16": (16, 2), "64x32": (10, 4)}

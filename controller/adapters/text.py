@@ -8,7 +8,11 @@ unless configured), so a display that reboots shows the score at once:
 
 A 2×16 character LCD (HD44780) shows two players a line each (three or four share the
 lines); a 64×32 matrix in a 6×8 pixel font holds 10 characters × 4 lines: the players, then
-the state of play (shot, ball in hand, the winner) and the game within the race.
+the state of play (shot, ball in hand, the winner) and the game within the race. The words
+(``ШАР С РУКИ`` / ``BALL IN HAND``, ``УДАР 7``, ``ПАРТИЯ 2 ДО 3``) are in the table's
+language (its state's ``language``) unless the display's ``language`` says otherwise, each in
+the longest form that fits the line (``controller.scoreboard.say``), transliterated when the
+display's font has no Cyrillic.
 """
 
 from __future__ import annotations
@@ -19,15 +23,16 @@ from typing import Any
 from controller.adapters.base import (
     Adapter,
     Publication,
+    language_of,
     players,
     readable,
+    say,
     short_name,
     table_id,
     value_key,
 )
 from controller.adapters.config import TextDisplayConfig
-
-STATUS = {"break": "BREAK", "awaiting": "REFEREE", "shootout": "SHOOTOUT", "idle": "FREE"}
+from controller.scoreboard import WORDS
 
 
 def cell(mark: str, name: str, value: str, width: int) -> str:
@@ -38,12 +43,15 @@ def cell(mark: str, name: str, value: str, width: int) -> str:
     return f"{mark}{name[:room]:<{room}} {value}"
 
 
-def layout(state: dict[str, Any], cols: int, rows: int, table: str = "") -> list[str]:
-    """Returns exactly ``rows`` lines of exactly ``cols`` characters for this state."""
+def layout(state: dict[str, Any], cols: int, rows: int, table: str = "", *,
+           language: str = "en", latin: bool = False) -> list[str]:
+    """Returns exactly ``rows`` lines of exactly ``cols`` characters for this state, its fixed
+    words in ``language`` (in Latin letters with ``latin``)."""
     ps = players(state)
     lines: list[str] = []
     if not ps or state.get("status") == "idle":
-        lines = [f"TABLE {table.upper()}".strip(), "FREE"]
+        lines = [say("table", language, cols=cols, latin=latin, table=table.upper()).strip(),
+                 say("free", language, cols=cols, latin=latin)]
     else:
         key = value_key(state)
         to_shoot = state.get("to_shoot")
@@ -53,29 +61,36 @@ def layout(state: dict[str, Any], cols: int, rows: int, table: str = "") -> list
         width = cols // per_line
         for start in range(0, len(cells), per_line):
             lines.append("".join(cell(m, n, v, width) for m, n, v in cells[start:start + per_line]))
-        lines.extend(info_lines(state, ps, cols))
+        lines.extend(info_lines(state, ps, cols, language, latin))
     lines = [line[:cols].ljust(cols) for line in lines[:rows]]
     return lines + [" " * cols] * (rows - len(lines))
 
 
-def info_lines(state: dict[str, Any], ps: list[dict[str, Any]], cols: int) -> list[str]:
+def info_lines(state: dict[str, Any], ps: list[dict[str, Any]], cols: int,
+               language: str = "en", latin: bool = False) -> list[str]:
+    """Returns the state of play (the shot, ball in hand, the winner) and the game within the
+    race, each fitted to ``cols`` in ``language``."""
+    def word(key: str, **fields: Any) -> str:
+        return say(key, language, cols=cols, latin=latin, **fields)
+
     status = state.get("status")
     winner = state.get("winner")
     if status in ("game_over", "match_over"):
         if isinstance(winner, int) and 0 <= winner < len(ps):
-            first = f"{short_name(ps[winner], 12)} WINS"
+            first = word("wins", name=short_name(ps[winner], 12))
         else:
-            first = "DRAW" if state.get("draw") else "GAME OVER"
+            first = word("draw") if state.get("draw") else word("game_over")
     elif status == "in_play":
-        bih = state.get("ball_in_hand")
-        in_hand = "BALL IN HAND" if cols >= 12 else "IN HAND"
-        first = in_hand if bih not in (None, "none") else f"SHOT {state.get('shot', 0)}"
+        in_hand = state.get("ball_in_hand") not in (None, "none")
+        first = word("in_hand") if in_hand else word("shot", n=state.get("shot", 0))
+    elif f"status.{status}" in WORDS["en"]:
+        first = word(f"status.{status}")
     else:
-        first = STATUS.get(str(status), str(status).upper())
-    game = f"G{state.get('game_no', 1)}"
+        first = str(status).upper()
+    game_no = state.get("game_no", 1)
     if state.get("race_to"):
-        game += f" RACE {state['race_to']}"
-    return [first, game]
+        return [first, word("game_race", n=game_no, race=state["race_to"])]
+    return [first, word("game", n=game_no)]
 
 
 class TextDisplayAdapter(Adapter):
@@ -89,7 +104,9 @@ class TextDisplayAdapter(Adapter):
 
     def payload(self, state: dict[str, Any]) -> dict[str, Any] | str:
         cols, rows = self.config.size
-        lines = layout(readable(state, self.config.cyrillic), cols, rows, self.table)
+        lines = layout(readable(state, self.config.cyrillic), cols, rows, self.table,
+                       language=language_of(state, self.config.language),
+                       latin=not self.config.cyrillic)
         text = "\n".join(lines)
         if self.config.format == "text":
             return text

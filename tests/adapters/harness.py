@@ -27,10 +27,10 @@ def client(broker: Broker, name: str) -> aiomqtt.Client:
 class TableService:
     """The table pipeline publishing each message on ``B/<topic>`` as the service does."""
 
-    def __init__(self, mqtt: aiomqtt.Client) -> None:
+    def __init__(self, mqtt: aiomqtt.Client, language: str = "en") -> None:
         self.mqtt = mqtt
         self.pending: list[Message] = []
-        self.table = Table()
+        self.table = Table(language=language)
         self.t = 0.0
 
     async def flush(self) -> None:
@@ -98,13 +98,15 @@ class Device:
 
 @contextlib.asynccontextmanager
 async def rig(broker: Broker, config: AdaptersConfig, *device_topics: str,
-              start_table: bool = True) -> AsyncIterator[tuple[TableService, Device]]:
-    """Yields a table service and a device subscribed to ``device_topics``, adapters running."""
+              start_table: bool = True, language: str = "en",
+              ) -> AsyncIterator[tuple[TableService, Device]]:
+    """Yields a table service (its ``language`` setting) and a device subscribed to
+    ``device_topics``, adapters running."""
     async with client(broker, "table") as t, client(broker, "device") as d, \
             client(broker, "adapters") as a:
         for topic in device_topics:
             await d.subscribe(topic, qos=1)
-        service = TableService(t)
+        service = TableService(t, language)
         if start_table:
             await service.start()
         ready = asyncio.Event()

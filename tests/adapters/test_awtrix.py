@@ -48,7 +48,7 @@ async def test_a_foul_is_a_notification_naming_the_player_in_their_colour(broker
         await table.foul(["touched_ball"])
         assert await device.next() == (NOTIFY, {
             "text": [{"t": "FOUL ", "c": "FF0000"}, {"t": "ANN", "c": RED},
-                     {"t": " TOUCHED BALL", "c": WHITE}],
+                     {"t": " TOUCHED A BALL", "c": WHITE}],
             "textCase": 2, "duration": 5, "stack": False, "wakeup": True, "repeat": 1}, False)
         await device.nothing()
 

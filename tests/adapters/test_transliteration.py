@@ -44,12 +44,12 @@ def test_a_text_panel_shows_cyrillic_names_transliterated_unless_its_font_has_cy
 
 
 def test_an_awtrix_clock_shows_cyrillic_names_transliterated_unless_its_font_has_cyrillic() -> None:
-    clock = AwtrixAdapter(AwtrixConfig(prefix="awtrix/t1"))
+    clock = AwtrixAdapter(AwtrixConfig(prefix="awtrix/t1", cyrillic=False))  # before 0.95
     [app] = clock.on_state(STATE)
     words = [part["t"] for part in app.payload["text"]]  # type: ignore[index]
     assert words == ["PET ", "12", ":", "7", " IUL"]
     foul = clock.on_event({"type": "foul", "data": {"player": 1, "fouls": ["touched_ball"]}})
     assert "IUL" in str(foul[0].payload)
-    own = AwtrixAdapter(AwtrixConfig(prefix="awtrix/t1", cyrillic=True))
+    own = AwtrixAdapter(AwtrixConfig(prefix="awtrix/t1"))  # AWTRIX 3 from 0.95: Cyrillic
     [app] = own.on_state(STATE)
     assert [part["t"] for part in app.payload["text"]][0] == "ПЁТ "  # type: ignore[index]
