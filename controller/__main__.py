@@ -51,8 +51,7 @@ def parser() -> argparse.ArgumentParser:
     sim.add_argument("--noise", action="store_true", help="glitches, crosstalk, rattles, stuck sensors")
     sim.add_argument("--players", type=int, default=2, help="players (pyramid: 2–4)")
     sim.add_argument("--physics", action="store_true",
-                     help="one rack played by the pooltool physics (ten-ball, siberian-ten; "
-                     "./dev physics-install)")
+                     help="one rack played by the pooltool physics (./dev physics-install)")
 
     from controller.commission import add_parser as commission_parser
     commission_parser(sub)

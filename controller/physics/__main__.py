@@ -12,12 +12,15 @@ import sys
 from typing import Any
 
 from controller.physics.engine import POOL_9FT, Engine, PhysicsUnavailable, TableSize
+from controller.physics.pyramid import PYRAMID_12FT, PyramidRack
 from controller.physics.rack import RackPlay, TenBallRack
 from controller.physics.sensors import Sensors
 from controller.physics.siberian import SIBERIAN_TABLE, SiberianRack
 
+#: The games played on the physics: each one's table and rack, by the rules' game name.
 GAMES: dict[str, tuple[TableSize, type[RackPlay]]] = {
-    "ten-ball": (POOL_9FT, TenBallRack), "siberian-ten": (SIBERIAN_TABLE, SiberianRack)}
+    "ten-ball": (POOL_9FT, TenBallRack), "siberian-ten": (SIBERIAN_TABLE, SiberianRack),
+    "pyramid": (PYRAMID_12FT, PyramidRack)}
 
 
 def sensors_of(rack: int) -> Sensors:

@@ -101,7 +101,8 @@ def disagreements(record: dict[str, Any]) -> list[Disagreement]:
             if name not in shot["expected"]:
                 continue  # this game's oracle does not rule it
             expected = shot["expected"][name]
-            if name == "next_shooter" and shot["expected"]["winner"] is not None:
+            over = shot["expected"]["winner"] is not None or shot["expected"].get("drawn")
+            if name == "next_shooter" and over:
                 continue  # who would shoot after a game's end means nothing
             actual = None if ruled is None else ruled[name]
             if actual != expected:

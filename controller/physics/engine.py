@@ -168,6 +168,26 @@ class Engine:
             found += [Happening(t, "centre", _ball(bid)) for t in crossings(track, self.size.length / 2)]
         return found
 
+    def departure(self, cue: XY, ball: XY, phi: float, speed: float,
+                  spin: XY = (0.0, 0.0)) -> float | None:
+        """Returns the direction (degrees from +x) in which the object ball at ``ball`` leaves
+        the cue ball struck from ``cue`` at ``phi`` with ``speed`` (the two alone on the
+        table): the throw a player allows for from experience. None when they do not meet."""
+        pt = self.pt
+        objs = {str(b): pt.Ball.create(str(b), xy=xy, **{"R": self.params.R, "m": self.params.m})
+                for b, xy in ((CUE, cue), ("1", ball))}
+        system = pt.System(cue=pt.Cue(cue_ball_id=CUE), table=self.table, balls=objs)
+        system.strike(V0=speed, phi=phi, a=spin[0], b=spin[1], theta=0.0)
+        try:
+            pt.simulate(system, inplace=True, max_events=12)
+        except AssertionError:
+            return None
+        for event in system.events:
+            if str(event.event_type) == "ball_ball":
+                out = next(a for a in event.agents if a.id == "1").final.state.rvw[1]
+                return math.degrees(math.atan2(float(out[1]), float(out[0])))
+        return None
+
     def _happening(self, event: Any) -> Happening | None:
         kind = str(event.event_type)
         t = float(event.time)

@@ -20,6 +20,7 @@ balls reached a cushion.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import math
 import random
@@ -92,7 +93,7 @@ def ten_ball_rack(engine: Engine, rng: random.Random) -> dict[Ball, XY]:
     return {ball: spots[i] for i, ball in enumerate(order)}
 
 
-class RackPlay:
+class RackPlay(abc.ABC):
     """The trace of one rack as a table records it, for any game: the match started, the
     sensor events a shot's happenings cause, the referee's declarations and answers. The
     pipeline (a ``Table``) runs alongside only so that the referee can answer the questions
@@ -121,12 +122,22 @@ class RackPlay:
         self._happenings: list[Happening] = []
         self.stopped = False  # a question the referee would not answer is open
 
+    @abc.abstractmethod
+    def play(self) -> RackRecord:
+        """Plays the rack to its end (or a cap on its shots); returns its record."""
+
     # ---------------------------------------------------------------- the trace
     def _request(self, name: str, payload: dict[str, Any], dt: float) -> None:
         self.t += dt
         self.record.lines.append({"t": round(self.t, 6), "request": name, "payload": payload})
         self.table.advance(self.t)
         self.table.request(name, payload, round(self.t, 6))
+
+    def _call(self, call: tuple[int, Pocket] | None) -> None:
+        """Records the shooter's call of ball and pocket (nothing when there is none)."""
+        if call is not None:
+            self._request("call", {"calls": [{"ball": call[0], "pocket": call[1]}], "kind": "normal"},
+                          dt=1.0)
 
     def _sensor(self, ev: SensorEvent) -> None:
         ev = SensorEvent(round(ev.t, 6), ev.ch, ev.v, ev.level, ev.ball, ev.pocket)
@@ -151,10 +162,6 @@ class RackPlay:
         self.t += self.config.quiet_s + self.config.identity_max_s + 0.5
         self.table.advance(self.t)
         self._answer_all()
-
-    def play(self) -> RackRecord:
-        """Plays the rack to its end; returns its record (each game's rack says how)."""
-        raise NotImplementedError
 
     def _shot_no(self) -> int:
         """Returns the number of the shot being played (the pipeline's numbering): a
@@ -263,9 +270,7 @@ class TenBallRack(RackPlay):
                 happenings, rest = self.engine.shot(balls, phi, speed)
             except ArithmeticError:
                 break  # left out of the rack, as the notes advise
-            if call is not None:
-                self._request("call", {"calls": [{"ball": call[0], "pocket": call[1]}],
-                                       "kind": "normal"}, dt=1.0)
+            self._call(call)
             truth = shot_truth(shooter, is_break, call, happenings)
             ruling = self.oracle.rule(truth)
             self._play(truth, happenings)

@@ -17,7 +17,7 @@ import pytest
 from controller.physics.check import Disagreement, disagreements, points_of
 
 CORPUS = Path(__file__).parent / "corpus"
-GAMES = ["ten-ball", "siberian-ten"]
+GAMES = ["ten-ball", "siberian-ten", "pyramid"]
 
 #: (game, seed, shot) → why fusion + rules cannot agree with the truth there.
 KNOWN: dict[tuple[str, int, int], str] = {}
