@@ -8,6 +8,7 @@ or critical finding. Screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -17,7 +18,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from controller.web import WebConfig
+from controller.web import STATIC, WebConfig
+from controller.web import options as web_options
 from tests.broker import Broker, free_port
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
@@ -183,6 +185,42 @@ def test_russian_pages_name_games_pockets_and_questions_in_russian(
     expect(console.locator("#h-new")).to_have_text("New match", timeout=TIMEOUT)
     console.select_option("#lang", "ru")
     expect(console.locator("html")).to_have_attribute("lang", "ru", timeout=TIMEOUT)
+    _close(console)
+
+
+OPTIONS_SHOWN = """() => [...document.querySelectorAll("#options label.option")].map(l => ({
+  key: l.querySelector("[data-option]").dataset.option,
+  doc: l.querySelector("[data-option-doc]").textContent,
+  lang: l.querySelector("[data-option-doc]").lang,
+  choices: [...l.querySelectorAll("option")].map(o => o.textContent)}))"""
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_every_game_option_is_explained_in_the_pages_language(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path,
+        lang: str) -> None:
+    words = json.loads((STATIC / "lang" / f"{lang}.json").read_text(encoding="utf-8"))
+    games = web_options.options()
+    console = _open(browser, web.url + f"console.html?table=t6&lang={lang}", "tablet")
+    expect(console.locator("html")).to_have_attribute("lang", lang, timeout=TIMEOUT)
+    console.click("#new-match details summary")
+    for game, spec in games.items():
+        console.select_option("#game", game)
+        shown = console.evaluate(OPTIONS_SHOWN)
+        assert [o["key"] for o in shown] == [o["key"] for o in spec["options"]]
+        for o, got in zip(spec["options"], shown, strict=True):
+            if lang == "en":  # the rules' own words, as docs/options.md has them
+                assert (got["doc"], got["lang"]) == (o["doc"], "en")
+            else:  # never the English: its own words, marked as Russian
+                doc = words.get(f"optdoc.{game}.{o['key']}") or words[f"optdoc.{o['key']}"]
+                assert (got["doc"], got["lang"]) == (doc, "ru"), o["key"]
+            labels = [words.get(f"optchoice.{o['key']}.{c}", str(c)) for c in o["choices"]]
+            assert got["choices"] == labels, o["key"]
+            assert not any("_" in c for c in got["choices"]), o["key"]  # no raw code
+        if game == "siberian-ten":
+            console.screenshot(path=str(artifacts / f"console-options-{lang}.png"), full_page=True)
+    assert console.evaluate("document.scrollingElement.scrollWidth") <= SIZES["tablet"][0]
+    assert _serious(console) == []
     _close(console)
 
 

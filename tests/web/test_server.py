@@ -119,7 +119,47 @@ def test_every_language_has_every_word_with_the_same_placeholders() -> None:
     assert listed and set(re.findall(r"(\w+): \"", listed.group(1))) == set(LANGUAGES)
     for code in LANGUAGES:
         words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
-        assert words.keys() == english.keys(), code
+        # what options do: English from the rules' own docs (options.json), the others here
+        explained = {k for k in words if k.startswith("optdoc.")}
+        assert words.keys() - explained == english.keys(), code
+        assert not explained or code != "en"
         for key, text in words.items():
-            assert set(re.findall(r"\{\w+\}", text)) == set(re.findall(r"\{\w+\}", english[key])), (code, key)
             assert text.strip(), (code, key)
+            if key not in explained:
+                fields = set(re.findall(r"\{\w+\}", text))
+                assert fields == set(re.findall(r"\{\w+\}", english[key])), (code, key)
+
+
+def test_every_option_of_every_game_is_explained_and_its_choices_named_in_every_language() -> None:
+    """``optdoc.<game>.<key>``, or ``optdoc.<key>`` for the games whose options of that name
+    say the same in English; ``optchoice.<key>.<choice>`` for every choice that is not a
+    number. An option added to a game without its Russian explanation fails here."""
+    games = web_options.options()
+    for code in LANGUAGES:
+        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        shared: dict[str, set[str]] = {}
+        used = set()
+        for game, spec in games.items():
+            for o in spec["options"]:
+                for c in o["choices"]:
+                    if not isinstance(c, int) or f"optchoice.{o['key']}.0" in words:
+                        assert f"optchoice.{o['key']}.{c}" in words, (code, game, o["key"], c)
+                if code == "en":
+                    continue
+                own, common = f"optdoc.{game}.{o['key']}", f"optdoc.{o['key']}"
+                assert own in words or common in words, (code, game, o["key"])
+                if own in words:
+                    used.add(own)
+                else:
+                    used.add(common)
+                    shared.setdefault(o["key"], set()).add(o["doc"])
+                if code == "ru":
+                    assert re.search("[а-яё]", words[own if own in words else common]), o["key"]
+        # one explanation for games whose English differs would tell one of them wrongly
+        assert {k: docs for k, docs in shared.items() if len(docs) > 1} == {}, code
+        # and none for an option that no longer exists
+        assert {k for k in words if k.startswith("optdoc.")} == used, code
+        named = {k for k in words if k.startswith("optchoice.")}
+        offered = {f"optchoice.{o['key']}.{c}" for spec in games.values() for o in spec["options"]
+                   for c in o["choices"]}
+        assert named <= offered, (code, named - offered)

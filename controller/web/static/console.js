@@ -366,13 +366,28 @@ function pressable(node, action) {
       let input;
       if (typeof o.default === "boolean") input = el("input", { type: "checkbox", checked: o.default });
       else if (o.choices.length) {
-        input = el("select", {}, o.choices.map((c) => el("option", { value: JSON.stringify(c), selected: c === o.default }, String(c))));
-      } else if (Array.isArray(o.default)) input = el("input", { type: "text", placeholder: "e.g. 0, 15", value: o.default.join(", ") });
+        input = el("select", {}, o.choices.map((c) => el("option", { value: JSON.stringify(c), selected: c === o.default }, choiceLabel(o, c))));
+      } else if (Array.isArray(o.default)) input = el("input", { type: "text", placeholder: "0, 15", value: o.default.join(", ") });
       else input = el("input", { type: "text", value: String(o.default) });
       input.dataset.option = o.key;
-      // the option's name in the page's language; its rules (the code's own words) below
-      return el("label", { class: "option" }, input, ` ${tOr("opt", o.key)} `, el("code", {}, o.key), el("small", {}, o.doc));
+      // the option's name and what it does in the page's language, its code beside them
+      const [doc, docLang] = optionDoc(game, o);
+      return el("label", { class: "option" }, input, ` ${tOr("opt", o.key)} `, el("code", {}, o.key),
+        el("small", { "data-option-doc": o.key, lang: docLang }, doc));
     }));
+  }
+  // What an option does, in the page's language: lang/<code>.json's optdoc.<game>.<key> (where
+  // the games' options of that name differ) or optdoc.<key>; English is the rules' own `doc`
+  // (options.json, as docs/options.md has it). Returns [text, its language code].
+  function optionDoc(game, o) {
+    const words = STRINGS[LANG] || {};
+    const text = words[`optdoc.${game}.${o.key}`] ?? words[`optdoc.${o.key}`];
+    return text ? [text, LANG] : [o.doc, "en"];
+  }
+  // A choice's label in the page's language (the code itself when it has none: numbers).
+  function choiceLabel(o, c) {
+    const key = `optchoice.${o.key}.${c}`;
+    return key in STRINGS.en ? t(key) : String(c);
   }
   function optionsChosen(game) {
     const out = {};
