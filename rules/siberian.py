@@ -691,7 +691,8 @@ class SiberianTen(Game):
         if own and player == opts.handicap_giver and extra.handicap_left > 0:
             player = state.next_player(player)
             state = replace(state, extra=replace(extra, handicap_left=extra.handicap_left - 1))
-            decisions.append(Noted("handicap", f"ball {ball} counts for the receiver"))
+            # the ball counts for the receiver
+            decisions.append(Noted("handicap", str(ball), about=(("ball", ball), ("to", player))))
         p = state.players[player]
         state = state.with_player(player, score=p.score + 1, balls=(*p.balls, ball))
         if ball == OBJECT:

@@ -619,6 +619,10 @@ def test_st_19_handicap_giver_breaks_and_the_first_k_balls_count_for_the_receive
     assert ref.state.to_shoot == BOB  # the giver breaks, whoever won the lag
     out = play(ref, first=1, drops=[(2, "fl"), (5, "fr"), (6, "sl")])
     assert credits(out) == [(ANN, 2), (ANN, 5), (BOB, 6)]
+    # noted as data (the ball, the receiver), for a page to word
+    assert [d for d in out if isinstance(d, Noted)] == [
+        Noted("handicap", "2", about=(("ball", 2), ("to", ANN))),
+        Noted("handicap", "5", about=(("ball", 5), ("to", ANN)))]
     assert ref.state.to_shoot == BOB
     out = play(ref, call=(7, "fl"), first=7, drops=[(7, "fl")])
     assert credits(out) == [(BOB, 7)]

@@ -332,6 +332,62 @@ def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_
     _close(phone)
 
 
+def test_ten_ball_declares_the_breaks_cushions_and_unsportsmanlike_conduct_from_the_keyboard(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+    """TB-5's count of balls to a cushion and TB-14's penalty, declared with the keyboard alone
+    in Russian; the table's answer (a bad break, then the match lost) shows on the card."""
+    tb = LiveTable(ws_broker.host, ws_broker.port, "tb", "t1").start()
+    try:
+        tb.request("new_match", {"game": "ten-ball", "players": ["Анна", "Борис"], "race_to": 3})
+        console = _open(browser, web.url + "console.html?venue=tb&table=t1&lang=ru", "tablet")
+        expect(console.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        expect(console.locator("#unsporting legend")).to_have_text("Неспортивное поведение (TB-14)")
+        expect(console.locator("#offender option")).to_have_text(["Анна", "Борис"])
+        sent = len(tb.requests)
+
+        console.focus("#balls-to-cushion")
+        console.keyboard.type("3")  # the option whose text starts with 3
+        console.focus("#send-declare")
+        console.keyboard.press("Enter")
+        expect(console.locator("#result")).to_have_text("Объявление: выполнено", timeout=TIMEOUT)
+        assert tb.requests[-1][0] == "declare" and tb.requests[-1][1]["balls_to_cushion"] == 3
+        expect(console.locator("#balls-to-cushion")).to_have_value("")
+        console.focus("#shot-end")
+        console.keyboard.press("Enter")  # the break rules: three balls are not four
+        expect(console.locator("#card [data-field=fouls]")).to_contain_text("фол", timeout=TIMEOUT)
+
+        # no reason: said so, nothing sent
+        console.focus("#send-unsporting")
+        console.keyboard.press("Enter")
+        expect(console.locator("#result")).to_have_text(re.compile("^Не отправлено: укажите причину"))
+        assert len(tb.requests) == sent + 2
+        console.keyboard.type("оскорбил соперника")  # the reason's field has the focus
+        console.focus("#offender")
+        console.keyboard.press("ArrowDown")  # Борис
+        console.focus("#loses")
+        console.keyboard.press("ArrowDown")  # the match
+        asked: list[str] = []
+        console.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+        console.focus("#send-unsporting")
+        console.keyboard.press("Enter")
+        expect(console.locator("#result")).to_have_text("Объявление: выполнено", timeout=TIMEOUT)
+        assert asked == ["Засчитать игроку Борис поражение в матче за неспортивное поведение?"]
+        assert tb.requests[-1][1]["unsportsmanlike"] == {
+            "player": 1, "loses": "match", "reason": "оскорбил соперника"}
+        console.focus("#shot-end")
+        console.keyboard.press("Enter")
+        card = console.locator("#card")
+        expect(card).to_contain_text("Победа в матче: Анна", timeout=TIMEOUT)
+        expect(card).to_contain_text("Партия 1 — Анна (неспортивное поведение), 1:0")
+        expect(card).to_contain_text("неспортивное поведение: оскорбил соперника")
+        assert "unsportsmanlike" not in card.inner_text()
+        console.screenshot(path=str(artifacts / "console-tenball-declares-ru.png"), full_page=True)
+        assert _serious(console) == []
+        _close(console)
+    finally:
+        tb.stop()
+
+
 def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
         browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
     t5 = venue["t5"]

@@ -13,6 +13,7 @@ from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
 from controller.web.server import LANGUAGES
+from hardware.health import Health, Reason
 from rules import GAMES, Topic
 from rules.facts import DECLARABLE_FOULS, Foul, ShotKind, Special
 from tests.web.harness import http_get
@@ -105,7 +106,8 @@ def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language
     for code in LANGUAGES:
         words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
         for prefix, codes in (("foul", Foul), ("special", Special), ("kind", ShotKind), ("game", GAMES),
-                              ("q", Topic), ("opt", option_keys)):
+                              ("q", Topic), ("opt", option_keys), ("health", Health),
+                              ("fault", Reason)):
             named = {k.split(".", 1)[1] for k in words if k.startswith(prefix + ".")}
             missing = {str(c) for c in codes} - named
             assert not missing, (code, prefix, missing)

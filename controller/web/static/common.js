@@ -25,7 +25,7 @@ function gameName(code) { return GAME_IDS.includes(code) ? t("game." + code) : S
 function foulName(code) { return tOr("foul", code); }
 function ballName(ball) {
   if (ball === "cue") return t("ball.cue");
-  if (ball === null || ball === undefined) return t("ball.unknown");
+  if (ball === null || ball === undefined || ball === "object") return t("ball.unknown");
   return t("ball", { ball });
 }
 function el(tag, attrs = {}, ...children) {
@@ -246,6 +246,24 @@ function errorText(reason, table) {
 }
 
 // ------------------------------------------------------------------ events
+// A Noted decision in words: what the ruling rests on, and its detail as data in words (a
+// foul, a special, a player, a ball), never the rules' own code.
+function noteText(n, table) {
+  const detail = n.detail === undefined || n.detail === null ? "" : String(n.detail);
+  const about = Object.fromEntries(Array.isArray(n.about) ? n.about : Object.entries(n.about || {}));
+  let shown = "";
+  if (["foul_waived", "foul_not_in_rules", "foul_not_applicable"].includes(n.what)) shown = foulName(detail);
+  else if (["special_ignored", "special_not_in_rules", "replayed"].includes(n.what)) shown = tOr("special", detail);
+  else if (n.what === "svoya" && /^\d+$/.test(detail)) shown = table.playerName(Number(detail));
+  else if (n.what === "centre_line_presumed") shown = t(detail === "crossed" ? "c.crossed" : "c.not_crossed");
+  else if (["lowest_ball_spotted", "first_contact_presumed", "four_balls_presumed"].includes(n.what)) shown = /^\d+$/.test(detail) ? detail : "";
+  else if (n.what === "unsportsmanlike") shown = detail;  // the referee's own words
+  else if (["called_presumed", "drop_ignored", "handicap"].includes(n.what) && about.ball !== undefined) {
+    shown = `${ballName(about.ball)}${about.pocket ? ", " + pocketName(about.pocket) : ""}`;
+  }
+  return tOr("note", n.what) + (shown ? `: ${shown}` : "");
+}
+
 function describeEvent(table, ev) {
   const d = ev.data || {};
   const who = (i) => table.playerName(i);
@@ -267,11 +285,14 @@ function describeEvent(table, ev) {
       if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => x.ball)) }));
       if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => x.ball)) }));
       if (!parts.length && !d.corrected) return null;  // a plain miss: the state says who is next
-      const notes = noted.map((n) => tOr("note", n.what) + (n.detail ? ` ${n.detail}` : ""));
+      // presumptions are said to be; other notes are facts of the ruling
+      const presumed = noted.filter((n) => n.what.endsWith("_presumed")).map((n) => noteText(n, table));
+      const facts = noted.filter((n) => !n.what.endsWith("_presumed")).map((n) => noteText(n, table));
+      const notes = [...facts, ...(presumed.length ? [t("ev.noted", { what: presumed.join(", ") })] : [])];
       return t("ev.shot", {
         shot: d.shot, again: d.corrected ? t("ev.again") : "", what: parts.join("; ") || t("ev.no_ball"),
         next: d.to_shoot !== null && d.to_shoot !== undefined ? t("ev.next", { who: who(d.to_shoot) }) : "",
-      }) + (notes.length ? ` (${t("ev.noted", { what: notes.join(", ") })})` : "");
+      }) + (notes.length ? ` (${notes.join("; ")})` : "");
     }
     case "foul": return t("ev.foul", { who: who(d.player), fouls: list((d.fouls || []).map(foulName)) });
     case "warning":
@@ -281,13 +302,13 @@ function describeEvent(table, ev) {
     case "question": return t("ev.question", { who: who(d.player), text: questionText(d, table) });
     case "game_over":
       return d.draw ? t("ev.game_drawn", { n: d.game_no }) :
-        t("ev.game_over", { n: d.game_no, who: who(d.winner), why: String(d.reason || "").replaceAll("_", " "), games: (d.games || []).join(":") });
+        t("ev.game_over", { n: d.game_no, who: who(d.winner), why: tOr("why", d.reason || ""), games: (d.games || []).join(":") });
     case "match_over":
       if (d.abandoned) return t("ev.match_abandoned");
       return d.winner === null || d.winner === undefined ? t("ev.match_drawn") :
         t("ev.match_over", { who: who(d.winner), games: (d.games || []).join(":") });
     case "undo": return t("ev.undo", { shot: d.back_to_shot });
-    case "sensor_fault": return t("ev.sensor_fault", { channel: d.channel, state: d.state }) + (d.reason ? ` (${String(d.reason).replaceAll("_", " ")})` : "");
+    case "sensor_fault": return t("ev.sensor_fault", { channel: d.channel, state: tOr("health", d.state) }) + (d.reason ? ` (${tOr("fault", d.reason)})` : "");
     case "sensor_recovered": return t("ev.sensor_ok", { channel: d.channel });
   }
   return null;
@@ -298,8 +319,8 @@ function healthText(table) {
   const summary = table.status && table.status.health;
   if (!summary || typeof summary !== "object") return null;
   const faults = Object.entries(summary.faults || {});
-  if (faults.length) return faults.map(([ch, s]) => `${ch} ${s}`).join(", ");
-  return summary.ok === false ? "sensor link down" : null;
+  if (faults.length) return faults.map(([ch, s]) => `${ch} ${tOr("health", s)}`).join(", ");
+  return summary.ok === false ? t("health.link_down") : null;
 }
 
 // options: console (link the card to the table's console), connected (false: we are cut

@@ -128,6 +128,7 @@ function pressable(node, action) {
     renderPresumed();
     renderPool();
     renderDeclareBalls();
+    renderOffenders();
     renderEnabled();
   }
   // Buttons that send are off while we or the table are away, and say why.
@@ -191,7 +192,7 @@ function pressable(node, action) {
     const fresh = el("div", { id: "presumed", hidden: !p },
       p ? [el("p", { class: "calls" }, t("c.presumed", { shot: p.shot })),
         ...p.items.map((n) => el("div", { class: "presumption" },
-          el("span", {}, tOr("note", n.what) + (n.detail ? ` (${n.detail})` : "")), " ",
+          el("span", {}, noteText(n, table)), " ",
           el("button", { type: "button", class: "quiet", "data-correct": n.what, "data-key": "fix-" + n.what,
             onclick: () => {
               const tx = send("declare", CORRECTIONS[n.what](n.detail));
@@ -271,7 +272,7 @@ function pressable(node, action) {
     else {
       ui.pocketed = [];
       for (const b of document.querySelectorAll("#declare-panel .toggle")) setPressed(b, false);
-      for (const id of ["first-contact", "centre-line", "special"]) document.getElementById(id).value = "";
+      for (const id of ["first-contact", "centre-line", "special", "balls-to-cushion"]) document.getElementById(id).value = "";
     }
     ui.picked = null;
     renderPool();
@@ -319,8 +320,31 @@ function pressable(node, action) {
     if (centre) payload.centre_line = centre === "true";
     const special = document.getElementById("special").value;
     if (special) payload.special = special;
+    const toCushion = document.getElementById("balls-to-cushion").value;
+    if (toCushion && state().game === "ten-ball") payload.balls_to_cushion = Number(toCushion);
     if (!Object.keys(payload).length) { show(t("c.nothing_ticked"), "error"); return; }
     send("declare", payload);
+  });
+
+  // Ten-ball's penalty for unsportsmanlike conduct (TB-14): the player loses the game or the
+  // match, for a reason the ruling records.
+  function renderOffenders() {
+    const offender = document.getElementById("offender");
+    const was = offender.value;
+    const names = (state().players || []).map((p, i) => el("option", { value: i }, table.playerName(i)));
+    if ([...offender.options].map((o) => o.textContent).join("|") !== names.map((o) => o.textContent).join("|")) {
+      offender.replaceChildren(...names);
+      if (was && Number(was) < names.length) offender.value = was;
+    }
+    for (const node of document.querySelectorAll(".tenball-only")) node.hidden = state().game !== "ten-ball";
+  }
+  document.getElementById("send-unsporting").addEventListener("click", () => {
+    const reason = document.getElementById("unsporting-reason").value.trim();
+    if (!reason) { show(t("c.no_reason"), "error"); document.getElementById("unsporting-reason").focus(); return; }
+    const player = Number(document.getElementById("offender").value);
+    const loses = document.getElementById("loses").value;
+    if (!confirm(t(`c.confirm_unsporting_${loses}`, { who: table.playerName(player) }))) return;
+    if (send("declare", { unsportsmanlike: { player, loses, reason } })) document.getElementById("unsporting-reason").value = "";
   });
 
   // ---------------------------------------------------------------- call, shot end, undo, match
