@@ -17,10 +17,12 @@ What real sensors do, and what is done about it:
   ``crosstalk_s``, only the stronger (analogue ``level`` peak, else time on) counts.
 - **Identity.** The cue-ball detector and the identity reader sit in the ball return; their
   events are matched to the oldest drop (in the reported pocket, if any) that fell between
-  ``identity_min_s`` and ``identity_max_s`` earlier. An event with no such drop is a drop
-  the beams missed. A sensor that reports is fitted, configured or not: from its first
-  event on, drops wait for it, and (the cue-ball detector) a drop it did not flag is an
-  object ball.
+  ``identity_min_s`` and ``identity_max_s`` earlier. The cue-ball detector names no pocket:
+  where the identity reader then names the ball of the drop it took, that ball takes the
+  drop and the cue ball another drop of its window (the pockets' paths to the return can
+  swap two balls' order). An event with no such drop is a drop the beams missed. A sensor
+  that reports is fitted, configured or not: from its first event on, drops wait for it,
+  and (the cue-ball detector) a drop it did not flag is an object ball.
 - **Shot boundaries.** A shot opens with its call or with the first activity after rest.
   ``quiet_s`` after its last activity (and, where a ball-return sensor is fitted, not before
   it had time to report the last drop) it is ruled provisionally. Until the next shot opens
@@ -156,6 +158,7 @@ class _Drop:
     ball: int | str | None = None
     matched: bool = False  # a ball-return event was matched to it
     declared: bool = False  # a referee said which ball it was
+    guessed_at: float | None = None  # the time of the report naming no pocket that matched it
 
 
 @dataclass(slots=True)
@@ -643,14 +646,41 @@ class Fusion:
                     drop.matched = True
                     if drop.ball is None:
                         drop.ball = ball
+                        drop.guessed_at = t if pocket is None else None
                     self._changed(shot, t, out)
                     return
+        if pocket is not None and self._unguess(t, ball, pocket, out):
+            return
         # no drop to match: the beams missed one
         shot = self._shot_at(t)
         shot.drops.append(_Drop(t, pocket, ball, matched=True))
         self._touch(shot, t)
         out.append(DropSeen(t, pocket, ball, late=shot is self._last))
         self._changed(shot, t, out)
+
+    def _unguess(self, t: float, ball: int | str, pocket: Pocket, out: list[Action]) -> bool:
+        """A report naming ``pocket`` finds that pocket's drop taken by an earlier report naming
+        no pocket (the cue-ball detector, matched by the order balls reach the return, which
+        the pockets' distances to it can swap): the named ball takes the drop, and the earlier
+        report's ball moves to a drop of its window still unmatched. Returns whether it did."""
+        cfg = self.config
+        lo, hi = t - cfg.identity_max_s, t - cfg.identity_min_s
+        for shot in (self._last, self._cur):
+            if shot is None:
+                continue
+            for drop in shot.drops:
+                g = drop.guessed_at
+                if g is None or drop.pocket != pocket or not lo <= drop.t <= hi:
+                    continue
+                other = next((d for d in shot.drops if not d.matched and d.ball is None
+                              and g - cfg.identity_max_s <= d.t <= g - cfg.identity_min_s), None)
+                if other is None:
+                    continue
+                other.matched, other.ball, other.guessed_at = True, drop.ball, g
+                drop.ball, drop.guessed_at = ball, None
+                self._changed(shot, t, out)
+                return True
+        return False
 
     # -------------------------------------------------------------- cushions
     def _cushion(self, rail: Rail, t: float, v: int, level: float | None) -> None:
