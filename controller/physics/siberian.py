@@ -38,6 +38,8 @@ XY = tuple[float, float]
 SIBERIAN_TABLE: TableSize = POOL_9FT
 #: The share of shots played softly, for position: the two-cushion rule's test.
 SOFT_SHARE = 0.2
+#: The share of breaks played softly (the two-cushion rule then decides whether it is legal).
+SOFT_BREAK = 0.25
 #: The share of shots from hand after a foul where the player forgets ST-12 and may play
 #: a ball in the kitchen directly.
 KITCHEN_SLIP = 0.15
@@ -83,17 +85,13 @@ class SiberianRack(RackPlay):
         balls[CUE] = (size.width / 2 + rng.uniform(-0.3, 0.3), size.length / 4 - rng.uniform(0.02, 0.1))
         shooter, is_break, after_foul, from_kitchen = 0, True, False, False
         for _ in range(self.MAX_SHOTS):
-            call: tuple[int, Pocket] | None = None
             bullet = self.oracle.first is not None
             if is_break:
-                ox, oy = balls[order[0]]
-                cx, cy = balls[CUE]
-                phi = math.degrees(math.atan2(oy - cy, ox - cx)) + rng.gauss(0.0, 0.4)
-                speed = rng.uniform(6.0, 8.5)
+                call, phi, speed = None, *self._break(balls, order[0])
             elif bullet:
                 balls = self._bullet_position(shooter)
                 shot = aim(balls, BULLET_BALL, self.pockets, size.ball_radius, rng)
-                phi, speed = shot.phi, shot.speed
+                call, phi, speed = None, shot.phi, shot.speed
             else:
                 if from_kitchen:
                     balls = self._cue_in_hand(balls, after_foul)
@@ -123,6 +121,15 @@ class SiberianRack(RackPlay):
             from_kitchen = any(b == CUE for b, _ in truth.drops) or after_foul
             shooter, is_break = ruling.next_shooter, False
         return self.record
+
+    def _break(self, balls: dict[Ball, XY], apex: int) -> tuple[float, float]:
+        """Returns the break's angle and speed: at the apex ball, hard, or (``SOFT_BREAK``
+        of the breaks) softly, to leave the opponent nothing."""
+        rng = self.rng
+        (ox, oy), (cx, cy) = balls[apex], balls[CUE]
+        phi = math.degrees(math.atan2(oy - cy, ox - cx)) + rng.gauss(0.0, 0.4)
+        soft = rng.random() < SOFT_BREAK
+        return phi, rng.uniform(1.5, 3.0) if soft else rng.uniform(6.0, 8.5)
 
     def _choose(self, balls: dict[Ball, XY], kitchen_rule: bool) -> tuple[tuple[int, Pocket], float, float]:
         """Returns the call, the cue's angle and speed: the easiest pot among the balls (not
