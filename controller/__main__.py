@@ -37,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
     demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
     demo.add_argument("--game", choices=["siberian-ten", "ten-ball", "pyramid"], default=None)
+    demo.add_argument("--language", choices=["en", "ru"], default=None,
+                      help="the tables' language (questions, displays) and the pages' default "
+                           "(default: English tables, each browser's own language)")
     demo.add_argument("--hand", metavar="TABLE", action="append", default=[],
                       help="leave this table (e.g. t2) to a person at its console: it plays nothing "
                            "by itself (again for more tables)")

@@ -142,7 +142,7 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         try:
             config = validate({
                 "venue": "demo", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
-                "log_level": "warning",
+                "log_level": "warning", "language": args.language or "en",
                 "mqtt": {"url": url, "client_id": f"billiards-demo-t{n}-{port}",
                          "reconnect_min_s": 0.2, "reconnect_max_s": 2.0},
                 "journal": {"sync": "normal"},
@@ -157,7 +157,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
-                                  tables=tuple(s.config.table for s in services)),
+                                  tables=tuple(s.config.table for s in services),
+                                  language=args.language),
                         history=History({s.config.table: s.config.data for s in services}),
                         history_process=True)
         await web.start()

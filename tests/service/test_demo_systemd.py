@@ -29,11 +29,11 @@ def test_the_demo_starts_its_own_broker_plays_and_says_where_to_look():
     assert published.startswith("published ") and "event" in published and "state" in published
 
 
-async def test_the_demo_on_a_given_broker_is_seen_by_a_subscriber(broker):
+async def test_the_demo_on_a_given_broker_is_seen_by_a_subscriber_in_its_language(broker):
     async with Collector(broker, topic="billiards/demo/#") as col:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "controller", "demo", "--broker", broker.url, "--seconds", "3",
-            "--speed", "20", "--tables", "1", "--game", "ten-ball", cwd=ROOT,
+            "--speed", "20", "--tables", "1", "--game", "ten-ball", "--language", "ru", cwd=ROOT,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), 30)
         assert proc.returncode == 0, err.decode()
@@ -42,6 +42,8 @@ async def test_the_demo_on_a_given_broker_is_seen_by_a_subscriber(broker):
     events = [s.payload for s in col.seen if s.topic.endswith("/event")]
     assert [e["data"]["game"] for e in events if e["type"] == "match_started"][0] == "ten-ball"
     assert [s.payload["state"] for s in col.seen if s.topic.endswith("/status")][-1] == "stopped"
+    # the tables' language, carried in every state for the displays
+    assert {s.payload["language"] for s in col.seen if s.topic.endswith("/state")} == {"ru"}
 
 
 def test_systemd_hears_ready_and_the_watchdog(tmp_path):

@@ -333,14 +333,22 @@ def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_
 
 
 def test_ten_ball_declares_the_breaks_cushions_and_unsportsmanlike_conduct_from_the_keyboard(
-        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+        browser: Browser, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
+        artifacts: Path) -> None:
     """TB-5's count of balls to a cushion and TB-14's penalty, declared with the keyboard alone
-    in Russian; the table's answer (a bad break, then the match lost) shows on the card."""
+    in Russian; the table's answer (a bad break, then the match lost) shows on the card. Other
+    games have neither."""
+    siberian = _open(browser, web.url + "console.html?table=t3&lang=ru", "tablet")
+    expect(siberian.locator("#card .game-name")).to_have_text("Сибирская десятка", timeout=TIMEOUT)
+    expect(siberian.locator("#balls-to-cushion")).to_be_hidden()
+    expect(siberian.locator("#unsporting")).to_be_hidden()
+    _close(siberian)
     tb = LiveTable(ws_broker.host, ws_broker.port, "tb", "t1").start()
     try:
-        tb.request("new_match", {"game": "ten-ball", "players": ["Анна", "Борис"], "race_to": 3})
+        tb.request("new_match", {"game": "ten-ball", "players": ["Анна", "Борис"], "race_to": 1})
         console = _open(browser, web.url + "console.html?venue=tb&table=t1&lang=ru", "tablet")
         expect(console.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        expect(console.locator("#card")).to_contain_text("до 1 победы")  # Russian's plural forms
         expect(console.locator("#unsporting legend")).to_have_text("Неспортивное поведение (TB-14)")
         expect(console.locator("#offender option")).to_have_text(["Анна", "Борис"])
         sent = len(tb.requests)

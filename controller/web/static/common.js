@@ -270,7 +270,7 @@ function describeEvent(table, ev) {
   const list = (xs) => xs.join(", ");
   switch (ev.type) {
     case "match_started":
-      return t("ev.match_started", { players: (d.players || []).join(" — "), game: gameName(d.game), race: d.race_to });
+      return t("ev.match_started", { players: (d.players || []).join(" — "), game: gameName(d.game), race: d.race_to, n: d.race_to });
     case "ball_pocketed": {
       const where = d.pocket ? t("ev.in_pocket", { pocket: pocketName(d.pocket) }) : t("ev.in_return");
       if (d.ball === null || d.ball === undefined) return t("ev.pocketed_unknown", { where });

@@ -84,6 +84,14 @@ const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
       cards.set(id, shown);
       if (container.children[i] !== shown) container.insertBefore(shown, container.children[i] || null);
     });
+    if (tv) for (const card of cards.values()) wholeOrNothing(card);
+  }
+  // TV: what does not fit a card whole (a long question above it) is not shown cut in half.
+  function wholeOrNothing(card) {
+    const body = card.querySelector(":scope > .body");
+    if (!body) return;
+    const bottom = body.getBoundingClientRect().bottom;
+    for (const item of body.children) item.style.visibility = item.getBoundingClientRect().bottom > bottom + 0.5 ? "hidden" : "";
   }
   function soon() { if (!pending) { pending = true; requestAnimationFrame(render); } }
   render();

@@ -33,8 +33,14 @@ async function chooseLanguage(config) {
 }
 
 // Returns the text of `key` in the page's language with {name} filled from vars (English
-// when the language lacks it; the key itself when nobody has it).
+// when the language lacks it; the key itself when nobody has it). With a number `n`, the
+// form `key#<plural category>` (Intl.PluralRules: one, few, many, other) where there is one:
+// "card.race#one" for «до 1 победы», "card.race" for «до 3 побед».
 function t(key, vars = {}) {
+  if (typeof vars.n === "number") {
+    const form = `${key}#${new Intl.PluralRules(LANG).select(vars.n)}`;
+    if (form in STRINGS.en) key = form;
+  }
   const text = (STRINGS[LANG] && STRINGS[LANG][key]) ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
