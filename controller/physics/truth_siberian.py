@@ -19,6 +19,11 @@ Where docs/options.md lists readings of an unclear clause, the oracle follows th
 kitchen``, ``kitchen_penalty`` off), and follows docs/rules.md's decisions where the seed is
 silent (an uncalled cue ball that fell is no foul; the shoot-out's first shooter). Balls off
 the table (ST-10, ST-11, ST-17) never happen: pooltool keeps every ball on the cloth.
+
+Two clauses of the two-cushion rule's full wording are not modelled on their own: a ball
+touched while frozen to a cushion counts that cushion only where the engine reports it
+touching the cushion, and touching a ball whose centre lay across the centre line counts
+as a crossing only where a ball's centre then crosses it (``engine.crossings``).
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_bullets_score_what_fell_after_the_contact_and_a_miss_is_retaken_twice()
     assert won.winner == 0  # 2 against 1
 
 
-def test_the_corpus_plays_the_two_cushion_rule_misses_and_the_shoot_out() -> None:
+def test_the_corpus_plays_the_two_cushion_rule_misses_the_kitchen_and_the_shoot_out() -> None:
     from tests.physics.test_corpus import racks
 
     shots = [s for r in racks("siberian-ten") for s in r["shots"]]
@@ -132,6 +132,7 @@ def test_the_corpus_plays_the_two_cushion_rule_misses_and_the_shoot_out() -> Non
     assert any(s["truth"]["first_contact"] is None and not s["truth"]["bullet"] for s in shots)
     assert any(s["expected"]["shootout"] and s["expected"]["winner"] is not None for s in shots)
     assert any(s["expected"]["picked"] for s in shots)  # a penalty ball taken
+    assert any(s["truth"]["kitchen_hit"] and s["expected"]["foul"] for s in shots)  # ST-12
 
 
 def test_the_referee_knows_what_the_cushion_sensors_count_and_whether_the_centre_line_was_crossed() -> None:
