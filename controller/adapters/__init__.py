@@ -10,7 +10,8 @@ The displays' fixed words (``FOUL`` / ``ФОЛ``, ``BALL IN HAND`` / ``ШАР С
 ``B/state`` (``language``), unless a device's ``language`` is set. Names and words on devices
 whose font has no Cyrillic (``cyrillic = false``: HD44780 LCDs and ESPHome's default glyphs by
 default, AWTRIX 3 before firmware 0.95) are transliterated (``scoreboard.to_latin``); AWTRIX 3
-from 0.95 has Cyrillic capitals. WLED shows no text, Home Assistant shows names as written.
+from 0.95 has Cyrillic capitals. WLED shows no text; Home Assistant shows names as written, its
+device and entities named in the same language.
 """
 
 from controller.adapters.base import Publication

@@ -108,6 +108,8 @@ class HomeAssistantConfig(_Model):
     players: Annotated[int, Field(ge=2, le=4)] = 2
     undo_button: bool = True
     retain: bool = False
+    #: The language of the device's and entities' names; None: the table's.
+    language: Language | None = None
 
 
 class AdaptersConfig(_Model):

@@ -14,15 +14,18 @@ base topic with ``_`` for ``/`` (``billiards_club_t1``). Home Assistant then rea
 
 Every entity but ``connection`` is available while ``B/status`` says ``online``. The configs are
 published at start, when the number of players grows (an empty config removes a slot no
-longer needed), and again whenever Home Assistant announces ``online`` on
-``<discovery_prefix>/status`` (its birth message).
+longer needed), again whenever Home Assistant announces ``online`` on
+``<discovery_prefix>/status`` (its birth message), and when the names' language changes. The
+device's and entities' names are in the table's language (its state's ``language``; English
+until a state says) unless ``language`` is set; states and event types stay codes, for
+automations.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from controller.adapters.base import Adapter, Publication, players, table_id
+from controller.adapters.base import Adapter, Publication, language_of, players, table_id
 from controller.adapters.config import HomeAssistantConfig
 from rules.facts import Foul
 from vocabulary import DISTRIBUTION, POCKETS, VERSION
@@ -32,6 +35,17 @@ STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "ma
 #: event whose type is not among the entity's event_types, null included).
 UNKNOWN_POCKET = "unknown"
 MATCH_EVENTS = ["match_started", "game_over", "match_over", "undo"]
+#: The device's and entities' names, per language.
+NAMES: dict[str, dict[str, str]] = {
+    "en": {"device": "Billiards table {table}", "model": "Table controller",
+           "player_score": "Player {n} score", "to_shoot": "Player to shoot", "game": "Game",
+           "status": "Status", "connection": "Connection", "pocket": "Pocket", "foul": "Foul",
+           "match": "Match", "undo": "Undo last shot"},
+    "ru": {"device": "Бильярдный стол {table}", "model": "Контроллер стола",
+           "player_score": "Счёт игрока {n}", "to_shoot": "Бьёт", "game": "Игра",
+           "status": "Состояние", "connection": "Связь", "pocket": "Луза", "foul": "Фол",
+           "match": "Матч", "undo": "Отменить последний удар"},
+}
 
 
 def _event_template(kind: str, event_type: str, attributes: dict[str, str]) -> str:
@@ -49,17 +63,27 @@ class HomeAssistantAdapter(Adapter):
         self.node = base_topic.strip("/").replace("/", "_")
         self.birth_topic = f"{config.discovery_prefix}/status"
         self.slots = config.players
-        parts = base_topic.strip("/").split("/")
+        self.language = language_of(None, config.language)
+        self.device = self._device()
+
+    def _device(self) -> dict[str, Any]:
+        parts = self.base.strip("/").split("/")
         venue = parts[-2] if len(parts) >= 2 else ""
-        self.device = {
+        model = self.name("model")
+        device = {
             "identifiers": [self.node],
-            "name": config.name or f"Billiards table {table_id(base_topic)}",
+            "name": self.config.name or self.name("device", table=table_id(self.base)),
             "manufacturer": DISTRIBUTION,
-            "model": f"Table controller ({venue})" if venue else "Table controller",
+            "model": f"{model} ({venue})" if venue else model,
             "sw_version": VERSION,
         }
-        if config.area:
-            self.device["suggested_area"] = config.area
+        if self.config.area:
+            device["suggested_area"] = self.config.area
+        return device
+
+    def name(self, key: str, **fields: Any) -> str:
+        """Returns a name in the adapter's language."""
+        return NAMES[self.language][key].format(**fields)
 
     # ---------------------------------------------------------------- configs
     def topic(self, component: str, obj: str) -> str:
@@ -85,7 +109,7 @@ class HomeAssistantAdapter(Adapter):
     def player_sensor(self, n: int) -> dict[str, Any]:
         i = n - 1
         return self._entity(
-            f"player_{n}_score", f"Player {n} score", state_topic=f"{self.base}/state",
+            f"player_{n}_score", self.name("player_score", n=n), state_topic=f"{self.base}/state",
             value_template=(f"{{{{ value_json.players[{i}].score "
                             f"if value_json.players | length > {i} else None }}}}"),
             json_attributes_topic=f"{self.base}/state",
@@ -100,13 +124,13 @@ class HomeAssistantAdapter(Adapter):
                for n in range(1, self.slots + 1)]
         out += [
             (self.topic("sensor", "to_shoot"), self._entity(
-                "to_shoot", "Player to shoot", state_topic=f"{b}/state",
+                "to_shoot", self.name("to_shoot"), state_topic=f"{b}/state",
                 value_template=("{{ value_json.players[value_json.to_shoot].name "
                                 "if value_json.to_shoot is not none "
                                 "and value_json.players | length > value_json.to_shoot else None }}"),
                 icon="mdi:account-arrow-right")),
             (self.topic("sensor", "game"), self._entity(
-                "game", "Game", state_topic=f"{b}/state",
+                "game", self.name("game"), state_topic=f"{b}/state",
                 value_template="{{ value_json.game if value_json.game else None }}",
                 json_attributes_topic=f"{b}/state",
                 json_attributes_template=("{{ {'match_id': value_json.match_id, "
@@ -115,31 +139,31 @@ class HomeAssistantAdapter(Adapter):
                                           "'options': value_json.options} | tojson }}"),
                 icon="mdi:billiards-rack")),
             (self.topic("sensor", "status"), self._entity(
-                "status", "Status", state_topic=f"{b}/state", device_class="enum",
+                "status", self.name("status"), state_topic=f"{b}/state", device_class="enum",
                 options=STATUSES, value_template="{{ value_json.status }}")),
             (self.topic("sensor", "connection"), self._entity(
-                "connection", "Connection", available=False, state_topic=f"{b}/status",
+                "connection", self.name("connection"), available=False, state_topic=f"{b}/status",
                 device_class="enum", options=["online", "offline", "stopped"],
                 value_template="{{ value_json.state }}", entity_category="diagnostic",
                 json_attributes_topic=f"{b}/status",
                 json_attributes_template=("{{ {'version': value_json.get('version'), "
                                           "'health': value_json.get('health')} | tojson }}"))),
             (self.topic("event", "pocket"), self._entity(
-                "pocket", "Pocket", state_topic=f"{b}/event",
+                "pocket", self.name("pocket"), state_topic=f"{b}/event",
                 event_types=[*POCKETS, UNKNOWN_POCKET],
                 value_template=_event_template(  # a ball seen only by the ball return: no pocket
                     "ball_pocketed", f"value_json.data.pocket or '{UNKNOWN_POCKET}'",
                     {"ball": "value_json.data.ball", "shot": "value_json.data.shot"}),
                 icon="mdi:billiards")),
             (self.topic("event", "foul"), self._entity(
-                "foul", "Foul", state_topic=f"{b}/event", event_types=[str(f) for f in Foul],
+                "foul", self.name("foul"), state_topic=f"{b}/event", event_types=[str(f) for f in Foul],
                 value_template=_event_template(
                     "foul", "value_json.data.fouls[0]",
                     {"fouls": "value_json.data.fouls", "player": "value_json.data.player",
                      "shot": "value_json.data.shot"}),
                 icon="mdi:alert-octagon")),
             (self.topic("event", "match"), self._entity(
-                "match", "Match", state_topic=f"{b}/event", event_types=MATCH_EVENTS,
+                "match", self.name("match"), state_topic=f"{b}/event", event_types=MATCH_EVENTS,
                 value_template=(
                     "{% if value_json.type in " + repr(MATCH_EVENTS) + " %}"
                     "{{ dict(value_json.data, event_type=value_json.type) | tojson }}{% endif %}"),
@@ -147,7 +171,7 @@ class HomeAssistantAdapter(Adapter):
         ]
         if self.config.undo_button:
             out.append((self.topic("button", "undo"), self._entity(
-                "undo", "Undo last shot", command_topic=f"{b}/request/undo",
+                "undo", self.name("undo"), command_topic=f"{b}/request/undo",
                 payload_press='{"v": 1, "shots": 1}', icon="mdi:undo")))
         return out
 
@@ -163,7 +187,15 @@ class HomeAssistantAdapter(Adapter):
         return [self.birth_topic]
 
     def on_state(self, state: dict[str, Any]) -> list[Publication]:
+        language = language_of(state, self.config.language)
         wanted = max(self.config.players, len(players(state)))
+        if language != self.language:  # the names again, in the table's language
+            old, self.slots = self.slots, wanted
+            self.language = language
+            self.device = self._device()
+            return self.announce() + [
+                Publication(self.topic("sensor", f"player_{n}_score"), "",
+                            retain=self.config.retain) for n in range(wanted + 1, old + 1)]
         if wanted == self.slots:
             return []
         old, self.slots = self.slots, wanted

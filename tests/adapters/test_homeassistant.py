@@ -163,3 +163,28 @@ def test_templates_render_what_home_assistant_expects() -> None:
     assert seen == {"event_type": "unknown", "ball": 7, "shot": 3}
     assert seen["event_type"] in configs["pocket"]["event_types"]
     assert render(AVAILABILITY[0]["value_template"], {"state": "stopped"}) == "offline"
+
+
+async def test_names_follow_the_tables_language_and_codes_stay_codes(broker: Broker) -> None:
+    async with rig(broker, CONFIG, f"{HA}/+/{NODE}/+/config", language="ru") as (_, device):
+        first = await announcement(device)  # before the table's state says its language
+        again = await announcement(device)  # its state: Russian
+    assert first[TOPICS[0]]["name"] == "Player 1 score"
+    names = {topic.split("/")[3]: config["name"] for topic, config in again.items()}
+    assert names == {"player_1_score": "Счёт игрока 1", "player_2_score": "Счёт игрока 2",
+                     "to_shoot": "Бьёт", "game": "Игра", "status": "Состояние",
+                     "connection": "Связь", "pocket": "Луза", "foul": "Фол", "match": "Матч",
+                     "undo": "Отменить последний удар"}
+    device_ru = again[TOPICS[0]]["device"]
+    assert (device_ru["name"], device_ru["model"]) == ("Бильярдный стол t1",
+                                                       "Контроллер стола (club)")
+    status = again[f"{HA}/sensor/{NODE}/status/config"]
+    assert status["options"] == first[f"{HA}/sensor/{NODE}/status/config"]["options"]
+
+
+async def test_names_in_the_language_set_for_home_assistant(broker: Broker) -> None:
+    config = AdaptersConfig(homeassistant=HomeAssistantConfig(language="ru"))
+    async with rig(broker, config, f"{HA}/+/{NODE}/+/config") as (_, device):
+        configs = await announcement(device)
+        await device.nothing()  # an English table does not change them
+    assert configs[f"{HA}/button/{NODE}/undo/config"]["name"] == "Отменить последний удар"
