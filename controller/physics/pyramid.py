@@ -24,9 +24,11 @@ rarely falls.
 **The rack** (PP-2): the 4 at the apex on the foot spot (the third spot), the 2 and the 3 at
 the corners of the base, the 13, 14 and 15 in the middle, the others at random; the cue ball
 in the house. **The player** plays the cue ball only (the seed's «своим» шаром); it calls
-the ball and pocket with the best ghost-ball line it sees (any object ball), aims allowing
+the ball and pocket with the best ghost-ball line with a clear path (any object ball), or
+with none plays a safety (a soft thin touch on the nearest ball, no call); it aims allowing
 for throw as an experienced player does (the object ball's departure measured on the
-engine), strikes with some follow, draw or side at random, and misses by a stroke error of
+engine), strikes with some follow, draw or side at random (a straight pot rolled through
+with follow, which now and then follows it in), and misses by a stroke error of
 about 0.6 mm at the contact point (more on cuts; one stroke in ten goes wrong, twelve times
 that) and ±15 % speed. The break is struck hard at the apex with no call; after the cue ball
 fell it is placed in the house and no ball in the house is aimed at (PP-8 и). A rack stops
@@ -45,7 +47,7 @@ from controller.physics.rack import PLAYERS, RackPlay, RackRecord, declared_drop
 from controller.physics.sensors import Sensors
 from controller.physics.truth import CUE, Ball, Happening, ShotTruth, shot_truth
 from controller.physics.truth_pyramid import PyramidOracle, PyramidRuling
-from vocabulary import POCKETS, Pocket
+from vocabulary import Pocket
 
 XY = tuple[float, float]
 
@@ -143,6 +145,8 @@ class PyramidRack(RackPlay):
                 happenings, rest = self.engine.shot(balls, phi, speed, spin)
             except ArithmeticError:
                 break  # left out of the rack, as the notes advise
+            if call is None and not is_break:
+                self._request("call", {"calls": [], "kind": "safety"}, dt=1.0)
             self._call(call)
             truth = shot_truth(shooter, is_break, call, happenings)
             direct = self._in_hand and direct_hit_in_house(size, before, happenings, house_foot)
@@ -159,35 +163,42 @@ class PyramidRack(RackPlay):
         return self.record
 
     # ---------------------------------------------------------------- the player
-    def _choose(self, balls: dict[Ball, XY], house_foot: bool) -> tuple[tuple[int, Pocket], float, float, XY]:
-        """Returns the call, the cue's angle, speed and spin of the player's next shot."""
+    def _choose(self, balls: dict[Ball, XY],
+                house_foot: bool) -> tuple[tuple[int, Pocket] | None, float, float, XY]:
+        """Returns the call (None: a safety), the cue's angle, speed and spin of the player's
+        next shot: the best pot with a clear path, or else a safety, a soft thin touch on the
+        nearest ball."""
         size, rng = self.engine.size, self.rng
         targets = [b for b in balls if b != CUE
                    and not (self._in_hand and in_house(size, balls[b], house_foot))]
         if not targets:  # every ball in the house: any will do (the player risks the foul)
             targets = [b for b in balls if b != CUE]
         best: tuple[float, int, tuple[Pocket, float, float, float]] | None = None
-        for blocked_ok in (False, True):
-            for ball in targets:
-                chosen = plan(balls, int(ball), self.pockets, size.ball_radius, blocked_ok)
-                if chosen is not None and (best is None or chosen[2] + 25 * chosen[3] < best[0]):
-                    best = (chosen[2] + 25 * chosen[3], int(ball), chosen)
-            if best is not None:
-                break
-        if best is None:  # nothing to aim at a pocket: straight at the nearest ball
-            cue = balls[CUE]
-            ball = min(targets, key=lambda b: math.dist(cue, balls[b]))
-            pocket = rng.choice(POCKETS)
-            phi = math.degrees(math.atan2(balls[ball][1] - cue[1], balls[ball][0] - cue[0]))
-            return (int(ball), pocket), phi, rng.uniform(1.0, 2.5), (0.0, 0.0)
+        for ball in targets:
+            chosen = plan(balls, int(ball), self.pockets, size.ball_radius)
+            if chosen is not None and (best is None or chosen[2] + 25 * chosen[3] < best[0]):
+                best = (chosen[2] + 25 * chosen[3], int(ball), chosen)
+        if best is None:
+            return None, *self._safety(balls, targets), (0.0, 0.0)
         _, ball, (pocket, phi, cut, travel) = best
         speed = min(5.0, 1.0 + 1.0 * travel)
-        spin = (rng.uniform(-0.2, 0.2), rng.uniform(-0.4, 0.7))  # side; follow (more often) or draw
+        # side; follow (more often) or draw; a straight pot rolled through with follow
+        spin = (rng.uniform(-0.2, 0.2), rng.uniform(0.2, 0.8) if cut < 10 else rng.uniform(-0.4, 0.7))
         phi = self._allow_for_throw(balls[CUE], balls[ball], self.pockets[pocket], phi, speed, spin)
         reach = max(0.05, math.dist(balls[CUE], balls[ball]) - 2 * size.ball_radius)
         sloppy = SLOPPY_SD if rng.random() < SLOPPY else 1.0  # a stroke gone wrong
         sd = sloppy * math.degrees(math.atan2(CONTACT_SD * (1 + cut / 45), reach))
         return (ball, pocket), phi + rng.gauss(0.0, sd), speed * rng.uniform(0.85, 1.15), spin
+
+    def _safety(self, balls: dict[Ball, XY], targets: list[Ball]) -> tuple[float, float]:
+        """Returns the cue's angle and speed of a safety: a thin touch on the nearest ball,
+        soft, with a stroke error of a degree (it misses the ball now and then)."""
+        rng, cue = self.rng, balls[CUE]
+        ball = balls[min(targets, key=lambda b: math.dist(cue, balls[b]))]
+        distance = math.dist(cue, ball)
+        half = math.degrees(math.asin(min(1.0, 2 * self.engine.size.ball_radius / distance)))
+        phi = math.degrees(math.atan2(ball[1] - cue[1], ball[0] - cue[0]))
+        return phi + rng.choice((-1, 1)) * 0.8 * half + rng.gauss(0.0, 1.0), rng.uniform(0.8, 1.8)
 
     def _allow_for_throw(self, cue: XY, ball: XY, mouth: XY, phi: float, speed: float,
                          spin: XY) -> float:
