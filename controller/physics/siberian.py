@@ -5,9 +5,10 @@
 the foot rail (the numbers at random); the cue ball anywhere in the kitchen, not on its line.
 The breaker breaks from hand in the kitchen with no call; then each shot the simulated
 player calls the ball and pocket it plays («заказная игра»: the easiest pot among all the
-balls, ``controller.physics.player``) and misses as a club player does. From hand in the
-kitchen after a foul it plays no ball lying in the kitchen (ST-12), or, with nothing else
-left, banks off the foot rail at one. At 5:5 with the table empty the shoot-out's bullets
+balls, ``controller.physics.player``), and the cue ball too where the shot played as meant
+would sink it («свояк»), and misses as a club player does. From hand in the kitchen after a
+foul it plays no ball lying in the kitchen (ST-12), or, with nothing else left, banks off
+the foot rail at one. At 5:5 with the table empty the shoot-out's bullets
 are played from the head and foot spots, each player from their own end.
 
 The referee declares only what no sensor sees, and only where it decides the ruling: a miss
@@ -86,6 +87,7 @@ class SiberianRack(RackPlay):
         shooter, is_break, after_foul, from_kitchen = 0, True, False, False
         for _ in range(self.MAX_SHOTS):
             bullet = self.oracle.first is not None
+            cue_call: Pocket | None = None
             if is_break:
                 call, phi, speed = None, *self._break(balls, order[0])
             elif bullet:
@@ -97,18 +99,19 @@ class SiberianRack(RackPlay):
                     balls = self._cue_in_hand(balls, after_foul)
                 kitchen_rule = after_foul and from_kitchen and rng.random() >= KITCHEN_SLIP
                 call, phi, speed = self._choose(balls, kitchen_rule)
+                cue_call = self._scratch_foreseen(balls, call, speed)
             try:
                 happenings, rest = self.engine.shot(balls, phi, speed)
             except ArithmeticError:
                 break  # left out of the rack, as the notes advise
-            if call is not None or bullet:  # a bullet is called with no ball: it opens the shot
-                calls = [] if call is None else [{"ball": call[0], "pocket": call[1]}]
-                self._request("call", {"calls": calls, "kind": "normal"}, dt=1.0)
             truth = shot_truth(shooter, is_break, call, happenings)
             facts = SiberianFacts(truth, centre_line=crossed_after_contact(happenings),
                                   kitchen_hit=after_foul and from_kitchen
                                   and self._kitchen_hit(balls, truth, happenings),
-                                  bullet=bullet)
+                                  bullet=bullet, cue_call=cue_call)
+            if call is not None or bullet:  # a bullet is called with no ball: it opens the shot
+                calls = [{"ball": b, "pocket": p} for b, p in facts.calls()]
+                self._request("call", {"calls": calls, "kind": "normal"}, dt=1.0)
             ruling = self.oracle.rule(facts)
             self._facts, self._ruling = facts, ruling
             self._play(truth, happenings)
@@ -146,6 +149,23 @@ class SiberianRack(RackPlay):
         shot = aim(balls, target, self.pockets, size.ball_radius, self.rng)
         soft = self.rng.random() < SOFT_SHARE  # a touch for position, often too soft
         return (target, shot.pocket), shot.phi, shot.speed * (self.rng.uniform(0.2, 0.5) if soft else 1.0)
+
+    def _scratch_foreseen(self, balls: dict[Ball, XY], call: tuple[int, Pocket],
+                          speed: float) -> Pocket | None:
+        """Returns the pocket the cue ball would fall in after the contact if the shot on
+        ``call`` went as meant (the ghost-ball line, ``speed``): a player who sees it coming
+        calls the cue ball there too («свояк», ST-9); None otherwise."""
+        size = self.engine.size
+        meant = plan(balls, call[0], self.pockets, size.ball_radius)
+        if meant is None or meant[0] != call[1]:
+            return None
+        try:
+            happenings, _ = self.engine.shot(balls, meant[1], speed)
+        except ArithmeticError:
+            return None
+        contact = next((h.t for h in happenings if h.kind == "contact" and CUE in (h.a, h.b)), None)
+        return next((h.pocket for h in happenings if h.kind == "pocket" and h.a == CUE
+                     and contact is not None and h.t > contact), None)
 
     def _bank(self, balls: dict[Ball, XY]) -> tuple[tuple[int, Pocket], float, float]:
         """Returns a one-cushion kick off the foot rail at the kitchen ball nearest it, called

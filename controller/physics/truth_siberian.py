@@ -31,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.physics.truth import CUE, ShotTruth
+from controller.physics.truth import CUE, Ball, ShotTruth
+from vocabulary import Pocket
 
 GOAL = 6  # «Первым забить шесть шаров»
 TIED = 5
@@ -50,11 +51,19 @@ class SiberianFacts:
     kitchen_hit: bool = False
     #: a bullet of the shoot-out (ST-20)
     bullet: bool = False
+    #: the pocket the cue ball was called in besides the object ball («свояк», ST-8, ST-9)
+    cue_call: Pocket | None = None
+
+    def calls(self) -> list[tuple[Ball, Pocket]]:
+        """Returns the shot's calls: the object ball's, then the cue ball's."""
+        calls: list[tuple[Ball, Pocket]] = [] if self.facts.call is None else [self.facts.call]
+        return calls + ([] if self.cue_call is None else [(CUE, self.cue_call)])
 
     def to_json(self) -> dict[str, Any]:
         """Returns the facts as a JSON object."""
         return self.facts.to_json() | {"centre_line": self.centre_line,
-                                       "kitchen_hit": self.kitchen_hit, "bullet": self.bullet}
+                                       "kitchen_hit": self.kitchen_hit, "bullet": self.bullet,
+                                       "cue_call": self.cue_call}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +107,12 @@ class SiberianOracle:
     - from hand in the kitchen after a foul, a ball in the kitchen struck before a cushion
       (ST-12): the opponent plays on from the kitchen, no penalty ball, balls that fell count
       for the opponent;
-    - called play («Забивание шаров и удары по заказу», ST-6, ST-7): the called ball in the
-      called pocket counts for the shooter, who continues; any other ball that fell counts
-      for the opponent; an uncalled cue ball that fell counts for nobody (from the kitchen);
+    - called play («Забивание шаров и удары по заказу», ST-6…ST-9): a called ball in its
+      called pocket counts for the shooter, who continues when every called ball fell so;
+      any other ball that fell counts for the opponent; a called cue ball («свояк») that
+      fell as called takes a ball off the table for the shooter (the cue ball itself counts
+      when none is left) and the shooter plays on from the kitchen; an uncalled cue ball
+      that fell counts for nobody;
     - six balls win; the table empty at 5:5 starts the shoot-out («Булиты», ST-20): the
       player who pocketed the last ball shoots first; a bullet scores the balls that fell
       after the contact; a bullet that touched nothing is retaken at most twice; the
@@ -133,7 +145,7 @@ class SiberianOracle:
         if facts.is_break and not missed:
             if not nothing_fell:  # everything counts for the breaker, the cue ball too
                 self._credit(shooter, len(down), points)
-                if cue_down:
+                if cue_down and not self._won():
                     self._take(shooter, points, picked)
                 return self._next(facts, points, picked, shooter)
             return self._next(facts, points, picked, other, foul=broken)  # accepted if illegal
@@ -145,10 +157,14 @@ class SiberianOracle:
             if not self._over():
                 self._take(other, points, picked)
             return self._next(facts, points, picked, other, foul=True)
-        called_in = facts.call is not None and facts.call in facts.drops
-        self._credit(shooter, int(called_in), points)
-        self._credit(other, len(down) - int(called_in), points)
-        return self._next(facts, points, picked, shooter if called_in else other)
+        calls = shot.calls()
+        own = sum(1 for drop in facts.drops if drop[0] != CUE and drop in calls)
+        self._credit(shooter, own, points)
+        self._credit(other, len(down) - own, points)
+        if (CUE, shot.cue_call) in facts.drops and not self._won():  # ST-9: «свояк»
+            self._take(shooter, points, picked)
+        every = bool(calls) and all(call in facts.drops for call in calls)  # ST-8
+        return self._next(facts, points, picked, shooter if every else other)
 
     def _credit(self, player: int, n: int, points: dict[int, int]) -> None:
         if n:
@@ -165,8 +181,11 @@ class SiberianOracle:
             picked.append(ball)
         self._credit(player, 1, points)
 
+    def _won(self) -> bool:
+        return max(self.balls) >= GOAL
+
     def _over(self) -> bool:
-        return max(self.balls) >= GOAL or not self.on_table
+        return self._won() or not self.on_table
 
     def _next(self, facts: ShotTruth, points: dict[int, int], picked: list[int], to: int,
               foul: bool = False) -> SiberianRuling:

@@ -30,9 +30,10 @@ FL, SR, HR = Pocket.FOOT_LEFT, Pocket.SIDE_RIGHT, Pocket.HEAD_RIGHT
 
 def shot(shooter: int = 0, drops: tuple[tuple[int | str, Pocket], ...] = (), first: int | None = 3,
          after: int = 2, call: tuple[int, Pocket] | None = (3, FL), is_break: bool = False,
-         centre: bool = False, kitchen: bool = False, bullet: bool = False) -> SiberianFacts:
+         centre: bool = False, kitchen: bool = False, bullet: bool = False,
+         cue_call: Pocket | None = None) -> SiberianFacts:
     return SiberianFacts(ShotTruth(shooter, is_break, call, drops, first, after, 0),
-                         centre_line=centre, kitchen_hit=kitchen, bullet=bullet)
+                         centre_line=centre, kitchen_hit=kitchen, bullet=bullet, cue_call=cue_call)
 
 
 def ruled(facts: SiberianFacts, oracle: SiberianOracle | None = None) -> tuple[bool, int, dict[str, int]]:
@@ -51,6 +52,13 @@ def ruled(facts: SiberianFacts, oracle: SiberianOracle | None = None) -> tuple[b
     (shot(drops=((3, SR),)), False, 1, {"1": 1}),
     # an uncalled cue ball that fell: no foul, nothing counts, turn passes (a decision)
     (shot(drops=(("cue", SR),), after=0), False, 1, {}),
+    # ST-9: the cue ball called too («свояк») and both fell as called: two balls (one taken
+    # off the table for the cue ball), the shooter continues
+    (shot(drops=((3, FL), ("cue", SR)), cue_call=SR), False, 0, {"0": 2}),
+    # ST-8: of two called balls only the cue ball fell as called: it counts, turn passes
+    (shot(drops=(("cue", SR),), cue_call=SR, after=0), False, 1, {"0": 1}),
+    # ST-8: the called cue ball into another pocket: the object ball counts, turn passes
+    (shot(drops=((3, FL), ("cue", HR)), cue_call=SR), False, 1, {"0": 1}),
     # ST-14: nothing fell, two cushions after the contact: legal
     (shot(after=2), False, 1, {}),
     # ST-14: one cushion and the centre line: legal; one cushion alone: a foul, penalty ball
@@ -81,6 +89,12 @@ def test_a_penalty_ball_is_the_lowest_on_the_table_and_leaves_it() -> None:
     ruling = oracle.rule(shot(first=None, after=0, shooter=1))
     assert (ruling.picked, ruling.points) == ((1,), {"0": 1})
     assert (1 in oracle.on_table, oracle.balls) == (False, [1, 0])
+
+
+def test_a_called_cue_ball_with_no_ball_left_to_take_counts_itself() -> None:
+    oracle = SiberianOracle(on_table={3}, balls=[4, 5])  # 5:5 after the 3, the cue ball the sixth
+    ruling = oracle.rule(shot(drops=((3, FL), ("cue", SR)), cue_call=SR))
+    assert (ruling.points, ruling.picked, ruling.winner) == ({"0": 2}, (), 0)
 
 
 def test_six_balls_win_the_game() -> None:
@@ -133,6 +147,8 @@ def test_the_corpus_plays_the_two_cushion_rule_misses_the_kitchen_and_the_shoot_
     assert any(s["expected"]["shootout"] and s["expected"]["winner"] is not None for s in shots)
     assert any(s["expected"]["picked"] for s in shots)  # a penalty ball taken
     assert any(s["truth"]["kitchen_hit"] and s["expected"]["foul"] for s in shots)  # ST-12
+    assert any(s["truth"]["cue_call"] and s["expected"]["picked"] and not s["expected"]["foul"]
+               for s in shots)  # ST-9: a called cue ball that fell as called
 
 
 def test_the_referee_knows_what_the_cushion_sensors_count_and_whether_the_centre_line_was_crossed() -> None:
