@@ -158,7 +158,7 @@ class PyramidRack(RackPlay):
                                       "expected": ruling.to_json()})
             if ruling.winner is not None or ruling.drawn or self.stopped:
                 break
-            balls, house_foot = self._next_position(rest, ruling, truth)
+            balls, house_foot = self._next_position(rest, ruling)
             shooter, is_break = ruling.next_shooter, False
         return self.record
 
@@ -222,8 +222,8 @@ class PyramidRack(RackPlay):
         return p1
 
     # ---------------------------------------------------------------- between shots
-    def _next_position(self, rest: dict[Ball, XY], ruling: PyramidRuling,
-                       truth: ShotTruth) -> tuple[dict[Ball, XY], bool]:
+    def _next_position(self, rest: dict[Ball, XY],
+                       ruling: PyramidRuling) -> tuple[dict[Ball, XY], bool]:
         """Returns the balls for the next shot (spotted balls placed, the cue ball in the
         house after it fell) and whether the house is the foot end (PP-11)."""
         size = self.engine.size

@@ -71,3 +71,10 @@ def test_points_are_summed_by_player_from_credits_and_penalties() -> None:
 def test_a_refused_question_is_a_disagreement() -> None:
     record = {**racks("ten-ball")[0], "refused": [{"shot": 3, "question": "q-3-0 (which_balls)"}]}
     assert [(d.shot, d.field) for d in disagreements(record)] == [(3, "refused")]
+
+
+def test_a_pyramid_shot_scored_otherwise_than_the_truth_is_found() -> None:
+    record = racks("pyramid")[0]
+    n, shot = next((n, s) for n, s in enumerate(record["shots"], start=1) if s["expected"]["points"])
+    shot["expected"]["points"] = {p: v + 1 for p, v in shot["expected"]["points"].items()}
+    assert [(d.shot, d.field) for d in disagreements(record)] == [(n, "points")]
