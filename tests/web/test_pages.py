@@ -166,6 +166,17 @@ def test_russian_pages_name_games_pockets_and_questions_in_russian(
     expect(page.locator('[data-table="t2"] [data-field="status"]')).to_have_text("ждёт ответа")
     expect(page.locator(".top h1")).to_contain_text("Столы")
     _close(page)
+    # no English word on the Russian TV wall and dashboard: only the players' names and ids
+    names = {w for n in [*LONG, "Cleo", "Dan", "Ирина", "Пётр", *(f"Player {n}A" for n in range(4, 13))]
+             for w in re.findall(r"[A-Za-z]+", n)}
+    for address in ("?lang=ru&tv=1", "?lang=ru"):
+        shown = _open(browser, web.url + address, "tv")
+        expect(shown.locator('[data-table="t2"] [data-field="status"]')).to_have_text("ждёт ответа",
+                                                                                 timeout=TIMEOUT)
+        text = shown.evaluate("() => { const c = document.body.cloneNode(true); "
+                              "c.querySelectorAll('#lang').forEach(n => n.remove()); return c.innerText; }")
+        assert set(re.findall(r"[A-Za-z]{2,}", text)) - names - {VENUE} == set(), address
+        _close(shown)
 
     console = _open(browser, web.url + "console.html?table=t2&lang=ru")
     expect(console.locator("#h-new")).to_have_text("Новый матч", timeout=TIMEOUT)
