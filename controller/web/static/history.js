@@ -56,6 +56,6 @@
       m.racks.map((r) => [r.game_no, who(r.breaker), r.winner === null || r.winner === undefined ? "—" : who(r.winner), r.shots]))),
     el("h3", {}, t("h.record")),
     el("div", { "data-field": "shots" }, table([t("h.shot"), t("h.game"), t("h.player"), t("h.balls"), ...(points ? [t("h.points")] : []), t("h.fouls"), t("h.what")],
-      m.shots.map((s) => [s.shot, s.game_no, who(s.player), s.balls.join(", ") || "—", ...(points ? [s.points] : []),
+      m.shots.map((s) => [s.shot, s.game_no, who(s.player), s.balls.map((b) => (b === "object" ? t("h.unidentified") : b)).join(", ") || "—", ...(points ? [s.points] : []),
         s.fouls.map(foulName).join(", ") || "—", t("ev.next", { who: who(s.next) }).replace(/^; /, "")]))));
 })();
