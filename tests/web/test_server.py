@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,16 @@ def test_each_bundled_library_is_the_locked_version(folder: Path, stem: str, lic
         assert (folder / licence).exists()
     else:
         assert b"MIT license" in bundle[:1000]
+
+
+def test_every_file_of_the_pages_is_packaged() -> None:
+    """An installed service (a wheel) serves what the repository has: the words too."""
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["controller.web"]
+    package = STATIC.parent
+    files = [p.relative_to(package) for p in STATIC.rglob("*") if p.is_file()]
+    assert files and [f for f in files if not any(
+        fnmatch.fnmatch(str(f), g) and str(f).count("/") == g.count("/") for g in globs)] == []
 
 
 def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language() -> None:
