@@ -31,8 +31,9 @@ engine), strikes with some follow, draw or side at random (a straight pot rolled
 with follow, which now and then follows it in), and misses by a stroke error of
 about 0.6 mm at the contact point (more on cuts; one stroke in ten goes wrong, twelve times
 that) and ±15 % speed. The break is struck hard at the apex with no call; after the cue ball
-fell it is placed in the house and no ball in the house is aimed at (PP-8 и). A rack stops
-at ``PyramidRack.MAX_SHOTS`` shots if nobody has reached 71 by then.
+fell it is placed in the house and no ball in the house is aimed at (PP-8 и). Two, three or
+four play (``players_of``), to 71, 51, 41. A rack stops at ``PyramidRack.MAX_SHOTS`` shots if
+nobody has reached the target by then.
 """
 
 from __future__ import annotations
@@ -109,16 +110,23 @@ def in_house(size: TableSize, xy: XY, foot: bool = False) -> bool:
     return xy[1] > size.length * 3 / 4 if foot else xy[1] < size.length / 4
 
 
+def players_of(seed: int) -> int:
+    """Returns how many play the game of ``seed``: two, three, four, by pairs of seeds (a
+    corpus alternates the optional sensors rack by rack, so each count gets both)."""
+    return (2, 3, 4)[(seed - 1) // 2 % 3]
+
+
 class PyramidRack(RackPlay):
-    """Plays one game of Point pyramid (two players, seed 004) to 71, a draw, or
-    ``MAX_SHOTS``."""
+    """Plays one game of Point pyramid (seed 004; two, three or four players as
+    ``players_of`` the seed says) to its target, a draw, or ``MAX_SHOTS``."""
 
     game = "pyramid"
     MAX_SHOTS = 100
 
     def __init__(self, engine: Engine, seed: int, sensors: Sensors) -> None:
         super().__init__(engine, seed, sensors)
-        self.oracle = PyramidOracle()
+        self.players = players_of(seed)
+        self.oracle = PyramidOracle(players=self.players)
         self.pockets = mouths(engine.size)
         self._in_hand = False  # the coming shot is played from hand in the house
         self._direct = False  # the shot being ruled hit a ball in the house directly from hand
@@ -126,8 +134,9 @@ class PyramidRack(RackPlay):
     def play(self) -> RackRecord:
         """Plays the game to its end (or ``MAX_SHOTS``); returns its record."""
         rng, size = self.rng, self.engine.size
-        self._request("new_match", {"game": "pyramid", "players": list(PLAYERS), "race_to": 1,
-                                    "breaker": 0}, dt=1.0)
+        names = [*PLAYERS, "Cat", "Dan"][: self.players]
+        self._request("new_match", {"game": "pyramid", "players": names, "race_to": 1, "breaker": 0},
+                      dt=1.0)
         balls = pyramid_rack(size, rng)
         balls[CUE] = (size.width / 2 + rng.uniform(-0.4, 0.4), size.length / 4 - rng.uniform(0.05, 0.2))
         shooter, is_break, house_foot = 0, True, False

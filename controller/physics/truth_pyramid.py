@@ -1,14 +1,18 @@
 """Point pyramid ruled over perfect facts, apart from ``rules/``: what a referee who saw the
 shot rules, from seed 004 (``/work/shared/seeds/004_…``; docs/rules.md numbers its clauses
-PP-1…PP-13), two players, no handicap.
+PP-1…PP-13), two, three or four players each for themselves, in turn, no handicap.
 
 - **Values** (PP-3): a ball scores its number, the 1 ten more («К номеру шара с «единицей»
-  («туз») прибавляется 10»), the last ball left ten more («и к последнему оставшемуся шару …
-  также прибавляется 10»): 140 in all.
-- **The end** (PP-4): the first to 71 wins («Выигравшим считается тот, кто первым наберет 71
-  очко»), penalty points included; the table cleared with nobody at 71 (70:70) is a draw.
-  «Своя» (option ``svoya``, default on) never decides a game of two without a handicap:
-  70 for one leaves at most 70 for the other, so the oracle has no rule for it.
+  («туз») прибавляется 10»), with three players the 2 too («При игре втроем дополнительно к
+  шару «2» прибавляется 10 очков»), with four the 3 too; the last ball left ten more («и к
+  последнему оставшемуся шару … также прибавляется 10»): 140, 150, 160 in all.
+- **The end** (PP-4): the first to 71 (three players: 51, four: 41) wins («Выигравшим
+  считается тот, кто первым наберет 71 очко»), penalty points included; the table cleared
+  with nobody there (70:70, 50:50:50) is a draw. «Своя» (option ``svoya``, its default on,
+  which the oracle follows): a player one point short has secured a draw, so another who
+  reaches the target with the shot that takes the last ball draws («Если один игрок набрал
+  70 очков («своя»), то даже в случае покладки последнего шара его партнером в партии
+  фиксируется ничья»); it can decide a game of three or four only.
 - **A shot that scores** (PP-6): the called ball in the called pocket («При правильно
   сыгранном назначенном (заказном) шаре все остальные шары, упавшие в лузы вследствие этого
   же удара, засчитываются как сыгранные»): every object ball that fell scores for the
@@ -20,12 +24,13 @@ PP-1…PP-13), two players, no handicap.
   лузу»), the cue ball touching no ball, the first shot included («биток не задел шар-мишень
   и не коснулся ни одного из шаров … (в том числе и при самом первом ударе)»), a direct hit on
   a ball in the house when playing from hand («прямое попадание в шар, находящийся в «доме»,
-  при игре «с рук»»). Five points move from the offender to the other player («5 очков,
-  которые снимаются со счета провинившегося и прибавляются к счету партнера»), once a shot,
-  and may bring that player to 71. What fell is spotted: the seed says so of called balls
+  при игре «с рук»»). Five points move from the offender to the partner («5 очков, которые
+  снимаются со счета провинившегося и прибавляются к счету партнера»), with more than two
+  players the next in turn (docs/rules.md's reading of PP-8), once a shot, and may bring
+  that player to the target. What fell is spotted: the seed says so of called balls
   after a cue ball pocketed or off the table (PP-9); docs/rules.md extends it to every ball
-  and every 5-point foul (a foul scores nothing), and so does the oracle. The other player
-  shoots, from hand in the house after the cue ball fell (PP-11).
+  and every 5-point foul (a foul scores nothing), and so does the oracle. The next player
+  in turn shoots, from hand in the house after the cue ball fell (PP-11).
 
 The game is played with the cue ball only («Игра ведется только одним, «своим» шаром»), so
 the simulated player never strikes another ball (PP-8's foul в) and the cue ball never leaves
@@ -39,10 +44,11 @@ from typing import Any
 
 from controller.physics.truth import CUE, ShotTruth
 
-TARGET = 71
+#: Points to win, and the balls worth ten more, by the number of players.
+TARGETS = {2: 71, 3: 51, 4: 41}
+BONUS_BALLS = {2: {1}, 3: {1, 2}, 4: {1, 2, 3}}
 PENALTY = 5
 BONUS = 10
-ACE = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,28 +73,36 @@ class PyramidRuling:
 
 @dataclass
 class PyramidOracle:
-    """Point pyramid over perfect facts: the balls on the table and the two scores."""
+    """Point pyramid over perfect facts: the balls on the table and the players' scores."""
 
+    players: int = 2
     on_table: set[int] = field(default_factory=lambda: set(range(1, 16)))
-    scores: list[int] = field(default_factory=lambda: [0, 0])
+    scores: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.scores = self.scores or [0] * self.players
 
     def rule(self, shot: ShotTruth, direct_hit_in_house: bool = False) -> PyramidRuling:
         """Returns the ruling of ``shot`` (``direct_hit_in_house``: played from hand, the cue
         ball struck a ball in the house before any cushion) and applies it to the table."""
-        shooter, other = shot.shooter, 1 - shot.shooter
+        shooter, following = shot.shooter, (shot.shooter + 1) % self.players
+        target = TARGETS[self.players]
         down = tuple(int(b) for b, _ in shot.drops if b != CUE)
         scratch = any(b == CUE for b, _ in shot.drops)
         if scratch or shot.first_contact is None or direct_hit_in_house:
             self.scores[shooter] -= PENALTY
-            self.scores[other] += PENALTY
-            points = {shooter: -PENALTY, other: PENALTY}
-            won = other if self.scores[other] >= TARGET else None
-            return PyramidRuling(True, other, points, down, winner=won)
+            self.scores[following] += PENALTY
+            points = {shooter: -PENALTY, following: PENALTY}
+            won = following if self.scores[following] >= target else None
+            return PyramidRuling(True, following, points, down, winner=won)
         if shot.call is None or shot.call not in shot.drops:
-            return PyramidRuling(False, other, spotted=down)
+            return PyramidRuling(False, following, spotted=down)
         self.on_table -= set(down)
-        gained = sum(b + (BONUS if b == ACE else 0) for b in down) + (0 if self.on_table else BONUS)
+        bonus = BONUS_BALLS[self.players]
+        gained = sum(b + (BONUS if b in bonus else 0) for b in down) + (0 if self.on_table else BONUS)
         self.scores[shooter] += gained
-        if self.scores[shooter] >= TARGET:
-            return PyramidRuling(False, shooter, {shooter: gained}, winner=shooter)
-        return PyramidRuling(False, shooter, {shooter: gained}, drawn=not self.on_table)
+        points = {shooter: gained}
+        svoya = any(n == target - 1 for p, n in enumerate(self.scores) if p != shooter)
+        if self.scores[shooter] >= target and not (svoya and not self.on_table):
+            return PyramidRuling(False, shooter, points, winner=shooter)
+        return PyramidRuling(False, shooter, points, drawn=not self.on_table)

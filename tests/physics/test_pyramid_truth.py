@@ -44,7 +44,7 @@ def test_pp_8_a_direct_hit_in_the_house_from_hand_costs_five_points() -> None:
 
 
 def test_pp_3_the_last_ball_scores_ten_more_and_a_cleared_table_short_of_71_is_drawn() -> None:
-    oracle = PyramidOracle(on_table={7}, scores=[58, 70])
+    oracle = PyramidOracle(on_table={7}, scores=[58, 65])
     ruling = oracle.rule(shot(drops=((7, FL),)))
     assert ruling == PyramidRuling(False, 0, {0: 17}, drawn=False, winner=0)  # 58 + 17 = 75
     oracle = PyramidOracle(on_table={3}, scores=[57, 70])
@@ -66,3 +66,24 @@ def test_the_balls_spotted_go_back_on_the_table_and_scored_ones_leave_it() -> No
     assert oracle.on_table == set(range(1, 16)) - {7, 9}
     assert oracle.scores == [16, 0]
     assert PyramidRuling(False, 0, {0: 16, 1: 0}).to_json()["points"] == {"0": 16}
+
+
+def test_pp_3_with_three_players_the_2_scores_twelve_and_the_turn_goes_round() -> None:
+    oracle = PyramidOracle(players=3)
+    assert oracle.rule(shot(shooter=1, call=(2, FL), drops=((2, FL),))) == PyramidRuling(False, 1, {1: 12})
+    assert oracle.rule(shot(shooter=2)) == PyramidRuling(False, 0)  # nothing fell: the next in turn
+    # PP-8: the penalty goes to the next player in turn
+    assert oracle.rule(shot(shooter=2, first=None)) == PyramidRuling(True, 0, {2: -5, 0: 5})
+    four = PyramidOracle(players=4)
+    assert four.rule(shot(shooter=3, call=(3, FL), drops=((3, FL),))).points == {3: 13}
+
+
+def test_pp_4_three_players_play_to_51_and_svoya_draws_the_last_ball() -> None:
+    oracle = PyramidOracle(players=3, scores=[40, 20, 30])
+    assert oracle.rule(shot(call=(11, FL), drops=((11, FL),))).winner == 0  # 51
+    # «своя»: the 2nd player has 50; the 1st reaches 51 with the last ball: a draw
+    oracle = PyramidOracle(players=3, on_table={5}, scores=[40, 50, 45])
+    assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))) == PyramidRuling(False, 0, {0: 15}, drawn=True)
+    # not the last ball: the target wins at once, «своя» or not
+    oracle = PyramidOracle(players=3, on_table={5, 9}, scores=[46, 50, 20])
+    assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))).winner == 0
