@@ -177,3 +177,28 @@ def test_every_option_of_every_game_is_explained_and_its_choices_named_in_every_
         offered = {f"optchoice.{o['key']}.{c}" for spec in games.values() for o in spec["options"]
                    for c in o["choices"]}
         assert named <= offered, (code, named - offered)
+
+
+#: The English each language's option explanations were translated from (``tests/web/
+#: translated_from.json``): written by the translator, with the translation.
+TRANSLATED_FROM = Path(__file__).with_name("translated_from.json")
+
+
+def test_every_option_explanation_translates_the_rules_english_as_it_is_now() -> None:
+    """An option's English ``doc`` changed in ``rules/`` and its translation not looked at
+    fails here: the translation may say what the option no longer does. Update the
+    translation, then the English it was made from in ``translated_from.json``."""
+    record = json.loads(TRANSLATED_FROM.read_text(encoding="utf-8"))
+    games = web_options.options()
+    assert set(record) == set(LANGUAGES) - {"en"}
+    for code, made_from in record.items():
+        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        now: dict[str, str] = {}
+        for game, spec in games.items():
+            for o in spec["options"]:
+                own = f"optdoc.{game}.{o['key']}"
+                now[own if own in words else f"optdoc.{o['key']}"] = o["doc"]
+        stale = {key: english for key, english in now.items() if made_from.get(key) != english}
+        assert not stale, (f"{code}: the English of these options changed since they were "
+                           f"translated (translate again, then record the English): {stale}")
+        assert made_from.keys() == now.keys(), code
