@@ -35,7 +35,6 @@ from controller.physics.truth import CUE, Ball, ShotTruth
 from vocabulary import Pocket
 
 GOAL = 6  # «Первым забить шесть шаров»
-TIED = 5
 MAX_RETAKES = 2  # a missed bullet is retaken «но не более двух раз»
 
 
