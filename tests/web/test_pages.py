@@ -423,9 +423,31 @@ def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
     fix.click()
     expect(console.locator("#result")).to_have_text("Declaration: done", timeout=TIMEOUT)
     name, payload = t5.requests[-1]
-    assert name == "declare" and payload["fouls"] == ["wrong_ball_first"]
+    assert name == "declare" and (payload["fouls"], payload["shot"]) == (["wrong_ball_first"], 2)
     expect(console.locator("#presumed")).to_be_hidden(timeout=TIMEOUT)  # ruled again, nothing presumed
     expect(console.locator('#card .player[data-player="1"]')).to_have_class(re.compile("shooting"))
+    _close(console)
+
+
+def test_a_presumption_corrected_once_the_next_shot_is_in_play_is_refused_not_moved(
+        browser: Browser, web: WebThread, venue: dict[str, LiveTable]) -> None:
+    t6 = venue["t6"]
+    console = _open(browser, web.url + "console.html?table=t6", "tablet-wide")
+    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    for ball, pocket in ((1, "fl"), (2, "sl")):
+        t6.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
+        t6.pot(pocket)
+        t6.settle()
+    fix = console.locator('#presumed [data-correct="first_contact_presumed"]')
+    expect(fix).to_be_visible(timeout=TIMEOUT)
+    t6.request("call", {"calls": [{"ball": 3, "pocket": "fr"}]})  # shot 3 in play
+    fix.click()
+    expect(console.locator("#result")).to_contain_text("shot 3 is in play", timeout=TIMEOUT)
+    assert t6.requests[-1][1]["shot"] == 2
+    t6.pot("fr")  # shot 3 ruled as the sensors saw it: no foul moved onto it
+    t6.settle()
+    expect(console.locator('#card .player[data-player="0"]')).to_have_class(
+        re.compile("shooting"), timeout=TIMEOUT)
     _close(console)
 
 

@@ -195,7 +195,8 @@ function pressable(node, action) {
           el("span", {}, noteText(n, table)), " ",
           el("button", { type: "button", class: "quiet", "data-correct": n.what, "data-key": "fix-" + n.what,
             onclick: () => {
-              const tx = send("declare", CORRECTIONS[n.what](n.detail));
+              // about that shot: refused, not taken for another, once the next is in play
+              const tx = send("declare", { ...CORRECTIONS[n.what](n.detail), shot: p.shot });
               if (tx) ui.fixing.set(tx, `${p.shot}:${n.what}`);
             } }, t("fix." + n.what))))] : []);
     swap(box, fresh);
