@@ -4,11 +4,14 @@ them. No pooltool needed."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from controller.physics.truth import CUE, ShotTruth
+from controller.physics.pyramid import PYRAMID_12FT, direct_hit_in_house, pyramid_rack
+from controller.physics.truth import CUE, Happening, ShotTruth
 from controller.physics.truth_pyramid import PyramidOracle, PyramidRuling
-from vocabulary import Pocket
+from vocabulary import Pocket, Rail
 
 FL, HR, SL = Pocket.FOOT_LEFT, Pocket.HEAD_RIGHT, Pocket.SIDE_LEFT
 
@@ -87,3 +90,32 @@ def test_pp_4_three_players_play_to_51_and_svoya_draws_the_last_ball() -> None:
     # not the last ball: the target wins at once, «своя» or not
     oracle = PyramidOracle(players=3, on_table={5, 9}, scores=[46, 50, 20])
     assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))).winner == 0
+
+
+def test_pp_2_the_pyramid_is_racked_as_the_seed_racks_it() -> None:
+    size = PYRAMID_12FT
+    balls = pyramid_rack(size, random.Random(7))
+    assert sorted(b for b in balls if isinstance(b, int)) == list(range(1, 16))
+    assert balls[4] == pytest.approx((size.width / 2, size.length * 3 / 4))  # the apex, third spot
+    base = sorted((b for b in balls if balls[b][1] == max(y for _, y in balls.values())),
+                  key=lambda b: balls[b][0])
+    assert (base[0], base[-1]) == (2, 3)  # the base's corners
+    r = size.ball_radius * 1.002  # the rack's spacing
+    at = {b: (row := round((y - size.length * 3 / 4) / (r * 3 ** 0.5)),
+              round((x - size.width / 2) / (2 * r) + row / 2)) for b, (x, y) in balls.items()}
+    inside = {b for b, (row, k) in at.items() if 0 < k < row < 4}  # touching no edge
+    assert inside == {13, 14, 15}
+
+
+@pytest.mark.parametrize(("cushion_first", "where", "foot", "direct"), [
+    (False, 0.5, False, True),   # a ball in the house, struck straight from hand
+    (True, 0.5, False, False),   # off a cushion first: allowed
+    (False, 1.5, False, False),  # a ball out of the house
+    (False, 3.0, True, True),    # every ball was in the house: the foot end is the house
+])
+def test_pp_8_a_direct_hit_in_the_house_is_told_from_the_happenings(
+        cushion_first: bool, where: float, foot: bool, direct: bool) -> None:
+    happenings = [Happening(0.1, "cushion", CUE, rail=Rail.LEFT_HEAD, speed=1.0)] if cushion_first else []
+    happenings.append(Happening(0.4, "contact", CUE, 9, speed=1.0))
+    balls: dict[int | str, tuple[float, float]] = {9: (0.8, where), CUE: (0.6, 0.3)}
+    assert direct_hit_in_house(PYRAMID_12FT, balls, happenings, foot) is direct
