@@ -383,7 +383,9 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
 
     if unknown and state.options.presume_called:
         for call in record.calls:
-            if call.ball == CUE and cue_pocketed or call.ball in dict(known):
+            if call.ball == CUE and (cue_pocketed or record.cue_sensed):
+                continue  # fell and known, or (the detector saw none) did not fall
+            if call.ball in dict(known):
                 continue
             here = [d for d in unknown if d.pocket == call.pocket]
             room = call.ball == CUE or call.ball in on_table and len(known) < capacity

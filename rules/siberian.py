@@ -327,7 +327,8 @@ class SiberianTen(Game):
             return False
         if not record.calls:
             return _opts(state).missing_call != "no_count"
-        return any(c.pocket == pocket for c in record.calls)
+        # a called cue ball: whether it fell matters, not which object ball fell beside it
+        return any(c.pocket == pocket and c.ball != CUE for c in record.calls)
 
     def only_the_called_ball_matters(self, state: MatchState, record: ShotRecord,
                                      pocket: Pocket | None) -> bool:

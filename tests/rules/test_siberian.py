@@ -958,6 +958,23 @@ def test_st_6_without_a_cue_detector_the_drop_in_the_called_pocket_is_identified
     assert "cue" in q.choices
 
 
+def test_st_9_a_called_cue_ball_the_cue_detector_did_not_see_fall_is_not_presumed():
+    ref = after_break()  # presume_called on: but the detector says the cue ball stayed up
+    out = play(ref, call=[("cue", "fr"), (3, "fl")], first=3, drops=[(None, "fr")])
+    assert not ref.questions  # an object ball, whichever: it counts the same (ST-8)
+    assert not [d for d in out if isinstance(d, Noted) and d.what == "called_presumed"]
+    assert credits(out) == [(ANN, OBJECT)] and ref.state.to_shoot == ANN and accounted(ref)
+
+
+def test_st_9_without_a_cue_detector_a_called_cue_ball_is_presumed_and_noted():
+    ref = after_break()
+    out = play(ref, call=[("cue", "fr"), (3, "fl")], first=3, drops=[(None, "fr")],
+               cue_sensed=False)
+    assert Noted("called_presumed", about=(("ball", "cue"), ("pocket", "fr"))) in out
+    (q,) = ref.questions  # the called cue ball counts: Ann takes a ball off for Bob
+    assert (q.topic, q.player) == ("cue_ball_counts", ANN)
+
+
 def test_st_16_with_one_ball_left_of_unknown_number_the_penalty_takes_it_unasked():
     ref = sib()
     play(ref, first=1, drops=[(None, "fl")] * 4)  # Ann 4, six balls left
