@@ -321,6 +321,8 @@ async def test_edges_beyond_the_boards_buffer_are_counted_as_overflows() -> None
             board.unplug()
             await got.until(lambda c: len(c.changes) == 2)
             await play(board, [("beam.fl", i % 2 ^ 1, 0.001 * i) for i in range(7)])
+            ring = board.firmware.ring  # head, acked, sent, overflows: all 7 taken or counted
+            await until(lambda: ring.ctl[0] + ring.ctl[3] == 7, 3.0, "the board's 7 edges")
             board.replug()
             await got.until(lambda c: len(c.events) == 4 and backend.stats().overflows == 3)
             assert [e.v for e in got.events] == [1, 0, 1, 0]

@@ -13,7 +13,9 @@ async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(t
     lines = [{"trace": 1}, {"t": 1.0, "ch": "cushion.f", "v": 1}, {"t": 1.01, "ch": "cushion.f", "v": 0},
              {"t": 2.0, "ch": "beam.fl", "v": 1}, {"t": 9.0, "ch": "beam.fl", "v": 0}]
     trace.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 10.0},
+    # blocked 7 s of trace time, stuck after 2: at 5 times real time the loop may stall for a
+    # second (a loaded machine) before the release edge could come in ahead of the verdict
+    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 5.0},
                          health={"tick_s": 0.05})
     async with Collector(broker) as col, running(config):
         (fault,) = await col.wait(lambda: col.events("sensor_fault"))
