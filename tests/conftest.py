@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,12 +29,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
                 item.add_marker(pytest.mark.no_cover)
-    if config.getoption("--soak"):
-        return
-    soak = [item for item in items if "soak" in item.keywords]
-    if soak:  # deselected, not skipped: they are not part of this run at all
-        config.hook.pytest_deselected(items=soak)
-        items[:] = [item for item in items if "soak" not in item.keywords]
+    # deselected, not skipped: they are not part of this run at all (and the run says so)
+    left_out = set()
+    if not config.getoption("--soak"):
+        left_out.add("soak")
+    if importlib.util.find_spec("pooltool") is None:  # the physics extra is optional
+        left_out.add("pooltool")
+    out = [item for item in items if left_out & set(item.keywords)]
+    if out:
+        config.hook.pytest_deselected(items=out)
+        items[:] = [item for item in items if not left_out & set(item.keywords)]
+        counts = {why: sum(1 for i in out if why in i.keywords) for why in sorted(left_out)}
+        config.stash[_LEFT_OUT] = [f"{n} {why}" for why, n in counts.items() if n]
+
+
+_LEFT_OUT = pytest.StashKey[list[str]]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    left_out = config.stash.get(_LEFT_OUT, [])
+    if left_out:
+        terminalreporter.write_line(
+            f"deselected: {', '.join(left_out)} (--soak runs the soak tests; ./dev "
+            "physics-install adds pooltool, which the pooltool tests need)")
 
 
 @pytest.fixture

@@ -125,11 +125,15 @@ def agreement(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
 def main(argv: list[str] | None = None) -> int:
     """``python -m controller.physics.check CORPUS…``: prints each disagreement and the
     agreement with and without the optional sensors; returns 1 when any shot disagrees."""
+    import argparse
     import gzip
-    import sys
 
+    ap = argparse.ArgumentParser(prog="python -m controller.physics.check", description=(
+        "replays corpus racks (python -m controller.physics) through the pipeline and sets"
+        " its rulings beside those over perfect facts"))
+    ap.add_argument("corpus", nargs="+", help="a corpus file (.jsonl, or .jsonl.gz)")
     status = 0
-    for path in (sys.argv[1:] if argv is None else argv):
+    for path in ap.parse_args(argv).corpus:
         opener: Any = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
             records = [json.loads(line) for line in f]

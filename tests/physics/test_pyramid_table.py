@@ -1,5 +1,5 @@
 """The 12 ft Russian table on the physics (``controller.physics.pyramid``): a 68 mm ball fits
-its pocket only when aimed well. Needs pooltool (``./dev physics-install``): skipped, and
+its pocket only when aimed well. Needs pooltool (``./dev physics-install``): deselected, and
 said so, where it is not installed; a few shots without the JIT, about a second."""
 
 from __future__ import annotations
@@ -13,20 +13,18 @@ import pytest
 if "numba" not in sys.modules:  # a handful of shots: the JIT's start-up would cost more
     os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
-from controller.physics.engine import POOL_9FT, Engine, PhysicsUnavailable, TableSize
+from controller.physics.engine import POOL_9FT, Engine, TableSize
 from controller.physics.pyramid import PYRAMID_12FT
 from controller.physics.truth import CUE, Ball
 
 XY = tuple[float, float]
 #: pooltool's quadratic solver, on roots it then discards
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in scalar power:RuntimeWarning")
+pytestmark = [pytest.mark.pooltool, pytest.mark.filterwarnings(
+    "ignore:invalid value encountered in scalar power:RuntimeWarning")]
 
 
 def engine(size: TableSize) -> Engine:
-    try:
-        return Engine(size)
-    except PhysicsUnavailable:
-        pytest.skip("pooltool is not installed (./dev physics-install)")
+    return Engine(size)
 
 
 def fell(e: Engine, balls: dict[Ball, XY], phi: float, speed: float = 2.0) -> set[Ball]:
