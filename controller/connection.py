@@ -22,6 +22,7 @@
   of QoS 0 messages (its ``_on_message`` wrapped, ``_queue`` read); ``abandon(client)`` ends
   a connection without a DISCONNECT, so the broker publishes the Last Will (paho's socket,
   through ``_client``). aiomqtt 2.5 has none of these; here and nowhere else.
+- ``publish(client, …)``: aiomqtt's publish, not losing a cancellation on Python 3.11.
 
 Errors::
 
@@ -272,6 +273,18 @@ class AckingClient(aiomqtt.Client):
         """Acknowledges a QoS 1 message (nothing for QoS 0)."""
         if message.qos > 0:
             self._client.ack(message.mid, message.qos)
+
+
+async def publish(client: aiomqtt.Client, topic: str, payload: bytes | str, **kw: Any) -> None:
+    """``client.publish(topic, payload, **kw)``, keeping a cancellation that comes with the
+    broker's PUBACK. aiomqtt 2.5 waits for the PUBACK with ``asyncio.wait_for``, which on
+    Python 3.11 returns the result and drops the cancellation when both come in the same
+    turn of the loop (CPython gh-86296, fixed in 3.12): the cancelled task would go on as if
+    never cancelled and wait for ever at its next ``await``. Raises CancelledError then."""
+    await client.publish(topic, payload, **kw)
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def abandon(client: aiomqtt.Client) -> None:

@@ -175,7 +175,8 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         board = tg.create_task(scoreboard(url, out, counts), name="scoreboard")
         runs = [tg.create_task(s.run(), name=f"table:{s.config.table}") for s in services]
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(done.wait(), args.seconds)
+            async with asyncio.timeout(args.seconds):
+                await done.wait()
         for s in services:
             s.stop()
         await asyncio.gather(*runs)

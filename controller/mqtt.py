@@ -59,6 +59,7 @@ from controller.connection import (
     Pubacks,
     abandon,
     left_behind,
+    publish,
     tls_context,
 )
 from controller.errors import ControllerError
@@ -560,8 +561,8 @@ class MqttLink:
                     props.CorrelationData = item.correlation
             pubacks.clear()
             try:
-                await client.publish(item.topic, item.payload, qos=item.qos, retain=item.retain,
-                                     properties=props)
+                await publish(client, item.topic, item.payload, qos=item.qos,
+                              retain=item.retain, properties=props)
             except (ValueError, TypeError) as exc:  # paho checks topics and sizes before sending
                 self.outbox.give_up(item, str(exc))
                 continue
@@ -574,7 +575,7 @@ class MqttLink:
                 health = self.outbox.newest(f"{self.base}/health")
                 if health is not None and health is not item and health.id != told:
                     told = health.id
-                    await client.publish(health.topic, health.payload, qos=1, retain=True)
+                    await publish(client, health.topic, health.payload, qos=1, retain=True)
                 await asyncio.sleep(delay)
                 continue
             if self.refused is not None:

@@ -290,7 +290,8 @@ class Service:
                 syncer.cancel()
                 if self.link.connected:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self.outbox.drained(), 3.0)
+                        async with asyncio.timeout(3.0):
+                            await self.outbox.drained()
                 self.link.close()
                 await cancel_and_wait(link)
         finally:

@@ -30,7 +30,7 @@ from controller.adapters.config import AdaptersConfig
 from controller.adapters.homeassistant import HomeAssistantAdapter
 from controller.adapters.text import TextDisplayAdapter
 from controller.adapters.wled import WledAdapter
-from controller.connection import Backoff, parse_broker, tls_context
+from controller.connection import Backoff, parse_broker, publish, tls_context
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
     waiting: dict[str, asyncio.Task[None]] = {}
 
     async def send(p: Publication) -> None:
-        await client.publish(p.topic, p.encoded(), qos=1, retain=p.retain)
+        await publish(client, p.topic, p.encoded(), qos=1, retain=p.retain)
 
     async def later(p: Publication) -> None:
         await asyncio.sleep(p.delay)
@@ -118,7 +118,7 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
 
     async with asyncio.TaskGroup() as tg:
 
-        async def publish(pubs: list[Publication]) -> None:
+        async def publish_all(pubs: list[Publication]) -> None:
             for p in pubs:
                 if p.key is not None and (old := waiting.pop(p.key, None)) is not None:
                     old.cancel()
@@ -132,7 +132,7 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
 
         for topic in adapters.subscriptions():
             await client.subscribe(topic, qos=1)
-        await publish(adapters.start())
+        await publish_all(adapters.start())
         if ready is not None:
             ready.set()
         async for message in messages if messages is not None else _messages(client):
@@ -144,7 +144,7 @@ async def run_adapters(client: aiomqtt.Client, base_topic: str, config: Adapters
             except Exception:  # one bad payload must not stop the displays
                 log.exception("adapters failed on a message on %s", topic)
                 continue
-            await publish(pubs)
+            await publish_all(pubs)
             if adapters.ignored:
                 log.warning("ignored %s payload(s) that were not JSON objects", adapters.ignored)
                 adapters.ignored = 0

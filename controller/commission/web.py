@@ -117,7 +117,8 @@ class CommissionPage:
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await self._server.wait_closed()
 
     async def act(self, action: str) -> tuple[int, dict[str, Any]]:
         """Returns the status and answer of an action from the page."""
@@ -144,7 +145,8 @@ class CommissionPage:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         async with one_exchange(writer):
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
+            async with asyncio.timeout(10.0):
+                head = await reader.readuntil(b"\r\n\r\n")
             method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
             length = 0
             for line in head.decode("latin-1").split("\r\n")[1:]:
@@ -153,7 +155,10 @@ class CommissionPage:
                     length = int(value.strip())
             if length > MAX_BODY:
                 raise ValueError("body too long")
-            body = await asyncio.wait_for(reader.readexactly(length), 10.0) if length else b""
+            body = b""
+            if length:
+                async with asyncio.timeout(10.0):
+                    body = await reader.readexactly(length)
             status, kind, out = await self._route(method, target, body)
             writer.write(response_head(status, kind, len(out), cache="no-store") + out)
             await writer.drain()

@@ -141,7 +141,8 @@ class WebServer:
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await self._server.wait_closed()
             self._server = None
 
     async def __aenter__(self) -> WebServer:
@@ -203,7 +204,8 @@ class WebServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         async with one_exchange(writer):
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
+            async with asyncio.timeout(10.0):
+                head = await reader.readuntil(b"\r\n\r\n")
             if len(head) > MAX_HEADER:
                 raise ValueError("header too long")
             method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
