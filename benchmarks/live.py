@@ -441,10 +441,14 @@ def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 300.0,
                                      str(config)], cwd=ROOT, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE)
             try:
+                warming = time.monotonic()
                 while counted[0] < 5:
                     await asyncio.sleep(0.05)
                     if proc.poll() is not None:
                         raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "")
+                    if time.monotonic() - warming > 60:
+                        raise RuntimeError(f"the service published {counted[0]} of its first"
+                                           " 5 shots in 60 s")
                 start = time.monotonic()
                 first = rss_mb(proc.pid)
                 samples = [(counted[0], first)]
