@@ -510,8 +510,9 @@ asyncio.run(main())
 """
 
 
-def bench_startup(repeat: int) -> dict[str, object]:
-    """Process start → retained state republished, beside a bare aiomqtt process (docstring)."""
+def bench_startup(repeat: int, least: int = 3) -> dict[str, object]:
+    """Process start → retained state republished, beside a bare aiomqtt process (docstring),
+    ``repeat`` times and at least ``least`` times each."""
 
     async def first_state(b: Any, topic: str, argv: list[str]) -> float:
         async with aiomqtt.Client(b.host, b.port) as sub:
@@ -545,7 +546,7 @@ def bench_startup(repeat: int) -> dict[str, object]:
                           [sys.executable, "-m", "controller", "run", "--config", str(config)])
         await asyncio.sleep(1.0)
         ours, base = [], []
-        for _ in range(max(3, repeat)):
+        for _ in range(max(least, repeat)):
             ours.append(await first_state(b, "billiards/bench/t1/state", [
                 sys.executable, "-m", "controller", "run", "--config", str(config)]))
             base.append(await first_state(b, "billiards/bench/base/state", [

@@ -38,8 +38,8 @@ def test_the_memory_benchmark_counts_shots_and_memory() -> None:
 
 
 def test_the_startup_benchmark_times_the_retained_state() -> None:
-    got = live.bench_startup(1)
-    assert got["runs"] == 3 and 0 < got["median s"] <= got["max s"] < 30
+    got = live.bench_startup(1, least=1)  # the benchmark's median takes three
+    assert got["runs"] == 1 and 0 < got["median s"] <= got["max s"] < 30
 
 
 def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
