@@ -280,7 +280,8 @@ async def publish(client: aiomqtt.Client, topic: str, payload: bytes | str, **kw
     broker's PUBACK. aiomqtt 2.5 waits for the PUBACK with ``asyncio.wait_for``, which on
     Python 3.11 returns the result and drops the cancellation when both come in the same
     turn of the loop (CPython gh-86296, fixed in 3.12): the cancelled task would go on as if
-    never cancelled and wait for ever at its next ``await``. Raises CancelledError then."""
+    never cancelled and wait for ever at its next ``await``. Raises CancelledError then. (The
+    canceller's side of the same fault: ``controller.mqtt.cancel_and_wait``.)"""
     await client.publish(topic, payload, **kw)
     task = asyncio.current_task()
     if task is not None and task.cancelling():

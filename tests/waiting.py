@@ -5,9 +5,10 @@ late the event loop wakes a task on this machine (its load), for bounds that are
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import TypeVar
+
+from controller.mqtt import cancel_and_wait
 
 T = TypeVar("T")
 
@@ -48,6 +49,4 @@ class LoopLag:
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._probe is not None
-        self._probe.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._probe
+        await cancel_and_wait(self._probe)

@@ -13,6 +13,7 @@ from typing import Any
 import aiomqtt
 
 from controller.adapters import AdaptersConfig, run_adapters
+from controller.mqtt import cancel_and_wait
 from controller.table import Message, Table
 from tests.broker import Broker
 
@@ -116,6 +117,4 @@ async def rig(broker: Broker, config: AdaptersConfig, *device_topics: str,
                 await ready.wait()
             yield service, Device(d)
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)

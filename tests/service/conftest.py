@@ -15,6 +15,7 @@ import pytest
 
 from controller.config import Config, validate
 from controller.connection import left_behind
+from controller.mqtt import cancel_and_wait
 from controller.service import Service
 from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
@@ -105,9 +106,7 @@ class Collector:
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._task is not None
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await cancel_and_wait(self._task)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [s.payload for s in self.seen if s.kind == kind]
