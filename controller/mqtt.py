@@ -614,7 +614,8 @@ class _Bucket:
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
     """Cancels ``task`` and waits for it to end. On Python 3.11, ``asyncio.wait_for`` (inside
     aiomqtt) can swallow a cancellation that lands as its future completes, leaving the task
-    running: so it is cancelled again until it ends."""
+    running: so it is cancelled again until it ends. (The publishing task's side of the same
+    fault: ``controller.connection.publish``.)"""
     while not task.done():
         task.cancel()
         await asyncio.wait([task], timeout=0.5)
