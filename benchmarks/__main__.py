@@ -34,8 +34,8 @@ def _median_rate(n: int, run: Callable[[], object], repeat: int) -> float:
 
 
 def bench_replay(repeat: int) -> dict[str, object]:
-    from controller.replay import replay
-    from controller.table import Message
+    from controller.pipeline.replay import replay
+    from controller.pipeline.table import Message
 
     lines = long_trace(200_000)
     published: list[int] = [0]

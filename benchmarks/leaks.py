@@ -6,7 +6,7 @@
   Ten and pyramid in turn, a new seed each) are fed into one long-lived ``Table`` as the
   service feeds it: every sensor edge and request in time order, the fusion's deadlines run
   as the service's ticks, a pause between matches. Fast: tens of thousands of shots a minute.
-- ``service``: a ``controller.service.Service`` in this process (sim backend at ``--speed``,
+- ``service``: a ``controller.service.shell.Service`` in this process (sim backend at ``--speed``,
   journal, recording, MQTT to a real Mosquitto from ``tests/broker.py``), as ``controller
   run`` runs it, the sim playing the games in turn (``--games``). The wall clock is the limit
   (~40 shots/s at 400x).
@@ -202,7 +202,7 @@ def _short(filename: str) -> str:
 
 # ---------------------------------------------------------------------- 1. the table alone
 def simulated(games: list[str], shots: int, seed: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    from controller.simulator import simulate_lines
+    from controller.sim.simulator import simulate_lines
     for n in itertools.count():
         game = games[n % len(games)]
         players = 3 if game == "pyramid" and n % 2 else 2
@@ -210,8 +210,8 @@ def simulated(games: list[str], shots: int, seed: int) -> Iterator[tuple[str, li
 
 
 def run_table(args: argparse.Namespace) -> None:
-    from controller.table import Message, Table, feed
-    from controller.trace import HealthLine, RequestLine, parse_line
+    from controller.pipeline.table import Message, Table, feed
+    from controller.pipeline.trace import HealthLine, RequestLine, parse_line
     from hardware.events import SensorEvent
 
     counted = [0]
@@ -284,10 +284,10 @@ class _Warnings(logging.Handler):
 
 
 async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
-    from controller.config import validate
-    from controller.journal import Outgoing
-    from controller.service import Service
-    from controller.simbackend import SimBackend
+    from controller.service.config import validate
+    from controller.service.journal import Outgoing
+    from controller.service.shell import Service
+    from controller.sim.backend import SimBackend
 
     config = validate({
         "venue": "bench", "table": "t1", "backend": "sim", "data": str(d / "data"),
@@ -319,8 +319,8 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
     matches = (lines for _game, lines in simulated(args.games, args.match_shots, args.seed))
     backend = SimBackend(matches, speed=args.speed)
     service = Counting(config, backend=backend)
-    backend.on_request = service._sim_request
-    backend._clock = service._mono
+    backend.on_request = service.request
+    backend._clock = service.host_clock
     journal_db = d / "data" / "journal.sqlite3"
 
     backlog = [0]

@@ -156,7 +156,7 @@ async def bare_round_trip(host: str, port: int, n: int, idle: bool = True) -> li
 
 # ---------------------------------------------------------------------- 2. live latency
 def _service_config(data: Path, url: str, backend: str, **journal: Any) -> Any:
-    from controller.config import validate
+    from controller.service.config import validate
     raw: dict[str, Any] = {"venue": "bench", "table": "t1", "backend": backend, "data": str(data),
                            "mqtt": {"url": url}, "gpio": {"pins": GPIO_PINS},
                            "journal": journal}
@@ -203,7 +203,7 @@ async def _pocketed(host: str, port: int, base: str) -> AsyncIterator[asyncio.Qu
 
 
 async def _gpio_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[float]:
-    from controller.service import Service
+    from controller.service.shell import Service
     from hardware.gpio import GpioBackend
     from tests.hardware.pins import PinDriver, mock_factory
 
@@ -234,7 +234,7 @@ async def _gpio_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[f
 
 
 async def _serial_latency(tmp: Path, b: Any, drops: int, **journal: Any) -> list[float]:
-    from controller.service import Service
+    from controller.service.shell import Service
     from firmware_bridge.backend import SerialBackend
     from firmware_bridge.sim import SimBoard
 
@@ -338,22 +338,23 @@ async def _echo_round_trips(host: str, port: int, n: int) -> list[float]:
 
 async def _service_round_trips(tmp: Path, b: Any, n: int, nodelay: bool = True,
                                **journal: Any) -> list[float]:
-    import controller.mqtt
-    from controller.config import validate
-    from controller.service import Service
+    import controller.service.mqtt
+    from controller.service.config import validate
+    from controller.service.shell import Service
+    from controller.sim.backend import sim_backend
 
     tmp.mkdir(parents=True)
     (tmp / "idle.jsonl").write_text('{"trace": 1}\n')
     config = validate({"venue": "bench", "table": "t1", "backend": "sim", "data": str(tmp),
                        "mqtt": {"url": b.url}, "journal": journal, "recording": {"enabled": False},
                        "sim": {"trace": str(tmp / "idle.jsonl"), "loop": False}}, "benchmark")
-    options = controller.mqtt._SOCKET_OPTIONS  # noqa: SLF001
-    controller.mqtt._SOCKET_OPTIONS = options if nodelay else ()  # noqa: SLF001
+    options = controller.service.mqtt._SOCKET_OPTIONS  # noqa: SLF001
+    controller.service.mqtt._SOCKET_OPTIONS = options if nodelay else ()  # noqa: SLF001
     try:
-        async with _running(Service(config)):
+        async with _running(Service(config, backend=sim_backend)):
             return await _app_round_trips(b.host, b.port, config.base, n)
     finally:
-        controller.mqtt._SOCKET_OPTIONS = options  # noqa: SLF001
+        controller.service.mqtt._SOCKET_OPTIONS = options  # noqa: SLF001
 
 
 def bench_requests(repeat: int, n: int = 200) -> dict[str, object]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from hardware.physics import beam_block, beam_glitch, cushion_hit
+from controller.sim.pulses import beam_block, beam_glitch, cushion_hit
 from vocabulary import POCKETS, RAILS
 
 

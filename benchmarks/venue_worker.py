@@ -19,10 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.config import validate
-from controller.journal import Outgoing
-from controller.service import Service
-from controller.table import Message
+from controller.pipeline.table import Message
+from controller.service.config import validate
+from controller.service.journal import Outgoing
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from hardware.events import SensorEvent
 from vocabulary import POCKET_OF_BEAM
 
@@ -35,7 +36,7 @@ async def main(url: str, data: Path, first: int, count: int,
                "data": str(data / f"t{n:03d}"), "log_level": "warning",
                "mqtt": {"url": url},
                "sim": {"game": "ten-ball", "shots": 60, "seed": n, "speed": 1.0, "loop": True}}
-        services.append(Service(validate(raw, "venue")))
+        services.append(Service(validate(raw, "venue"), backend=sim_backend))
     produced: dict[str, dict[str, list[int]]] = {}
     clears: dict[str, dict[str, list[float]]] = {}
     for s in services:

@@ -10,10 +10,10 @@ import importlib
 import sys
 
 COMMANDS = {
-    "run": ("controller.service", "run_main"),
-    "demo": ("controller.demo", "main"),
-    "replay": ("controller.replay", "cli"),
-    "simulate": ("controller.simulator", "cli"),
+    "run": ("controller.run", "run_main"),
+    "demo": ("controller.sim.demo", "main"),
+    "replay": ("controller.pipeline.replay", "cli"),
+    "simulate": ("controller.sim.simulator", "cli"),
     "commission": ("controller.commission", "cli"),
 }
 

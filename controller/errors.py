@@ -1,11 +1,11 @@
 """The controller's errors: one root, each class also the builtin it is a kind of.
 
     ControllerError                           root of everything the controller raises
-    ├── BadRequest (ValueError)               controller.requests: a request refused as it is
-    ├── ConfigError (ValueError)              controller.config: a configuration that cannot run
-    ├── JournalError (OSError)                controller.journal: the journal cannot be opened or written
-    ├── MosquittoError (RuntimeError)         controller.broker: the bundled broker did not start
-    └── MqttLinkError                         controller.mqtt: the link to the broker
+    ├── BadRequest (ValueError)               controller.pipeline.requests: a request refused as it is
+    ├── ConfigError (ValueError)              controller.service.config: a configuration that cannot run
+    ├── JournalError (OSError)                controller.service.journal: the journal cannot be opened or kept
+    ├── MosquittoError (RuntimeError)         controller.sim.broker: the bundled broker did not start
+    └── MqttLinkError                         controller.service.mqtt: the link to the broker
         ├── BrokerRefused (ConnectionError)   the broker refused the service's credentials
         └── UntrustedBroker (ConnectionError) its TLS certificate did not verify
 

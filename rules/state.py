@@ -37,7 +37,7 @@ class QuestionKind(enum.StrEnum):
 class Topic(enum.StrEnum):
     """What a question asks; its ``about`` parameters (in brackets) say of what.
 
-    The referee core asks in data; the text is rendered at the edge (``controller.texts``).
+    The referee core asks in data; the text is rendered at the edge (``controller.words.texts``).
     """
 
     #: confirm [pocket]: a pocket's beam is out of order: did a ball fall in it?

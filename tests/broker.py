@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from controller.broker import Mosquitto, find_mosquitto, free_port
+from controller.sim.broker import Mosquitto, find_mosquitto, free_port
 
 __all__ = ["MOSQUITTO", "Broker", "free_port", "password_file"]
 

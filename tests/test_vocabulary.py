@@ -12,8 +12,8 @@ from typing import get_args
 
 import pytest
 
-from controller import requests
-from controller.config import SimConfig
+from controller.pipeline import requests
+from controller.service.config import SimConfig
 from firmware_bridge.firmware import main as firmware
 from rules import GAMES, ShotKind, Special
 from rules.facts import DECLARABLE_FOULS

@@ -6,8 +6,8 @@ import json
 import random
 from typing import Any
 
+from controller.sim.pulses import ball_return, beam_block, cushion_hit
 from hardware import SensorEvent
-from hardware.physics import ball_return, beam_block, cushion_hit
 
 
 class TraceBuilder:

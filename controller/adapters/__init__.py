@@ -6,7 +6,7 @@ Each adapter is a pure mapping (a ``B/state`` or ``B/event`` payload in, ``Publi
 runs them beside the service.
 
 The displays' fixed words (``FOUL`` / ``ФОЛ``, ``BALL IN HAND`` / ``ШАР С РУКИ``, …:
-``controller.scoreboard.WORDS``) are in the table's language, which the table carries in its
+``controller.pipeline.scoreboard.WORDS``) are in the table's language, which the table carries in its
 ``B/state`` (``language``), unless a device's ``language`` is set. Names and words on devices
 whose font has no Cyrillic (``cyrillic = false``: HD44780 LCDs and ESPHome's default glyphs by
 default, AWTRIX 3 before firmware 0.95) are transliterated (``scoreboard.to_latin``); AWTRIX 3

@@ -25,7 +25,7 @@ from controller.adapters.base import (
     value_key,
 )
 from controller.adapters.config import AwtrixConfig
-from controller.scoreboard import foul_name
+from controller.pipeline.scoreboard import foul_name
 
 
 def _c(color: str) -> str:

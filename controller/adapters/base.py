@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from controller.scoreboard import language_of as language_of  # the adapters' helpers, here too
-from controller.scoreboard import say as say
-from controller.scoreboard import short_name as short_name
-from controller.scoreboard import to_latin as to_latin
-from controller.scoreboard import value_key as value_key
+from controller.pipeline.scoreboard import language_of as language_of  # the adapters' helpers, here too
+from controller.pipeline.scoreboard import say as say
+from controller.pipeline.scoreboard import short_name as short_name
+from controller.pipeline.scoreboard import to_latin as to_latin
+from controller.pipeline.scoreboard import value_key as value_key
 
 JSON = dict[str, Any] | list[Any]
 

@@ -11,7 +11,7 @@ lines); a 64×32 matrix in a 6×8 pixel font holds 10 characters × 4 lines: the
 the state of play (shot, ball in hand, the winner) and the game within the race. The words
 (``ШАР С РУКИ`` / ``BALL IN HAND``, ``УДАР 7``, ``ПАРТИЯ 2 ДО 3``) are in the table's
 language (its state's ``language``) unless the display's ``language`` says otherwise, each in
-the longest form that fits the line (``controller.scoreboard.say``), transliterated when the
+the longest form that fits the line (``controller.pipeline.scoreboard.say``), transliterated when the
 display's font has no Cyrillic.
 """
 
@@ -32,7 +32,7 @@ from controller.adapters.base import (
     value_key,
 )
 from controller.adapters.config import TextDisplayConfig
-from controller.scoreboard import WORDS
+from controller.pipeline.scoreboard import WORDS
 
 
 def cell(mark: str, name: str, value: str, width: int) -> str:

@@ -23,15 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.backends import hardware_backend
 from controller.commission.analysis import Report, analyse
 from controller.commission.config_edit import diff, suggested
 from controller.commission.session import Session, load, run_session, save
 from controller.commission.simtable import SimInstaller, SimTable, parse_faults
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
 from controller.commission.web import Board, CommissionPage, WebInstaller
-from controller.config import Config, ConfigError
-from controller.config import load as load_config
+from controller.service.backends import hardware_backend
+from controller.service.config import Config, ConfigError
+from controller.service.config import load as load_config
 from hardware.backend import SensorBackend
 
 

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from controller.commission.steps import Step, StepKind
-from controller.fusion import FusionConfig
+from controller.pipeline.fusion import FusionConfig
 from hardware.events import SensorEvent
 from vocabulary import SAME_RAIL, Kind, Rail, cushion, parse_channel
 

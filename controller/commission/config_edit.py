@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.commission.analysis import Setting
-from controller.config import ConfigError, validate
+from controller.service.config import ConfigError, validate
 
 _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
 

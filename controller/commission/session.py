@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from controller.commission.analysis import Capture
 from controller.commission.steps import Step
-from controller.trace import BadLine, read_trace
+from controller.pipeline.trace import BadLine, read_trace
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 

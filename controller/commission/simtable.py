@@ -1,6 +1,6 @@
 """A simulated table for commissioning: an installer doing each step, with wiring faults.
 
-``SimInstaller`` does each step physically (``hardware.physics``: balls through beams, hits on
+``SimInstaller`` does each step physically (``controller.sim.pulses``: balls through beams, hits on
 cushions, the ball return) on a timeline of its own, and hands the edges, as the miswired table
 delivers them (``Faults``), to a sink: the ``SimTable`` backend (``commission --simulate``), a
 simulated serial board, or mock GPIO pins. ``Faults`` are what installers get wrong: two wires
@@ -18,9 +18,9 @@ from types import TracebackType
 from typing import Self
 
 from controller.commission.steps import QUIET_S, Step, StepKind
+from controller.sim.pulses import ball_return, beam_block, beam_glitch, cushion_hit
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
-from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from vocabulary import SAME_RAIL, TABLE_CHANNELS, Kind, Pocket, Rail, cushion, parse_channel
 
 #: Receives a step's edges (times on the installer's timeline); returns once they are handed on.

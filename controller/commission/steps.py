@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from controller.fusion import FusionConfig
+from controller.pipeline.fusion import FusionConfig
 from vocabulary import POCKETS, RAILS, Kind, Pocket, Rail, beam, cushion
 
 #: How long the table must stay still in the first step (seconds): chatter and stuck sensors.

@@ -1,6 +1,6 @@
 """Match history: the finished matches of a venue's tables, read from each table's recording.
 
-A table records every session as a trace under ``<data>/traces`` (``controller.trace``); a
+A table records every session as a trace under ``<data>/traces`` (``controller.pipeline.trace``); a
 session that resumed a match starts with that match's inputs again, and a long session goes
 on in further files with the same header. ``History`` replays each session (``controller.
 replay``, no broker, in a thread: never on the table's own loop) and keeps, per match, what
@@ -34,9 +34,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from controller.replay import replay
-from controller.table import Message
-from controller.trace import BadLine
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
+from controller.pipeline.trace import BadLine
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from typing import Any
 import aiomqtt
 
 from controller.adapters import AdaptersConfig, run_adapters
-from controller.mqtt import cancel_and_wait
-from controller.table import Message, Table
+from controller.pipeline.table import Message, Table
+from controller.service.mqtt import cancel_and_wait
 from tests.broker import Broker
 
 B = "billiards/club/t1"

@@ -10,7 +10,7 @@ import pytest
 
 from controller.adapters import AdaptersConfig
 from controller.adapters.config import HomeAssistantConfig
-from controller.requests import parse_request
+from controller.pipeline.requests import parse_request
 from rules.facts import Foul
 from tests.adapters.harness import B, Device, client, rig
 from tests.broker import Broker

@@ -12,8 +12,8 @@ from controller.adapters import AdaptersConfig
 from controller.adapters.awtrix import AwtrixAdapter
 from controller.adapters.config import AwtrixConfig, TextDisplayConfig
 from controller.adapters.text import TextDisplayAdapter, layout
-from controller.scoreboard import WORDS, say, to_latin
-from controller.table import display
+from controller.pipeline.scoreboard import WORDS, say, to_latin
+from controller.pipeline.table import display
 from tests.adapters.harness import B, rig
 from tests.broker import Broker
 

@@ -14,7 +14,7 @@ from controller.commission.analysis import Problem, Report, analyse
 from controller.commission.session import run_session
 from controller.commission.simtable import Faults, SimInstaller
 from controller.commission.steps import Step, StepKind
-from controller.fusion import FusionConfig
+from controller.pipeline.fusion import FusionConfig
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.sim import SimBoard
 from hardware.events import SensorEvent

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.config import load
+from controller.service.config import load
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "deploy" / "controller.example.toml"

@@ -2,7 +2,7 @@
 make the next match rule as a well-wired table would.
 
 The simulated table (``controller.commission.simtable``) is miswired the way installers get it
-wrong; the matches come from the independent simulator (``controller.simulator``), played
+wrong; the matches come from the independent simulator (``controller.sim.simulator``), played
 through the same miswiring and then through the suggested configuration.
 """
 
@@ -20,11 +20,11 @@ from controller.commission.analysis import Problem, Report, analyse, periods, tr
 from controller.commission.session import load, run_session, save
 from controller.commission.simtable import Faults, SimInstaller, SimTable
 from controller.commission.steps import StepKind, plan
-from controller.config import validate
-from controller.fusion import FusionConfig
-from controller.replay import replay
-from controller.simulator import simulate_lines
-from controller.table import Message
+from controller.pipeline.fusion import FusionConfig
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
+from controller.service.config import validate
+from controller.sim.simulator import simulate_lines
 from hardware.events import SensorEvent
 from vocabulary import SAME_RAIL, cushion, parse_channel
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from controller.simbackend import SimBackend
+from controller.sim.backend import SimBackend
 
 
 class LineDriver:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.backends import hardware_backend
-from controller.config import ConfigError, validate
+from controller.service.backends import hardware_backend
+from controller.service.config import ConfigError, validate
 from hardware.events import SensorEvent
 from tests.hardware.pins import PinDriver, mock_factory
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.requests import (
+from controller.pipeline.requests import (
     MAX_PAYLOAD,
     REQUESTS,
     BadRequest,
@@ -17,7 +17,7 @@ from controller.requests import (
     parse_request,
     transaction_of,
 )
-from controller.table import Message, Table
+from controller.pipeline.table import Message, Table
 
 NAMES = sorted(REQUESTS) + ["teleport", "", "call/../x"]
 

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from controller.fusion import RETRACT_S, Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.fusion import RETRACT_S, Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.sim.pulses import ball_return, beam_block, beam_glitch, cushion_hit
 from hardware import SensorEvent
 from hardware.health import Health
-from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from rules import CUE, UNKNOWN, Call, Pocket, Rail, ShotKind
 
 
@@ -378,7 +378,7 @@ def test_noisy_streams_give_the_true_drops_and_hits():
 
 @pytest.mark.timeout(10)
 def test_a_burst_waiting_for_its_open_twin_does_not_stall_the_clock():
-    from controller.table import Table
+    from controller.pipeline.table import Table
 
     table = Table()
     table.start(0.0)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from controller.replay import replay
-from controller.table import Message
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
 from tests.tracekit import TraceBuilder
 
 FOUR = ["f", "h", "lh", "rf"]  # the break drove balls to four cushions

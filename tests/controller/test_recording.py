@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.fusion import fusion_config
-from controller.replay import replay
-from controller.simulator import simulate_lines
-from controller.table import Message, Table
-from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from controller.pipeline.fusion import fusion_config
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message, Table
+from controller.pipeline.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from controller.sim.simulator import simulate_lines
 from hardware.events import SensorEvent
 from tests.smallfs import fill, small_filesystem
 

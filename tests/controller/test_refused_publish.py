@@ -16,10 +16,10 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.config import MqttConfig
-from controller.connection import parse_broker
-from controller.journal import Journal
-from controller.mqtt import MqttLink, Outbox, Refusal, cancel_and_wait
+from controller.service.config import MqttConfig
+from controller.service.connection import parse_broker
+from controller.service.journal import Journal
+from controller.service.mqtt import MqttLink, Outbox, Refusal, cancel_and_wait
 from tests.broker import Broker, password_file
 from tests.waiting import until
 
@@ -49,7 +49,7 @@ async def test_a_refused_publish_stays_is_retried_and_is_delivered_in_order_once
                     client_id="billiards-club-t1", will=b'{"state": "offline"}',
                     on_connected=lambda: None, on_request=lambda _: None,
                     on_refused=told.append)
-    caplog.set_level(logging.ERROR, logger="controller.mqtt")
+    caplog.set_level(logging.ERROR, logger="controller.service.mqtt")
     try:
         async with aiomqtt.Client(broker.host, broker.port, username="reader", password="rp",
                                   identifier="reader") as reader:
@@ -123,8 +123,8 @@ async def test_the_service_shows_a_refusal_in_its_health_and_delivers_everything
     B/health (sent out of turn) shows the broker link down with the topic and the reason;
     once the ACL is fixed and reloaded, every event arrives, once, in order, and health is
     green again."""
-    from controller.replay import replay
-    from controller.table import Message
+    from controller.pipeline.replay import replay
+    from controller.pipeline.table import Message
     from tests.faults.test_broker_flaps import matches
     from tests.service.conftest import make_config, running
     from tests.service.test_outage import significant
@@ -141,7 +141,7 @@ async def test_the_service_shows_a_refusal_in_its_health_and_delivers_everything
     trace.write_text(matches(1, 7).text())
     config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 8.0},
                          mqtt={"username": "club/t1", "password": "tp"})
-    caplog.set_level(logging.ERROR, logger="controller.mqtt")
+    caplog.set_level(logging.ERROR, logger="controller.service.mqtt")
     events: list[dict[str, object]] = []
     health: list[dict[str, object]] = []
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.simulator import simulate_lines
-from controller.table import Table, feed
-from controller.trace import BadLine, Header, read_trace
+from controller.pipeline.table import Table, feed
+from controller.pipeline.trace import BadLine, Header, read_trace
+from controller.sim.simulator import simulate_lines
 from rules import OBJECT, Status
 from rules.pyramid import ball_value
 
@@ -60,7 +60,7 @@ def replay_checked(lines: list[dict], game: str) -> Table:
     assert not [i for i in items if isinstance(i, BadLine)]
     header = items[0]
     assert isinstance(header, Header)
-    from controller.fusion import fusion_config
+    from controller.pipeline.fusion import fusion_config
 
     table = Table(fusion=fusion_config(header.fields["fusion"]))
     table.start(0.0)

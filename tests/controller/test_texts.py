@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from controller import texts
-from controller.config import ConfigError, validate
-from controller.replay import replay
-from controller.table import Message
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
+from controller.service.config import ConfigError, validate
+from controller.words import texts
 from rules import Topic
 from tests.tracekit import TraceBuilder
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.config import ConfigError, validate
-from controller.connection import read_password
+from controller.service.config import ConfigError, validate
+from controller.service.connection import read_password
 from tests.deploy.test_install import unit_keys
 from tests.deploy.venue import Venue, password
 

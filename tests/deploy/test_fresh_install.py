@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.config import load
+from controller.service.config import load
 from tests.deploy.test_install import UNIT, install, unit_keys
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.replay import replay
-from controller.table import Message
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
 from tests.broker import Broker
 from tests.deploy.venue import (
     DEPLOY,

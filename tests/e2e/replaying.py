@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.replay import replay
-from controller.table import Message
-from controller.trace import BadLine
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
+from controller.pipeline.trace import BadLine
 
 
 @dataclass

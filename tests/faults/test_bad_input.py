@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from controller.requests import MAX_PAYLOAD, REQUESTS
-from controller.service import Service
+from controller.pipeline.requests import MAX_PAYLOAD, REQUESTS
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from tests.broker import Broker
 from tests.controller.test_bad_requests import payloads
 from tests.faults.record import note
@@ -148,7 +149,7 @@ async def test_a_wall_clock_jump_changes_no_time_the_table_keeps(tmp_path: Path,
             await col.response("call", "c2")
             last = service.core.last_t
         # the Pi reboots (its monotonic clock starts again) with the wall clock still wrong
-        rebooted = Service(config, clock=lambda: 1.0)
+        rebooted = Service(config, backend=sim_backend, clock=lambda: 1.0)
         try:
             assert rebooted.clock() > last
             assert rebooted.table.referee.snapshot() == service.table.referee.snapshot()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.table import Table
+from controller.pipeline.table import Table
 from firmware_bridge.sim import SimBoard
 from hardware.events import SensorEvent
 from hardware.health import Health

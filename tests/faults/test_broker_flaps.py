@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.replay import replay
-from controller.table import Message
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
 from tests.broker import Broker
 from tests.faults.record import note
 from tests.service.conftest import Collector, make_config, running

@@ -17,8 +17,9 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from controller.config import Config
-from controller.service import Service
+from controller.service.config import Config
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from tests.broker import Broker
@@ -124,7 +125,7 @@ async def test_a_poison_reply_topic_from_an_older_journal_is_given_up_not_fatal(
     """A reply topic paho refuses, already in the outbox (a journal of a version without the
     checks): the link gives it up with a log line and delivers the rest."""
     config = make_config(tmp_path, broker)
-    service = Service(config)
+    service = Service(config, backend=sim_backend)
     service.outbox.add(service.journal.new_outgoing("replies/+/bad", b"{}", False))
     async with Collector(broker, topic=f"{B}/#") as col, running(service), \
             requester(broker) as req:
@@ -176,7 +177,7 @@ async def test_a_service_that_dies_leaves_its_last_will_offline(tmp_path: Path, 
 
 
 def test_a_request_topic_name_cannot_make_a_reply_topic_too_long() -> None:
-    from controller.mqtt import MAX_TOPIC_BYTES, topic_error
+    from controller.service.mqtt import MAX_TOPIC_BYTES, topic_error
     assert topic_error("a" * MAX_TOPIC_BYTES) is None
     assert "65536 bytes" in str(topic_error("é" * 32768))
     assert topic_error("") == "is empty"

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from controller.replay import replay
-from controller.table import Message, Table
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message, Table
 from tests.broker import Broker
 from tests.faults.record import note
 from tests.service.conftest import Collector, requester

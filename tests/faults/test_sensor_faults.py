@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from controller.replay import replay
-from controller.table import Message, Table
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message, Table
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthConfig
 from tests.broker import Broker

@@ -23,9 +23,10 @@ from typing import Any
 
 import pytest
 
-from controller import core as core_module
-from controller.journal import Outgoing
-from controller.service import Service
+from controller.service import core as core_module
+from controller.service.journal import Outgoing
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
 from tests.faults.record import note
@@ -208,7 +209,7 @@ async def unsynced_cuts(tmp_path: Path, broker: Broker, monkeypatch: pytest.Monk
     lost = 0  # requests the cut took back (the rest arrived after it, or were synced)
     async with Collector(broker, identifier="watcher", persistent=True) as col, \
             requester(broker) as app, contextlib.AsyncExitStack() as stack:
-        service = Service(config)
+        service = Service(config, backend=sim_backend)
         card = Card(service, keep)
         await stack.enter_async_context(running(service))
         for i, (name, payload) in enumerate(reqs):
@@ -220,7 +221,7 @@ async def unsynced_cuts(tmp_path: Path, broker: Broker, monkeypatch: pytest.Monk
                 card.cut(service)
                 await stack.aclose()
                 card.restore()
-                service = Service(config)
+                service = Service(config, backend=sim_backend)
                 lost += tx not in {t for t, _, _ in service.table.transactions()}
                 card = Card(service, keep)
                 await stack.enter_async_context(running(service))

@@ -1,8 +1,8 @@
-"""The committed physics corpus (``controller.physics``, issue 19) replayed through the pipeline.
+"""The committed physics corpus (``controller.sim.physics``, issue 19) replayed through the pipeline.
 
-Each rack of ``corpus/<game>.jsonl.gz`` was played by pooltool (``python -m controller.physics``);
+Each rack of ``corpus/<game>.jsonl.gz`` was played by pooltool (``python -m controller.sim.physics``);
 its trace replays here with no pooltool, and every shot must be ruled as a referee with
-perfect facts rules it (``controller.physics.truth``), or be listed in ``KNOWN`` with its cause.
+perfect facts rules it (``controller.sim.physics.truth``), or be listed in ``KNOWN`` with its cause.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.physics.check import Disagreement, disagreements, points_of
+from controller.sim.physics.check import Disagreement, disagreements, points_of
 
 CORPUS = Path(__file__).parent / "corpus"
 GAMES = ["ten-ball", "siberian-ten", "pyramid"]

@@ -1,4 +1,4 @@
-"""The 12 ft Russian table on the physics (``controller.physics.pyramid``): a 68 mm ball fits
+"""The 12 ft Russian table on the physics (``controller.sim.physics.pyramid``): a 68 mm ball fits
 its pocket only when aimed well. Needs pooltool (``./dev physics-install``): deselected, and
 said so, where it is not installed; a few shots without the JIT, about a second."""
 
@@ -13,9 +13,9 @@ import pytest
 if "numba" not in sys.modules:  # a handful of shots: the JIT's start-up would cost more
     os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
-from controller.physics.engine import POOL_9FT, Engine, TableSize
-from controller.physics.pyramid import PYRAMID_12FT
-from controller.physics.truth import CUE, Ball
+from controller.sim.physics.engine import POOL_9FT, Engine, TableSize
+from controller.sim.physics.pyramid import PYRAMID_12FT
+from controller.sim.physics.truth import CUE, Ball
 
 XY = tuple[float, float]
 #: pooltool's quadratic solver, on roots it then discards

@@ -1,4 +1,4 @@
-"""Point pyramid over perfect facts (``controller.physics.truth_pyramid``), the oracle the
+"""Point pyramid over perfect facts (``controller.sim.physics.truth_pyramid``), the oracle the
 physics corpus is ruled by, apart from ``rules/``; seed 004's clauses as docs/rules.md numbers
 them. No pooltool needed."""
 
@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from controller.physics.pyramid import PYRAMID_12FT, direct_hit_in_house, pyramid_rack
-from controller.physics.truth import CUE, Happening, ShotTruth
-from controller.physics.truth_pyramid import PyramidOracle, PyramidRuling
+from controller.sim.physics.pyramid import PYRAMID_12FT, direct_hit_in_house, pyramid_rack
+from controller.sim.physics.truth import CUE, Happening, ShotTruth
+from controller.sim.physics.truth_pyramid import PyramidOracle, PyramidRuling
 from vocabulary import Pocket, Rail
 
 FL, HR, SL = Pocket.FOOT_LEFT, Pocket.HEAD_RIGHT, Pocket.SIDE_LEFT

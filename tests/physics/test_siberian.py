@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from controller.physics.engine import crossings
-from controller.physics.truth import ShotTruth
-from controller.physics.truth_siberian import SiberianFacts, SiberianOracle
+from controller.sim.physics.engine import crossings
+from controller.sim.physics.truth import ShotTruth
+from controller.sim.physics.truth_siberian import SiberianFacts, SiberianOracle
 from vocabulary import Pocket
 
 
@@ -152,8 +152,8 @@ def test_the_corpus_plays_the_two_cushion_rule_misses_the_kitchen_and_the_shoot_
 
 
 def test_the_referee_knows_what_the_cushion_sensors_count_and_whether_the_centre_line_was_crossed() -> None:
-    from controller.physics.siberian import crossed_after_contact, cushions_felt
-    from controller.physics.truth import CUE, Happening
+    from controller.sim.physics.siberian import crossed_after_contact, cushions_felt
+    from controller.sim.physics.truth import CUE, Happening
     from vocabulary import Rail
 
     happenings = [

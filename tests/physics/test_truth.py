@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from controller.physics.engine import PhysicsUnavailable, load, rail_of
-from controller.physics.rack import Refused, true_answer
-from controller.physics.sensors import Sensors, sensor_events
-from controller.physics.truth import CUE, Happening, ShotTruth, TenBallOracle, shot_truth
+from controller.sim.physics.engine import PhysicsUnavailable, load, rail_of
+from controller.sim.physics.rack import Refused, true_answer
+from controller.sim.physics.sensors import Sensors, sensor_events
+from controller.sim.physics.truth import CUE, Happening, ShotTruth, TenBallOracle, shot_truth
 from rules.state import Question, QuestionKind, Topic
 from vocabulary import Pocket, Rail
 
@@ -109,14 +109,6 @@ def test_simulate_physics_without_pooltool_says_how_to_install_it(
     assert "./dev physics-install" in capsys.readouterr().err
     assert main(["simulate", "--game", "pyramid", "--shots", "5", "--physics"]) == 2
     assert "./dev physics-install" in capsys.readouterr().err
-
-
-def test_the_oracle_rules_apart_from_the_referee_core() -> None:
-    from tests.test_import_arrows import ROOT, imported_modules
-
-    package = ROOT / "controller" / "physics"
-    used = {m for path in package.glob("*.py") for _, m in imported_modules(path, "controller")}
-    assert "rules" not in used
 
 
 def test_a_channel_already_on_is_not_switched_on_again() -> None:

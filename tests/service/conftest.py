@@ -13,10 +13,11 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from controller.config import Config, validate
-from controller.connection import left_behind
-from controller.mqtt import cancel_and_wait
-from controller.service import Service
+from controller.service.config import Config, validate
+from controller.service.connection import left_behind
+from controller.service.mqtt import cancel_and_wait
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
@@ -183,7 +184,8 @@ async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester
 async def running(config: Config | Service) -> AsyncIterator[Service]:
     """A service (or one made of ``config``) running in this event loop, connected; stopped
     cleanly afterwards."""
-    service = config if isinstance(config, Service) else Service(config)
+    service = config if isinstance(config, Service) else Service(
+        config, backend=sim_backend if config.backend == "sim" else None)
     task = asyncio.create_task(service.run())
     deadline = asyncio.get_running_loop().time() + 10
     while not service.link.connected:

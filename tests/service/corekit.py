@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config, validate
-from controller.core import LAG, Release, Request, TableCore
-from controller.journal import Outgoing
-from controller.mqtt import Outbox
+from controller.service.config import Config, validate
+from controller.service.core import LAG, Release, Request, TableCore
+from controller.service.journal import Outgoing
+from controller.service.mqtt import Outbox
 from hardware.events import SensorEvent
 
 BASE = "billiards/club/t1"

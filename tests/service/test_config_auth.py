@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel
 
 from controller.__main__ import parser
-from controller.config import ConfigError, load, validate
-from controller.service import overrides_of
+from controller.service.config import ConfigError, load, validate
+from controller.service.shell import overrides_of
 from tests.broker import Broker, password_file
 from tests.service.conftest import make_config, running
 

@@ -8,9 +8,9 @@ import random
 import sqlite3
 from pathlib import Path
 
-from controller.config import Config
-from controller.core import SEQ_RESERVE, Connected, Request
-from controller.journal import Outgoing
+from controller.service.config import Config
+from controller.service.core import SEQ_RESERVE, Connected, Request
+from controller.service.journal import Outgoing
 from hardware.events import SensorEvent
 from rules import Topic
 from tests.service.corekit import BASE, FakeClock, Stepper, core_config, events, payloads, rows

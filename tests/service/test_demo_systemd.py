@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.systemd import Notifier
+from controller.service.systemd import Notifier
 from tests.service.conftest import Collector
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,11 +12,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from controller import journal as journal_module
-from controller.core import SEQ_RESERVE, boot_id
-from controller.journal import Journal
-from controller.mqtt import Outbox
-from controller.service import Service
+from controller.service import journal as journal_module
+from controller.service.core import SEQ_RESERVE, boot_id
+from controller.service.journal import Journal
+from controller.service.mqtt import Outbox
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from tests.broker import Broker
 from tests.service.conftest import Collector, gpio_table, make_config, running, shot_pocketing
 from tests.waiting import until
@@ -177,17 +178,17 @@ async def test_seq_resumes_after_the_reservation_only_after_a_power_cut(tmp_path
     seq, limit = int(meta["seq"]), int(meta["seq_limit"])
     assert meta["clean"] == "1" and seq < limit <= seq + SEQ_RESERVE
 
-    again = Service(config)  # a clean stop: seq goes on exactly
+    again = Service(config, backend=sim_backend)  # a clean stop: seq goes on exactly
     assert again.table.seq == seq
     again.journal.close()
 
     _set_meta(path, clean=0, boot=boot_id())  # kill -9: the machine's cache kept every write
-    again = Service(config)
+    again = Service(config, backend=sim_backend)
     assert again.table.seq == seq
     again.journal.close()
 
     _set_meta(path, clean=0, boot="an-earlier-boot")  # a power cut: what was early may be lost
-    again = Service(config)
+    again = Service(config, backend=sim_backend)
     assert again.table.seq == limit
     again.journal.close()
     async with Collector(broker) as col, running(config):

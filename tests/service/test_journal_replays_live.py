@@ -17,8 +17,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.replay import replay
-from controller.table import Table
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Table
 from tests.service.corekit import FakeClock, Stepper, core_config
 
 Step = tuple[str, dict[str, Any]]

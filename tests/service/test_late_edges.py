@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import Path
 
-from controller.core import HOLD_S
+from controller.service.core import HOLD_S
 from firmware_bridge.sim import SimBoard
 from hardware.events import LinkChanged, SensorEvent
 from tests.broker import Broker

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.replay import replay
-from controller.table import Message
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
 from tests.broker import Broker
 from tests.service.conftest import Collector, make_config, running
 from tests.tracekit import TraceBuilder

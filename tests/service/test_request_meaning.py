@@ -13,7 +13,7 @@ from typing import Any
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from controller.service import Service
+from controller.service.shell import Service
 from tests.broker import Broker
 from tests.service.conftest import Collector, make_config, requester, running
 from tests.service.plays import MATCH

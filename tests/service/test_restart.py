@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.config import validate
-from controller.service import Service
+from controller.service.config import validate
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
 from tests.broker import Broker
 from tests.service.conftest import Collector, idle_trace, make_config, requester, running
 from tests.service.corekit import rows
@@ -151,7 +152,7 @@ async def test_messages_made_while_the_broker_is_unreachable_survive_a_restart(t
     raw["mqtt"]["url"] = "mqtt://127.0.0.1:9"  # nobody listens
     raw["sim"] = {"trace": str(trace), "loop": False, "speed": 20.0}
     offline = validate(raw, "test")
-    service = Service(offline)
+    service = Service(offline, backend=sim_backend)
     task = asyncio.create_task(service.run())
     await until(lambda: service.table.referee.state.shot == 1)  # played on without the network
     service.stop()
@@ -175,7 +176,7 @@ async def test_a_rebuilt_table_is_the_table_that_stopped_mid_match(tmp_path, bro
     config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 15.0})
     async with running(config) as live:
         await until(lambda: live.table.referee.state.shot >= 4, 30, "four shots")
-    rebuilt = Service(config)
+    rebuilt = Service(config, backend=sim_backend)
     try:
         assert rebuilt.table.referee.snapshot() == live.table.referee.snapshot()
         assert (rebuilt.table.match_id, rebuilt.table.seq) == (live.table.match_id, live.table.seq)

@@ -52,8 +52,9 @@ async def test_the_service_publishes_over_tls(tmp_path):
 
 @pytest.mark.skipif(not Path("/usr/bin/openssl").exists(), reason="openssl is not installed")
 async def test_a_broker_certificate_we_do_not_trust_stops_the_service_with_a_clear_error(tmp_path):
-    from controller.mqtt import UntrustedBroker
-    from controller.service import Service
+    from controller.service.mqtt import UntrustedBroker
+    from controller.service.shell import Service
+    from controller.sim.backend import sim_backend
     _, cert, key = certificates(tmp_path / "pki")
     other_ca, _, _ = certificates(tmp_path / "other")
     broker = Broker(tmp_path / "broker", extra=f"cafile {other_ca}\ncertfile {cert}\nkeyfile {key}")
@@ -62,7 +63,7 @@ async def test_a_broker_certificate_we_do_not_trust_stops_the_service_with_a_cle
         config = make_config(tmp_path, broker, mqtt={"url": f"mqtts://127.0.0.1:{broker.port}",
                                                      "tls": {"ca_file": str(other_ca)}})
         with pytest.raises(ExceptionGroup) as caught:
-            await Service(config).run()
+            await Service(config, backend=sim_backend).run()
     finally:
         broker.stop()
     (error,) = caught.value.exceptions

@@ -1,6 +1,6 @@
 """A real table on a real broker for the browser tests, and the pages served beside it.
 
-``LiveTable`` runs a ``controller.table.Table`` whose messages go to the broker (paho, QoS 1,
+``LiveTable`` runs a ``controller.pipeline.table.Table`` whose messages go to the broker (paho, QoS 1,
 retained as the table says) and whose requests come from it: ``B/request/<name>`` is fed to
 ``Table.request`` with the table's clock, as the service does. A thread ticks the clock so
 provisional rulings fall due. ``WebThread`` runs ``controller.web.WebServer`` on a loop of its
@@ -19,7 +19,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.table import Message, Table
+from controller.pipeline.table import Message, Table
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
 from hardware.events import SensorEvent

@@ -1,6 +1,6 @@
 """The dashboard and the console in headless Chromium, against a real broker and real tables.
 
-The tables are ``controller.table.Table`` objects publishing over MQTT (``LiveTable``); the
+The tables are ``controller.pipeline.table.Table`` objects publishing over MQTT (``LiveTable``); the
 pages speak MQTT over the broker's websockets listener. Screenshots go to ``test-artifacts/``.
 """
 

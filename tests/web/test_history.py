@@ -1,9 +1,9 @@
 """Match history: finished matches read back from the tables' recordings, their per-player
 summary, the JSON and CSV exports, and the shareable match page (headless Chromium).
 
-The recordings are simulated matches (``controller.simulator``) written as a table writes
+The recordings are simulated matches (``controller.sim.simulator``) written as a table writes
 its traces; what each match should say is counted here from the same trace replayed through
-the pipeline (``controller.replay``), not from the history's own code.
+the pipeline (``controller.pipeline.replay``), not from the history's own code.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from controller.replay import replay
-from controller.simulator import simulate_lines
+from controller.pipeline.replay import replay
+from controller.sim.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
 from controller.web.history import History, csv_text
 from tests.web.harness import WebThread, http_get

@@ -3,7 +3,7 @@
     backend(s) ──► input queue ──► TableCore (table, journal, health) ──► Outbox ──► broker
     broker B/request/+ ──┘            commit ─► write │ sync (thread) ─► release
 
-The core (``controller.core``) decides everything and returns what to publish; this shell
+The core (``controller.service.core``) decides everything and returns what to publish; this shell
 does the waiting. One ``TaskGroup``, named tasks: ``backend:<name>`` (sensor events in),
 ``table`` (the only task that steps the core), ``journal-sync`` (fsyncs in a thread and
 releases what each sync covers), ``mqtt`` (the link: requests in, the outbox out,
@@ -14,7 +14,7 @@ The table task handles what it finds in the queue (waiting ``commit_interval_ms`
 the ``journal-sync`` task syncs in the background, one fsync for every batch written
 meanwhile. What waits for which (a live ``ball_pocketed`` for the write, a ruling for the
 sync), seq reservation, the clock across reboots and the rebuild from the journal: see
-``controller.core``.
+``controller.service.core``.
 """
 
 from __future__ import annotations
@@ -24,27 +24,23 @@ import contextlib
 import json
 import logging
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.backends import hardware_backend
-from controller.config import Config, ConfigError, load
-from controller.core import Connected, Release, Request, TableCore
-from controller.journal import JournalError, Outgoing
-from controller.mqtt import (
-    BrokerRefused,
+from controller.pipeline.table import Table, status_payload
+from controller.service.backends import hardware_backend
+from controller.service.config import Config
+from controller.service.core import Connected, Release, Request, TableCore
+from controller.service.journal import JournalError, Outgoing
+from controller.service.mqtt import (
     Incoming,
     MqttLink,
     Outbox,
     Refusal,
-    UntrustedBroker,
     cancel_and_wait,
 )
-from controller.simbackend import SimBackend, matches_for
-from controller.table import Table, status_payload
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
@@ -58,7 +54,7 @@ BROKER_LINK = "broker"
 #: The health link that stands for the journal being written (up) or not (down: a full disk).
 JOURNAL_LINK = "journal"
 #: Requests from the broker waiting for the table, at most: the link then waits, and the
-#: broker holds the rest (``controller.mqtt``: a request is acknowledged once taken).
+#: broker holds the rest (``controller.service.mqtt``: a request is acknowledged once taken).
 REQUESTS_WAITING = 64
 
 
@@ -77,6 +73,10 @@ class _Flush:
     """Wakes the table task to make deliveries durable (their outbox rows deleted)."""
 
 
+BackendMaker = Callable[["Service"], SensorBackend]
+"""Makes a service's sensor backend once the service exists (the simulated one is made so, by
+``controller.sim.backend.sim_backend``: it plays the referee's part through ``request``)."""
+
 _Input = SensorEvent | LinkChanged | Request | _Brokered | Connected | _Stop | _Flush
 
 
@@ -87,12 +87,13 @@ class Service:
     journal cannot be opened.
     """
 
-    def __init__(self, config: Config, *, backend: SensorBackend | None = None,
+    def __init__(self, config: Config, *, backend: SensorBackend | BackendMaker | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.base = config.base
         self._mono = clock
-        self._backend = backend
+        self._backend: SensorBackend | None = backend if isinstance(backend, SensorBackend) else None
+        self._make = backend if callable(backend) and self._backend is None else None
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
         self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
@@ -152,12 +153,10 @@ class Service:
         self.notifier.status(f"the broker {reason}; messages wait in the outbox"
                              if refusal is not None else "the broker takes every message")
 
-    def _sim_request(self, name: str, payload: dict[str, Any], t: float) -> None:
-        self._put(Request(name, payload, t))
-
-    def request(self, name: str, payload: dict[str, Any]) -> None:
-        """Queues a request as if it came from the broker (for embedding and tests)."""
-        self._put(Request(name, payload))
+    def request(self, name: str, payload: dict[str, Any], at: float | None = None) -> None:
+        """Queues a request as if it came from the broker (for embedding, the simulated
+        referee and tests), taken at ``at`` on the service's clock when given."""
+        self._put(Request(name, payload) if at is None else Request(name, payload, at))
 
     # ------------------------------------------------------------------ the table task
     def _publish(self, items: list[Outgoing]) -> None:
@@ -234,6 +233,7 @@ class Service:
                                 item = await self._queue.get()
                         except TimeoutError:
                             break
+            assert self._backend is not None  # made by run() before this task starts
             self._publish(core.tick(self._backend))
             if stop:
                 self._publish(core.stop())
@@ -248,14 +248,15 @@ class Service:
         log.info("backend %s ended", backend.name)
 
     def _make_backend(self) -> SensorBackend:
-        cfg = self.config
-        if cfg.backend == "sim":
-            sim = cfg.sim
-            matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
-                                  noise=sim.noise, players=sim.players, loop=sim.loop)
-            return SimBackend(matches, speed=self.core.speed, on_request=self._sim_request,
-                              clock=self._mono)
-        return hardware_backend(cfg)
+        if self._backend is not None:
+            return self._backend
+        if self._make is not None:
+            return self._make(self)
+        return hardware_backend(self.config)
+
+    def host_clock(self) -> float:
+        """Returns the host's monotonic time (the clock a backend stamps its edges with)."""
+        return self._mono()
 
     def stop(self) -> None:
         """Asks the service to stop cleanly (publishes ``stopped``, delivers what it can)."""
@@ -264,7 +265,7 @@ class Service:
     async def run(self, *, ready: Callable[[], None] | None = None) -> None:
         """Runs until ``stop()``. Raises BrokerRefused, JournalError, or a backend's error."""
         notifier = self.notifier
-        backend = self._backend or self._make_backend()
+        backend = self._make_backend()
         self._backend = backend
         self._publish(self.core.start())
         self._commit()
@@ -331,13 +332,14 @@ async def wait_unconfigured(status: str, notifier: Notifier | None = None) -> No
         await cancel_and_wait(watchdog)
 
 
-async def serve(config: Config, source: str = "the configuration") -> None:
+async def serve(config: Config, source: str = "the configuration",
+                backend: BackendMaker | None = None) -> None:
     """Runs a service until SIGTERM or SIGINT; serves the venue pages when ``web.enabled``.
     Without a backend configured, only waits (``wait_unconfigured``)."""
     if config.backend is None:
         await wait_unconfigured(unconfigured(source))
         return
-    service = Service(config)
+    service = Service(config, backend=backend)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, service.stop)
@@ -369,34 +371,3 @@ def _web_server(config: Config) -> Any:
 
     history = History({config.table: config.data}) if config.recording.enabled else None
     return WebServer(pages, host=w.host, port=w.port, history=history, history_process=True)
-
-
-def run_main(args: Any) -> int:
-    """The ``run`` command; returns the exit status (2: configuration or credentials)."""
-    try:
-        config = load(args.config, overrides_of(args))
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=config.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        asyncio.run(serve(config, str(args.config or "the configuration")))
-    except (Exception, ExceptionGroup) as exc:  # noqa: B014
-        cause = _first(exc)
-        if isinstance(cause, BrokerRefused | UntrustedBroker | ConfigError):
-            print(f"error: {cause}", file=sys.stderr)
-            return 2
-        from firmware_bridge.errors import BridgeError
-        from hardware.gpio import GpioError
-        if isinstance(cause, JournalError | BridgeError | GpioError):
-            print(f"error: {cause}", file=sys.stderr)
-            return 1
-        raise
-    return 0
-
-
-def _first(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc

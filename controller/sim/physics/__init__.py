@@ -6,7 +6,7 @@ Siberian Ten (an American pool table, seed 000) and Point pyramid (a 12 ft Russi
 - ``engine``: pooltool, the tables as the seeds play them, one shot into ``Happening``
   records (the one module that imports pooltool; ``./dev physics-install`` adds it);
 - ``player``: a simulated player (makeable shots, realistic misses);
-- ``sensors``: the sensor events the happenings cause (``hardware.physics`` timing);
+- ``sensors``: the sensor events the happenings cause (``controller.sim.pulses`` timing);
 - ``truth``: the facts of a shot and Ten-ball's rulings over perfect facts, apart from ``rules/``;
 - ``truth_siberian``, ``truth_pyramid``: Siberian Ten's and Point pyramid's rulings over
   perfect facts;
@@ -14,5 +14,5 @@ Siberian Ten (an American pool table, seed 000) and Point pyramid (a 12 ft Russi
   and Ten-ball's rack);
 - ``siberian``, ``pyramid``: those games' tables, racks, players and referees;
 - ``check``: a corpus rack replayed through the pipeline, disagreements listed (no pooltool);
-- ``python -m controller.physics``: writes a corpus.
+- ``python -m controller.sim.physics``: writes a corpus.
 """

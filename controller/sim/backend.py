@@ -7,7 +7,7 @@ monotonic timeline compressed ``speed`` times, and hands the request lines to ``
 next one from ``matches``; it ends when ``matches`` is exhausted.
 
 ``matches_for(...)`` makes the matches: a trace file (replayed again and again), or the
-simulator's (``controller.simulator.simulate_lines``), a new seed each match.
+simulator's (``controller.sim.simulator.simulate_lines``), a new seed each match.
 """
 
 from __future__ import annotations
@@ -19,13 +19,16 @@ import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from controller.simulator import simulate_lines
-from controller.trace import Header, RequestLine, parse_line
+from controller.pipeline.trace import Header, RequestLine, parse_line
+from controller.sim.simulator import simulate_lines
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from vocabulary import TABLE_CHANNELS
+
+if TYPE_CHECKING:
+    from controller.service.shell import Service
 
 Lines = list[dict[str, Any]]
 #: A match being played live (a driver adding lines as they happen) is an async iterable.
@@ -112,3 +115,14 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
         return
     for n in itertools.count() if loop else range(1):
         yield simulate_lines(game, shots, seed + n, noise, players)
+
+
+def sim_backend(service: Service) -> SimBackend:
+    """Returns the ``sim`` backend of ``service``'s configuration (``[sim]``), playing at the
+    service's speed and handing its referee's requests to ``service.request``."""
+    sim = service.config.sim
+    matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
+                          noise=sim.noise, players=sim.players, loop=sim.loop)
+    return SimBackend(matches, speed=service.core.speed,
+                      on_request=lambda name, payload, t: service.request(name, payload, t),
+                      clock=service.host_clock)

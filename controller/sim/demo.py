@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
-from controller.broker import Mosquitto, MosquittoError, free_port
-from controller.config import ConfigError, validate
-from controller.service import Service
-from controller.simbackend import SimBackend
+from controller.service.config import ConfigError, validate
+from controller.service.shell import Service
+from controller.sim.backend import SimBackend, sim_backend
+from controller.sim.broker import Mosquitto, MosquittoError, free_port
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
 
@@ -153,7 +153,7 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
             return 2
         # a hand-played table: sensors that play nothing, requests only from its console
         hand = SimBackend((), speed=args.speed) if config.table in args.hand else None
-        services.append(Service(config, backend=hand))
+        services.append(Service(config, backend=hand or sim_backend))
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",

@@ -42,12 +42,12 @@ import math
 import random
 from typing import Any
 
-from controller.physics.engine import Engine, TableSize
-from controller.physics.player import in_hand, plan
-from controller.physics.rack import PLAYERS, RackPlay, RackRecord, declared_drops, triangle
-from controller.physics.sensors import Sensors
-from controller.physics.truth import CUE, Ball, Happening, ShotTruth, shot_truth
-from controller.physics.truth_pyramid import PyramidOracle, PyramidRuling
+from controller.sim.physics.engine import Engine, TableSize
+from controller.sim.physics.player import in_hand, plan
+from controller.sim.physics.rack import PLAYERS, RackPlay, RackRecord, declared_drops, triangle
+from controller.sim.physics.sensors import Sensors
+from controller.sim.physics.truth import CUE, Ball, Happening, ShotTruth, shot_truth
+from controller.sim.physics.truth_pyramid import PyramidOracle, PyramidRuling
 from vocabulary import Pocket
 
 XY = tuple[float, float]

@@ -51,8 +51,10 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from controller.config import MqttConfig
-from controller.connection import (
+from controller.errors import ControllerError
+from controller.pipeline.requests import name_error
+from controller.service.config import MqttConfig
+from controller.service.connection import (
     AckingClient,
     Backoff,
     Broker,
@@ -62,9 +64,7 @@ from controller.connection import (
     publish,
     tls_context,
 )
-from controller.errors import ControllerError
-from controller.journal import Journal, Outgoing
-from controller.requests import name_error
+from controller.service.journal import Journal, Outgoing
 
 log = logging.getLogger(__name__)
 
@@ -615,7 +615,7 @@ async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
     """Cancels ``task`` and waits for it to end. On Python 3.11, ``asyncio.wait_for`` (inside
     aiomqtt) can swallow a cancellation that lands as its future completes, leaving the task
     running: so it is cancelled again until it ends. (The publishing task's side of the same
-    fault: ``controller.connection.publish``.)"""
+    fault: ``controller.service.connection.publish``.)"""
     while not task.done():
         task.cancel()
         await asyncio.wait([task], timeout=0.5)

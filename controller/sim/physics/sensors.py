@@ -1,4 +1,4 @@
-"""The sensor events a shot's physical events cause, timed by ``hardware.physics``.
+"""The sensor events a shot's physical events cause, timed by ``controller.sim.pulses``.
 
 - a ball into a pocket blocks that pocket's beam for chord ÷ its speed there; the ball
   return reports it (the cue ball to the cue-ball detector, an object ball to an identity
@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from controller.physics.truth import CUE, Happening
+from controller.sim.physics.truth import CUE, Happening
+from controller.sim.pulses import ball_return, beam_block, cushion_hit
 from hardware.events import SensorEvent
-from hardware.physics import ball_return, beam_block, cushion_hit
 
 #: A cushion touch slower than this (normal to the cushion, m/s) shakes no sensor.
 FELT_MPS = 0.15
@@ -66,7 +66,7 @@ def sensor_events(happenings: list[Happening], start: float, sensors: Sensors,
 def merged(events: list[SensorEvent]) -> list[SensorEvent]:
     """Returns ``events`` in time order, a channel's overlapping on-spells made one: two
     balls in one beam at once block it once, a click during a click is not heard again.
-    ``events`` holds each spell as its on and off edge, in that order (``hardware.physics``)."""
+    ``events`` holds each spell as its on and off edge, in that order (``controller.sim.pulses``)."""
     spells: dict[str, list[list[float]]] = {}
     other: list[SensorEvent] = []
     opened: dict[str, float] = {}

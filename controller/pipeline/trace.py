@@ -37,7 +37,7 @@ class RequestLine:
 @dataclass(frozen=True, slots=True)
 class HealthLine:
     """A channel's health changed, as sensor health judged it (extension): a channel in any
-    state but ``ok`` counts nothing (``controller.fusion``)."""
+    state but ``ok`` counts nothing (``controller.pipeline.fusion``)."""
 
     t: float
     channel: str

@@ -1,4 +1,4 @@
-"""Connecting to the broker: what the service (``controller.mqtt``) and the display adapters
+"""Connecting to the broker: what the service (``controller.service.mqtt``) and the display adapters
 (``controller.adapters.runner``) share, in one place.
 
 - ``parse_broker(url, username, password)``: where and as whom to connect, from an
@@ -281,7 +281,7 @@ async def publish(client: aiomqtt.Client, topic: str, payload: bytes | str, **kw
     Python 3.11 returns the result and drops the cancellation when both come in the same
     turn of the loop (CPython gh-86296, fixed in 3.12): the cancelled task would go on as if
     never cancelled and wait for ever at its next ``await``. Raises CancelledError then. (The
-    canceller's side of the same fault: ``controller.mqtt.cancel_and_wait``.)"""
+    canceller's side of the same fault: ``controller.service.mqtt.cancel_and_wait``.)"""
     await client.publish(topic, payload, **kw)
     task = asyncio.current_task()
     if task is not None and task.cancelling():

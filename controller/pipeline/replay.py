@@ -3,7 +3,7 @@
 Prints every message the table would publish, one JSON object a line; reports each trace
 line it cannot read (with its number) on standard error and goes on. Time is the trace's:
 at its end the clock runs on until every open shot has settled. Each line is fed as the
-live service's core feeds its journal back on a restart (``controller.table.feed``).
+live service's core feeds its journal back on a restart (``controller.pipeline.table.feed``).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from controller.fusion import FusionConfig, fusion_config
-from controller.table import Message, Table, feed
-from controller.texts import LANGUAGES
-from controller.trace import BadLine, Header, read_trace
+from controller.pipeline.fusion import FusionConfig, fusion_config
+from controller.pipeline.table import Message, Table, feed
+from controller.pipeline.trace import BadLine, Header, read_trace
+from controller.words.texts import LANGUAGES
 
 
 def replay(lines: Iterable[str], publish: Callable[[Message], None],

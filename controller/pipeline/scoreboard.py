@@ -1,5 +1,5 @@
 """What every scoreboard shows of a table's state, defined once for ``B/display``
-(``controller.table.display``) and the display adapters (``controller.adapters``): the short
+(``controller.pipeline.table.display``) and the display adapters (``controller.adapters``): the short
 names, the number shown, and the displays' fixed words in the table's language.
 
 The language is the table's ``language`` setting (``en`` or ``ru``), which the table carries in
@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from controller.texts import LANGUAGES
+from controller.words.texts import LANGUAGES
 
 #: Per language, each fixed word of the displays as variants, longest first: a display takes
 #: the first that fits its width (``say``). ``{name}`` is a player's name, cut to the room left
@@ -103,7 +103,7 @@ def say(key: str, language: str, *, cols: int | None = None, latin: bool = False
 
 @cache
 def _page_words(language: str) -> dict[str, str]:
-    path = Path(__file__).with_name("web") / "static" / "lang" / f"{language}.json"
+    path = Path(__file__).parents[1] / "web" / "static" / "lang" / f"{language}.json"
     words: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
     return words
 

@@ -5,7 +5,7 @@
     TableCore.commit ──► the batch written ──► Release ──► Outbox.release / release_early
     TableCore.sync (a thread) ──► TableCore.synced ──► Release
 
-**The API** (``controller.service.Service`` is the asyncio shell around it; tests drive it
+**The API** (``controller.service.shell.Service`` is the asyncio shell around it; tests drive it
 directly with a fake clock)::
 
     core = TableCore(config, clock=..., wall=..., boot=...)  # opens the journal, rebuilds
@@ -43,7 +43,7 @@ messages it caused, and they are written together by ``commit``. A live ``ball_p
 may leave once written; anything else once synced (``journal.sync = "full"``). Seqs up to
 ``seq_limit`` are reserved on disk before any is published early, and after a power cut (a
 new boot, no clean stop) numbering continues after the reservation. On start the table is
-rebuilt from the journal (``controller.table.feed``, as ``replay`` does), transactions still
+rebuilt from the journal (``controller.pipeline.table.feed``, as ``replay`` does), transactions still
 answered once.
 
 Time: inputs carry the service's clock, ``offset + monotonic() × speed`` (speed is 1 except
@@ -74,10 +74,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config
-from controller.journal import Batch, Journal, JournalError, Outgoing
-from controller.table import Message, Role, Table, feed
-from controller.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from controller.pipeline.table import Message, Role, Table, feed
+from controller.pipeline.trace import HealthLine, RequestLine, TraceWriter, parse_line
+from controller.service.config import Config
+from controller.service.journal import Batch, Journal, JournalError, Outgoing
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
@@ -120,7 +120,7 @@ class Request:
     t: float | None = None
     response_topic: str | None = None
     correlation: bytes | None = None
-    #: Refused whatever it holds, for this reason (``controller.mqtt``: what the link saw).
+    #: Refused whatever it holds, for this reason (``controller.service.mqtt``: what the link saw).
     problem: str | None = None
 
 

@@ -5,7 +5,7 @@
 the foot rail (the numbers at random); the cue ball anywhere in the kitchen, not on its line.
 The breaker breaks from hand in the kitchen with no call; then each shot the simulated
 player calls the ball and pocket it plays («заказная игра»: the easiest pot among all the
-balls, ``controller.physics.player``), and the cue ball too where the shot played as meant
+balls, ``controller.sim.physics.player``), and the cue ball too where the shot played as meant
 would sink it («свояк»), and misses as a club player does. From hand in the kitchen after a
 foul it plays no ball lying in the kitchen (ST-12), or, with nothing else left, banks off
 the foot rail at one. At 5:5 with the table empty the shoot-out's bullets
@@ -17,7 +17,7 @@ fell where when no identity reader tells (``declared_drops``), and, when the two
 applies (nothing fell), the cushions after the contact where the ones the sensors felt
 would rule otherwise, and the centre line where one cushion leaves the rule to it. It
 answers the pipeline's questions truthfully, and its players' choices as the oracle made
-them (``controller.physics.truth_siberian``).
+them (``controller.sim.physics.truth_siberian``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from controller.physics.engine import POOL_9FT, Engine, TableSize
-from controller.physics.player import aim, in_hand, plan
-from controller.physics.rack import PLAYERS, RackPlay, RackRecord, Refused, declared_drops, triangle
-from controller.physics.sensors import CLICK_MPS, Sensors, felt
-from controller.physics.truth import CUE, Ball, Happening, ShotTruth, one_rail, shot_truth
-from controller.physics.truth_siberian import SiberianFacts, SiberianOracle, SiberianRuling, two_cushions
+from controller.sim.physics.engine import POOL_9FT, Engine, TableSize
+from controller.sim.physics.player import aim, in_hand, plan
+from controller.sim.physics.rack import PLAYERS, RackPlay, RackRecord, Refused, declared_drops, triangle
+from controller.sim.physics.sensors import CLICK_MPS, Sensors, felt
+from controller.sim.physics.truth import CUE, Ball, Happening, ShotTruth, one_rail, shot_truth
+from controller.sim.physics.truth_siberian import SiberianFacts, SiberianOracle, SiberianRuling, two_cushions
 from vocabulary import POCKETS, Pocket
 
 XY = tuple[float, float]

@@ -1,4 +1,4 @@
-"""``python -m controller.physics --game ten-ball --racks 30 --out FILE``: writes a corpus,
+"""``python -m controller.sim.physics --game ten-ball --racks 30 --out FILE``: writes a corpus,
 one rack a line (trace, truth, expected rulings; gzip-compressed when FILE ends in .gz);
 the racks alternate between a table with every optional sensor (identity reader, click)
 and one with neither. Needs pooltool."""
@@ -11,11 +11,11 @@ import json
 import sys
 from typing import Any
 
-from controller.physics.engine import POOL_9FT, Engine, PhysicsUnavailable, TableSize
-from controller.physics.pyramid import PYRAMID_12FT, PyramidRack
-from controller.physics.rack import RackPlay, TenBallRack
-from controller.physics.sensors import Sensors
-from controller.physics.siberian import SIBERIAN_TABLE, SiberianRack
+from controller.sim.physics.engine import POOL_9FT, Engine, PhysicsUnavailable, TableSize
+from controller.sim.physics.pyramid import PYRAMID_12FT, PyramidRack
+from controller.sim.physics.rack import RackPlay, TenBallRack
+from controller.sim.physics.sensors import Sensors
+from controller.sim.physics.siberian import SIBERIAN_TABLE, SiberianRack
 
 #: The games played on the physics: each one's table and rack, by the rules' game name.
 GAMES: dict[str, tuple[TableSize, type[RackPlay]]] = {
@@ -31,7 +31,7 @@ def sensors_of(rack: int) -> Sensors:
 
 def main(argv: list[str] | None = None) -> int:
     """Writes the corpus; returns the exit status (2 without pooltool)."""
-    ap = argparse.ArgumentParser(prog="python -m controller.physics", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m controller.sim.physics", description=__doc__)
     ap.add_argument("--game", choices=sorted(GAMES), default="ten-ball")
     ap.add_argument("--racks", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1, help="the first rack's seed; then +1 a rack")

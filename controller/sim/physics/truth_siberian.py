@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.physics.truth import CUE, Ball, ShotTruth
+from controller.sim.physics.truth import CUE, Ball, ShotTruth
 from vocabulary import Pocket
 
 GOAL = 6  # «Первым забить шесть шаров»

@@ -2,7 +2,7 @@
 
 ``simulate_lines(game, shots, seed)`` plays a match and returns its trace (interfaces §2):
 the calls and declares a referee console would send, and the sensor events the shots cause,
-timed by the physics of ``hardware.physics`` (beam blocks of chord ÷ speed, cushion pulse
+timed by the physics of ``controller.sim.pulses`` (beam blocks of chord ÷ speed, cushion pulse
 trains with crosstalk along the long rails, the ball return 0.5–2 s after a drop). The
 simulator knows the truth of every shot, so it answers the questions the referee core asks
 as a referee would. It runs the real pipeline (a ``Table``) as it goes, so its calls fit the
@@ -19,16 +19,16 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.fusion import FusionConfig, fusion_config
-from controller.table import Table, feed
-from controller.trace import HealthLine, RequestLine
+from controller.pipeline.fusion import FusionConfig, fusion_config
+from controller.pipeline.table import Table, feed
+from controller.pipeline.trace import HealthLine, RequestLine
+from controller.sim.pulses import ball_return, beam_block, beam_glitch, cushion_hit
+from controller.sim.referee import answer_all
 from hardware.events import SensorEvent
 from hardware.health import Health
-from hardware.physics import ball_return, beam_block, beam_glitch, cushion_hit
 from rules import CUE, Call, Foul, Pocket, ShotKind, Status, Topic
 from vocabulary import POCKETS, RAILS, beam
 
@@ -293,18 +293,6 @@ class Simulator:
         self._settle(self.config.quiet_s + self.config.identity_max_s + 0.5)
 
 
-def answer_all(table: Table, truthful: Callable[[Any], Any],
-               request: Callable[[str, dict[str, Any], float], object]) -> None:
-    """Answers the table's open questions, oldest first (at most 20), with ``truthful``'s
-    answer to each, sent by ``request(name, payload, dt)`` a second apart."""
-    for _ in range(20):
-        questions = table.referee.questions
-        if not questions:
-            return
-        q = questions[0]
-        request("answer", {"question": q.id, "answer": truthful(q)}, 1.0)
-
-
 def simulate_lines(game: str, shots: int, seed: int, noise: bool = False, players: int = 2,
                    race_to: int = 1) -> list[dict[str, Any]]:
     """Returns the trace of a simulated match (header first), played to its end or ``shots``."""
@@ -325,9 +313,9 @@ def cli(args: Any) -> int:
 
 def _physics(game: str, seed: int) -> int:
     """``simulate --physics``: one rack played by pooltool, its trace on standard output."""
-    from controller.physics.__main__ import GAMES
-    from controller.physics.engine import Engine, PhysicsUnavailable
-    from controller.physics.sensors import Sensors
+    from controller.sim.physics.__main__ import GAMES
+    from controller.sim.physics.engine import Engine, PhysicsUnavailable
+    from controller.sim.physics.sensors import Sensors
 
     size, rack = GAMES[game]
     try:

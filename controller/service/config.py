@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from controller.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.errors import ControllerError
-from controller.fusion import FusionConfig, fusion_config
+from controller.pipeline.fusion import FusionConfig, fusion_config
+from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")]
 

@@ -27,13 +27,22 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.fusion import fusion_config
-from controller.physics.engine import Engine, TableSize
-from controller.physics.player import aim, free_spot, in_hand
-from controller.physics.sensors import Sensors, felt, sensor_events
-from controller.physics.truth import CUE, TEN, Ball, Happening, Ruling, ShotTruth, TenBallOracle, shot_truth
-from controller.simulator import answer_all
-from controller.table import Table
+from controller.pipeline.fusion import fusion_config
+from controller.pipeline.table import Table
+from controller.sim.physics.engine import Engine, TableSize
+from controller.sim.physics.player import aim, free_spot, in_hand
+from controller.sim.physics.sensors import Sensors, felt, sensor_events
+from controller.sim.physics.truth import (
+    CUE,
+    TEN,
+    Ball,
+    Happening,
+    Ruling,
+    ShotTruth,
+    TenBallOracle,
+    shot_truth,
+)
+from controller.sim.referee import answer_all
 from hardware.events import SensorEvent
 from vocabulary import POCKETS, Pocket
 

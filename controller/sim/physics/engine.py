@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from controller.physics.truth import CUE, Ball, Happening
+from controller.sim.physics.truth import CUE, Ball, Happening
 from vocabulary import Pocket, Rail
 
 XY = tuple[float, float]

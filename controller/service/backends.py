@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.config import Config, ConfigError
+from controller.service.config import Config, ConfigError
 from hardware.backend import SensorBackend
 
 

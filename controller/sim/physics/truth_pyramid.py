@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.physics.truth import CUE, ShotTruth
+from controller.sim.physics.truth import CUE, ShotTruth
 
 #: Points to win, and the balls worth ten more, by the number of players.
 TARGETS = {2: 71, 3: 51, 4: 41}

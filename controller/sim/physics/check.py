@@ -1,7 +1,7 @@
 """A corpus rack replayed through the pipeline and its rulings set beside the oracle's.
 
 Needs no pooltool: a corpus line holds the trace and the expected rulings
-(``controller.physics.rack``). ``disagreements`` lists every shot where fusion + rules
+(``controller.sim.physics.rack``). ``disagreements`` lists every shot where fusion + rules
 ruled otherwise than a referee with perfect facts.
 """
 
@@ -11,12 +11,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from controller.replay import replay
-from controller.table import Message
-from controller.trace import BadLine
+from controller.pipeline.replay import replay
+from controller.pipeline.table import Message
+from controller.pipeline.trace import BadLine
 
 #: The fields of a ruling the pipeline's decisions give; a corpus shot's ``expected`` names
-#: those its game's oracle rules (Ten-ball: ``controller.physics.truth.Ruling``), and only
+#: those its game's oracle rules (Ten-ball: ``controller.sim.physics.truth.Ruling``), and only
 #: those are compared. ``points``: each player's points won or lost on the shot (by player
 #: number, as a string; none when zero); ``spotted``: the numbered balls spotted, sorted.
 FIELDS = ("foul", "next_shooter", "spotted_ten", "winner", "drawn", "points", "spotted")
@@ -123,13 +123,13 @@ def agreement(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m controller.physics.check CORPUS…``: prints each disagreement and the
+    """``python -m controller.sim.physics.check CORPUS…``: prints each disagreement and the
     agreement with and without the optional sensors; returns 1 when any shot disagrees."""
     import argparse
     import gzip
 
-    ap = argparse.ArgumentParser(prog="python -m controller.physics.check", description=(
-        "replays corpus racks (python -m controller.physics) through the pipeline and sets"
+    ap = argparse.ArgumentParser(prog="python -m controller.sim.physics.check", description=(
+        "replays corpus racks (python -m controller.sim.physics) through the pipeline and sets"
         " its rulings beside those over perfect facts"))
     ap.add_argument("corpus", nargs="+", help="a corpus file (.jsonl, or .jsonl.gz)")
     status = 0

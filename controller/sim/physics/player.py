@@ -13,7 +13,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from controller.physics.truth import CUE, Ball
+from controller.sim.physics.truth import CUE, Ball
 from vocabulary import POCKETS, Pocket
 
 XY = tuple[float, float]

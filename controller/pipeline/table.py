@@ -7,7 +7,7 @@
 No I/O, no clock and no callbacks: every input carries its time (its source's, or the
 request's), ``advance(now)`` runs the timers, and every input method *returns* the messages
 it caused, in order, numbered (``seq``) by the table. The live service's core
-(``controller.core``) and ``replay`` drive the same object, through the same ``feed``. Each
+(``controller.service.core``) and ``replay`` drive the same object, through the same ``feed``. Each
 ``Message`` carries how it is to be published (``Role``, ``live``, ``ends_shot``), decided
 here where it is made.
 """
@@ -22,9 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from controller import texts
-from controller.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
-from controller.requests import (
+from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.requests import (
     AnswerRequest,
     BadRequest,
     CallRequest,
@@ -40,8 +39,9 @@ from controller.requests import (
     parse_request,
     transaction_of,
 )
-from controller.scoreboard import say, short_name, value_key
-from controller.trace import HealthLine, RequestLine
+from controller.pipeline.scoreboard import say, short_name, value_key
+from controller.pipeline.trace import HealthLine, RequestLine
+from controller.words import texts
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
 from rules import (
@@ -171,7 +171,7 @@ class Table:
         language: str = "en",
     ) -> None:
         self.referee = Referee()
-        #: The language of the questions' ``prompt`` (``controller.texts``).
+        #: The language of the questions' ``prompt`` (``controller.words.texts``).
         self.language = language
         self.fusion = Fusion(fusion)
         self.match_id: str | None = None

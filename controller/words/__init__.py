@@ -1,0 +1,1 @@
+"""What the table says, in each language it speaks."""
