@@ -441,6 +441,12 @@ def pi_pin_factory(
 ) -> PinFactory:
     """Returns an lgpio pin factory for this Pi: the RP1 chip on a Pi 5, chip 0 before it.
 
+    A workaround: gpiozero 2.0.1 (checked against 2.0.1.post3) opens gpiochip4 on every Pi 5,
+    but kernels from 6.6.45 number the RP1 chip 0 (raspberrypi/linux#6144), so gpiozero finds
+    no pin there (gpiozero/gpiozero#1166, open). The chip is found by its label instead and
+    passed as ``chip`` (which ``LGPIOFactory`` honours since gpiozero/gpiozero#1181). Delete
+    this when a gpiozero release closes #1166.
+
     ``revision`` defaults to the board's own. Raises PinFactoryError when lgpio is missing
     (``pip install .[pi]``) or no suitable chip is found.
     """
