@@ -71,7 +71,7 @@ from rules import (
     ShotRecord,
     Special,
 )
-from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL, ChannelError, parse_channel
 
 INF = float("inf")
 #: Sensor health needs up to this long to find a beam chattering (1 s, then the event on its
@@ -97,6 +97,10 @@ class FusionConfig:
     identity_reader: bool = False
     cushion_sensors: bool = True
     cushions_without_click: str = "all"
+    #: Channels the table has no sensor for (``beam.fl``, ``cushion.lh``, ...): what they would
+    #: have told is unknown, never a sensed nothing. An absent beam's pocket is asked about as
+    #: an out-of-order one is; with every cushion sensor absent, cushions are unknown.
+    absent: tuple[str, ...] = ()
 
 
 def fusion_config(raw: dict[str, Any]) -> FusionConfig:
@@ -115,8 +119,23 @@ def fusion_config(raw: dict[str, Any]) -> FusionConfig:
             raise ValueError(f"fusion setting {key!r} must be {type(default).__name__}, not {value!r}")
         if key == "cushions_without_click" and value not in ("all", "unknown"):
             raise ValueError("fusion setting 'cushions_without_click' must be 'all' or 'unknown'")
+        if key == "absent":
+            values[key] = _channels(value)
+            continue
         values[key] = float(value) if isinstance(default, float) else value
     return FusionConfig(**values)
+
+
+def _channels(value: Any) -> tuple[str, ...]:
+    """Returns the channel names of ``absent``; raises ValueError naming one not defined."""
+    if not isinstance(value, list | tuple) or not all(isinstance(ch, str) for ch in value):
+        raise ValueError(f"fusion setting 'absent' must be a list of channel names, not {value!r}")
+    for ch in value:
+        try:
+            parse_channel(ch)
+        except ChannelError as exc:
+            raise ValueError(f"fusion setting 'absent': {exc}") from None
+    return tuple(dict.fromkeys(value))
 
 
 # ------------------------------------------------------------------ outputs
@@ -228,11 +247,17 @@ class Fusion:
         #: What the ball return has: as configured, or as soon as such a sensor reports.
         self.cue_detector = self.config.cue_detector
         self.identity_reader = self.config.identity_reader
-        #: Rail segments whose cushion sensor is out of order: their hits are not seen, so a
-        #: shot that shows fewer than two cushions has its cushions unknown, not missing.
-        self.deaf: set[Rail] = set()
-        #: Pockets whose beam is out of order (sensor health): their drops are asked, not seen.
-        self.blind: set[Pocket] = set()
+        absent = set(self.config.absent)
+        #: Pockets and rail segments with no sensor at all (``FusionConfig.absent``).
+        self._no_beam = frozenset(p for ch, p in POCKET_OF_BEAM.items() if ch in absent)
+        self._no_cushion = frozenset(r for ch, r in RAIL_OF_CUSHION.items() if ch in absent)
+        #: Whether cushion hits are sensed at all: some cushion sensor is fitted.
+        self._cushions_sensed = self.config.cushion_sensors and len(self._no_cushion) < len(Rail)
+        #: Rail segments whose cushion sensor is out of order or absent: their hits are not
+        #: seen, so a shot that shows fewer than two cushions has its cushions unknown.
+        self.deaf: set[Rail] = set(self._no_cushion)
+        #: Pockets whose beam is out of order (sensor health) or absent: their drops are asked.
+        self.blind: set[Pocket] = set(self._no_beam)
         self._cur: _Shot | None = None  # open, not yet ruled
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
@@ -399,6 +424,8 @@ class Fusion:
         out: list[Action] = []
         usable = state is Health.OK
         rail = RAIL_OF_CUSHION.get(channel)
+        if rail in self._no_cushion or POCKET_OF_BEAM.get(channel) in self._no_beam:
+            return out  # no sensor there: nothing it says changes what is unknown
         if rail is not None:  # a cushion sensor out of order: its hits may be missing
             if usable:
                 self.deaf.discard(rail)
@@ -535,7 +562,7 @@ class Fusion:
         hits = sorted(shot.hits)
         before: tuple[Rail, ...] = ()
         presumed = False
-        if not cfg.cushion_sensors:
+        if not self._cushions_sensed:
             cushions = UNKNOWN
         elif self.deaf and len({r for _, r in hits}) < 2:
             cushions = UNKNOWN  # a dead sensor may have missed what the rules need
@@ -559,7 +586,7 @@ class Fusion:
             cushions=cushions,
             cushions_presumed=presumed,
             cushions_before=before,
-            deaf_rails=tuple(sorted(self.deaf)) if cfg.cushion_sensors else (),
+            deaf_rails=tuple(sorted(self.deaf)) if self._cushions_sensed else (),
             cushion_count=d.get("cushions_after_contact", UNKNOWN),
             balls_to_cushion=d.get("balls_to_cushion", UNKNOWN),
             off_table=tuple(d.get("off_table", ())),

@@ -6,9 +6,10 @@ in a temporary directory, runs ``--tables`` services on the ``sim`` backend (ven
 tables ``t1``, ``t2``, …), prints the broker's address and a ``mosquitto_sub`` line to watch
 the traffic, and shows each table's live score as it changes. ``--seconds`` stops it.
 
-``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing and nothing
-sends it requests, so a match is started, called, ended shot by shot and corrected from its
-referee console (the demo prints its address) while the other tables play on.
+``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing (and it has
+no cushion sensors: ``HAND_FUSION``) and nothing sends it requests, so a match is started,
+called, ended shot by shot and corrected from its referee console (the demo prints its
+address) while the other tables play on.
 """
 
 from __future__ import annotations
@@ -33,10 +34,15 @@ from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
+from vocabulary import RAIL_OF_CUSHION
 
 log = logging.getLogger(__name__)
 
 GAMES = ("ten-ball", "siberian-ten", "pyramid")
+#: A hand-played table's fusion: it has no cushion sensors, so cushions are unknown (the
+#: game's documented default, or a question), never "no cushion hits". Its pockets are what
+#: the referee declares at the console.
+HAND_FUSION: dict[str, Any] = {"absent": list(RAIL_OF_CUSHION)}
 
 
 class EmbeddedBroker(Mosquitto):
@@ -147,6 +153,7 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
                          "reconnect_min_s": 0.2, "reconnect_max_s": 2.0},
                 "journal": {"sync": "normal"},
                 "sim": {"game": game, "seed": n, "speed": args.speed, "shots": 80, "loop": True},
+                **({"fusion": HAND_FUSION} if f"t{n}" in args.hand else {}),
             }, "demo")
         except ConfigError as exc:
             out.write(f"error: {exc}\n")

@@ -465,7 +465,8 @@ def test_the_example_configuration_shows_the_real_fusion_defaults():
     block = text.split("[fusion]", 1)[1].split("\n[", 1)[0]
     shown = tomllib.loads("\n".join(line.lstrip("# ").split("  #")[0] for line in block.splitlines()
                                     if line.startswith("# ") and " = " in line))
-    defaults = {f.name: f.default for f in dataclasses.fields(FusionConfig)}
+    defaults = {f.name: list(f.default) if isinstance(f.default, tuple) else f.default
+                for f in dataclasses.fields(FusionConfig)}  # a TOML list is a tuple here
     assert shown == defaults
 
 
@@ -516,3 +517,42 @@ def test_declared_drops_take_the_beams_drops_the_ball_return_could_only_guess():
     fusion.declare(3.0, {"pocketed": [(8, "fl"), (CUE, "sr")]})
     record = record_of(fusion.advance(10.0))
     assert sorted((d.pocket, d.ball) for d in record.drops) == [("fl", 8), ("sr", CUE)]
+
+
+# ------------------------------------------------------------------ absent sensors
+def test_with_every_cushion_sensor_absent_cushions_are_unknown_not_none():
+    # issue 29: a hand-played table has no cushion sensors; "no hits" is not what it sensed
+    fusion = Fusion(FusionConfig(absent=tuple(f"cushion.{r}" for r in Rail)))
+    record = record_of(fusion.shot_end(5.0))
+    assert record.cushions is UNKNOWN and record.deaf_rails == ()
+    assert record_of(Fusion().shot_end(5.0)).cushions == ()  # a sensed table: none hit
+
+
+def test_an_absent_cushion_sensor_is_deaf_for_good():
+    rng = random.Random(24)
+    fusion = Fusion(FusionConfig(absent=("cushion.lf",)))
+    assert fusion.set_health("cushion.lf", Health.OK) == []  # no sensor to come back
+    out: list[Action] = []
+    for e in cushion_hit("h", 1.0, rng, crosstalk=False):
+        out += fusion.sensor(e)
+    out += fusion.advance(10.0)
+    record = record_of(out)
+    assert record.cushions is UNKNOWN and record.deaf_rails == (Rail.LEFT_FOOT,)
+
+
+def test_an_absent_beam_names_its_pocket_blind_for_good():
+    fusion = Fusion(FusionConfig(absent=("beam.fr",)))
+    fusion.set_health("beam.fr", Health.OK)
+    assert record_of(fusion.shot_end(5.0)).blind_pockets == (Pocket.FOOT_RIGHT,)
+
+
+@pytest.mark.parametrize(("raw", "why"), [
+    ({"absent": ["beam.xx"]}, "unknown sensor channel 'beam.xx'"),
+    ({"absent": "beam.fl"}, "must be a list of channel names"),
+])
+def test_absent_names_channels_that_exist(raw, why):
+    from controller.pipeline.fusion import fusion_config
+
+    with pytest.raises(ValueError, match=why):
+        fusion_config(raw)
+    assert fusion_config({"absent": ["beam.fl", "cue"]}).absent == ("beam.fl", "cue")
