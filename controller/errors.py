@@ -5,6 +5,7 @@
     ├── ConfigError (ValueError)              controller.service.config: a configuration that cannot run
     ├── JournalError (OSError)                controller.service.journal: the journal cannot be opened or kept
     ├── MosquittoError (RuntimeError)         controller.sim.broker: the bundled broker did not start
+    ├── ShotStateError (RuntimeError)         controller.pipeline.fusion.shots: a move with no transition
     └── MqttLinkError                         controller.service.mqtt: the link to the broker
         ├── BrokerRefused (ConnectionError)   the broker refused the service's credentials
         └── UntrustedBroker (ConnectionError) its TLS certificate did not verify

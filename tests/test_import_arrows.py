@@ -33,7 +33,7 @@ def test_every_contract_is_kept() -> None:
     ("rules/errors.py", "import hardware.events", "the referee knows nothing of the sensors"),
     ("hardware/events.py", "import rules.facts", "the sensors know nothing of the referee"),
     ("hardware/events.py", "import firmware_bridge.protocol", "sensors: controller"),
-    ("controller/pipeline/fusion.py", "import controller.service.core", "controller's rooms"),
+    ("controller/pipeline/fusion/shots.py", "import controller.service.core", "controller's rooms"),
     ("controller/web/options.py", "import controller.service.config", "controller's rooms"),
     ("controller/sim/physics/truth.py", "import controller.sim.simulator", "no circle"),
     ("controller/sim/physics/truth.py", "import rules.facts", "the physics oracle rules apart"),

@@ -556,3 +556,33 @@ def test_absent_names_channels_that_exist(raw, why):
     with pytest.raises(ValueError, match=why):
         fusion_config(raw)
     assert fusion_config({"absent": ["beam.fl", "cue"]}).absent == ("beam.fl", "cue")
+
+
+# ------------------------------------------------------------------ the shot lifecycle
+def test_the_shot_lifecycle_moves_through_its_named_states():
+    from controller.pipeline.fusion.shots import Phase
+
+    rng = random.Random(25)
+    fusion = Fusion(FusionConfig(quiet_s=2.0))
+    assert fusion.shots.phase is Phase.IDLE
+    for e in cushion_hit("f", 1.0, rng):
+        fusion.sensor(e)
+    assert fusion.shots.phase is Phase.OPEN and fusion.open_shot
+    assert rulings(fusion.advance(10.0)) and fusion.shots.phase is Phase.RULED
+    fusion.call(11.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
+    assert fusion.shots.phase is Phase.OPEN and fusion.shots.closed_at == 11.0
+    fusion.shot_end(12.0)
+    assert fusion.shots.phase is Phase.ENDED and not fusion.open_shot
+    fusion.forget()
+    assert fusion.shots.phase is Phase.IDLE and fusion.shots.last is None
+
+
+def test_a_move_the_lifecycle_has_no_transition_for_is_refused():
+    from controller.pipeline.fusion.shots import ShotStateError, ShotTracker
+
+    tracker = ShotTracker(max_roll_s=8.0)
+    with pytest.raises(ShotStateError, match="no transition for rule in idle"):
+        tracker.rule()
+    tracker.open(1.0)
+    with pytest.raises(ShotStateError, match="no transition for close in open"):
+        tracker.close(2.0)  # the open shot is ruled first

@@ -1,0 +1,428 @@
+"""Sensor fusion: raw sensor edges and requests in, shot records out.
+
+Pure and clock-injected: time is only what the events say (their source time) and what
+``advance(now)`` tells, so it runs the same live and in replay.
+
+What real sensors do, and what is done about it:
+
+- **Pocket beams.** A level that reverts within ``noise_s`` (glitches of a millisecond or
+  two, in either direction) never happened. A block that lasts ``min_block_s`` is a ball;
+  its drop is reported at once, timed at the block's start. Two balls close together give
+  two blocks with a short gap; a gap longer than the noise is a second ball. A ball that
+  rattles in the jaws never crosses a beam in the drop path, so it is no drop.
+- **Cushions.** One hit is a train of pulses: pulses closer than ``cushion_gap_s`` are one
+  burst, one hit, timed at its first edge; a sensor stuck on after a light tap ends its
+  burst after ``cushion_max_on_s``. A hit on one half of a long rail also shakes the other
+  half slightly later and weaker: of two bursts on the same rail starting within
+  ``crosstalk_s``, only the stronger (analogue ``level`` peak, else time on) counts.
+- **Identity.** The cue-ball detector and the identity reader sit in the ball return; their
+  events are matched to the oldest drop (in the reported pocket, if any) that fell between
+  ``identity_min_s`` and ``identity_max_s`` earlier. The cue-ball detector names no pocket:
+  where the identity reader then names the ball of the drop it took, that ball takes the
+  drop and the cue ball another drop of its window (the pockets' paths to the return can
+  swap two balls' order). An event with no such drop is a drop the beams missed. A sensor
+  that reports is fitted, configured or not: from its first event on, drops wait for it,
+  and (the cue-ball detector) a drop it did not flag is an object ball.
+- **Shot boundaries.** A shot opens with its call or with the first activity after rest.
+  ``quiet_s`` after its last activity (and, where a ball-return sensor is fitted, not before
+  it had time to report the last drop) it is ruled provisionally. Until the next shot opens
+  (a call, a strike, activity after ``max_roll_s`` of quiet) late drops, hits and identities
+  correct it. ``shot_end`` rules the open shot now and closes it; with no shot open (nothing
+  reached a sensor) it rules an empty shot: no drops, no cushion hits, contact unknown unless
+  declared.
+- **Declared facts with no shot open** correct the last shot, as they would a shot still open;
+  but when the next thing is a ``shot_end`` with no shot open, they were about that shot no
+  sensor saw: the last shot is restored as it was and they go to the empty shot instead. With
+  no shot yet (a game's first), they wait for the next shot.
+- **Sensors out of order.** Sensor health (``hardware.health``, the one judge of a channel)
+  tells fusion each channel's state (``set_health``): stuck, silent, chattering or its board
+  gone. A beam out of order counts no drops, and its pocket is named in the record, so the
+  referee is asked; the drop of a block still in progress (stuck) and, after chatter, the
+  drops of the last ``RETRACT_S``, are taken back, while what a beam reported before it fell
+  silent or its board went away stands; a cushion sensor out of order counts no hits, and a
+  shot that shows fewer than two cushions then has its cushions unknown (the rules ask or
+  presume).
+- **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
+  click count (those before it are reported apart); without one, all hits of the shot are
+  presumed to be after the first contact (option ``cushions_without_click = "all"``: the
+  record says so, and the rules note it where a ruling rests on it) or the fact is left
+  unknown (``"unknown"``). A referee corrects it by declaring ``cushions_after_contact``
+  (how many different cushions were touched after the contact) or the foul itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from controller.pipeline.fusion.ballreturn import BallReturn
+from controller.pipeline.fusion.beams import Beams
+from controller.pipeline.fusion.cushions import Burst, Cushions
+from controller.pipeline.fusion.fitted import Fitted
+from controller.pipeline.fusion.shots import Counted, Shot, ShotTracker, shot_record
+from controller.pipeline.fusion.shots import Drop as ShotDrop
+from hardware.events import SensorEvent
+from hardware.health import Health
+from rules import CUE, Call, Pocket, Rail, ShotKind, ShotRecord
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, parse_channel
+
+INF = float("inf")
+#: Sensor health needs up to this long to find a beam chattering (1 s, then the event on its
+#: way): the drops a beam counted this long before it was found chattering are taken back,
+#: and the referee is asked about its pocket instead.
+RETRACT_S = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """Timing of the physics and what is fitted; every value in seconds."""
+
+    noise_s: float = 0.0025
+    min_block_s: float = 0.005
+    cushion_gap_s: float = 0.060
+    cushion_max_on_s: float = 0.400
+    crosstalk_s: float = 0.025
+    quiet_s: float = 2.5
+    max_roll_s: float = 8.0
+    identity_min_s: float = 0.3
+    identity_max_s: float = 2.5
+    cue_detector: bool = False
+    identity_reader: bool = False
+    cushion_sensors: bool = True
+    cushions_without_click: str = "all"
+    #: Channels the table has no sensor for (``beam.fl``, ``cushion.lh``, ...): what they would
+    #: have told is unknown, never a sensed nothing. An absent beam's pocket is asked about as
+    #: an out-of-order one is; with every cushion sensor absent, cushions are unknown.
+    absent: tuple[str, ...] = ()
+
+
+def fusion_config(raw: dict[str, Any]) -> FusionConfig:
+    """Returns the configuration named in ``raw`` (a trace header's ``fusion``, a config file).
+
+    Raises ValueError naming an unknown key or a value of the wrong type.
+    """
+    fields = {f.name: f for f in dataclasses.fields(FusionConfig)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            raise ValueError(f"unknown fusion setting {key!r} (known: {', '.join(fields)})")
+        default = fields[key].default
+        if isinstance(default, bool) and not isinstance(value, bool) or isinstance(
+                default, float) and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ValueError(f"fusion setting {key!r} must be {type(default).__name__}, not {value!r}")
+        if key == "cushions_without_click" and value not in ("all", "unknown"):
+            raise ValueError("fusion setting 'cushions_without_click' must be 'all' or 'unknown'")
+        if key == "absent":
+            values[key] = _channels(value)
+            continue
+        values[key] = float(value) if isinstance(default, float) else value
+    return FusionConfig(**values)
+
+
+def _channels(value: Any) -> tuple[str, ...]:
+    """Returns the channel names of ``absent``; raises ValueError naming one not defined."""
+    if not isinstance(value, list | tuple) or not all(isinstance(ch, str) for ch in value):
+        raise ValueError(f"fusion setting 'absent' must be a list of channel names, not {value!r}")
+    for ch in value:
+        try:
+            parse_channel(ch)
+        except ChannelError as exc:
+            raise ValueError(f"fusion setting 'absent': {exc}") from None
+    return tuple(dict.fromkeys(value))
+
+
+# ------------------------------------------------------------------ outputs
+@dataclass(frozen=True, slots=True)
+class DropSeen:
+    """A ball fell (live, as the beam saw it); ``ball`` when already known."""
+
+    t: float
+    pocket: Pocket | None
+    ball: int | str | None = None
+    #: The drop belongs to the shot already ruled (a late ball), not to the one in play.
+    late: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShot:
+    """A shot to be ruled (the first time)."""
+
+    t: float
+    record: ShotRecord
+
+
+@dataclass(frozen=True, slots=True)
+class AmendShot:
+    """The last ruled shot's facts changed: rule it again."""
+
+    t: float
+    record: ShotRecord
+
+
+Action = DropSeen | RuleShot | AmendShot
+
+
+class Fusion:
+    """Turns sensor events and requests into shot records. See the module docstring.
+
+    The parts: ``beams`` and ``cushions`` filter the sensors' edges into balls and hits,
+    ``ball_return`` matches the ball return's reports to drops, ``shots`` says which shot
+    each belongs to (the shot lifecycle, ``controller.pipeline.fusion.shots``). Fusion wires
+    them, keeps what is out of order, and the clock.
+    """
+
+    def __init__(self, config: FusionConfig | None = None) -> None:
+        self.config = cfg = config or FusionConfig()
+        self.beams = Beams(cfg.noise_s, cfg.min_block_s)
+        self.cushions = Cushions(cfg.cushion_gap_s, cfg.cushion_max_on_s, cfg.crosstalk_s)
+        self.ball_return = BallReturn(cfg.identity_min_s, cfg.identity_max_s,
+                                      cue_detector=cfg.cue_detector,
+                                      identity_reader=cfg.identity_reader)
+        self.shots = ShotTracker(cfg.max_roll_s)
+        #: The beams and cushion sensors to trust (``blind``, ``deaf``: those not to).
+        self.fitted = Fitted(cfg.absent, cfg.cushion_sensors)
+        #: The drops each beam counted lately: taken back if the beam turns out to be out of
+        #: order (stuck, chattering) rather than crossed by balls.
+        self._counted = Counted(RETRACT_S)
+        self._due_for: Shot | None = None  # the shot whose due time is in _next
+        self._next = INF
+        self.now = 0.0
+
+    # -------------------------------------------------------------- reading
+    @property
+    def open_shot(self) -> bool:
+        """Returns True while a shot is open and not yet ruled."""
+        return self.shots.cur is not None
+
+    @property
+    def next_deadline(self) -> float:
+        """Returns the time at which ``advance`` next has work (inf: none until more input)."""
+        return self._next
+
+    @property
+    def crosstalk(self) -> int:
+        """Returns how many cushion bursts were crosstalk, not hits."""
+        return self.cushions.crosstalk
+
+    # -------------------------------------------------------------- inputs
+    def sensor(self, ev: SensorEvent) -> list[Action]:
+        """Takes one sensor event (in source-time order) and returns what it caused."""
+        t = ev.t
+        out = self.advance(t) if t >= self._next else []
+        if t > self.now:
+            self.now = t
+        ch = ev.ch
+        pocket = POCKET_OF_BEAM.get(ch)
+        rail = RAIL_OF_CUSHION.get(ch)
+        if pocket is not None:
+            if pocket not in self.fitted.blind:  # an out-of-order beam: its edges count for nothing
+                for start in self.beams.edge(pocket, t, ev.v):
+                    self._beam_drop(pocket, start, out)
+                self._soon(self.beams.due(pocket))
+        elif rail is not None:
+            if rail not in self.fitted.deaf:  # a cushion sensor out of order: it counts for nothing
+                if self.cushions.edge(rail, t, ev.v, ev.level):
+                    self._at(t).touch(t)
+                self._soon(self.cushions.due(rail))
+        elif ch == "cue":
+            self.ball_return.cue_detector = True  # a detector that reports is fitted
+            if ev.v:
+                self._returned(t, CUE, None, out)
+        elif ch == "ball_id":
+            self.ball_return.identity_reader = True
+            if ev.ball is not None:
+                self._returned(t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
+        elif ch == "strike":
+            if ev.v:
+                self._close_for_next(t, out)
+                self.shots.open(t).active = True
+        elif ch == "click" and ev.v:
+            shot = self._at(t)
+            shot.clicks.append(t)
+            shot.touch(t)
+            self._changed(shot, t, out)  # a late first click moves hits before the contact
+        cur = self.shots.cur
+        if cur is not None and cur.active and cur is not self._due_for:
+            # a shot's due time only moves later as activity goes on: the first one is enough
+            self._soon(self._due(cur))
+            self._due_for = cur
+        if self.cushions.ready:
+            self._soon(self.now)
+        return out
+
+    def call(self, t: float, calls: tuple[Call, ...], kind: ShotKind, manner: str | None,
+             amend: bool = False) -> list[Action]:
+        """The shooter's call: closes the open shot (or, with ``amend``, replaces its call
+        while nothing has happened yet) and opens the next one."""
+        out = self.advance(t)
+        cur = self.shots.cur
+        if not (amend and cur is not None and not cur.active):
+            self._close_for_next(t, out)
+            cur = self.shots.open(t)
+        cur.calls, cur.kind, cur.manner = calls, kind, manner
+        self._reschedule()
+        return out
+
+    def declare(self, t: float, facts: dict[str, Any], shot: str | None = None) -> list[Action]:
+        """Facts the sensors cannot see. ``shot`` says which shot they are about, when the
+        declarer said: ``"next"``: the open shot, or with none open the shot to come (one no
+        sensor has seen yet: the next to open, or the empty one a ``shot_end`` rules);
+        ``"last"``: the just-closed shot, with no shot open (a correction, which a
+        ``shot_end`` does not move). Unnamed: the open shot, or else the last ruled one,
+        held (a ``shot_end`` with no shot open next moves them to the shot no sensor saw);
+        before the first shot, the shot to come.
+
+        Raises ValueError for ``"last"`` while a shot is open (the last one is final)."""
+        out = self.advance(t)
+        target = self.shots.declare(t, facts, shot)
+        if target is None:  # the shot to come: applied as it opens
+            return out
+        if target is self.shots.last:
+            out.append(AmendShot(t, self._record(target)))
+        self._reschedule()
+        return out
+
+    def shot_end(self, t: float) -> list[Action]:
+        """Rules the open shot now; what comes after belongs to the next shot. With no shot
+        open, rules an empty shot (nothing reached a sensor) with the facts declared since."""
+        out = self.advance(t)
+        if self.shots.cur is None:
+            moved, restored = self.shots.unheld()
+            if restored is not None:  # the last shot as it was
+                out.append(AmendShot(t, self._record(restored)))
+            cur = self.shots.open(t)  # (facts declared for the shot to come: applied here)
+            for facts in moved:
+                cur.apply(t, facts)
+        self._rule(t, out)
+        self.shots.close(t)
+        self._reschedule()
+        return out
+
+    def set_health(self, channel: str, state: Health, t: float | None = None) -> list[Action]:
+        """Tells fusion a channel's health, as sensor health judged it: a beam or cushion
+        sensor in any state but ``ok`` counts nothing. What it counted before stands, except:
+        a beam found ``stuck`` while blocked was never crossed by a ball (the drop its block
+        counted is taken back), and one found ``chattering`` made up its latest "balls" (the
+        drops of the last RETRACT_S are taken back); each shot they went to is corrected.
+        Returns the corrections."""
+        out: list[Action] = []
+        part = self.fitted.judge(channel, state)
+        if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
+            if state is not Health.OK:
+                self.cushions.mute(part)
+            self._reschedule()
+        elif isinstance(part, Pocket) and state is not Health.OK:
+            now = self.now if t is None else t
+            blocked = self.beams.blocked_since(part)
+            if state is Health.CHATTERING:  # its latest "balls" were none
+                since = now - RETRACT_S
+            elif state is Health.STUCK and blocked is not None:  # the block was no ball
+                since = blocked
+            else:  # silent, or its board went away: what it reported before stands
+                since = INF
+            for shot in self._counted.take_back(part, since):
+                self._changed(shot, now, out)
+            self.beams.reset(part)
+            self._reschedule()
+        return out
+
+    def forget(self) -> None:
+        """Drops every shot in progress (after an undo, a new match, the end of a match)."""
+        self.shots.forget()
+        self._reschedule()
+
+    def advance(self, now: float) -> list[Action]:
+        """Runs the clock to ``now``: confirms edges, closes bursts, rules quiet shots."""
+        out: list[Action] = []
+        if now < self._next:
+            self.now = max(self.now, now)
+            return out
+        for pocket, start in self.beams.advance(now):
+            self._beam_drop(pocket, start, out)
+        for burst in self.cushions.advance(now):
+            self._hit(burst, out)
+        cur = self.shots.cur
+        if cur is not None and cur.active and self._due(cur) <= now:
+            self._rule(self._due(cur), out)
+        self.now = max(self.now, now)
+        self._reschedule()
+        return out
+
+    # -------------------------------------------------------------- shots
+    def _at(self, t: float) -> Shot:
+        """Returns the shot that activity at ``t`` belongs to, opening one after rest."""
+        return self.shots.shot_at(t) or self.shots.open(t)
+
+    def _close_for_next(self, t: float, out: list[Action]) -> None:
+        """The next shot is about to open: rule the open one, and the last one is final."""
+        if self.shots.cur is not None:
+            self._rule(t, out)
+        self.shots.close(t)
+
+    def _rule(self, t: float, out: list[Action]) -> None:
+        out.append(RuleShot(t, self._record(self.shots.rule())))
+
+    def _changed(self, shot: Shot, t: float, out: list[Action]) -> None:
+        if shot is self.shots.last:
+            out.append(AmendShot(t, self._record(shot)))
+
+    def _due(self, shot: Shot) -> float:
+        """Returns when ``shot`` is ruled: quiet long enough, and no drop waiting for the
+        ball return."""
+        due = shot.last_activity + self.config.quiet_s
+        waiting = self.ball_return.due(shot)
+        return due if waiting is None else max(due, waiting)
+
+    def _beam_drop(self, pocket: Pocket, t: float, out: list[Action]) -> None:
+        self._counted.note(pocket, *self._drop(t, pocket, None, out))
+
+    def _drop(self, t: float, pocket: Pocket | None, ball: int | str | None,
+              out: list[Action]) -> tuple[Shot, ShotDrop]:
+        """A ball fell at ``t`` (a beam saw it, or only the ball return did: ``ball``)."""
+        shot = self._at(t)
+        drop = ShotDrop(t, pocket, ball, matched=ball is not None)
+        shot.drops.append(drop)
+        shot.touch(t)
+        out.append(DropSeen(t, pocket, ball, late=shot is self.shots.last))
+        self._changed(shot, t, out)
+        return shot, drop
+
+    def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
+        """A ball passed the ball return: match it to the drop it came from."""
+        self._due_for = None  # a matched drop may let its shot be ruled sooner
+        shot = self.ball_return.match(t, ball, pocket, (self.shots.last, self.shots.cur))
+        if shot is not None:
+            self._changed(shot, t, out)
+        else:  # no drop to match: the beams missed one
+            self._drop(t, pocket, ball, out)
+
+    def _hit(self, burst: Burst, out: list[Action]) -> None:
+        t = burst.start
+        shot = self._at(t)
+        shot.hits.append((t, burst.rail))
+        self._changed(shot, t, out)
+
+    def _record(self, shot: Shot) -> ShotRecord:
+        fitted = self.fitted
+        return shot_record(shot, cushions_sensed=fitted.cushions_sensed,
+                           without_click=self.config.cushions_without_click,
+                           cue_sensed=self.ball_return.cue_detector, blind=fitted.blind,
+                           deaf=fitted.deaf)
+
+    # -------------------------------------------------------------- timers
+    def _soon(self, t: float) -> None:
+        """Brings the next deadline forward to ``t`` (never later: ``advance`` recomputes)."""
+        if t < self._next:
+            self._next = t
+
+    def _reschedule(self) -> None:
+        """Computes the next deadline from everything that waits for the clock."""
+        self._due_for = None
+        nxt = min(self.beams.next_due(), self.cushions.next_due())
+        if self.cushions.ready:
+            nxt = min(nxt, self.now)
+        cur = self.shots.cur
+        if cur is not None and cur.active:
+            nxt = min(nxt, self._due(cur))
+        self._next = nxt

@@ -1,0 +1,39 @@
+"""Which pocket beams and cushion sensors fusion may trust: none that is absent (the table has
+no sensor there: ``FusionConfig.absent``), and none that sensor health finds out of order,
+until it is ``ok`` again. What such a sensor would have told is unknown, never "nothing"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hardware.health import Health
+from rules import Pocket, Rail
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION
+
+
+class Fitted:
+    """The beams and cushion sensors fusion may trust (see the module docstring)."""
+
+    def __init__(self, absent: Iterable[str], cushion_sensors: bool = True) -> None:
+        absent = set(absent)
+        self._no_beam = frozenset(p for ch, p in POCKET_OF_BEAM.items() if ch in absent)
+        self._no_cushion = frozenset(r for ch, r in RAIL_OF_CUSHION.items() if ch in absent)
+        #: Whether cushion hits are sensed at all: some cushion sensor is fitted.
+        self.cushions_sensed = cushion_sensors and len(self._no_cushion) < len(Rail)
+        #: Rail segments whose cushion sensor is out of order or absent: their hits are not
+        #: seen, so a shot that shows fewer than two cushions has its cushions unknown.
+        self.deaf: set[Rail] = set(self._no_cushion)
+        #: Pockets whose beam is out of order or absent: whether a ball fell there is asked.
+        self.blind: set[Pocket] = set(self._no_beam)
+
+    def judge(self, channel: str, state: Health) -> Pocket | Rail | None:
+        """Notes sensor health's judgement of ``channel``; returns its pocket or rail if its
+        sensor is a beam or a cushion sensor that is fitted, else None."""
+        rail, pocket = RAIL_OF_CUSHION.get(channel), POCKET_OF_BEAM.get(channel)
+        if rail is not None and rail not in self._no_cushion:
+            (self.deaf.discard if state is Health.OK else self.deaf.add)(rail)
+            return rail
+        if pocket is not None and pocket not in self._no_beam:
+            (self.blind.discard if state is Health.OK else self.blind.add)(pocket)
+            return pocket
+        return None
