@@ -2,7 +2,13 @@
 
 ``load(path, overrides)`` returns a ``Config`` or raises ``ConfigError`` naming the key, the
 value and why (``mqtt.keepalive = 'soon': Input should be a valid integer``). Every setting
-is documented in ``deploy/controller.example.toml``.
+is documented in ``deploy/controller.example.toml``. A configuration that would blind the
+table is refused here, before anything starts: an unknown channel, a pin that is no GPIO (a
+header pin number where a BCM number is expected gets a hint) or used twice, a name in
+``invert`` with no pin, a fusion timing out of its range (in seconds: ``min_block_s = 5`` is
+five seconds). ``ready(config)`` (``run`` and ``check``) refuses, further, a table that would
+not see what the game needs: every pocket's beam and every cushion sensor wired, or declared
+absent in ``[fusion] absent`` (then the referee is asked what it would have told).
 """
 
 from __future__ import annotations
@@ -16,12 +22,63 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from controller.errors import ControllerError
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
+from controller.service.pins import bcm
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, Kind, parse_channel
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")]
 
 
 class ConfigError(ControllerError, ValueError):
     """A configuration the service cannot run with; the message names the key and why."""
+
+
+class KeyProblem(ValueError):
+    """A setting refused, naming the exact key (``gpio.pins."beam.fl"``) and its value."""
+
+    def __init__(self, key: str, value: Any, why: str) -> None:
+        super().__init__(f"{key} = {value!r}: {why}")
+        self.key, self.value, self.why = key, value, why
+
+
+#: Each fusion timing's sensible range, in seconds (a value outside is a typo or a wrong unit).
+TIMINGS: dict[str, tuple[float, float]] = {
+    "noise_s": (0.0, 0.02), "min_block_s": (0.0005, 0.05), "cushion_gap_s": (0.005, 0.5),
+    "cushion_max_on_s": (0.02, 5.0), "crosstalk_s": (0.0, 0.2), "quiet_s": (0.2, 30.0),
+    "max_roll_s": (1.0, 120.0), "identity_min_s": (0.0, 10.0), "identity_max_s": (0.05, 30.0)}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+def _check_timings(fusion: FusionConfig) -> None:
+    """Raises KeyProblem for a fusion timing out of its range or out of step with another."""
+    for key, (lo, hi) in TIMINGS.items():
+        value = getattr(fusion, key)
+        if not lo <= value <= hi:
+            unit = (f"; it is in seconds: {value:g} ms would be {value / 1000:g}"
+                    if value > hi and value / 1000 <= hi else "")
+            raise KeyProblem(f"fusion.{key}", value, f"{_ms(value)} is outside {_ms(lo)}–{_ms(hi)}"
+                                                     f"{unit}")
+    if fusion.noise_s >= fusion.min_block_s:
+        raise KeyProblem("fusion.noise_s", fusion.noise_s,
+                         f"{_ms(fusion.noise_s)} is not below fusion.min_block_s = "
+                         f"{fusion.min_block_s:g} ({_ms(fusion.min_block_s)}): every ball's "
+                         "block would be taken for a glitch")
+    if fusion.identity_min_s >= fusion.identity_max_s:
+        raise KeyProblem("fusion.identity_min_s", fusion.identity_min_s,
+                         f"{_ms(fusion.identity_min_s)} is not below fusion.identity_max_s = "
+                         f"{fusion.identity_max_s:g} ({_ms(fusion.identity_max_s)})")
+
+
+def _channel(key: str, channel: str, value: Any) -> Kind:
+    """Returns the kind of ``channel``; raises KeyProblem naming ``key`` if there is none."""
+    try:
+        kind, _ = parse_channel(channel)
+    except ChannelError:
+        known = ", ".join([*POCKET_OF_BEAM, *RAIL_OF_CUSHION, "cue", "strike", "click"])
+        raise KeyProblem(key, value, f"unknown channel {channel!r} (channels: {known})") from None
+    return kind
 
 
 class _Section(BaseModel):
@@ -91,11 +148,33 @@ class GpioConfig(_Section):
     #: Channels whose sensor drives the opposite level of the usual wiring (``hardware.gpio``).
     invert: list[str] = Field(default_factory=list)
 
+    @field_validator("pins")
+    @classmethod
+    def _pins(cls, pins: dict[str, int | str]) -> dict[str, int | str]:
+        """Every channel exists and is a pin; every pin is a GPIO, and no GPIO is used twice."""
+        used: dict[int, str] = {}
+        for channel, pin in pins.items():
+            key = f'gpio.pins."{channel}"'
+            if _channel(key, channel, pin) is Kind.BALL_ID:
+                raise KeyProblem(key, pin, "the identity reader is a serial device, not a pin")
+            try:
+                gpio = bcm(pin)
+            except ValueError as exc:
+                raise KeyProblem(key, pin, str(exc)) from None
+            if gpio in used:
+                raise KeyProblem(key, pin, f"GPIO {gpio} is already \"{used[gpio]}\"'s pin: "
+                                           "one pin cannot carry two sensors")
+            used[gpio] = channel
+        return pins
+
     @model_validator(mode="after")
     def _inverted_have_pins(self) -> GpioConfig:
+        for channel in self.invert:
+            _channel("gpio.invert", channel, self.invert)
         unknown = [ch for ch in self.invert if ch not in self.pins]
         if unknown:
-            raise ValueError(f"invert names channels with no pin: {', '.join(unknown)}")
+            raise KeyProblem("gpio.invert", self.invert,
+                             f"invert names channels with no pin: {', '.join(unknown)}")
         return self
 
 
@@ -103,6 +182,13 @@ class SerialConfig(_Section):
     ports: list[str] = Field(default_factory=list)
     #: Channels whose sensor drives its pin low while it reads 1 (``firmware_bridge.link``).
     invert: list[str] = Field(default_factory=list)
+
+    @field_validator("invert")
+    @classmethod
+    def _invert(cls, invert: list[str]) -> list[str]:
+        for channel in invert:
+            _channel("serial.invert", channel, invert)
+        return invert
 
 
 class WebSection(_Section):
@@ -137,8 +223,17 @@ class Config(_Section):
     @field_validator("fusion")
     @classmethod
     def _fusion(cls, value: dict[str, Any]) -> dict[str, Any]:
-        fusion_config(value)  # raises ValueError naming the setting
+        _check_timings(fusion_config(value))  # raises ValueError naming the setting
         return value
+
+    @model_validator(mode="after")
+    def _absent_not_wired(self) -> Config:
+        fusion = self.fusion_settings()
+        wired = [ch for ch in fusion.absent if ch in self.gpio.pins]
+        if wired and self.backend == "gpio":
+            raise KeyProblem("fusion.absent", list(fusion.absent),
+                             f"{', '.join(wired)} cannot be absent and wired in [gpio.pins]")
+        return self
 
     @property
     def base(self) -> str:
@@ -187,6 +282,10 @@ def validate(raw: dict[str, Any], source: str = "config") -> Config:
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
+            cause = err.get("ctx", {}).get("error")
+            if isinstance(cause, KeyProblem):  # it names its key itself
+                problems.append(str(cause))
+                continue
             why = err["msg"].removeprefix("Value error, ")
             if err["type"] == "extra_forbidden":
                 why = "unknown setting"
@@ -219,3 +318,38 @@ def load(path: str | Path | None, overrides: dict[str, Any] | None = None) -> Co
             node = node.setdefault(part, {})
         node[last] = value
     return validate(raw, source)
+
+
+#: The channels every game needs: a beam in each pocket, a sensor on each cushion.
+NEEDED: tuple[str, ...] = (*POCKET_OF_BEAM, *RAIL_OF_CUSHION)
+
+
+def unseen(config: Config) -> list[str]:
+    """Returns the problems of a table that would not see what the game needs: each channel
+    of ``NEEDED`` the GPIO backend is given no pin for, and that ``[fusion] absent`` does not
+    declare missing (with ``cushion_sensors = false``, no cushion channel is needed). The
+    serial boards' channels are what they announce (``python -m controller check``)."""
+    if config.backend != "gpio":
+        return []
+    fusion = config.fusion_settings()
+    needed = [ch for ch in NEEDED if fusion.cushion_sensors or ch not in RAIL_OF_CUSHION]
+    missing = [ch for ch in needed if ch not in config.gpio.pins and ch not in fusion.absent]
+    return [f'gpio.pins: {ch} has no pin: wire it ("{ch}" = its BCM number) or declare it '
+            f'absent ([fusion] absent = ["{ch}"]: the referee is then asked what it would '
+            "have told)" for ch in missing]
+
+
+def ready(config: Config, source: str = "config") -> Config:
+    """Returns ``config`` if a table can run on it (``run``, ``check``); raises ConfigError
+    naming each channel the game needs that is neither wired nor declared absent, a
+    hardware backend with nothing to read, or a password file that cannot be read."""
+    if config.backend == "gpio" and not config.gpio.pins:
+        problems = ["gpio.pins: the gpio backend needs at least one channel = pin"]
+    elif config.backend == "serial" and not config.serial.ports:
+        problems = ["serial.ports: the serial backend needs at least one port"]
+    else:
+        problems = unseen(config)
+    if problems:
+        raise ConfigError(f"{source}: " + "; ".join(problems))
+    config.broker()  # a password file that cannot be read: raises ConfigError naming it
+    return config
