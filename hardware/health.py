@@ -339,11 +339,12 @@ class HealthMonitor:
                 "channels": channels, "links": links}
 
     def summary(self) -> dict[str, object]:
-        """Returns the short form for ``B/status``: ``{"ok": ..., "faults": {ch: state}}``."""
+        """Returns the short form for ``B/status``: ``{"ok": ..., "faults": {ch: state}}``,
+        and while a link is down ``"down": {source: reason}``."""
         faults = {ch.name: str(ch.state) for ch in self._channels.values()
                   if ch.state is not Health.OK}
-        links_up = all(link.up for link in self._links.values())
-        return {"ok": not faults and links_up, "faults": faults}
+        down = {name: link.reason for name, link in self._links.items() if not link.up}
+        return {"ok": not faults and not down, "faults": faults, **({"down": down} if down else {})}
 
     # --- input ----------------------------------------------------------------------------
 

@@ -2,14 +2,31 @@
 
 One place for the service (``run``) and commissioning (``commission``), so both listen to the
 table the same way: the same pins, the same inverted receivers, the same boards.
+
+A board the configuration names that is not connected is a fault from the first second
+(``Boards``): absent, busy (held by another program), not permitted, or speaking another
+firmware or protocol, it is a link down in ``B/health`` named by its port, with the reason
+in plain words, and an error in the log; once it connects, its port's link is up again.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, Self
 
 from controller.service.config import Config, ConfigError
+from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
+from hardware.events import LinkChanged
+
+log = logging.getLogger(__name__)
+
+#: A board not up this long after the start, with no error yet, is reported as not answering.
+GRACE_S = 1.0
 
 
 def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
@@ -25,8 +42,81 @@ def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
         return GpioBackend(config.gpio.pins, pin_factory=pin_factory or pi_pin_factory(),
                            wiring=inverted(config.gpio.invert))
     if config.backend == "serial":
-        from firmware_bridge.backend import SerialBackend
         if not config.serial.ports:
             raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return SerialBackend(config.serial.ports, inverted=config.serial.invert)
+        return Boards(config.serial.ports, inverted=config.serial.invert)
     raise ConfigError(f"backend: {config.backend!r} is not a sensor backend on hardware")
+
+
+def not_connected(port: str, error: str) -> str:
+    """Returns why the board on ``port`` is not connected, in plain words with what to do,
+    from its link's last error (empty: none yet)."""
+    if not error:
+        return f"no board answered on {port} yet"
+    low = error.lower()
+    if "is absent" in low or "no such file" in low or "errno 2]" in low:
+        return (f"absent: no device {port} (is the board plugged in? Its name is under "
+                "/dev/serial/by-id/)")
+    if "permission" in low or "errno 13]" in low:
+        return (f"permission denied: this user cannot open {port} (add it to the dialout "
+                "group)")
+    if any(word in low for word in ("busy", "exclusively lock", "errno 11]", "errno 16]",
+                                    "temporarily unavailable")):
+        return (f"busy: another program holds {port} (a serial console, mpremote, "
+                f"ModemManager: `fuser {port}` names it)")
+    if "speaks protocol" in low:
+        return f"wrong protocol on {port}: {error}"
+    if "no hello" in low or "tick" in low or "time-sync" in low:
+        return (f"wrong firmware on {port}: {error} in the board protocol (flash this "
+                "version's firmware: firmware_bridge/README.md)")
+    return f"not connected on {port}: {error}"
+
+
+class Boards(SerialBackend):
+    """The serial backend that says so when a board it names is not connected (see the
+    module docstring): a ``LinkChanged`` down for its port, with ``not_connected``'s reason,
+    as soon as its first attempt fails (or ``GRACE_S`` passes with no answer) and again
+    whenever the reason changes; up, once the board is connected."""
+
+    def __init__(self, ports: Sequence[str], *, poll_s: float = 0.1, **options: Any) -> None:
+        super().__init__(ports, **options)
+        self._poll_s = poll_s
+        self._watch: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Self:
+        await super().__aenter__()
+        self._watch = asyncio.create_task(self._watch_links(), name="boards: not connected")
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            try:
+                await self._watch
+            except asyncio.CancelledError:
+                if (current := asyncio.current_task()) is not None and current.cancelling():
+                    raise
+        await super().__aexit__(exc_type, exc, tb)
+
+    async def _watch_links(self) -> None:
+        start = time.monotonic()
+        told: dict[str, str] = {}  # port -> the reason last reported
+        waiting = list(self.links)
+        while waiting:
+            for link in list(waiting):
+                if link.up:
+                    waiting.remove(link)
+                    if link.port in told:
+                        log.info("sensor board %s on %s is connected", link.source, link.port)
+                        self._emit(LinkChanged(time.monotonic(), link.port, True,
+                                               f"connected: board {link.source}"))
+                    continue
+                if not link.last_error and time.monotonic() - start < GRACE_S:
+                    continue
+                reason = not_connected(link.port, link.last_error)
+                if told.get(link.port) != reason:
+                    told[link.port] = reason
+                    log.error("sensor board on %s is not connected: %s", link.port, reason)
+                    self._emit(LinkChanged(time.monotonic(), link.port, False, reason))
+            await asyncio.sleep(self._poll_s)
