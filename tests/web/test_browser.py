@@ -189,3 +189,17 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     _no_errors(dashboard)
     console.close()
     dashboard.close()
+
+
+def test_dashboard_names_the_port_of_a_sensor_board_not_connected_and_why(
+        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
+    # issue 28: a table that cannot see says so, naming the port and the reason
+    why = "absent: no device /dev/serial/by-id/usb-pico-if00 (is the board plugged in?)"
+    _make(tables, ws_broker, "t5", health={"summary": {
+        "ok": False, "faults": {}, "down": {"/dev/serial/by-id/usb-pico-if00": why}}})
+    page = _page(browser)
+    page.goto(web.url)
+    expect(page.locator('[data-table="t5"] [data-field="fault"]')).to_contain_text(
+        f"/dev/serial/by-id/usb-pico-if00: {why}", timeout=TIMEOUT)
+    _no_errors(page)
+    page.close()
