@@ -1,4 +1,4 @@
-"""``python -m controller``: run, demo, replay, simulate (interfaces §4), commission.
+"""``python -m controller``: run, check, demo, replay, simulate (interfaces §4), commission.
 
 Each command lives in its own module; this file only parses the command line.
 """
@@ -11,6 +11,7 @@ import sys
 
 COMMANDS = {
     "run": ("controller.run", "run_main"),
+    "check": ("controller.service.check", "check_main"),
     "demo": ("controller.sim.demo", "main"),
     "replay": ("controller.pipeline.replay", "cli"),
     "simulate": ("controller.sim.simulator", "cli"),
@@ -30,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--table", help="table id ([a-z0-9_-]+)")
     run.add_argument("--backend", choices=["sim", "gpio", "serial"], help="sensor backend")
     run.add_argument("--data", help="directory for the journal and recorded traces")
+
+    check = sub.add_parser("check", help="is the table ready? reads the configuration, probes its "
+                                         "boards and broker, changes nothing; non-zero on a problem")
+    check.add_argument("--config", help="the TOML configuration file")
 
     demo = sub.add_parser("demo", help="a simulated table and a broker, no hardware, no set-up")
     demo.add_argument("--broker", help="use this broker instead of starting one")

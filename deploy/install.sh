@@ -402,6 +402,15 @@ uninstall() {
     fi
 }
 
+# Checks the configuration, its sensor boards and its broker (python -m controller check,
+# which changes nothing) and says what to fix; a dry run shows the command.
+check_install() {
+    local cmd=("$APP_DIR/venv/bin/python" -m controller check --config "$CONF_DIR/controller.toml")
+    if [[ $DRY_RUN -eq 1 ]]; then run "${cmd[@]}"; return 0; fi
+    say "checking the configuration, the sensor boards and the broker"
+    "${cmd[@]}" || warn "the table is not ready: fix what is marked ✗ above in $CONF_DIR/controller.toml, then check again: sudo ${cmd[*]}"
+}
+
 main() {
     parse_args "$@"
     if [[ $DRY_RUN -eq 1 ]]; then
@@ -421,6 +430,7 @@ main() {
     install_software
     install_files
     install_broker
+    check_install
     enable_service
     say "done. Logs: journalctl -u $UNIT -f"
 }

@@ -1,0 +1,168 @@
+"""``python -m controller check --config FILE``: is this table ready to run, and if not, why?
+
+As ``esphome config`` does: reads the configuration (refused as ``run`` would refuse it),
+probes the sensor boards it names (present, firmware and protocol version, the channels each
+carries) or the Pi's GPIO, connects to the broker with the configured credentials, and prints
+what it found in plain words. It changes nothing: a board is greeted and asked the time, not
+configured; the broker session is a clean one of its own (the service's client id and its
+session are left alone). Returns 0 when everything is ready, 1 on a problem, 2 for a
+configuration that cannot be read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import aiomqtt
+
+from controller.service.backends import not_connected
+from controller.service.config import NEEDED, Config, ConfigError, load, ready
+from controller.service.connection import tls_context
+from vocabulary import RAIL_OF_CUSHION
+
+#: How long a board has to answer (its Hello and a time sync), and the broker to accept us.
+BOARD_S = 4.0
+BROKER_S = 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing found: ``ok`` or a problem, in plain words."""
+
+    ok: bool
+    what: str
+
+
+def check_main(args: Any, out: TextIO = sys.stdout) -> int:
+    """The ``check`` command; returns the exit status."""
+    source = str(args.config or "the defaults")
+    try:
+        config = load(args.config)
+    except ConfigError as exc:
+        print(f"✗ configuration: {exc}", file=out)
+        return 2
+    findings = asyncio.run(check(config, source))
+    for finding in findings:
+        print(f"{'✓' if finding.ok else '✗'} {finding.what}", file=out)
+    problems = sum(not f.ok for f in findings)
+    print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
+          else "ready: the table sees what the game needs and reaches its broker", file=out)
+    return 1 if problems else 0
+
+
+async def check(config: Config, source: str = "config", *, board_s: float = BOARD_S,
+                broker_s: float = BROKER_S) -> list[Finding]:
+    """Returns what the configuration, its sensors and its broker are found to be."""
+    findings = [Finding(True, f"configuration {source}: table {config.base}, "
+                              f"backend {config.backend or '(none)'}")]
+    if config.backend is None:
+        findings.append(Finding(False, f"no backend in {source}: set backend = \"gpio\" or "
+                                       "\"serial\" and wire its sensors (deploy/README.md)"))
+    else:
+        try:
+            ready(config, source)
+        except ConfigError as exc:
+            findings.append(Finding(False, str(exc)))
+        if config.backend == "serial":
+            findings += await _boards(config, board_s)
+        elif config.backend == "gpio":
+            findings += _gpio(config)
+    absent = config.fusion_settings().absent
+    if absent:
+        findings.append(Finding(True, f"declared absent (asked, never read as nothing): "
+                                      f"{', '.join(absent)}"))
+    findings.append(await _broker(config, broker_s))
+    return findings
+
+
+def _needed(config: Config) -> list[str]:
+    fusion = config.fusion_settings()
+    return [ch for ch in NEEDED if ch not in fusion.absent
+            and (fusion.cushion_sensors or ch not in RAIL_OF_CUSHION)]
+
+
+async def _boards(config: Config, timeout: float) -> list[Finding]:
+    """Greets each board; then whether every channel the game needs is on one of them."""
+    from firmware_bridge.link import BoardLink
+
+    async def probe(port: str) -> tuple[Finding, tuple[str, ...]]:
+        async with BoardLink(port, lambda _: None, inverted=config.serial.invert) as link:
+            with contextlib.suppress(TimeoutError):
+                await link.wait_up(timeout)
+            info = link.info
+            if not link.up or info is None:
+                why = not_connected(port, link.last_error)
+                if why.startswith("busy"):
+                    why += "; if it is this table's own service: systemctl stop billiards-controller"
+                return Finding(False, f"board on {port}: {why}"), ()
+            return Finding(True, f"board {info.uid} on {port}: firmware {info.firmware}, "
+                                 f"protocol {info.protocol}, channels "
+                                 f"{', '.join(link.channels) or '(none)'}"), link.channels
+
+    probed = await asyncio.gather(*(probe(port) for port in config.serial.ports))
+    findings = [finding for finding, _ in probed]
+    if all(f.ok for f in findings):
+        carried = {ch for _, channels in probed for ch in channels}
+        findings += _coverage(_needed(config), carried, "on no board")
+        unknown = [ch for ch in config.serial.invert if ch not in carried]
+        if unknown:
+            findings.append(Finding(False, f"serial.invert names {', '.join(unknown)}, which no "
+                                           "board carries"))
+    return findings
+
+
+def _coverage(needed: Iterable[str], carried: set[str], where: str) -> list[Finding]:
+    missing = [ch for ch in needed if ch not in carried]
+    if not missing:
+        return [Finding(True, "every pocket's beam and every cushion sensor the game needs is "
+                              "there or declared absent")]
+    return [Finding(False, f"{ch} is {where}: wire it, or declare it absent ([fusion] absent = "
+                           f"[\"{ch}\"]: the referee is then asked what it would have told)")
+            for ch in missing]
+
+
+def _gpio(config: Config) -> list[Finding]:
+    """Whether this machine's GPIO can be opened (lgpio, the chip), and what is wired."""
+    from hardware.gpio import GpioError, pi_pin_factory
+
+    pins = ", ".join(f"{ch} on {pin}" for ch, pin in config.gpio.pins.items())
+    findings = [Finding(True, f"GPIO pins: {pins or '(none)'}")]
+    try:
+        factory = pi_pin_factory()
+    except GpioError as exc:
+        return [*findings, Finding(False, f"GPIO: {exc}")]
+    close = getattr(factory, "close", None)  # gpiozero's factories have it; the protocol does not
+    if close is not None:
+        close()
+    return [*findings, Finding(True, "GPIO: the pin factory opens")]
+
+
+async def _broker(config: Config, timeout: float) -> Finding:
+    """Connects to the broker as the service would, in a clean session of its own."""
+    try:
+        broker = config.broker()
+    except ConfigError as exc:
+        return Finding(False, f"broker: {exc}")
+    tls = config.mqtt.tls
+    user = f" as {broker.username}" if broker.username else " (no user)"
+    v311 = config.mqtt.protocol == "3.1.1"
+    try:
+        context = tls_context(broker, ca_file=tls.ca_file, cert_file=tls.cert_file,
+                              key_file=tls.key_file, insecure=tls.insecure)
+        client = aiomqtt.Client(
+            broker.host, broker.port, username=broker.username, password=broker.password,
+            identifier=f"{config.mqtt.client_id or 'billiards-' + config.table}-check-{os.getpid()}",
+            protocol=aiomqtt.ProtocolVersion.V311 if v311 else aiomqtt.ProtocolVersion.V5,
+            tls_context=context, timeout=timeout)
+        async with asyncio.timeout(timeout), client:
+            pass
+    except (aiomqtt.MqttError, OSError, TimeoutError, ValueError) as exc:
+        return Finding(False, f"broker {broker.address}: cannot connect{user}: "
+                              f"{exc or type(exc).__name__}")
+    return Finding(True, f"broker {broker.address}: connected{user}")

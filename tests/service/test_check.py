@@ -1,0 +1,125 @@
+"""``python -m controller check``: the configuration, its boards (a real firmware on a pty)
+and its broker (a real Mosquitto with passwords) found as they are, in plain words, changing
+nothing, and a non-zero exit on a problem (issue 28)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import sys
+from argparse import Namespace
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from controller.service.check import check_main
+from firmware_bridge.sim import SimBoard
+from tests.broker import Broker, password_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Iterator[Broker]:
+    """A Mosquitto that lets in the table's user with its password, no one anonymous."""
+    passwords = password_file(tmp_path / "auth", {"club/t1": "secret"})
+    broker = Broker(tmp_path / "broker", anonymous=False, extra=f"password_file {passwords}\n")
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def _config(tmp_path: Path, text: str, broker: Broker, password: str = "secret") -> Path:
+    path = tmp_path / "controller.toml"
+    path.write_text(f'venue = "club"\ntable = "t1"\ndata = "{tmp_path / "data"}"\n{text}\n'
+                    f'[mqtt]\nurl = "{broker.url}"\nusername = "club/t1"\n'
+                    f'password = "{password}"\n')
+    return path
+
+
+def _check(path: Path) -> tuple[int, str]:
+    out = io.StringIO()
+    code = check_main(Namespace(config=str(path)), out)
+    return code, out.getvalue()
+
+
+async def _check_async(path: Path) -> tuple[int, str]:
+    return await asyncio.to_thread(_check, path)  # check runs its own event loop
+
+
+async def test_a_ready_table_is_found_ready_and_nothing_changes(tmp_path: Path,
+                                                                guarded: Broker) -> None:
+    with SimBoard() as board:
+        path = _config(tmp_path, f'backend = "serial"\n[serial]\nports = ["{board.path}"]',
+                       guarded)
+        async with aiomqtt.Client(guarded.host, guarded.port, username="club/t1",
+                                  password="secret") as watcher:
+            await watcher.subscribe("#")
+            code, out = await _check_async(path)
+            with pytest.raises(TimeoutError):  # the check published nothing
+                async with asyncio.timeout(0.5):
+                    await anext(watcher.messages)
+        assert board.store.saves == 0  # and configured nothing on the board
+    assert code == 0, out
+    assert f"✓ board {board.uid} on {board.path}: firmware " in out
+    assert ", protocol 2, channels beam.hl, beam.hr, beam.sl, beam.sr, beam.fl, beam.fr, cue" in out
+    assert "✓ every pocket's beam and every cushion sensor the game needs is there" in out
+    assert f"✓ broker mqtt://{guarded.host}:{guarded.port}: connected as club/t1" in out
+    assert out.rstrip().endswith("ready: the table sees what the game needs and reaches its broker")
+    assert not (tmp_path / "data").exists()  # no journal, no traces
+
+
+async def test_an_absent_board_and_a_wrong_password_are_each_named(tmp_path: Path,
+                                                                    guarded: Broker) -> None:
+    port = tmp_path / "usb-Raspberry_Pi_Pico-if00"
+    path = _config(tmp_path, f'backend = "serial"\n[serial]\nports = ["{port}"]', guarded,
+                   password="wrong")
+    code, out = await _check_async(path)
+    assert code == 1
+    assert f"✗ board on {port}: absent: no device {port}" in out
+    assert f"✗ broker mqtt://{guarded.host}:{guarded.port}: cannot connect as club/t1:" in out
+    assert "2 problems found" in out
+
+
+async def test_a_channel_no_board_carries_must_be_declared_absent(tmp_path: Path,
+                                                                  guarded: Broker) -> None:
+    with SimBoard(channels=(  # the beams only
+            (0, "beam.hl", 0, 2, 300, 0, 0), (1, "beam.hr", 0, 3, 300, 0, 0),
+            (2, "beam.sl", 0, 4, 300, 0, 0), (3, "beam.sr", 0, 5, 300, 0, 0),
+            (4, "beam.fl", 0, 6, 300, 0, 0), (5, "beam.fr", 0, 7, 300, 0, 0))) as board:
+        path = _config(tmp_path, f'backend = "serial"\n[serial]\nports = ["{board.path}"]\n'
+                                 '[fusion]\nabsent = ["cushion.h", "cushion.f", "cushion.lh", '
+                                 '"cushion.lf", "cushion.rh"]', guarded)
+        code, out = await _check_async(path)
+    assert code == 1, out
+    assert ("✗ cushion.rf is on no board: wire it, or declare it absent ([fusion] absent = "
+            '["cushion.rf"]') in out
+    assert "declared absent (asked, never read as nothing): cushion.h, cushion.f" in out
+
+
+def test_a_fresh_install_says_what_to_fill_in(tmp_path: Path, guarded: Broker) -> None:
+    code, out = _check(_config(tmp_path, "", guarded))
+    assert code == 1
+    assert '✗ no backend in ' in out and 'set backend = "gpio" or "serial"' in out
+
+
+def test_a_configuration_that_blinds_the_table_is_named_and_exits_2(tmp_path: Path,
+                                                                    guarded: Broker) -> None:
+    path = _config(tmp_path, 'backend = "gpio"\n[fusion]\nmin_block_s = 5', guarded)
+    code, out = _check(path)
+    assert code == 2
+    assert "✗ configuration: " in out and "fusion.min_block_s = 5.0: 5 s is outside" in out
+
+
+def test_the_command_line_runs_it(tmp_path: Path, guarded: Broker) -> None:
+    path = _config(tmp_path, 'backend = "gpio"\n[gpio.pins]\n"beam.fl" = 37', guarded)
+    run = subprocess.run([sys.executable, "-m", "controller", "check", "--config", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert 'gpio.pins."beam.fl" = 37: 37 is no GPIO (BCM numbers are 0–27): header pin 37 is ' \
+           "GPIO 26" in run.stdout
