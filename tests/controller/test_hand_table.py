@@ -67,3 +67,11 @@ def test_a_sensed_table_still_rules_an_empty_shot_as_no_cushion_hits():
                .request("shot_end", dt=5.0))
     results = _events(out, "shot_result")
     assert ["no_rail"] in _fouls(results[-1])
+
+
+def test_a_pocket_whose_beam_is_declared_absent_is_asked_about_not_read_as_empty():
+    # issue 28: a channel declared absent ([fusion] absent) is asked, never a sensed nothing
+    out = _run(TraceBuilder(fusion={"absent": ["beam.fr"]}).new_match("ten-ball")
+               .shot(cushions=["f", "h", "lh", "rf"]))
+    (question,) = _events(out, "question")
+    assert question["topic"] == "ball_fell" and question["about"] == {"pocket": "fr"}

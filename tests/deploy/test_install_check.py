@@ -16,3 +16,9 @@ def test_the_install_checks_the_table_before_starting_the_service(tmp_path: Path
              "/etc/billiards-controller/controller.toml")
     assert check in done
     assert done.index(check) < done.index("systemctl start billiards-controller.service")
+
+
+def test_the_unit_does_not_restart_a_refused_configuration() -> None:
+    # run exits 2 when it refuses the configuration (naming the key): ten restarts fix nothing
+    unit = (Path(__file__).resolve().parents[2] / "deploy" / "billiards-controller.service")
+    assert "RestartPreventExitStatus=2" in unit.read_text().splitlines()
