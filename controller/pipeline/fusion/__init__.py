@@ -1,5 +1,10 @@
 """Sensor fusion: raw sensor edges and requests in, shot records out.
 
+The parts, each small: ``beams`` and ``cushions`` (the filters: edges in, balls and hits
+out), ``ballreturn`` (the ball return's reports matched to drops), ``fitted`` (the sensors to
+trust), ``shots`` (the shot lifecycle: one state machine, its transitions in one table, and
+the record the rules are given). ``Fusion`` wires them and keeps the clock.
+
 Pure and clock-injected: time is only what the events say (their source time) and what
 ``advance(now)`` tells, so it runs the same live and in replay.
 
@@ -42,6 +47,11 @@ What real sensors do, and what is done about it:
   silent or its board went away stands; a cushion sensor out of order counts no hits, and a
   shot that shows fewer than two cushions then has its cushions unknown (the rules ask or
   presume).
+- **Sensors absent.** A channel the table has no sensor for (``absent``: a hand-played table's
+  cushions, a pocket with no beam) is never read as "nothing happened": an absent beam's
+  pocket is named blind for good (the referee is asked), an absent cushion sensor's rail deaf
+  for good, and with no cushion sensor at all the cushions are unknown (the rules ask or
+  presume, as each game documents).
 - **Cushions after the first contact.** With a ``click`` sensor, only hits after the first
   click count (those before it are reported apart); without one, all hits of the shot are
   presumed to be after the first contact (option ``cushions_without_click = "all"``: the
