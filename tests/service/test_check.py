@@ -5,6 +5,7 @@ nothing, and a non-zero exit on a problem (issue 28)."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import io
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 from controller.service.check import check_main
 from firmware_bridge.sim import SimBoard
 from tests.broker import Broker, password_file
+from tests.service.test_config_mistakes import WIRED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,3 +125,12 @@ def test_the_command_line_runs_it(tmp_path: Path, guarded: Broker) -> None:
     assert run.returncode == 2
     assert 'gpio.pins."beam.fl" = 37: 37 is no GPIO (BCM numbers are 0–27): header pin 37 is ' \
            "GPIO 26" in run.stdout
+
+
+@pytest.mark.skipif(importlib.util.find_spec("lgpio") is not None, reason="lgpio is installed")
+def test_a_gpio_table_on_a_machine_without_gpio_says_so(tmp_path: Path, guarded: Broker) -> None:
+    pins = "\n".join(f'"{ch}" = {pin}' for ch, pin in WIRED.items())
+    code, out = _check(_config(tmp_path, f'backend = "gpio"\n[gpio.pins]\n{pins}', guarded))
+    assert code == 1, out
+    assert "✓ GPIO pins: beam.hl on 5, beam.hr on 6" in out
+    assert "✗ GPIO: lgpio is not installed" in out
