@@ -6,7 +6,9 @@ table the same way: the same pins, the same inverted receivers, the same boards.
 A board the configuration names that is not connected is a fault from the first second
 (``Boards``): absent, busy (held by another program), not permitted, or speaking another
 firmware or protocol, it is a link down in ``B/health`` named by its port, with the reason
-in plain words, and an error in the log; once it connects, its port's link is up again.
+in plain words, and an error in the log; once it connects, its port's link is up again. Once
+every board is up, a channel the game needs that no board carries (and that is not declared
+absent) is the link ``unwired`` down, naming it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, Self
 
-from controller.service.config import Config, ConfigError
+from controller.service.config import Config, ConfigError, needed
 from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged
@@ -27,6 +29,8 @@ log = logging.getLogger(__name__)
 
 #: A board not up this long after the start, with no error yet, is reported as not answering.
 GRACE_S = 1.0
+#: The link in ``B/health`` that is down while a channel the game needs is on no board.
+UNWIRED = "unwired"
 
 
 def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
@@ -44,7 +48,7 @@ def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
     if config.backend == "serial":
         if not config.serial.ports:
             raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return Boards(config.serial.ports, inverted=config.serial.invert)
+        return Boards(config.serial.ports, inverted=config.serial.invert, needed=needed(config))
     raise ConfigError(f"backend: {config.backend!r} is not a sensor backend on hardware")
 
 
@@ -78,8 +82,10 @@ class Boards(SerialBackend):
     as soon as its first attempt fails (or ``GRACE_S`` passes with no answer) and again
     whenever the reason changes; up, once the board is connected."""
 
-    def __init__(self, ports: Sequence[str], *, poll_s: float = 0.1, **options: Any) -> None:
+    def __init__(self, ports: Sequence[str], *, needed: Sequence[str] = (), poll_s: float = 0.1,
+                 **options: Any) -> None:
         super().__init__(ports, **options)
+        self.needed = tuple(needed)
         self._poll_s = poll_s
         self._watch: asyncio.Task[None] | None = None
 
@@ -120,3 +126,10 @@ class Boards(SerialBackend):
                     log.error("sensor board on %s is not connected: %s", link.port, reason)
                     self._emit(LinkChanged(time.monotonic(), link.port, False, reason))
             await asyncio.sleep(self._poll_s)
+        carried = {ch for link in self.links for ch in link.channels}
+        missing = [ch for ch in self.needed if ch not in carried]
+        if missing:  # every board is up, and still a channel the game needs is on none
+            reason = (f"no board carries {', '.join(missing)}: wire it, or declare it absent "
+                      "([fusion] absent)")
+            log.error("the table cannot see everything the game needs: %s", reason)
+            self._emit(LinkChanged(time.monotonic(), UNWIRED, False, reason))

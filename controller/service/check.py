@@ -22,9 +22,8 @@ from typing import Any, TextIO
 import aiomqtt
 
 from controller.service.backends import not_connected
-from controller.service.config import NEEDED, Config, ConfigError, load, ready
+from controller.service.config import Config, ConfigError, load, needed, ready
 from controller.service.connection import tls_context
-from vocabulary import RAIL_OF_CUSHION
 
 #: How long a board has to answer (its Hello and a time sync), and the broker to accept us.
 BOARD_S = 4.0
@@ -81,12 +80,6 @@ async def check(config: Config, source: str = "config", *, board_s: float = BOAR
     return findings
 
 
-def _needed(config: Config) -> list[str]:
-    fusion = config.fusion_settings()
-    return [ch for ch in NEEDED if ch not in fusion.absent
-            and (fusion.cushion_sensors or ch not in RAIL_OF_CUSHION)]
-
-
 async def _boards(config: Config, timeout: float) -> list[Finding]:
     """Greets each board; then whether every channel the game needs is on one of them."""
     from firmware_bridge.link import BoardLink
@@ -109,7 +102,7 @@ async def _boards(config: Config, timeout: float) -> list[Finding]:
     findings = [finding for finding, _ in probed]
     if all(f.ok for f in findings):
         carried = {ch for _, channels in probed for ch in channels}
-        findings += _coverage(_needed(config), carried, "on no board")
+        findings += _coverage(needed(config), carried, "on no board")
         unknown = [ch for ch in config.serial.invert if ch not in carried]
         if unknown:
             findings.append(Finding(False, f"serial.invert names {', '.join(unknown)}, which no "

@@ -324,6 +324,14 @@ def load(path: str | Path | None, overrides: dict[str, Any] | None = None) -> Co
 NEEDED: tuple[str, ...] = (*POCKET_OF_BEAM, *RAIL_OF_CUSHION)
 
 
+def needed(config: Config) -> list[str]:
+    """Returns the channels of ``NEEDED`` this table must see: all but those declared absent
+    (and, with ``cushion_sensors = false``, the cushion sensors)."""
+    fusion = config.fusion_settings()
+    return [ch for ch in NEEDED if ch not in fusion.absent
+            and (fusion.cushion_sensors or ch not in RAIL_OF_CUSHION)]
+
+
 def unseen(config: Config) -> list[str]:
     """Returns the problems of a table that would not see what the game needs: each channel
     of ``NEEDED`` the GPIO backend is given no pin for, and that ``[fusion] absent`` does not
@@ -331,9 +339,7 @@ def unseen(config: Config) -> list[str]:
     serial boards' channels are what they announce (``python -m controller check``)."""
     if config.backend != "gpio":
         return []
-    fusion = config.fusion_settings()
-    needed = [ch for ch in NEEDED if fusion.cushion_sensors or ch not in RAIL_OF_CUSHION]
-    missing = [ch for ch in needed if ch not in config.gpio.pins and ch not in fusion.absent]
+    missing = [ch for ch in needed(config) if ch not in config.gpio.pins]
     return [f'gpio.pins: {ch} has no pin: wire it ("{ch}" = its BCM number) or declare it '
             f'absent ([fusion] absent = ["{ch}"]: the referee is then asked what it would '
             "have told)" for ch in missing]

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.service.backends import Boards, hardware_backend, not_connected
+from controller.service.backends import UNWIRED, Boards, hardware_backend, not_connected
 from controller.service.config import validate
+from firmware_bridge import protocol as P
 from firmware_bridge.sim import SimBoard
 from hardware.events import LinkChanged, SensorEvent
 from tests.firmware_bridge.test_link import old_board
@@ -198,3 +199,22 @@ def test_each_reason_is_said_in_plain_words(error: str, said: str) -> None:
 def test_the_service_s_serial_backend_reports_boards_not_connected() -> None:
     config = validate({"backend": "serial", "serial": {"ports": ["/dev/ttyACM0"]}})
     assert isinstance(hardware_backend(config), Boards)
+
+
+async def test_a_channel_the_game_needs_on_no_board_is_named_once_every_board_is_up() -> None:
+    beams_only = tuple((i, f"beam.{p}", P.MODE_DIGITAL, 2 + i, 300, 0, 0)
+                       for i, p in enumerate(("hl", "hr", "sl", "sr", "fl", "fr")))
+    with SimBoard(channels=beams_only) as board:
+        async with watching([board.path], needed=("beam.fl", "cushion.h", "cushion.f")) as (
+                seen, _):
+            await until(lambda: seen.links(UNWIRED), 5.0, "the unwired channels named")
+    (unwired,) = seen.links(UNWIRED)
+    assert not unwired.up and unwired.channels == ()  # no channel of it is held: none exists
+    assert unwired.reason.startswith("no board carries cushion.h, cushion.f: wire it, or "
+                                     "declare it absent")
+    with SimBoard() as board:
+        async with watching([board.path], needed=("beam.fl", "cushion.h")) as (seen, _):
+            await until(lambda: [i for _, i in seen.items if isinstance(i, LinkChanged)
+                                 and i.up], 5.0, "the board up")
+            await asyncio.sleep(0.3)
+    assert seen.links(UNWIRED) == []

@@ -17,6 +17,7 @@ import aiomqtt
 import pytest
 
 from controller.service.check import check_main
+from firmware_bridge import protocol as P
 from firmware_bridge.sim import SimBoard
 from tests.broker import Broker, password_file
 from tests.service.test_config_mistakes import WIRED
@@ -90,10 +91,9 @@ async def test_an_absent_board_and_a_wrong_password_are_each_named(tmp_path: Pat
 
 async def test_a_channel_no_board_carries_must_be_declared_absent(tmp_path: Path,
                                                                   guarded: Broker) -> None:
-    with SimBoard(channels=(  # the beams only
-            (0, "beam.hl", 0, 2, 300, 0, 0), (1, "beam.hr", 0, 3, 300, 0, 0),
-            (2, "beam.sl", 0, 4, 300, 0, 0), (3, "beam.sr", 0, 5, 300, 0, 0),
-            (4, "beam.fl", 0, 6, 300, 0, 0), (5, "beam.fr", 0, 7, 300, 0, 0))) as board:
+    beams_only = tuple((i, f"beam.{p}", P.MODE_DIGITAL, 2 + i, 300, 0, 0)
+                       for i, p in enumerate(("hl", "hr", "sl", "sr", "fl", "fr")))
+    with SimBoard(channels=beams_only) as board:
         path = _config(tmp_path, f'backend = "serial"\n[serial]\nports = ["{board.path}"]\n'
                                  '[fusion]\nabsent = ["cushion.h", "cushion.f", "cushion.lh", '
                                  '"cushion.lf", "cushion.rh"]', guarded)
@@ -102,6 +102,10 @@ async def test_a_channel_no_board_carries_must_be_declared_absent(tmp_path: Path
     assert ("✗ cushion.rf is on no board: wire it, or declare it absent ([fusion] absent = "
             '["cushion.rf"]') in out
     assert "declared absent (asked, never read as nothing): cushion.h, cushion.f" in out
+    assert "channels beam.hl, beam.hr, beam.sl, beam.sr, beam.fl, beam.fr\n" in out
+    assert [line for line in out.splitlines() if line.startswith("✗")] == [
+        '✗ cushion.rf is on no board: wire it, or declare it absent ([fusion] absent = '
+        '["cushion.rf"]: the referee is then asked what it would have told)']
 
 
 def test_a_fresh_install_says_what_to_fill_in(tmp_path: Path, guarded: Broker) -> None:
