@@ -76,8 +76,8 @@ async def test_dashboard_cannot_publish_a_request_but_a_referee_can(venue: Venue
     assert seen == {"topic": f"{B1}/request/new_match", "from": "referee"}
 
 
-async def test_display_cannot_publish_a_request(venue: Venue) -> None:
-    seen = await delivered_first(venue, T1, f"{B1}/request/undo", "display", "referee")
+async def test_a_panel_cannot_publish_a_request(venue: Venue) -> None:
+    seen = await delivered_first(venue, T1, f"{B1}/request/undo", "esphome/t1-lcd", "referee")
     assert seen["from"] == "referee"
 
 
