@@ -119,3 +119,12 @@ async def test_the_local_socket_serves_the_same_users_and_rights(venue: Venue) -
         async with aiomqtt.Client("127.0.0.1", venue.ports[9001], transport="websockets",
                                   identifier="web-00000000", timeout=3):
             pass
+
+
+def test_the_pages_client_ids_have_the_prefix_the_broker_admits() -> None:
+    """The pages make their ids (common.js); the broker admits only its clientid_prefixes."""
+    page = (WEB_CONF.parents[2] / "controller/web/static/common.js").read_text()
+    made = re.findall(r'clientId:\s*"([^"]*)"\s*\+', page)
+    admitted = re.findall(r"^clientid_prefixes (\S+)$", WEB_CONF.read_text(), flags=re.M)
+    assert made and admitted == ["web-"] and all(p.startswith("web-") for p in made), (made,
+                                                                                     admitted)
