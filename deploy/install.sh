@@ -322,9 +322,11 @@ install_broker() {
 
 # The browsers' broker's bridge file and its user "web", with a new password (again if the
 # password file lost the user): the password goes into files only (bash's printf is no
-# process: it is never in a command line).
+# process: it is never in a command line), and those files into a directory only root may
+# enter, beside the password file (never /tmp, where a file made with the usual umask is
+# everyone's to read; mosquitto_passwd's own temporary file is private and unlinked).
 web_bridge() {
-    local conf="$MOSQ_DIR/billiards-web.d/bridge.conf" secret template plain passwd
+    local conf="$MOSQ_DIR/billiards-web.d/bridge.conf" secret template work passwd
     if [[ -e "$(dest "$conf")" ]] && grep -q '^web:' "$(dest "$MOSQ_DIR/billiards.passwd")"; then
         say "keeping existing $conf"
         return 0
@@ -340,13 +342,17 @@ web_bridge() {
         printf 'would run: mosquitto_passwd -U (the user web, from a private temporary file)\n'
         return 0
     fi
-    plain="$(mktemp)"
-    printf 'web:%s\n' "$secret" > "$plain"
-    mosquitto_passwd -U "$plain" >/dev/null
+    work="$(mktemp -d "$(dest "$MOSQ_DIR")/.billiards-passwd.XXXXXX")"  # mode 0700
+    # shellcheck disable=SC2064  # (the path now: work is local)
+    trap "rm -rf '$work'" EXIT
+    (umask 077 && printf 'web:%s\n' "$secret" > "$work/web")
+    mosquitto_passwd -U "$work/web" >/dev/null
     passwd="$(dest "$MOSQ_DIR/billiards.passwd")"
-    { grep -v '^web:' "$passwd" || true; cat "$plain"; } > "$plain.new"
-    cat "$plain.new" > "$passwd"
-    rm -f "$plain" "$plain.new"
+    # the users but web, and web: written over the file in place, keeping its owner and mode
+    (umask 077 && { grep -v '^web:' "$passwd" || true; cat "$work/web"; } > "$work/all")
+    cat "$work/all" > "$passwd"
+    rm -rf "$work"
+    trap - EXIT
     say "created: $conf and the broker user web (the browsers' broker's bridge)"
 }
 

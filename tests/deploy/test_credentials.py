@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,20 @@ async def test_the_adapters_log_in_with_a_password_file_kept_off_their_command_l
     finally:
         process.terminate()
         process.wait(10)
+
+
+#: a URL with a password in it (user:pass@), or a Mosquitto client given -P
+PASSWORD_ON_A_COMMAND_LINE = re.compile(
+    r"\w+://\[?[\w%.\-]+:[\w%.\-]+@|\bmosquitto_(?:pub|sub|rr)\b[^\n`]*\s-P\s")
+
+
+def test_no_document_shows_a_password_on_a_command_line() -> None:
+    """Issue 33, finding 11: docs/interfaces.md documented --broker mqtt://user:pass@…"""
+    root = DEPLOY.parent
+    documents = [root / "README.md", *root.glob("docs/*.md"), *root.glob("*/README.md")]
+    found = [f"{path.relative_to(root)}:{n}: {line.strip()}" for path in documents
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if PASSWORD_ON_A_COMMAND_LINE.search(line)]
+    assert found == []
+    assert PASSWORD_ON_A_COMMAND_LINE.search("--broker mqtt://[user:pass@]host:port")
+    assert PASSWORD_ON_A_COMMAND_LINE.search("mosquitto_sub -h x -u dashboard -P secret -t '#'")

@@ -253,6 +253,31 @@ def test_a_password_file_that_lost_the_bridge_user_gets_it_back(tmp_path: Path) 
     assert "systemctl restart billiards-web-broker.service" in commands(run)
 
 
+def test_no_password_hash_goes_to_a_temporary_directory(tmp_path: Path) -> None:
+    """Issue 33, finding 11: the install wrote every broker user's hash to /tmp, mode 0644.
+    With TMPDIR a plain file (nothing can be made there) it still makes the bridge user, and
+    mosquitto_passwd (wrapped) is handed a file in a directory only its owner may enter,
+    beside the password file, gone afterwards."""
+    dest = tmp_path / "root"
+    (dest / "etc/mosquitto/certs").mkdir(parents=True)
+    (dest / "etc/mosquitto/certs/server.crt").write_text("")  # (made: no openssl run)
+    env = fake_bin(tmp_path / "bin", apt_cache=APT_CACHE)
+    log = tmp_path / "mosquitto_passwd.log"
+    wrapper = tmp_path / "bin" / "mosquitto_passwd"
+    wrapper.write_text(f'#!/bin/bash\nstat -c "%a %n" "$(dirname "$2")" "$2" >> {log}\n'
+                       f'exec {shutil.which("mosquitto_passwd")} "$@"\n')
+    wrapper.chmod(0o755)
+    nowhere = tmp_path / "not-a-directory"
+    nowhere.write_text("")
+    run = install(dest, "--with-broker", env={**env, "TMPDIR": str(nowhere)})
+    assert run.returncode == 0, run.stderr
+    assert (dest / "etc/mosquitto/billiards.passwd").read_text().startswith("web:$7$")
+    (directory, given) = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    assert directory[0] == "700" and Path(directory[1]).parent == dest / "etc/mosquitto"
+    assert Path(given[1]).parent == Path(directory[1])
+    assert not list((dest / "etc/mosquitto").glob(".billiards-passwd.*"))
+
+
 def test_uninstall_twice_is_fine(tmp_path: Path) -> None:
     assert install(tmp_path, "--with-broker").returncode == 0
     first = install(tmp_path, "--uninstall")

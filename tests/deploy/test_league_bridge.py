@@ -50,7 +50,7 @@ class League:
         (etc / "league.acl").write_text(LEAGUE_ACL.read_text())
         passwd = etc / "league.passwd"
         passwd.write_text("")
-        add_users(passwd, ("club", "other", "league"))
+        add_users(passwd, ("club", "other", "league-results", "league-referee"))
         self.ca = make_certificates(etc / "certs")
         ports: dict[int, int] = {}
         self.broker = Broker(directory / "broker", anonymous=False,
@@ -66,7 +66,7 @@ class League:
     def read(self) -> None:
         self.reader = subprocess.Popen(
             ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port),
-             "--cafile", str(self.ca), "-u", "league", "-P", password("league"),
+             "--cafile", str(self.ca), "-u", "league-results", "-P", password("league-results"),
              "-i", "results", "-c", "-q", "1", "-v", "-t", "#"],
             stdout=self.out.open("wb"), stderr=subprocess.DEVNULL)
 
@@ -113,7 +113,8 @@ async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, leag
         trace = tmp_path / "match.jsonl"
         trace.write_text(matches(1, 5).text())
         config = make_config(
-            tmp_path, venue.broker, sim={"trace": str(trace), "speed": 12.0},
+            tmp_path, venue.broker,  # type: ignore[arg-type]  # (make_config reads .url)
+            sim={"trace": str(trace), "speed": 12.0},
             mqtt={"url": f"mqtt://127.0.0.1:{venue.ports[1883]}", "username": "club/t1",
                   "password": password("club/t1")})
         async with running(config) as service:
@@ -152,7 +153,7 @@ async def test_a_venues_bridge_user_cannot_write_another_venues_topics(league: L
         return aiomqtt.Client("127.0.0.1", league.port, username=user, password=password(user),
                               tls_context=ssl.create_default_context(cafile=str(league.ca)))
 
-    async with await login("league") as app:
+    async with await login("league-results") as app:
         await app.subscribe("billiards/other/t1/state", qos=1)
         async with await login("club") as club:
             await club.publish("billiards/other/t1/state", b'{"from": "club"}', qos=1)
@@ -161,3 +162,25 @@ async def test_a_venues_bridge_user_cannot_write_another_venues_topics(league: L
         async with asyncio.timeout(5):
             message = await anext(aiter(app.messages))
     assert message.payload == b'{"from": "other"}'
+
+
+async def test_two_league_apps_stay_connected_together(league: League) -> None:
+    """Issue 33, finding 8: two apps as one user pushed each other off (63 disconnects each in
+    13 s, the league's request unanswered). Each has its own user now: the referee app's
+    request reaches the venue's bridge while the results app keeps receiving."""
+    import ssl
+
+    def login(user: str) -> aiomqtt.Client:
+        return aiomqtt.Client("127.0.0.1", league.port, username=user, password=password(user),
+                              tls_context=ssl.create_default_context(cafile=str(league.ca)))
+
+    async with login("club") as venue, login("league-results") as results, \
+            login("league-referee") as referee:
+        await venue.subscribe("billiards/club/+/request/+", qos=1)
+        await results.subscribe("billiards/#", qos=1)
+        for n in range(3):
+            await referee.publish("billiards/club/t1/request/get", f'{{"n": {n}}}', qos=1)
+            async with asyncio.timeout(5):
+                asked = await anext(aiter(venue.messages))
+                seen = await anext(aiter(results.messages))
+            assert asked.payload == seen.payload == f'{{"n": {n}}}'.encode()

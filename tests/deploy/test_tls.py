@@ -84,7 +84,7 @@ async def test_browsers_get_wss_with_the_same_certificate(installed: tuple[Path,
     context = strict(etc / "certs/ca.crt")
     async with aiomqtt.Client("127.0.0.1", venue.ports[9443], username="dashboard",
                               password=password("dashboard"), transport="websockets",
-                              tls_context=context) as dash:
+                              tls_context=context, identifier="web-0000a11c") as dash:
         await dash.subscribe("billiards/club/t1/state", qos=1)
         async with aiomqtt.Client("127.0.0.1", venue.ports[8883], username="club/t1",
                                   password=password("club/t1"), tls_context=context) as table:
