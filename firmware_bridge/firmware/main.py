@@ -46,6 +46,10 @@ except ImportError:  # pragma: no cover - on the board, protocol.py sits beside 
 
 VERSION = "0.1.0"
 RING_SIZE = 512
+BEAM_RESERVE = 8  # a ring's last 1/8 is kept for beam edges: a chattering cushion cannot fill it
+THROTTLE_US = 100_000  # a channel passes at most THROTTLE_EDGES edges in this window ...
+THROTTLE_EDGES = 8  # ... the rest are counted as throttled, and the settled level follows
+SAVE_QUIET_US = 5_000_000  # a configuration is written to flash once no edge came for this long
 HEARTBEAT_MS = 250
 PEAK_US = 1000  # how long after crossing the threshold a piezo hit's peak is looked for
 PIEZO_HZ = 4000  # piezo ADC samples a second (one timer for every piezo channel)
@@ -87,8 +91,9 @@ class Ring:
     Edges are numbered from 0 since boot; ``ctl`` holds ``head`` (the next number),
     ``acked`` (the first the host has not acknowledged), ``sent`` (the first not yet sent),
     ``overflows`` and ``stamped`` (the first whose extended tick is not yet known). Numbers
-    ``acked`` to ``head`` are kept; when the ring is full a new edge is counted in
-    ``overflows`` and lost.
+    ``acked`` to ``head`` are kept. The last ``size // BEAM_RESERVE`` places are kept for
+    the channels marked in ``beams``: an edge of another channel that would take one, and any
+    edge once the ring is full, is counted in ``overflows`` and in ``lost`` (per channel).
     """
 
     def __init__(self, size: int) -> None:
@@ -99,13 +104,18 @@ class Ring:
         self.ext_hi = array("L", [0] * size)  # extended tick // 2**30, by the main loop
         self.ext_lo = array("L", [0] * size)  # extended tick % 2**30
         self.ctl = array("L", [0, 0, 0, 0, 0])  # head, acked, sent, overflows, stamped
+        self.others = size - size // BEAM_RESERVE  # places an edge of a non-beam channel may take
+        self.beams = bytearray(MAX_CHANNELS)  # 1: a beam channel, the reserve is its
+        self.lost = array("L", [0] * MAX_CHANNELS)  # overflows per channel
 
     def put(self, ch: int, v: int, tick: int, level: int) -> None:
         """Stores one edge (call from an IRQ or with IRQs disabled); allocates nothing."""
         ctl = self.ctl
         head = ctl[0]
-        if head - ctl[1] >= self.size:
+        used = head - ctl[1]
+        if used >= self.size or (used >= self.others and not self.beams[ch]):
             ctl[3] += 1
+            self.lost[ch] += 1
             return
         i = head % self.size
         self.ticks[i] = tick
@@ -117,6 +127,38 @@ class Ring:
         """Returns the extended tick of edge number ``n`` (stamped)."""
         i = n % self.size
         return self.ext_hi[i] * _LOW + self.ext_lo[i]
+
+
+class Gate:
+    """What every digital channel's IRQ handler keeps, per channel index, preallocated.
+
+    ``last_v`` / ``last_t``: the level last stored and its tick; ``debounce``: µs within
+    which a change is a bounce; ``win_t`` / ``win_n``: the start of the channel's throttling
+    window and the edges it passed in it; ``throttled``: edges held back, counted. A channel
+    that chatters (a cushion sensor gone bad) passes ``THROTTLE_EDGES`` edges a window, as
+    ESPHome's ``throttle`` filter does: it cannot flood the ring or the line.
+    """
+
+    def __init__(self) -> None:
+        self.last_v = bytearray(MAX_CHANNELS)
+        self.last_t = array("L", [0] * MAX_CHANNELS)
+        self.debounce = array("L", [0] * MAX_CHANNELS)
+        self.win_t = array("L", [0] * MAX_CHANNELS)
+        self.win_n = bytearray(MAX_CHANNELS)
+        self.throttled = array("L", [0] * MAX_CHANNELS)
+
+    def admit(self, clock: object, i: int, t: int) -> bool:
+        """Returns whether channel ``i`` may store an edge at tick ``t`` (counting it), else
+        counts it as throttled; allocates nothing."""
+        age = clock.ticks_diff(t, self.win_t[i])  # type: ignore[attr-defined]
+        if age < 0 or age >= THROTTLE_US:
+            self.win_t[i] = t
+            self.win_n[i] = 0
+        if self.win_n[i] >= THROTTLE_EDGES:
+            self.throttled[i] += 1
+            return False
+        self.win_n[i] += 1
+        return True
 
 
 class Channel:
@@ -134,13 +176,14 @@ class Channel:
         self.threshold = threshold
         self.mask_us = mask_us
         self.pin: object = None
+        self.irq: object = None  # the pin's IRQ object: its flags() say which edges came
         self.adc: object = None
         # What catch() needs, set by Firmware.configure (attribute reads allocate nothing).
         self.ring: Ring | None = None
         self.clock: object = None
-        self.last_v = bytearray(0)
-        self.last_t = array("L")
-        self.debounce = array("L")
+        self.gate: Gate | None = None
+        self.rising = 0  # Pin.IRQ_RISING and Pin.IRQ_FALLING of the port
+        self.falling = 0
         # piezo: 0 idle, 1 looking for the peak, 2 masked
         self.state = 0
         self.start = 0
@@ -150,16 +193,56 @@ class Channel:
         return P.ChannelInfo(self.index, self.name, self.mode, self.pin_no)
 
     def catch(self, pin: object) -> None:
-        """The hard-IRQ handler of a digital channel: allocates nothing."""
+        """The hard-IRQ handler of a digital channel: allocates nothing.
+
+        The edges come from the IRQ's latched flags, not only from the level read now: when
+        interrupts were off (a flash write), a pulse that came and went in that spell has
+        both flags set and the level back where it was; it is stored as its two edges (timed
+        now, late: the blind spell is reported).
+        """
         clock = self.clock
+        gate = self.gate
         t = clock.ticks_us()  # type: ignore[attr-defined]
         v = pin.value()  # type: ignore[attr-defined]
+        irq = self.irq
+        flags = irq.flags() if irq is not None else 0  # type: ignore[attr-defined]
         i = self.index
-        if v == self.last_v[i] or clock.ticks_diff(t, self.last_t[i]) < self.debounce[i]:  # type: ignore[attr-defined]
+        if clock.ticks_diff(t, gate.last_t[i]) < gate.debounce[i]:  # type: ignore[attr-defined,union-attr]
             return
-        self.last_v[i] = v
-        self.last_t[i] = t
-        self.ring.put(i, v, t, -1)  # type: ignore[union-attr]
+        both = (flags & self.rising) and (flags & self.falling)
+        if v == gate.last_v[i] and not both:  # type: ignore[union-attr]
+            return
+        if not gate.admit(clock, i, t):  # type: ignore[union-attr]
+            return  # the main loop restores the level once the window is over
+        ring = self.ring
+        if v == gate.last_v[i]:  # type: ignore[union-attr]
+            ring.put(i, 1 - v, t, -1)  # type: ignore[union-attr]
+        gate.last_v[i] = v  # type: ignore[union-attr]
+        gate.last_t[i] = t  # type: ignore[union-attr]
+        ring.put(i, v, t, -1)  # type: ignore[union-attr]
+
+
+def check(channel: Channel, channels: dict[int, Channel]) -> None:
+    """Raises ValueError(ERR_* code, reason) for a channel, name, pin or time it cannot have
+    beside ``channels`` (index -> channel)."""
+    if not 0 <= channel.index < MAX_CHANNELS:
+        raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
+    if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
+        raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
+    if channel.mode not in (P.MODE_OFF, P.MODE_DIGITAL, P.MODE_PIEZO):
+        raise ValueError(P.ERR_BAD_REQUEST, "no such mode")
+    if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
+        raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
+    if not 0 <= channel.pin_no <= 29:
+        raise ValueError(P.ERR_BAD_PIN, "no such pin")
+    if not 0 <= channel.debounce_us <= MAX_DEBOUNCE_US:
+        raise ValueError(P.ERR_BAD_REQUEST, "debounce over " + str(MAX_DEBOUNCE_US) + " us")
+    if not 0 <= channel.mask_us <= MAX_MASK_US or not 0 <= channel.threshold <= 0xFFFF:
+        raise ValueError(P.ERR_BAD_REQUEST, "mask or threshold out of range")
+    for other in channels.values():
+        if (other.index != channel.index and other.mode != P.MODE_OFF
+                and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
+            raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
 
 
 class Firmware:
@@ -172,7 +255,7 @@ class Firmware:
         port: object,
         boot_id: int,
         uid: str = "",
-        channels: tuple[tuple[int, str, int, int, int, int, int], ...] = DEFAULT_CHANNELS,
+        channels: object = DEFAULT_CHANNELS,
         ring_size: int = RING_SIZE,
         heartbeat_ms: int = HEARTBEAT_MS,
         store: object = None,
@@ -186,9 +269,9 @@ class Firmware:
         self.heartbeat_us = heartbeat_ms * 1000
         self.ring = Ring(ring_size)
         self.codec = P.Codec()
-        self.last_v = bytearray(MAX_CHANNELS)
-        self.last_t = array("L", [0] * MAX_CHANNELS)
-        self.debounce = array("L", [0] * MAX_CHANNELS)
+        self.gate = Gate()
+        self.digital = bytearray(MAX_CHANNELS)  # 1: a digital channel (levels() reads these)
+        self.snapshot = bytearray(MAX_CHANNELS)  # the levels, copied with interrupts off
         self.channels: dict[int, Channel] = {}
         self.piezos: list[Channel] = []  # read by the sampling timer: replaced, never changed
         self.timer: object = None
@@ -201,8 +284,33 @@ class Firmware:
         self.blind = 0  # spells with interrupts off (flash writes), since boot
         self.blind_tick = 0
         self.blind_us = 0
-        for spec in channels:
+        self.unsaved = False  # a configuration applied but not yet written to flash
+        self.last_edge = 0  # the extended tick when the ring last took an edge
+        self.last_head = 0
+        self.losses_sent = -1  # the sum of the per-channel counts last sent in a Losses
+        self.refused = self._boot_channels(channels)  # why the saved configuration was not used
+
+    def _boot_channels(self, channels: object) -> str:
+        """Applies the saved channel configuration if every spec in it is one this firmware
+        accepts, else ``DEFAULT_CHANNELS``; returns why the saved one was refused ("": it
+        was not). A board updated from an older firmware must boot, not reset for ever."""
+        try:
+            specs = [tuple(spec) for spec in channels]  # type: ignore[attr-defined]
+            seen: dict[int, Channel] = {}
+            for spec in specs:
+                if len(spec) != 7 or not isinstance(spec[1], str) or not all(
+                        [isinstance(x, int) for x in spec[:1] + spec[2:]]):
+                    raise ValueError(P.ERR_BAD_REQUEST, "malformed spec")
+                channel = Channel(*spec)
+                check(channel, seen)
+                seen[channel.index] = channel
+        except (ValueError, TypeError) as exc:
+            for spec in DEFAULT_CHANNELS:
+                self.configure(Channel(*spec))
+            return str(exc.args[-1]) if exc.args else "refused"
+        for spec in specs:
             self.configure(Channel(*spec))
+        return ""
 
     # -- time ------------------------------------------------------------------------------
 
@@ -239,46 +347,32 @@ class Firmware:
 
         Raises ValueError(ERR_* code, reason) for a channel, name, pin or time it cannot have.
         """
-        if not 0 <= channel.index < MAX_CHANNELS:
-            raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
-        if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
-            raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
-        if channel.mode not in (P.MODE_OFF, P.MODE_DIGITAL, P.MODE_PIEZO):
-            raise ValueError(P.ERR_BAD_REQUEST, "no such mode")
-        if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
-            raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
-        if not 0 <= channel.pin_no <= 29:
-            raise ValueError(P.ERR_BAD_PIN, "no such pin")
-        if not 0 <= channel.debounce_us <= MAX_DEBOUNCE_US:
-            raise ValueError(P.ERR_BAD_REQUEST, "debounce over " + str(MAX_DEBOUNCE_US) + " us")
-        if not 0 <= channel.mask_us <= MAX_MASK_US or not 0 <= channel.threshold <= 0xFFFF:
-            raise ValueError(P.ERR_BAD_REQUEST, "mask or threshold out of range")
-        for other in self.channels.values():
-            if (other.index != channel.index and other.mode != P.MODE_OFF
-                    and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
-                raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
+        check(channel, self.channels)
         old = self.channels.get(channel.index)
         if old is not None and old.pin is not None and old.mode == P.MODE_DIGITAL:
             old.pin.irq(handler=None)  # type: ignore[attr-defined]
         Pin = self.m.Pin  # type: ignore[attr-defined]
         i = channel.index
-        channel.ring, channel.clock = self.ring, self.clock
-        channel.last_v, channel.last_t, channel.debounce = self.last_v, self.last_t, self.debounce
-        self.debounce[i] = channel.debounce_us
+        gate = self.gate
+        channel.ring, channel.clock, channel.gate = self.ring, self.clock, gate
+        channel.rising, channel.falling = Pin.IRQ_RISING, Pin.IRQ_FALLING
+        gate.debounce[i] = channel.debounce_us
+        self.ring.beams[i] = 1 if channel.name.startswith("beam.") else 0
+        self.digital[i] = 1 if channel.mode == P.MODE_DIGITAL else 0
         if channel.mode == P.MODE_DIGITAL:
             channel.pin = Pin(channel.pin_no, Pin.IN, Pin.PULL_UP)
             state = self.m.disable_irq()  # type: ignore[attr-defined]
-            self.last_v[i] = channel.pin.value()  # type: ignore[attr-defined]
-            self.last_t[i] = self.clock.ticks_add(  # type: ignore[attr-defined]
+            gate.last_v[i] = channel.pin.value()  # type: ignore[attr-defined]
+            gate.last_t[i] = gate.win_t[i] = self.clock.ticks_add(  # type: ignore[attr-defined]
                 self.clock.ticks_us(), -STALE_US)  # type: ignore[attr-defined]
             self.m.enable_irq(state)  # type: ignore[attr-defined]
-            channel.pin.irq(  # type: ignore[attr-defined]
+            channel.irq = channel.pin.irq(  # type: ignore[attr-defined]
                 handler=channel.catch, trigger=Pin.IRQ_RISING | Pin.IRQ_FALLING, hard=True
             )
         elif channel.mode == P.MODE_PIEZO:
             channel.adc = self.m.ADC(Pin(channel.pin_no))  # type: ignore[attr-defined]
         else:
-            self.last_v[i] = 0
+            gate.last_v[i] = 0
         self.channels[i] = channel
         self._start_sampling()
 
@@ -333,35 +427,45 @@ class Firmware:
         """Sends a level the debounce hid (the pin settled on another value than sent), and
         keeps each channel's reference time younger than ``STALE_US``."""
         clock = self.clock
+        gate = self.gate
         for ch in self.channels.values():
             if ch.mode != P.MODE_DIGITAL:
                 continue
             i = ch.index
             state = self.m.disable_irq()  # type: ignore[attr-defined]
             now = clock.ticks_us()  # type: ignore[attr-defined]
-            age = clock.ticks_diff(now, self.last_t[i])  # type: ignore[attr-defined]
+            age = clock.ticks_diff(now, gate.last_t[i])  # type: ignore[attr-defined]
             v = ch.pin.value()  # type: ignore[attr-defined]
-            if v != self.last_v[i] and (age < 0 or age >= 2 * self.debounce[i]):
-                self.last_v[i] = v
-                self.last_t[i] = now
+            if (v != gate.last_v[i] and (age < 0 or age >= 2 * gate.debounce[i])
+                    and gate.admit(clock, i, now)):
+                gate.last_v[i] = v
+                gate.last_t[i] = now
                 self.ring.put(i, v, now, -1)
             elif age < 0 or age > STALE_US:  # (negative: stale past half the tick period)
-                self.last_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
+                gate.last_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
+            window = clock.ticks_diff(now, gate.win_t[i])  # type: ignore[attr-defined]
+            if window < 0 or window > STALE_US:
+                gate.win_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
             self.m.enable_irq(state)  # type: ignore[attr-defined]
 
     def levels(self) -> int:
-        """Returns the digital channels' levels as a bit mask (bit i: channel i reads 1)."""
+        """Returns the digital channels' levels in ``snapshot`` as a bit mask (bit i:
+        channel i reads 1)."""
         out = 0
-        for ch in self.channels.values():
-            if ch.mode == P.MODE_DIGITAL and self.last_v[ch.index]:
-                out |= 1 << ch.index
+        snapshot, digital = self.snapshot, self.digital
+        for i in range(MAX_CHANNELS):
+            if digital[i] and snapshot[i]:
+                out |= 1 << i
         return out
 
     # -- link ------------------------------------------------------------------------------
 
     def hello(self) -> P.Hello:
+        """Returns the board's Hello; its firmware version ends in ``+defaults`` when the saved
+        configuration was refused at boot (the default channels run instead)."""
+        firmware = VERSION + P.DEFAULTS_MARK if self.refused else VERSION
         return P.Hello(
-            P.PROTOCOL_VERSION, VERSION, self.uid, self.boot_id, P.TICK_BITS,
+            P.PROTOCOL_VERSION, firmware, self.uid, self.boot_id, P.TICK_BITS,
             tuple([c.info() for c in sorted(self.channels.values(), key=lambda c: c.index)]),
         )
 
@@ -380,6 +484,7 @@ class Firmware:
                 ctl[2] = ctl[1]  # go back to the first edge the host does not have
         elif isinstance(msg, P.Hello):
             self.host_seen = True
+            self.losses_sent = -1
             self.ring.ctl[2] = self.ring.ctl[1]  # a new host: send what is unacknowledged again
             self._send(self.hello())
             self._heartbeat(received)
@@ -393,8 +498,7 @@ class Firmware:
                 code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
                 self._send(P.Error(frame.seq, code, reason))
             else:
-                if self.store is not None:
-                    self._save()
+                self.unsaved = self.store is not None
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
@@ -407,14 +511,40 @@ class Firmware:
         self.blind_tick = start
         self.blind_us = self.advance() - start
 
+    def _save_when_quiet(self, now: int) -> None:
+        """Writes an applied configuration to flash once no edge has come for
+        ``SAVE_QUIET_US``: interrupts are off while flash is written, never in a live shot."""
+        head = self.ring.ctl[0]
+        if head != self.last_head:
+            self.last_head = head
+            self.last_edge = now
+        if self.unsaved and (head == 0 or now - self.last_edge >= SAVE_QUIET_US):
+            self.unsaved = False
+            self._save()
+
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
+        last_v, snapshot = self.gate.last_v, self.snapshot
         state = self.m.disable_irq()  # type: ignore[attr-defined]
-        edges, levels = ctl[0], self.levels()  # the levels after edge number edges - 1
+        edges = ctl[0]  # the levels after edge number edges - 1: copied, allocating nothing
+        for i in range(MAX_CHANNELS):
+            snapshot[i] = last_v[i]
         self.m.enable_irq(state)  # type: ignore[attr-defined]
-        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], levels, self.blind,
+        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), self.blind,
                                self.blind_tick, self.blind_us))
+        self._send_losses()
         self.next_heartbeat = now + self.heartbeat_us
+
+    def _send_losses(self) -> None:
+        """Sends the channels that lost edges (ring full) or had them held back (throttled),
+        when those counts have changed since the last time (or a host said Hello)."""
+        lost, throttled = self.ring.lost, self.gate.throttled
+        total = sum(lost) + sum(throttled)
+        if total == self.losses_sent:
+            return
+        self.losses_sent = total
+        self._send(P.Losses(tuple([P.Loss(i, lost[i], throttled[i]) for i in range(MAX_CHANNELS)
+                                   if lost[i] or throttled[i]])))
 
     def _send_edges(self) -> None:
         ring = self.ring
@@ -454,6 +584,7 @@ class Firmware:
         self._reconcile()
         now = self.advance()
         self._stamp()
+        self._save_when_quiet(now)
         if self.host_seen and now - self.last_rx > HOST_TIMEOUT_MS * 1000:
             self.host_seen = False  # keep the edges until a host says hello again
         if self.host_seen:
@@ -538,24 +669,46 @@ class UsbPort:
 
 
 class FlashStore:
-    """The channel configuration in ``channels.json`` on the board's flash."""
+    """The channel configuration in ``channels.json`` on the board's flash.
+
+    Written as ``{"format": 2, "channels": [spec, ...]}``. A bare list is the file of the
+    firmware before: it saved every channel, so its ``click`` spec is the old default (the
+    piezo on, over a pin that floats when no piezo is wired) unless someone changed it; that
+    spec loads as today's default (off). ``Firmware`` checks every spec; a file it cannot read
+    loads as ``DEFAULT_CHANNELS``.
+    """
 
     PATH = "channels.json"
+    FORMAT = 2
 
-    def load(self) -> tuple[tuple[int, str, int, int, int, int, int], ...]:
+    def load(self) -> object:
+        """Returns the saved specs as read (``Firmware`` checks them), else the defaults."""
         import json
 
         try:
             with open(self.PATH) as f:
-                return tuple([tuple(spec) for spec in json.load(f)])
+                saved = json.load(f)
         except (OSError, ValueError):
             return DEFAULT_CHANNELS
+        if isinstance(saved, dict):
+            return saved.get("channels")
+        if isinstance(saved, list):
+            return [DEFAULT_CHANNELS[13] if _is_old_click(spec) else spec for spec in saved]
+        return saved
 
     def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None:
         import json
 
         with open(self.PATH, "w") as f:
-            json.dump([list(spec) for spec in specs], f)
+            json.dump({"format": self.FORMAT, "channels": [list(spec) for spec in specs]}, f)
+
+
+#: The ``click`` spec the firmware before saved by default (piezo on).
+OLD_CLICK_DEFAULT = (13, "click", P.MODE_PIEZO, 26, 0, 12000, 30000)
+
+
+def _is_old_click(spec: object) -> bool:
+    return isinstance(spec, list) and tuple(spec) == OLD_CLICK_DEFAULT
 
 
 def _take_flag(path: str) -> bool:
@@ -569,11 +722,23 @@ def _take_flag(path: str) -> bool:
     return True
 
 
+def _bootsel_held() -> bool:
+    """Returns whether BOOTSEL is held now (False where the port has no such button)."""
+    try:
+        import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        return bool(rp2.bootsel_button())
+    except (ImportError, AttributeError):
+        return False
+
+
 def main() -> None:
     """Starts the firmware on the board; returns only when the REPL was asked for.
 
     Resets the board after an uncaught exception (written to ``CRASH_FILE`` first) and
     after BOOTSEL was held (leaving ``REPL_FLAG``, so that the next boot stays in the REPL).
+    BOOTSEL held at power-on returns at once, before the watchdog starts: whatever the
+    firmware does at boot, the REPL stays reachable.
     """
     import os
     import struct
@@ -585,6 +750,9 @@ def main() -> None:
 
     if _take_flag(REPL_FLAG):
         print("main.py: REPL requested (BOOTSEL); the firmware is not running")
+        return
+    if _bootsel_held():  # before the watchdog: the way out of a board that resets at boot
+        print("main.py: BOOTSEL held at boot; the firmware is not running")
         return
     if hasattr(micropython, "alloc_emergency_exception_buf"):  # (not on the unix port)
         micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
