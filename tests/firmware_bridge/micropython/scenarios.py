@@ -158,8 +158,8 @@ CUSHION = (1, "cushion.h", P.MODE_DIGITAL, 9, 300, 0, 0)
 
 def chatter():
     """A cushion sensor chattering every 1 ms while no host listens (the cable out), and a
-    ball through the beam every 180 ms (11 of them), for 2 s and for 60 s; the main loop goes round every
-    10 ms. Each run notes the beam edges kept, the counts per channel and the Losses sent."""
+    ball through the beam every 180 ms (11 of them, 20 ms each) in the last 2 s of 2 s and of
+    60 s; the main loop goes round every 10 ms. Each run notes the beam edges kept, the counts per channel and the Losses sent."""
     out = []
     for seconds in (2, 60):
         clock = Clock(1000)
@@ -169,8 +169,8 @@ def chatter():
         for ms in range(seconds * 1000):
             clock.t += 1000
             machine.drive(9, 1 - machine.levels.get(9, 0))
-            phase = ms % 180
-            if phase in (50, 70) and len(truth) < 22:  # 11 balls, 20 ms each
+            phase = (ms - seconds * 1000 + 2000) % 180  # in the last 2 s
+            if ms >= seconds * 1000 - 2000 and phase in (50, 70) and len(truth) < 22:
                 v = 1 if phase == 50 else 0
                 machine.drive(6, v)
                 truth.append([0, v, clock.t - boot])
