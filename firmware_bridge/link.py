@@ -266,7 +266,7 @@ class BoardLink:
         if isinstance(serial_port, serial.Serial):
             serial_port.reset_input_buffer()
         self._last_rx = self._monotonic()
-        self._send(P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ()))
+        self._say_hello()
         try:
             await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
         except LinkTimeout:
@@ -315,10 +315,7 @@ class BoardLink:
         """
         assert self._lost is not None
         if not self._codec.version_mismatches:
-            hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
-            transport = self._transport
-            if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
-                transport.write(self._codec.encode(hello, version=1))
+            self._say_hello(version=1)
             await asyncio.wait({self._lost}, timeout=min(self._hello_timeout, 0.5))
         if self._codec.version_mismatches:
             self.counters.protocol_errors += 1
@@ -348,6 +345,15 @@ class BoardLink:
         if wait:
             await asyncio.wait({done}, timeout=wait)
             await asyncio.sleep(0.005)
+
+    def _say_hello(self, version: int = P.PROTOCOL_VERSION) -> None:
+        """Says Hello (in ``version``), a frame delimiter first: bytes left in the board's
+        receive buffer (half a frame from before an unplug, noise) end there instead of
+        swallowing the Hello, which the board would then not answer."""
+        hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
+        transport = self._transport
+        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(b"\x00" + self._codec.encode(hello, version=version))
 
     def _send(self, message: P.Message) -> None:
         transport = self._transport

@@ -284,6 +284,20 @@ async def test_garbage_on_the_line_is_counted_and_the_next_edges_still_arrive() 
             assert backend.stats().bad_frames == 2
 
 
+async def test_half_a_frame_in_the_boards_buffer_does_not_swallow_the_hosts_hello() -> None:
+    """Issue 32 §7: bytes left in the board's receive buffer (the start of a frame cut off by
+    an unplug) made the Hello a bad frame; the link asked again in protocol 1, which the
+    board took for a host of protocol 1: "the board speaks protocol 2, reflash"."""
+    board = SimBoard()
+    host = P.Codec()
+    cut = host.encode(P.SyncRequest(5))[:4]  # no delimiter: the board waits for the rest
+    board.firmware.codec.receive_data(cut)
+    with board:
+        async with BoardLink(board.path, lambda _: None, hello_timeout=0.5) as link:
+            await link.wait_up(2.0)
+            assert link.counters.protocol_errors == 0 and link.counters.reconnects == 0
+
+
 def corrupt_edges_frames(count: int) -> Callable[[bytes], bytes]:
     """Returns a fault that corrupts the next ``count`` Edges frames the board writes."""
     left = [count]
