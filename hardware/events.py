@@ -41,7 +41,10 @@ class SensorEvent:
 class LinkChanged:
     """A sensor source went away or came back (a board unplugged, a pin factory closed).
 
-    ``source`` names the source (a board's id, ``gpio``); ``channels`` the channels it carries.
+    ``source`` names the source (a board's id, ``gpio``); ``channels`` the channels it carries;
+    ``boot_id`` the source's boot (a board's, from its Hello; None: a source without one). A
+    source back up with another ``boot_id`` than it went down with restarted meanwhile: what
+    it had not yet sent is lost (a data gap).
     """
 
     t: float
@@ -49,3 +52,4 @@ class LinkChanged:
     up: bool
     reason: str = ""
     channels: tuple[str, ...] = ()
+    boot_id: int | None = None

@@ -51,9 +51,10 @@ blind spells), both as ``warning`` events.
 ``Reason`` (null when ok); ``since`` when the channel entered its state; ``level`` its last
 reading (0 / 1); ``last`` the source time of its last event (null if none); ``edges`` events
 seen; ``quiet_shots`` shots of play it has sat through without an event. A link's counters
-come from its backend (``note_stats``): events and overflows, and for serial boards the
-link's trouble (``BackendStats``). ``summary()`` is the
-short form for ``B/status``: ``{"ok": false, "faults": {"beam.fl": "stuck"}}``.
+come from its backend (``note_stats``): events and overflows (and ``lost_by_channel``, once
+a source named the channels of some: ``{channel: edges lost}``), and for serial boards the
+link's trouble (``BackendStats``). ``summary()`` is the short form for ``B/status``:
+``{"ok": false, "faults": {"beam.fl": "stuck"}}``.
 """
 
 from __future__ import annotations
@@ -188,7 +189,8 @@ class SensorRecovered:
 
 @dataclass(frozen=True, slots=True)
 class EventsLost:
-    """A backend's queue overflowed: ``lost`` more events were dropped (``total`` in all)."""
+    """A backend's queue overflowed: ``lost`` more events were dropped (``total`` in all);
+    ``channels``: the channels named as losing them meanwhile, with their totals."""
 
     event_type: ClassVar[str] = "warning"
 
@@ -196,11 +198,15 @@ class EventsLost:
     source: str
     lost: int
     total: int
+    channels: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """Returns the event's ``data`` for ``B/event``."""
-        return {"kind": "events_lost", "source": self.source, "lost": self.lost,
-                "total": self.total, "t": round(self.t, 6)}
+        out: dict[str, object] = {"kind": "events_lost", "source": self.source,
+                                  "lost": self.lost, "total": self.total, "t": round(self.t, 6)}
+        if self.channels:
+            out["channels"] = dict(self.channels)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +267,7 @@ class _Link:
     events: int = 0
     overflows: int = 0
     trouble: dict[str, int] = field(default_factory=dict)  # BackendStats' link counters
+    lost_by_channel: dict[str, int] = field(default_factory=dict)
 
 
 #: The link-trouble counters of ``BackendStats`` that the snapshot shows per link.
@@ -332,6 +339,8 @@ class HealthMonitor:
             name: {"up": link.up, "since": round(link.since, 6), "reason": link.reason,
                    "channels": list(link.channels), "events": link.events,
                    "overflows": link.overflows,
+                   **({"lost_by_channel": dict(link.lost_by_channel)}
+                      if link.lost_by_channel else {}),
                    **{name: link.trouble.get(name, 0) for name in TROUBLE_COUNTERS}}
             for name, link in self._links.items()
         }
@@ -417,8 +426,11 @@ class HealthMonitor:
         out: list[HealthRecord] = []
         lost = stats.overflows - link.overflows
         if lost > 0:
+            named = tuple((ch, n) for ch, n in sorted(stats.lost_by_channel.items())
+                          if n > link.lost_by_channel.get(ch, 0))
             out.append(EventsLost(t=self._clock(), source=source, lost=lost,
-                                  total=stats.overflows))
+                                  total=stats.overflows, channels=named))
+        link.lost_by_channel = dict(stats.lost_by_channel)
         trouble = {name: getattr(stats, name) for name in TROUBLE_COUNTERS}
         added = tuple((name, trouble[name] - link.trouble.get(name, 0)) for name in TROUBLE_WARNED
                       if trouble[name] > link.trouble.get(name, 0))
@@ -471,7 +483,8 @@ class HealthMonitor:
         link = _Link(up=change.up, since=change.t, reason=change.reason,
                      channels=change.channels or (old.channels if old else ()),
                      events=old.events if old else 0, overflows=old.overflows if old else 0,
-                     trouble=old.trouble if old else {})
+                     trouble=old.trouble if old else {},
+                     lost_by_channel=old.lost_by_channel if old else {})
         self._links[change.source] = link
         out: list[HealthRecord] = []
         for name in link.channels:

@@ -159,7 +159,8 @@ CUSHION = (1, "cushion.h", P.MODE_DIGITAL, 9, 300, 0, 0)
 def chatter():
     """A cushion sensor chattering every 1 ms while no host listens (the cable out), and a
     ball through the beam every 180 ms (11 of them, 20 ms each) in the last 2 s of 2 s and of
-    60 s; the main loop goes round every 10 ms. Each run notes the beam edges kept, the counts per channel and the Losses sent."""
+    60 s; the main loop goes round every 10 ms. Each run notes the beam edges kept, the counts
+    per channel and the Losses sent."""
     out = []
     for seconds in (2, 60):
         clock = Clock(1000)
