@@ -16,7 +16,8 @@ Nothing is delivered twice: the board numbers its edges and keeps them until ack
 after a reconnect it sends the unacknowledged ones again and the link drops the numbers it
 has already delivered. A board with a new boot id starts its numbering, ticks and clock fit
 afresh; the same boot keeps its clock fit across reconnects (its 64-bit ticks never wrap),
-so an edge kept through a long unplug is timed at the rate fitted before it. Ticks are unwrapped at the width the board's ``Hello`` announces.
+so an edge kept through a long unplug is timed at the rate fitted before it. Ticks are
+unwrapped at the width the board's ``Hello`` announces.
 
 Levels: each heartbeat carries the board's digital levels after its last counted edge. Once
 the link has delivered every edge up to there, a channel whose level differs from what was

@@ -34,15 +34,142 @@ MicroPython's own VM with the heap locked, as the rp2 port runs a hard IRQ.
   before the watchdog starts).
 
 Everything the firmware touches is injected: ``machine`` (Pin, ADC, Timer, unique_id, IRQ
-masking), ``clock`` (ticks_us, ticks_diff, ticks_add) and ``port`` (read, write, idle).
+masking), ``clock`` (ticks_us, ticks_diff, ticks_add) and ``port`` (read, write, idle). Each is
+typed by a protocol below (``Machine``, ``Clock``, ``Port``), for mypy only: the board never
+runs that block. ``main()`` binds the board's own ``machine`` and ``time`` modules to them,
+and a check of that binding (``sys.platform == "rp2"``, what the tests' mypy run against the
+RP2040 stubs says) holds each protocol to the board's real API: a misspelt name fails there.
 """
 
+import sys
 from array import array
 
 try:
     from firmware_bridge import protocol as P  # CPython: the package
 except ImportError:  # pragma: no cover - on the board, protocol.py sits beside main.py
     import protocol as P  # type: ignore[import-not-found,no-redef,unused-ignore]
+
+TYPE_CHECKING = False  # mypy takes it as true; MicroPython has no typing module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    class Irq(Protocol):
+        """A pin's IRQ object."""
+
+        def flags(self) -> int: ...
+
+    class Pin(Protocol):
+        """``machine.Pin``, an instance."""
+
+        def value(self) -> int: ...
+
+        def irq(self, handler: Callable[[Any], None] | None = ..., trigger: int = ..., *,
+                hard: bool = ...) -> Any: ...
+
+    class PinClass(Protocol):
+        """``machine.Pin``, the class."""
+
+        @property
+        def IN(self) -> int: ...  # noqa: N802 - the machine module's names
+        @property
+        def PULL_UP(self) -> int: ...  # noqa: N802
+        @property
+        def IRQ_RISING(self) -> int: ...  # noqa: N802
+        @property
+        def IRQ_FALLING(self) -> int: ...  # noqa: N802
+
+        def __call__(self, id: int, mode: int = ..., pull: int = ...) -> Pin: ...
+
+    class Adc(Protocol):
+        """``machine.ADC``, an instance."""
+
+        def read_u16(self) -> int: ...
+
+    class Timer(Protocol):
+        """``machine.Timer``, an instance."""
+
+        def deinit(self) -> None: ...
+
+    class TimerClass(Protocol):
+        """``machine.Timer``, the class."""
+
+        @property
+        def PERIODIC(self) -> int: ...  # noqa: N802
+
+        def __call__(self, __id: int, *, mode: int = ..., freq: int = ...,
+                     callback: Callable[[Any], None], hard: bool = ...) -> Timer: ...
+
+    class Machine(Protocol):
+        """The ``machine`` module, as far as the firmware uses it."""
+
+        @property
+        def Pin(self) -> PinClass: ...  # noqa: N802
+        @property
+        def Timer(self) -> TimerClass: ...  # noqa: N802
+
+        def ADC(self, pin: Any) -> Adc: ...  # noqa: N802
+
+        def disable_irq(self) -> int: ...
+
+        def enable_irq(self, __state: int) -> None: ...
+
+        def unique_id(self) -> bytes: ...
+
+    class Clock(Protocol):
+        """``time``'s microsecond ticks (the rp2 port's wrap at 2**30)."""
+
+        def ticks_us(self) -> Any: ...
+
+        def ticks_diff(self, __a: Any, __b: Any) -> int: ...
+
+        def ticks_add(self, __ticks: Any, __delta: int) -> Any: ...
+
+    class MsClock(Protocol):
+        """``time``'s millisecond ticks."""
+
+        def ticks_ms(self) -> Any: ...
+
+        def ticks_diff(self, __a: Any, __b: Any) -> int: ...
+
+        def ticks_add(self, __ticks: Any, __delta: int) -> Any: ...
+
+    class Port(Protocol):
+        """The board's line to the host."""
+
+        def read(self) -> bytes | None: ...
+
+        def write(self, data: bytes) -> Any: ...
+
+        def idle(self) -> None: ...
+
+    class Store(Protocol):
+        """Where the channel configuration is kept across reboots."""
+
+        def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None: ...
+
+    if sys.platform == "rp2":  # mypy --platform rp2 with the RP2040 stubs: the real API
+        import time as _time
+
+        import machine as _machine
+
+        _c: Clock = _time
+        _ms: MsClock = _time
+        # machine's classes cannot be matched to a protocol as a whole (their constants are
+        # Final: instance variables to mypy), so each name Machine, PinClass and TimerClass
+        # declare is read here from the real module. A name added there is added here.
+        _pin: Callable[[int, int, int], Pin] = _machine.Pin
+        _pin_names: tuple[int, ...] = (_machine.Pin.IN, _machine.Pin.PULL_UP,
+                                       _machine.Pin.IRQ_RISING, _machine.Pin.IRQ_FALLING)
+        from _mpy_shed.IRQs import _IRQ_GENERIC  # the rp2 port's IRQ object (the stubs'
+        _irq: Irq = _IRQ_GENERIC()  # Pin.irq() returns "a class": a fault of the stubs)
+        _irq_any: Any = _machine.Pin(0).irq(handler=None, trigger=0, hard=True)
+        _timer: Timer = _machine.Timer(-1, mode=_machine.Timer.PERIODIC, freq=1,
+                                       callback=lambda t: None, hard=True)
+        _adc: Callable[[Any], Adc] = _machine.ADC
+        _disable: Callable[[], int] = _machine.disable_irq
+        _enable: Callable[[int], None] = _machine.enable_irq
+        _uid: Callable[[], bytes] = _machine.unique_id
 
 VERSION = "0.1.0"
 RING_SIZE = 512
@@ -147,10 +274,10 @@ class Gate:
         self.win_n = bytearray(MAX_CHANNELS)
         self.throttled = array("L", [0] * MAX_CHANNELS)
 
-    def admit(self, clock: object, i: int, t: int) -> bool:
+    def admit(self, clock: "Clock", i: int, t: int) -> bool:
         """Returns whether channel ``i`` may store an edge at tick ``t`` (counting it), else
         counts it as throttled; allocates nothing."""
-        age = clock.ticks_diff(t, self.win_t[i])  # type: ignore[attr-defined]
+        age = clock.ticks_diff(t, self.win_t[i])
         if age < 0 or age >= THROTTLE_US:
             self.win_t[i] = t
             self.win_n[i] = 0
@@ -175,13 +302,13 @@ class Channel:
         self.debounce_us = debounce_us
         self.threshold = threshold
         self.mask_us = mask_us
-        self.pin: object = None
-        self.irq: object = None  # the pin's IRQ object: its flags() say which edges came
-        self.adc: object = None
+        self.pin: Pin | None = None
+        self.irq: Irq | None = None  # the pin's IRQ object: its flags() say which edges came
+        self.adc: Adc = None  # type: ignore[assignment]  # (a piezo's, set by configure)
         # What catch() needs, set by Firmware.configure (attribute reads allocate nothing).
-        self.ring: Ring | None = None
-        self.clock: object = None
-        self.gate: Gate | None = None
+        self.ring: Ring = None  # type: ignore[assignment]
+        self.clock: Clock = None  # type: ignore[assignment]
+        self.gate: Gate = None  # type: ignore[assignment]
         self.rising = 0  # Pin.IRQ_RISING and Pin.IRQ_FALLING of the port
         self.falling = 0
         # piezo: 0 idle, 1 looking for the peak, 2 masked
@@ -192,7 +319,7 @@ class Channel:
     def info(self) -> P.ChannelInfo:
         return P.ChannelInfo(self.index, self.name, self.mode, self.pin_no)
 
-    def catch(self, pin: object) -> None:
+    def catch(self, pin: "Pin") -> None:
         """The hard-IRQ handler of a digital channel: allocates nothing.
 
         The edges come from the IRQ's latched flags, not only from the level read now: when
@@ -202,24 +329,24 @@ class Channel:
         """
         clock = self.clock
         gate = self.gate
-        t = clock.ticks_us()  # type: ignore[attr-defined]
-        v = pin.value()  # type: ignore[attr-defined]
+        t = clock.ticks_us()
+        v = pin.value()
         irq = self.irq
-        flags = irq.flags() if irq is not None else 0  # type: ignore[attr-defined]
+        flags = irq.flags() if irq is not None else 0
         i = self.index
-        if clock.ticks_diff(t, gate.last_t[i]) < gate.debounce[i]:  # type: ignore[attr-defined,union-attr]
+        if clock.ticks_diff(t, gate.last_t[i]) < gate.debounce[i]:
             return
         both = (flags & self.rising) and (flags & self.falling)
-        if v == gate.last_v[i] and not both:  # type: ignore[union-attr]
+        if v == gate.last_v[i] and not both:
             return
-        if not gate.admit(clock, i, t):  # type: ignore[union-attr]
+        if not gate.admit(clock, i, t):
             return  # the main loop restores the level once the window is over
         ring = self.ring
-        if v == gate.last_v[i]:  # type: ignore[union-attr]
-            ring.put(i, 1 - v, t, -1)  # type: ignore[union-attr]
-        gate.last_v[i] = v  # type: ignore[union-attr]
-        gate.last_t[i] = t  # type: ignore[union-attr]
-        ring.put(i, v, t, -1)  # type: ignore[union-attr]
+        if v == gate.last_v[i]:
+            ring.put(i, 1 - v, t, -1)
+        gate.last_v[i] = v
+        gate.last_t[i] = t
+        ring.put(i, v, t, -1)
 
 
 def check(channel: Channel, channels: dict[int, Channel]) -> None:
@@ -250,22 +377,22 @@ class Firmware:
 
     def __init__(
         self,
-        machine: object,
-        clock: object,
-        port: object,
+        machine: "Machine",
+        clock: "Clock",
+        port: "Port",
         boot_id: int,
         uid: str = "",
         channels: object = DEFAULT_CHANNELS,
         ring_size: int = RING_SIZE,
         heartbeat_ms: int = HEARTBEAT_MS,
-        store: object = None,
+        store: "Store | None" = None,
     ) -> None:
         self.m = machine
         self.store = store  # keeps the channel configuration across reboots (None: no)
         self.clock = clock
         self.port = port
         self.boot_id = boot_id
-        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])  # type: ignore[attr-defined]
+        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])
         self.heartbeat_us = heartbeat_ms * 1000
         self.ring = Ring(ring_size)
         self.codec = P.Codec()
@@ -274,8 +401,8 @@ class Firmware:
         self.snapshot = bytearray(MAX_CHANNELS)  # the levels, copied with interrupts off
         self.channels: dict[int, Channel] = {}
         self.piezos: list[Channel] = []  # read by the sampling timer: replaced, never changed
-        self.timer: object = None
-        self.raw = clock.ticks_us()  # type: ignore[attr-defined]
+        self.timer: Timer | None = None
+        self.raw = clock.ticks_us()
         self.ext = 0  # µs since boot: ticks_us() extended past its wraps
         self.host_seen = False
         self.last_rx = 0
@@ -320,8 +447,8 @@ class Firmware:
         Called at least every few seconds (the watchdog sees to it), far more often than
         the half tick period.
         """
-        raw = self.clock.ticks_us()  # type: ignore[attr-defined]
-        self.ext += self.clock.ticks_diff(raw, self.raw)  # type: ignore[attr-defined]
+        raw = self.clock.ticks_us()
+        self.ext += self.clock.ticks_diff(raw, self.raw)
         self.raw = raw
         return self.ext
 
@@ -329,7 +456,7 @@ class Firmware:
         """Gives every edge that arrived since the last round its extended tick."""
         ring = self.ring
         ctl = ring.ctl
-        ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
+        ticks_diff = self.clock.ticks_diff
         head = ctl[0]
         n = ctl[4]
         while n < head:
@@ -350,8 +477,8 @@ class Firmware:
         check(channel, self.channels)
         old = self.channels.get(channel.index)
         if old is not None and old.pin is not None and old.mode == P.MODE_DIGITAL:
-            old.pin.irq(handler=None)  # type: ignore[attr-defined]
-        Pin = self.m.Pin  # type: ignore[attr-defined]
+            old.pin.irq(handler=None)
+        Pin = self.m.Pin
         i = channel.index
         gate = self.gate
         channel.ring, channel.clock, channel.gate = self.ring, self.clock, gate
@@ -361,16 +488,16 @@ class Firmware:
         self.digital[i] = 1 if channel.mode == P.MODE_DIGITAL else 0
         if channel.mode == P.MODE_DIGITAL:
             channel.pin = Pin(channel.pin_no, Pin.IN, Pin.PULL_UP)
-            state = self.m.disable_irq()  # type: ignore[attr-defined]
-            gate.last_v[i] = channel.pin.value()  # type: ignore[attr-defined]
-            gate.last_t[i] = gate.win_t[i] = self.clock.ticks_add(  # type: ignore[attr-defined]
-                self.clock.ticks_us(), -STALE_US)  # type: ignore[attr-defined]
-            self.m.enable_irq(state)  # type: ignore[attr-defined]
-            channel.irq = channel.pin.irq(  # type: ignore[attr-defined]
+            state = self.m.disable_irq()
+            gate.last_v[i] = channel.pin.value()
+            gate.last_t[i] = gate.win_t[i] = self.clock.ticks_add(
+                self.clock.ticks_us(), -STALE_US)
+            self.m.enable_irq(state)
+            channel.irq = channel.pin.irq(
                 handler=channel.catch, trigger=Pin.IRQ_RISING | Pin.IRQ_FALLING, hard=True
             )
         elif channel.mode == P.MODE_PIEZO:
-            channel.adc = self.m.ADC(Pin(channel.pin_no))  # type: ignore[attr-defined]
+            channel.adc = self.m.ADC(Pin(channel.pin_no))
         else:
             gate.last_v[i] = 0
         self.channels[i] = channel
@@ -380,27 +507,27 @@ class Firmware:
         """Runs the piezo sampling timer while a piezo channel is on, and only then."""
         piezos = [c for c in sorted(self.channels.values(), key=lambda c: c.index)
                   if c.mode == P.MODE_PIEZO]
-        state = self.m.disable_irq()  # type: ignore[attr-defined]
+        state = self.m.disable_irq()
         self.piezos = piezos
-        self.m.enable_irq(state)  # type: ignore[attr-defined]
+        self.m.enable_irq(state)
         if piezos and self.timer is None:
-            Timer = self.m.Timer  # type: ignore[attr-defined]
+            Timer = self.m.Timer
             try:  # a hard timer where the port has one
-                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                self.timer = Timer(-1, mode=Timer.PERIODIC, freq=PIEZO_HZ,
                                    callback=self.sample_piezos, hard=True)
             except TypeError:  # pragma: no cover - rp2 (1.24): scheduled callbacks only
-                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                self.timer = Timer(-1, mode=Timer.PERIODIC, freq=PIEZO_HZ,
                                    callback=self.sample_piezos)
         elif not piezos and self.timer is not None:
-            self.timer.deinit()  # type: ignore[attr-defined]
+            self.timer.deinit()
             self.timer = None
 
     def sample_piezos(self, timer: object) -> None:
         """The sampling timer's handler: one ADC reading per piezo channel; allocates nothing."""
         clock = self.clock
-        now = clock.ticks_us()  # type: ignore[attr-defined]
+        now = clock.ticks_us()
         for ch in self.piezos:
-            level = ch.adc.read_u16()  # type: ignore[attr-defined]
+            level = ch.adc.read_u16()
             if ch.state == 0:
                 if level >= ch.threshold:
                     ch.state = 1
@@ -409,10 +536,10 @@ class Firmware:
             elif ch.state == 1:
                 if level > ch.peak:
                     ch.peak = level
-                if clock.ticks_diff(now, ch.start) >= PEAK_US:  # type: ignore[attr-defined]
+                if clock.ticks_diff(now, ch.start) >= PEAK_US:
                     self.ring.put(ch.index, 1, ch.start, ch.peak)
                     ch.state = 2
-            elif clock.ticks_diff(now, ch.start) >= ch.mask_us:  # type: ignore[attr-defined]
+            elif clock.ticks_diff(now, ch.start) >= ch.mask_us:
                 self.ring.put(ch.index, 0, now, -1)
                 ch.state = 0
 
@@ -429,24 +556,25 @@ class Firmware:
         clock = self.clock
         gate = self.gate
         for ch in self.channels.values():
-            if ch.mode != P.MODE_DIGITAL:
+            pin = ch.pin
+            if ch.mode != P.MODE_DIGITAL or pin is None:
                 continue
             i = ch.index
-            state = self.m.disable_irq()  # type: ignore[attr-defined]
-            now = clock.ticks_us()  # type: ignore[attr-defined]
-            age = clock.ticks_diff(now, gate.last_t[i])  # type: ignore[attr-defined]
-            v = ch.pin.value()  # type: ignore[attr-defined]
+            state = self.m.disable_irq()
+            now = clock.ticks_us()
+            age = clock.ticks_diff(now, gate.last_t[i])
+            v = pin.value()
             if (v != gate.last_v[i] and (age < 0 or age >= 2 * gate.debounce[i])
                     and gate.admit(clock, i, now)):
                 gate.last_v[i] = v
                 gate.last_t[i] = now
                 self.ring.put(i, v, now, -1)
             elif age < 0 or age > STALE_US:  # (negative: stale past half the tick period)
-                gate.last_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
-            window = clock.ticks_diff(now, gate.win_t[i])  # type: ignore[attr-defined]
+                gate.last_t[i] = clock.ticks_add(now, -STALE_US)
+            window = clock.ticks_diff(now, gate.win_t[i])
             if window < 0 or window > STALE_US:
-                gate.win_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
-            self.m.enable_irq(state)  # type: ignore[attr-defined]
+                gate.win_t[i] = clock.ticks_add(now, -STALE_US)
+            self.m.enable_irq(state)
 
     def levels(self) -> int:
         """Returns the digital channels' levels in ``snapshot`` as a bit mask (bit i:
@@ -470,7 +598,7 @@ class Firmware:
         )
 
     def _send(self, message: P.Message, version: int = P.PROTOCOL_VERSION) -> None:
-        self.port.write(self.codec.encode(message, version))  # type: ignore[attr-defined]
+        self.port.write(self.codec.encode(message, version))
 
     def _handle(self, frame: P.Frame, received: int) -> None:
         msg = frame.message
@@ -505,8 +633,10 @@ class Firmware:
 
     def _save(self) -> None:
         """Writes the configuration to flash, a blind spell (interrupts off): counted, timed."""
+        if self.store is None:
+            return
         start = self.advance()
-        self.store.save(self.specs())  # type: ignore[attr-defined]
+        self.store.save(self.specs())
         self.blind += 1
         self.blind_tick = start
         self.blind_us = self.advance() - start
@@ -525,11 +655,11 @@ class Firmware:
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
         last_v, snapshot = self.gate.last_v, self.snapshot
-        state = self.m.disable_irq()  # type: ignore[attr-defined]
+        state = self.m.disable_irq()
         edges = ctl[0]  # the levels after edge number edges - 1: copied, allocating nothing
         for i in range(MAX_CHANNELS):
             snapshot[i] = last_v[i]
-        self.m.enable_irq(state)  # type: ignore[attr-defined]
+        self.m.enable_irq(state)
         self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), self.blind,
                                self.blind_tick, self.blind_us))
         self._send_losses()
@@ -570,7 +700,7 @@ class Firmware:
 
     def step(self) -> None:
         """Does one round of the main loop's work."""
-        data = self.port.read()  # type: ignore[attr-defined]
+        data = self.port.read()
         if data:
             received = self.advance()
             self.last_rx = received
@@ -594,18 +724,19 @@ class Firmware:
 
     def start(self) -> None:
         """Announces the board (a delimiter first, to end any garbage on the line)."""
-        self.port.write(b"\x00")  # type: ignore[attr-defined]
+        self.port.write(b"\x00")
         self._send(self.hello())
 
-    def run(self, stop: object = None, feed: object = None) -> None:
+    def run(self, stop: "Callable[[], bool] | None" = None,
+            feed: "Callable[[], object] | None" = None) -> None:
         """Runs the main loop until ``stop()`` returns true (forever if None), calling
         ``feed()`` (the watchdog's) every round."""
         self.start()
-        idle = self.port.idle  # type: ignore[attr-defined]
-        while stop is None or not stop():  # type: ignore[operator]
+        idle = self.port.idle
+        while stop is None or not stop():
             self.step()
             if feed is not None:
-                feed()  # type: ignore[operator]
+                feed()
             idle()
 
 
@@ -617,27 +748,20 @@ class UsbPort:
     masks interrupts for some µs).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: "MsClock", bootsel: "Callable[[], int] | None") -> None:
         import select
         import sys
-        import time
 
         import micropython  # type: ignore[import-not-found,unused-ignore]
 
-        self._bootsel: object = None
-        try:
-            import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-            self._bootsel = rp2.bootsel_button
-        except (ImportError, AttributeError):
-            pass
-        self._time = time
+        self._bootsel = bootsel  # reads the button (None: the port has none)
+        self._time = time = clock
         micropython.kbd_intr(-1)  # 0x03 in a frame must not interrupt the firmware
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
-        self._next_check = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
+        self._next_check = time.ticks_ms()
         self._held = 0
         self.escaping = False
 
@@ -659,11 +783,11 @@ class UsbPort:
 
     def idle(self) -> None:
         time = self._time
-        now = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
-        if self._bootsel is None or time.ticks_diff(now, self._next_check) < 0:  # type: ignore[attr-defined,unused-ignore]
+        now = time.ticks_ms()
+        if self._bootsel is None or time.ticks_diff(now, self._next_check) < 0:
             return
-        self._next_check = time.ticks_add(now, 500)  # type: ignore[attr-defined,unused-ignore]
-        self._held = self._held + 1 if self._bootsel() else 0  # type: ignore[operator]
+        self._next_check = time.ticks_add(now, 500)
+        self._held = self._held + 1 if self._bootsel() else 0
         if (self._held - 1) * 500 >= BOOTSEL_HOLD_MS:  # the first and last reads span it
             self.escaping = True
 
@@ -722,14 +846,15 @@ def _take_flag(path: str) -> bool:
     return True
 
 
-def _bootsel_held() -> bool:
-    """Returns whether BOOTSEL is held now (False where the port has no such button)."""
+def _bootsel() -> "Callable[[], int] | None":
+    """Returns the function that reads BOOTSEL (None where the port has no such button)."""
     try:
         import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-        return bool(rp2.bootsel_button())
+        button: Callable[[], int] = rp2.bootsel_button
+        return button
     except (ImportError, AttributeError):
-        return False
+        return None
 
 
 def main() -> None:
@@ -751,17 +876,20 @@ def main() -> None:
     if _take_flag(REPL_FLAG):
         print("main.py: REPL requested (BOOTSEL); the firmware is not running")
         return
-    if _bootsel_held():  # before the watchdog: the way out of a board that resets at boot
+    bootsel = _bootsel()
+    if bootsel is not None and bootsel():  # before the watchdog: the way out of a boot loop
         print("main.py: BOOTSEL held at boot; the firmware is not running")
         return
     if hasattr(micropython, "alloc_emergency_exception_buf"):  # (not on the unix port)
         micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        port = UsbPort()
+        # (CPython's mypy sees its own time module; the rp2 check holds ``time`` to the board's)
+        port = UsbPort(time, bootsel)  # type: ignore[arg-type,unused-ignore]
         store = FlashStore()
         boot_id = struct.unpack("<I", os.urandom(4))[0]
-        firmware = Firmware(machine, time, port, boot_id, channels=store.load(), store=store)
+        firmware = Firmware(machine, time, port, boot_id,  # type: ignore[arg-type,unused-ignore]
+                            channels=store.load(), store=store)
         firmware.run(stop=port.escape, feed=wdt.feed)
         with open(REPL_FLAG, "w") as f:
             f.write("1")

@@ -357,9 +357,11 @@ def test_a_configuration_saved_by_this_firmware_keeps_a_piezo_turned_on(tmp_path
 # -- the firmware against the RP2040's API ---------------------------------------------------
 
 
-def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> None:
-    """mypy --strict on main.py and protocol.py as they sit on the board, with the
-    ``micropython-rp2-rpi-pico-stubs`` (dev extra) as the standard library."""
+def rp2_mypy(tmp_path: Path, main_py: str | None = None) -> list[str]:
+    """Runs mypy --strict on main.py and protocol.py as they sit on the board, with the
+    ``micropython-rp2-rpi-pico-stubs`` (dev extra) as the standard library and the rp2
+    platform (which checks main.py's binding of ``machine`` and ``time`` to its protocols);
+    returns what it says of our files (``main_py``: that text instead of main.py's)."""
     typings = tmp_path / "typings"
     for name in ("micropython-rp2-rpi-pico-stubs", "micropython-stdlib-stubs"):
         dist = importlib.metadata.distribution(name)
@@ -373,15 +375,50 @@ def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> 
     for target in (board / "protocol.py", board / "firmware_bridge" / "protocol.py"):
         shutil.copy(BRIDGE / "protocol.py", target)
     (board / "firmware_bridge" / "__init__.py").write_text("")
-    shutil.copy(BRIDGE / "firmware" / "main.py", board / "main.py")
+    (board / "main.py").write_text(main_py if main_py is not None else
+                                   (BRIDGE / "firmware" / "main.py").read_text())
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--custom-typeshed-dir",
-         str(typings), "--cache-dir", str(tmp_path / "cache"), "main.py", "protocol.py"],
+         str(typings), "--platform", "rp2", "--cache-dir", str(tmp_path / "cache"), "main.py",
+         "protocol.py"],
         cwd=board, capture_output=True, text=True, timeout=300,
         env={**os.environ, "MYPYPATH": str(typings)},
     )
+    assert "source files" in done.stdout, done.stdout + done.stderr
     # The stubs have faults of their own; what counts is what mypy says of our files.
-    ours = [line for line in done.stdout.splitlines()
+    return [line for line in done.stdout.splitlines()
             if line.startswith(("main.py", "protocol.py", "firmware_bridge"))]
+
+
+def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> None:
+    ours = rp2_mypy(tmp_path)
     assert ours == [], "\n".join(ours)
-    assert "checked 2 source files" in done.stdout, done.stdout + done.stderr
+
+
+#: Misspelt names of the board's API, each where the firmware uses it or declares it.
+MISSPELT = [
+    ("Pin.IRQ_RISING | Pin.IRQ_FALLING", "Pin.IRQ_RISING | Pin.IRQ_FALING", "IRQ_FALING"),
+    ("t = clock.ticks_us()", "t = clock.ticks_usec()", "ticks_usec"),
+    ("Timer.PERIODIC, freq=PIEZO_HZ,\n                                   callback=self.sample_"
+     "piezos, hard=True)", "Timer.PERIODC, freq=PIEZO_HZ,\n                                   "
+     "callback=self.sample_piezos, hard=True)", "PERIODC"),
+    ("        def PERIODIC(self) -> int: ...", "        def PERIODC(self) -> int: ...",
+     "PERIODC"),
+    ("        def disable_irq(self) -> int: ...", "        def disable_irqs(self) -> int: ...",
+     "disable_irq"),
+    ("        def ticks_us(self) -> Any: ...", "        def ticks_usec(self) -> Any: ...",
+     "ticks_usec"),
+    ("        def IRQ_FALLING(self) -> int: ...", "        def IRQ_FALING(self) -> int: ...",
+     "IRQ_FALING"),
+]
+
+
+@pytest.mark.parametrize(("right", "wrong", "name"), MISSPELT, ids=[m[1][:40] for m in MISSPELT])
+def test_a_misspelt_rp2040_api_fails_the_type_check(tmp_path: Path, right: str, wrong: str,
+                                                     name: str) -> None:
+    """Issue 32 §8: ``machine``, ``clock`` and ``port`` were typed ``object`` with 43 ignores,
+    so ``IRQ_FALING``, ``ticks_usec`` or ``Timer.PERIODC`` passed."""
+    text = (BRIDGE / "firmware" / "main.py").read_text()
+    assert text.count(right) == 1, right
+    ours = rp2_mypy(tmp_path, text.replace(right, wrong))
+    assert any(name in line for line in ours), "\n".join(ours)
