@@ -75,6 +75,7 @@ __all__ = [
     "Health",
     "HealthConfig",
     "HealthMonitor",
+    "DataGap",
     "HealthRecord",
     "Limits",
     "LinkTrouble",
@@ -90,6 +91,10 @@ class Health(enum.StrEnum):
     SILENT = "silent"
     CHATTERING = "chattering"
     DISCONNECTED = "disconnected"
+    #: Never judged by the monitor: what the service tells fusion of a channel whose source
+    #: restarted in the shot in play (a ``DataGap``): what it sees counts, what it may have
+    #: missed is asked.
+    GAP = "gap"
 
 
 class Reason(enum.StrEnum):
@@ -231,7 +236,27 @@ class LinkTrouble:
                 "added": dict(self.added), "totals": dict(self.totals), "t": round(self.t, 6)}
 
 
-HealthRecord = SensorFaulted | SensorRecovered | EventsLost | LinkTrouble
+@dataclass(frozen=True, slots=True)
+class DataGap:
+    """A source came back up with another boot than it went down with (a board powered by
+    its cable, reset by its watchdog or a crash): what it saw from ``since`` (the end of the
+    data it had delivered) until it restarted is lost, on every one of its ``channels``."""
+
+    event_type: ClassVar[str] = "warning"
+
+    t: float
+    source: str
+    since: float
+    channels: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        """Returns the event's ``data`` for ``B/event``."""
+        return {"kind": "data_gap", "source": self.source, "reason": "restarted",
+                "since": round(self.since, 6), "channels": list(self.channels),
+                "t": round(self.t, 6)}
+
+
+HealthRecord = SensorFaulted | SensorRecovered | EventsLost | LinkTrouble | DataGap
 
 
 @dataclass(slots=True)
@@ -268,6 +293,7 @@ class _Link:
     overflows: int = 0
     trouble: dict[str, int] = field(default_factory=dict)  # BackendStats' link counters
     lost_by_channel: dict[str, int] = field(default_factory=dict)
+    boot_id: int | None = None  # the source's boot, as its LinkChanged said
 
 
 #: The link-trouble counters of ``BackendStats`` that the snapshot shows per link.
@@ -484,9 +510,15 @@ class HealthMonitor:
                      channels=change.channels or (old.channels if old else ()),
                      events=old.events if old else 0, overflows=old.overflows if old else 0,
                      trouble=old.trouble if old else {},
-                     lost_by_channel=old.lost_by_channel if old else {})
+                     lost_by_channel=old.lost_by_channel if old else {},
+                     boot_id=change.boot_id if change.boot_id is not None else
+                     old.boot_id if old else None)
         self._links[change.source] = link
         out: list[HealthRecord] = []
+        if (change.up and old is not None and not old.up and old.boot_id is not None
+                and change.boot_id is not None and change.boot_id != old.boot_id):
+            out.append(DataGap(t=change.t, source=change.source, since=old.since,
+                               channels=link.channels))
         for name in link.channels:
             ch = self._channels.get(name) or self._add(name, change.t)
             ch.link = change.source

@@ -233,6 +233,10 @@ class Fusion:
         self.deaf: set[Rail] = set()
         #: Pockets whose beam is out of order (sensor health): their drops are asked, not seen.
         self.blind: set[Pocket] = set()
+        #: Pockets and rails whose source lost data in this shot (``Health.GAP``): what they
+        #: see counts, and the record names them as blind / deaf, so the rest is asked.
+        self.gaps: set[Pocket] = set()
+        self.gap_rails: set[Rail] = set()
         self._cur: _Shot | None = None  # open, not yet ruled
         self._last: _Shot | None = None  # the last ruled shot: declares and identities correct it
         self._late_ok = False  # late activity still belongs to the last shot
@@ -397,8 +401,15 @@ class Fusion:
         drops of the last RETRACT_S are taken back); each shot they went to is corrected.
         Returns the corrections."""
         out: list[Action] = []
-        usable = state is Health.OK
+        usable = state in (Health.OK, Health.GAP)
         rail = RAIL_OF_CUSHION.get(channel)
+        pocket = POCKET_OF_BEAM.get(channel)
+        if state is Health.GAP:
+            self.gaps.update([pocket] if pocket is not None else [])
+            self.gap_rails.update([rail] if rail is not None else [])
+        else:
+            self.gaps.discard(pocket)
+            self.gap_rails.discard(rail)
         if rail is not None:  # a cushion sensor out of order: its hits may be missing
             if usable:
                 self.deaf.discard(rail)
@@ -408,7 +419,6 @@ class Fusion:
                 cushion.on, cushion.burst = False, None
             self._reschedule()
             return out
-        pocket = POCKET_OF_BEAM.get(channel)
         if pocket is None:
             return out
         if usable:
@@ -537,7 +547,7 @@ class Fusion:
         presumed = False
         if not cfg.cushion_sensors:
             cushions = UNKNOWN
-        elif self.deaf and len({r for _, r in hits}) < 2:
+        elif (self.deaf or self.gap_rails) and len({r for _, r in hits}) < 2:
             cushions = UNKNOWN  # a dead sensor may have missed what the rules need
         elif shot.clicks:
             first_click = shot.clicks[0]
@@ -554,12 +564,12 @@ class Fusion:
             manner=shot.manner,
             drops=tuple(Drop(x.pocket, x.ball) for x in shot.drops),
             cue_sensed=self.cue_detector,
-            blind_pockets=tuple(sorted(self.blind)),
+            blind_pockets=tuple(sorted(self.blind | self.gaps)),
             first_contact=d.get("first_contact", UNKNOWN),
             cushions=cushions,
             cushions_presumed=presumed,
             cushions_before=before,
-            deaf_rails=tuple(sorted(self.deaf)) if cfg.cushion_sensors else (),
+            deaf_rails=tuple(sorted(self.deaf | self.gap_rails)) if cfg.cushion_sensors else (),
             cushion_count=d.get("cushions_after_contact", UNKNOWN),
             balls_to_cushion=d.get("balls_to_cushion", UNKNOWN),
             off_table=tuple(d.get("off_table", ())),

@@ -58,6 +58,10 @@ later than the hold (its late ones, and other sources' meanwhile) wait, to come 
 own times, in time order, when the hold lifts (the tick after the source is back, with what it
 kept queued behind its ``LinkChanged``). Fusion then rules what they show as if they had come
 on time. An edge older than what the table already took is still taken at the table's time.
+A source back with another boot id than it went down with (a board that restarted: what it
+had not sent is gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is
+told so (``Health.GAP``) until that shot is ruled: what they see counts, and the referee is
+asked about the rest (a pocket with no drop seen: did a ball fall there?).
 """
 
 from __future__ import annotations
@@ -80,7 +84,14 @@ from controller.service.config import Config
 from controller.service.journal import Batch, Journal, JournalError, Outgoing
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
+from hardware.health import (
+    DataGap,
+    Health,
+    HealthMonitor,
+    HealthRecord,
+    SensorFaulted,
+    SensorRecovered,
+)
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +201,8 @@ class TableCore:
         self._shot_ended = False  # a message made since the input began ended a shot
         self._holds: dict[str, float] = {}  # a source that went down -> its data complete to
         self._back: set[str] = set()  # sources back up: their holds lift at the next tick
+        #: channels of a source that restarted in this shot: fusion is told they were down
+        self._gaps: set[str] = set()
         self._waiting: list[SensorEvent] = []  # edges later than a hold, in time order
         self._replaying = math.inf  # while waiting edges come in: the time of the one taken
         #: Why the journal cannot be written now (a full disk), or None: see ``commit``.
@@ -322,8 +335,15 @@ class TableCore:
         else:
             out = self._outgoing(self.table.publish_all(self.now()))
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+            out += self._shot_over(self.now())
         return out
+
+    def _shot_over(self, t: float) -> list[Outgoing]:
+        """A shot was ruled: sensor health counts it, and the channels of a data gap are
+        told as they are again (the gap was that shot's)."""
+        gaps, self._gaps = self._gaps, set()
+        return self._health(self.health.shot_ended() + self.health.shot_started(), t,
+                            channels=sorted(gaps))
 
     def _sensor(self, item: SensorEvent) -> list[Outgoing]:
         """One sensor edge (``t`` on the service's clock) into the journal, table and health."""
@@ -333,7 +353,7 @@ class TableCore:
         self._record(ev.to_json())
         out = self._outgoing(self.table.sensor(ev))
         records = self.health.feed(ev)
-        if records or self._told.get(ev.ch, Health.OK) is not self.health.state(ev.ch):
+        if records or self._told.get(ev.ch, Health.OK) is not self._fusion_state(ev.ch):
             out += self._health(records, t, channels=(ev.ch,))
         return out
 
@@ -348,7 +368,15 @@ class TableCore:
             self._back.discard(item.source)
         elif item.source in self._holds:
             self._back.add(item.source)
-        return self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+        records = self.health.feed(dataclasses.replace(item, t=t))
+        for gap in records:
+            if isinstance(gap, DataGap) and self.table.fusion.open_shot:
+                # what it saw since it went down is lost: the shot goes to the referee
+                log.warning("sensor source %s restarted while down (data to %.3f lost): the "
+                            "referee is asked about its channels in the shot in play",
+                            item.source, gap.since)
+                self._gaps.update(gap.channels)
+        return self._health(records, t, publish=True)
 
     def _lift(self, everything: bool = False) -> list[Outgoing]:
         """Lifts the holds of sources back up (all of them with ``everything``) and of those
@@ -416,7 +444,7 @@ class TableCore:
                 self._next_health_publish = mono + self.config.health.publish_interval_s
             out += self._health(records, now, publish=due)
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), now)
+            out += self._shot_over(now)
         return out
 
     def wait(self) -> float:
@@ -431,7 +459,7 @@ class TableCore:
         self._shot_ended = False
         out = self._lift(everything=True)
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+            out += self._shot_over(self.now())
         return out + self._outgoing(self.table.stopped(self.now()))
 
     def _run_clock(self, now: float) -> list[Outgoing]:
@@ -449,13 +477,19 @@ class TableCore:
         changed: dict[str, Health] = {}
         named = [r.channel for r in records if isinstance(r, SensorFaulted | SensorRecovered)]
         for channel in dict.fromkeys([*named, *channels]):
-            state = self.health.state(channel)
+            state = self._fusion_state(channel)
             if self._told.get(channel, Health.OK) is not state:
                 changed[channel] = self._told[channel] = state
         out = self._run_clock(t) if changed else []
         for channel, state in changed.items():
             self._record(HealthLine(t, channel, state).to_json())
         return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
+
+    def _fusion_state(self, channel: str) -> Health:
+        """Returns the state fusion is to have of a channel: sensor health's, except that a
+        channel of a data gap, working again, is ``GAP`` until the shot it fell in is over."""
+        state = self.health.state(channel)
+        return Health.GAP if channel in self._gaps and state is Health.OK else state
 
     def _record(self, line: dict[str, Any]) -> None:
         self._last_input = self.journal.add_input(line)
