@@ -61,7 +61,9 @@ on time. An edge older than what the table already took is still taken at the ta
 A source back with another boot id than it went down with (a board that restarted: what it
 had not sent is gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is
 told so (``Health.GAP``) until that shot is ruled: what they see counts, and the referee is
-asked about the rest (a pocket with no drop seen: did a ball fall there?).
+asked about the rest (a pocket with no drop seen: did a ball fall there?). The same goes for
+the channels a source names as having lost edges (``EventsLost.channels``: a board's full
+buffer) while a shot is open.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import (
     DataGap,
+    EventsLost,
     Health,
     HealthMonitor,
     HealthRecord,
@@ -442,7 +445,10 @@ class TableCore:
             due = mono >= self._next_health_publish
             if due or records:
                 self._next_health_publish = mono + self.config.health.publish_interval_s
-            out += self._health(records, now, publish=due)
+            lost = [ch for r in records if isinstance(r, EventsLost) for ch, _ in r.channels]
+            if lost and self.table.fusion.open_shot:  # edges a source lost: asked, not guessed
+                self._gaps.update(lost)
+            out += self._health(records, now, publish=due, channels=lost)
         if self._shot_ended:
             out += self._shot_over(now)
         return out
@@ -488,7 +494,10 @@ class TableCore:
     def _fusion_state(self, channel: str) -> Health:
         """Returns the state fusion is to have of a channel: sensor health's, except that a
         channel of a data gap, working again, is ``GAP`` until the shot it fell in is over."""
-        state = self.health.state(channel)
+        try:
+            state = self.health.state(channel)
+        except KeyError:  # a channel no event came from yet (one a source named as losing)
+            state = Health.OK
         return Health.GAP if channel in self._gaps and state is Health.OK else state
 
     def _record(self, line: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hardware.backend import BackendStats
 from hardware.events import LinkChanged
 from tests.service.corekit import Stepper, core_config, events
 from tests.service.test_core import in_a_match, pocketing
@@ -99,4 +100,35 @@ def test_a_board_that_restarted_between_shots_is_warned_of_and_asks_nothing(
     s = a_shot_with_the_board_away(tmp_path, back_boot=2, in_shot=False)
     assert [w["data"]["kind"] for w in payloads(s, "warning")] == ["data_gap"]
     assert asked_pockets(s) == set() and not events(s.sent, "question")
+    s.close()
+
+
+class LosingBackend:
+    """A backend whose counters say a board's full buffer lost edges of ``beam.fl``."""
+
+    name = "serial"
+
+    def __init__(self) -> None:
+        self.lost = 0
+
+    def stats(self) -> BackendStats:
+        by_channel = {"beam.fl": self.lost} if self.lost else {}
+        return BackendStats(events=10, overflows=self.lost, links={"board-a": True},
+                            lost_by_channel=by_channel)
+
+
+def test_beam_edges_a_board_lost_mid_shot_send_their_pocket_to_the_referee(
+        tmp_path: Path) -> None:
+    """Issue 32 §3: a lost beam edge goes to the referee (it was only counted)."""
+    s = in_a_match(core_config(tmp_path, health={"tick_s": 0.1}))
+    backend = LosingBackend()
+    s.step({"t": 2.0, "ch": "cushion.f", "v": 1})
+    s.step({"t": 2.01, "ch": "cushion.f", "v": 0})
+    backend.lost = 3
+    for n in range(60):
+        s.at(2.1 + 0.1 * n)
+        s.take(s.core.tick(backend))  # type: ignore[arg-type]
+    [lost] = [w["data"] for w in payloads(s, "warning") if w["data"].get("kind") == "events_lost"]
+    assert lost["channels"] == {"beam.fl": 3}
+    assert asked_pockets(s) == {"fl"}
     s.close()
