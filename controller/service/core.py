@@ -57,7 +57,10 @@ up to ``HOLD_S``: no timer falls due, requests are taken at the held time, and s
 later than the hold (its late ones, and other sources' meanwhile) wait, to come in with their
 own times, in time order, when the hold lifts (the tick after the source is back, with what it
 kept queued behind its ``LinkChanged``). Fusion then rules what they show as if they had come
-on time. An edge older than what the table already took is still taken at the table's time.
+on time. An edge older than what the table already took is still taken at the table's time;
+one from a source whose hold was given up keeps its own time as well (``SensorEvent.at``):
+fusion takes it at that time, so a drop it shows is published with its time and corrects the
+shot it fell in (its pocket's question is answered by it), however late the source is back.
 A source back with another boot id than it went down with (a board that restarted: what it
 had not sent is gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is
 told so (``Health.GAP``) until that shot is ruled: what they see counts, and the referee is
@@ -206,6 +209,9 @@ class TableCore:
         self._back: set[str] = set()  # sources back up: their holds lift at the next tick
         #: channels of a source that restarted in this shot: fusion is told they were down
         self._gaps: set[str] = set()
+        self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
+        self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
+        self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
         self._waiting: list[SensorEvent] = []  # edges later than a hold, in time order
         self._replaying = math.inf  # while waiting edges come in: the time of the one taken
         #: Why the journal cannot be written now (a full disk), or None: see ``commit``.
@@ -351,11 +357,14 @@ class TableCore:
     def _sensor(self, item: SensorEvent) -> list[Outgoing]:
         """One sensor edge (``t`` on the service's clock) into the journal, table and health."""
         t = self._at(item.t)
-        ev = dataclasses.replace(item, t=t)
+        late = item.t < t and any(item.ch in chs for chs in self._late.values())
+        ev = dataclasses.replace(item, t=t, at=round(item.t, 6) if late else None)
         self._last_t = t
         self._record(ev.to_json())
         out = self._outgoing(self.table.sensor(ev))
-        records = self.health.feed(ev)
+        # sensor health judges now, not then: a late edge is news to it at the table's time
+        records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None)
+                                   if late else ev)
         if records or self._told.get(ev.ch, Health.OK) is not self._fusion_state(ev.ch):
             out += self._health(records, t, channels=(ev.ch,))
         return out
@@ -367,10 +376,13 @@ class TableCore:
         kept (queued right behind this record) are in."""
         t = self._at(min(self._host(item.t), self.clock() - LAG * self.speed, self._hold()))
         if not item.up and item.channels:  # a sensor source (the broker's link carries none)
+            self._carried[item.source] = item.channels
             self._holds.setdefault(item.source, t)
             self._back.discard(item.source)
         elif item.source in self._holds:
             self._back.add(item.source)
+        elif item.up and item.source in self._late:
+            self._late_back.add(item.source)
         records = self.health.feed(dataclasses.replace(item, t=t))
         for gap in records:
             if isinstance(gap, DataGap) and self.table.fusion.open_shot:
@@ -387,12 +399,17 @@ class TableCore:
         for source in self._back:
             self._holds.pop(source, None)
         self._back.clear()
+        for source in self._late_back:
+            self._late.pop(source, None)
+        self._late_back.clear()
         given_up = self.clock() - (LAG + HOLD_S) * self.speed
         for source, held in list(self._holds.items()):
             if everything or held < given_up:
                 if not everything:
                     log.warning("sensor source %s is still down (data to %.3f): the table's "
                                 "clock goes on without it", source, held)
+                    # what it kept still comes with its own times (``at``), whenever it comes
+                    self._late[source] = self._carried.get(source, ())
                 del self._holds[source]
         hold = self._hold()
         out: list[Outgoing] = []

@@ -1,8 +1,10 @@
-"""A sensor board that restarted while it was down lost what it had not sent: a data gap.
+"""A sensor board away for long: what it kept keeps its times, what it lost goes to the referee.
 
 Issue 32 §1: a Pico powered by its USB cable is off while the cable is out (a watchdog or
 crash reset does the same); the core lifted the hold as if the kept edges had come, and the
-shot was ruled with no drops, no question, no warning. On the core, with a fake clock.
+shot was ruled with no drops, no question, no warning. §2: a board back after the hold was
+given up had its kept edges taken at the replug instant, zero-width pulses fusion discards:
+no drop published. On the core, with a fake clock.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from controller.pipeline.trace import parse_line
+from controller.service.core import HOLD_S
 from hardware.backend import BackendStats
-from hardware.events import LinkChanged
+from hardware.events import LinkChanged, SensorEvent
 from tests.service.corekit import Stepper, core_config, events
-from tests.service.test_core import in_a_match, pocketing
+from tests.service.test_core import in_a_match, journal_lines, pocketing
+from tests.service.test_late_edges import BEAMS, DROPS, kept_edges
 
 BOARD = ("beam.hl", "beam.hr", "beam.sl", "beam.sr", "beam.fl", "beam.fr", "cushion.h",
          "cushion.f")
@@ -132,3 +137,62 @@ def test_beam_edges_a_board_lost_mid_shot_send_their_pocket_to_the_referee(
     assert lost["channels"] == {"beam.fl": 3}
     assert asked_pockets(s) == {"fl"}
     s.close()
+
+
+def away_past_the_hold(tmp_path: Path, seconds: float) -> Stepper:
+    """A shot (a cushion hit at 2.0); the board down at 2.05 for ``seconds`` (past the hold),
+    keeping the eleven drops of ``DROPS``; back, it sends them; then 3 s of ticks."""
+    s = in_a_match(core_config(tmp_path))
+    s.step({"t": 2.0, "ch": "cushion.f", "v": 1})
+    s.step({"t": 2.01, "ch": "cushion.f", "v": 0})
+    s.at(2.06)
+    s.take(s.core.handle(LinkChanged(2.05, "board-a", False, "unplugged", BEAMS, boot_id=1)))
+    back = 2.05 + seconds
+    t = 2.1
+    while t < back:
+        s.settle(t)
+        t += 0.1
+    s.at(back)
+    s.take(s.core.handle(LinkChanged(back, "board-a", True, "reconnected", BEAMS, boot_id=1)))
+    for edge in kept_edges(2.05):
+        s.take(s.core.handle(edge))
+    for n in range(30):
+        s.settle(back + 0.1 * n)
+    return s
+
+
+def test_a_board_back_after_its_hold_was_given_up_has_its_drops_ruled_with_their_times(
+        tmp_path: Path) -> None:
+    for seconds in (HOLD_S + 0.23, 60.0):  # the issue's 10 s unplug, and a minute
+        s = away_past_the_hold(tmp_path / str(seconds), seconds)
+        # while it was away the shot went to the referee: did a ball fall in each pocket?
+        asked = [json.loads(o.payload)["data"] for o in events(s.sent, "question")]
+        assert {q["about"]["pocket"] for q in asked if q["topic"] == "ball_fell"} == set(
+            p for p, _ in DROPS)
+        got = [(p["data"]["pocket"], p["ts"]) for p in payloads(s, "ball_pocketed")]
+        assert got == [(p, round(2.05 + at, 6)) for p, at in DROPS], seconds
+        # the drops answer those questions; what is left is which balls they were
+        assert asked_pockets(s) == set()
+        s.commit()
+        late = [line for line in journal_lines(tmp_path / str(seconds))
+                if line.get("ch", "").startswith("beam")]
+        assert [line["at"] for line in late] == [round(e.t, 6) for e in kept_edges(2.05)]
+        assert all(line["t"] >= 2.05 + HOLD_S for line in late)  # taken late, journaled so
+        s.close()
+
+
+def test_a_restart_rebuilds_the_late_drops_from_the_journal_as_they_were_ruled(
+        tmp_path: Path) -> None:
+    s = away_past_the_hold(tmp_path, HOLD_S + 2.0)
+    s.commit()
+    before = s.core.table.referee.snapshot()
+    s.close()
+    again = Stepper(s.config, clock=s.clock, boot="boot-2")
+    assert again.core.table.referee.snapshot() == before
+    again.close()
+
+
+def test_a_late_edge_line_is_read_back_and_one_later_than_its_table_time_is_refused() -> None:
+    ev = SensorEvent(14.3, "beam.fl", 1, at=2.15)
+    assert parse_line(json.dumps(ev.to_json()), 1) == ev
+    assert "'at'" in str(parse_line('{"t": 2.0, "ch": "beam.fl", "v": 1, "at": 3.0}', 1))
