@@ -260,3 +260,40 @@ async def test_a_chattering_cushion_while_the_cable_is_out_crowds_out_no_drop(
     assert all(abs((ts - t) - offset) < 0.005 for (_, ts), (_, t) in zip(got, drops, strict=True))
     assert board.firmware.gate.throttled[board.firmware.channels[7].index] > 0
     assert board.firmware.ring.lost[0] == 0
+
+
+async def test_a_board_unplugged_10_s_mid_shot_has_every_drop_published_with_its_time(
+        tmp_path: Path, broker: Broker) -> None:
+    """Issue 32 §2: the hold gave up 0.23 s before the board was back, and the kept edges were
+    taken at the replug instant (zero-width pulses): no drop was published. Two balls in fl
+    and one in fr while the cable is out, back after 10.3 s: three drops, their own times."""
+    with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
+        async with board_table(tmp_path, broker, board, health={"tick_s": 0.1}) as (col, service):
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                          "race_to": 1})
+            await col.wait(lambda: col.events("match_started"))
+            board.edge("cushion.h", 1)
+            await asyncio.sleep(0.01)
+            board.edge("cushion.h", 0)
+            ring = board.firmware.ring
+            await col.wait(lambda: ring.ctl[0] == 2 and ring.ctl[1] == 2)
+            pulled = time.monotonic()
+            board.unplug()
+            truth = []
+            for pocket in ("fl", "fr", "fl"):
+                await asyncio.sleep(0.3)
+                truth.append((pocket, time.monotonic()))
+                board.edge(f"beam.{pocket}", 1)
+                await asyncio.sleep(0.03)
+                board.edge(f"beam.{pocket}", 0)
+            await asyncio.sleep(pulled + 10.3 - time.monotonic())
+            board.replug()
+            await col.wait(lambda: len(col.events("ball_pocketed")) >= 3, 20)
+            await col.wait(lambda: ring.ctl[1] == ring.ctl[0])
+            service.request("get", {"transaction": "settled"})
+            await col.response("get", "settled")
+    got = [(e["data"]["pocket"], e["ts"]) for e in col.events("ball_pocketed")]
+    assert [p for p, _ in got] == [p for p, _ in truth]  # each once
+    offset = got[0][1] - truth[0][1]  # the service's clock against the host's monotonic
+    assert all(abs((ts - t) - offset) < 0.01 for (_, ts), (_, t) in zip(got, truth, strict=True))
+    assert got[-1][1] < got[0][1] + 1.0  # their own times, not the replug's, 10 s later
