@@ -414,7 +414,7 @@ class Firmware:
         self.unsaved = False  # a configuration applied but not yet written to flash
         self.last_edge = 0  # the extended tick when the ring last took an edge
         self.last_head = 0
-        self.losses_sent = -1  # the sum of the per-channel counts last sent in a Losses
+        self.losses_sent = 0  # the sum of the per-channel counts last sent in a Losses
         self.refused = self._boot_channels(channels)  # why the saved configuration was not used
 
     def _boot_channels(self, channels: object) -> str:
@@ -612,7 +612,7 @@ class Firmware:
                 ctl[2] = ctl[1]  # go back to the first edge the host does not have
         elif isinstance(msg, P.Hello):
             self.host_seen = True
-            self.losses_sent = -1
+            self.losses_sent = 0  # a new host: any losses are news to it
             self.ring.ctl[2] = self.ring.ctl[1]  # a new host: send what is unacknowledged again
             self._send(self.hello())
             self._heartbeat(received)
@@ -667,7 +667,7 @@ class Firmware:
 
     def _send_losses(self) -> None:
         """Sends the channels that lost edges (ring full) or had them held back (throttled),
-        when those counts have changed since the last time (or a host said Hello)."""
+        when those counts have changed since the last time (since a host said Hello: any)."""
         lost, throttled = self.ring.lost, self.gate.throttled
         total = sum(lost) + sum(throttled)
         if total == self.losses_sent:
