@@ -372,6 +372,41 @@ def check(channel: Channel, channels: dict[int, Channel]) -> None:
             raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
 
 
+class Flash:
+    """The channel configuration's way to flash (``store``; None: not kept). An applied
+    configuration (``unsaved``) is written once no edge has come for ``SAVE_QUIET_US``:
+    interrupts are off while flash is written, never in a live shot. Each write is a blind
+    spell, counted (``spells``) and timed (the latest from ``spell_tick`` for ``spell_us``)."""
+
+    def __init__(self, store: "Store | None") -> None:
+        self.store = store
+        self.unsaved = False
+        self.last_edge = 0  # the extended tick when the ring last took an edge
+        self.last_head = 0
+        self.spells = 0
+        self.spell_tick = 0
+        self.spell_us = 0
+
+    def due(self, head: int, now: int) -> bool:
+        """Returns whether to write now, given the ring's ``head`` at extended tick ``now``."""
+        if head != self.last_head:
+            self.last_head = head
+            self.last_edge = now
+        return self.unsaved and (head == 0 or now - self.last_edge >= SAVE_QUIET_US)
+
+    def write(self, specs: list[tuple[int, str, int, int, int, int, int]],
+              advance: "Callable[[], int]") -> None:
+        """Writes ``specs``, timing the spell with ``advance`` (the extended tick now)."""
+        self.unsaved = False
+        if self.store is None:
+            return
+        start = advance()
+        self.store.save(specs)
+        self.spells += 1
+        self.spell_tick = start
+        self.spell_us = advance() - start
+
+
 class Firmware:
     """The board: capture, framing, heartbeats, time sync and configuration."""
 
@@ -388,7 +423,7 @@ class Firmware:
         store: "Store | None" = None,
     ) -> None:
         self.m = machine
-        self.store = store  # keeps the channel configuration across reboots (None: no)
+        self.flash = Flash(store)
         self.clock = clock
         self.port = port
         self.boot_id = boot_id
@@ -408,12 +443,6 @@ class Firmware:
         self.last_rx = 0
         self.next_heartbeat = 0
         self.mismatches = 0  # frames of another protocol version answered
-        self.blind = 0  # spells with interrupts off (flash writes), since boot
-        self.blind_tick = 0
-        self.blind_us = 0
-        self.unsaved = False  # a configuration applied but not yet written to flash
-        self.last_edge = 0  # the extended tick when the ring last took an edge
-        self.last_head = 0
         self.losses_sent = 0  # the sum of the per-channel counts last sent in a Losses
         self.refused = self._boot_channels(channels)  # why the saved configuration was not used
 
@@ -626,31 +655,10 @@ class Firmware:
                 code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
                 self._send(P.Error(frame.seq, code, reason))
             else:
-                self.unsaved = self.store is not None
+                self.flash.unsaved = self.flash.store is not None
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
-
-    def _save(self) -> None:
-        """Writes the configuration to flash, a blind spell (interrupts off): counted, timed."""
-        if self.store is None:
-            return
-        start = self.advance()
-        self.store.save(self.specs())
-        self.blind += 1
-        self.blind_tick = start
-        self.blind_us = self.advance() - start
-
-    def _save_when_quiet(self, now: int) -> None:
-        """Writes an applied configuration to flash once no edge has come for
-        ``SAVE_QUIET_US``: interrupts are off while flash is written, never in a live shot."""
-        head = self.ring.ctl[0]
-        if head != self.last_head:
-            self.last_head = head
-            self.last_edge = now
-        if self.unsaved and (head == 0 or now - self.last_edge >= SAVE_QUIET_US):
-            self.unsaved = False
-            self._save()
 
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
@@ -660,8 +668,9 @@ class Firmware:
         for i in range(MAX_CHANNELS):
             snapshot[i] = last_v[i]
         self.m.enable_irq(state)
-        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), self.blind,
-                               self.blind_tick, self.blind_us))
+        flash = self.flash
+        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), flash.spells,
+                               flash.spell_tick, flash.spell_us))
         self._send_losses()
         self.next_heartbeat = now + self.heartbeat_us
 
@@ -714,7 +723,8 @@ class Firmware:
         self._reconcile()
         now = self.advance()
         self._stamp()
-        self._save_when_quiet(now)
+        if self.flash.due(self.ring.ctl[0], now):
+            self.flash.write(self.specs(), self.advance)
         if self.host_seen and now - self.last_rx > HOST_TIMEOUT_MS * 1000:
             self.host_seen = False  # keep the edges until a host says hello again
         if self.host_seen:

@@ -176,7 +176,7 @@ def test_a_configuration_is_written_to_flash_only_once_the_table_is_quiet() -> N
     not at all. A configuration applies at once and is written after 5 s without an edge."""
     bench = Bench()
     store = SimStore((BEAM,))
-    bench.firmware.store = store
+    bench.firmware.flash.store = store
     bench.say(P.Hello(1, "host", "host", 1))
     bench.run(0.01)
     bench.machine.drive(6, 1, bench.t)  # a shot in play: the beam busy
