@@ -159,6 +159,7 @@ class BoardLink:
         self._levels: dict[int, int] = {}  # channel index -> the level last delivered
         self._boot_id: int | None = None
         self._down_boot: int | None = None  # the boot id the board had when it went down
+        self._live_reboot: int | None = None  # the boot before a restart seen on a live line
         #: per channel name: (edges lost to the board's full buffer, edges it held back)
         self.losses: dict[str, tuple[int, int]] = {}
         self._codec = P.Codec()
@@ -251,9 +252,12 @@ class BoardLink:
                 log.warning("board %s on %s is down: %s", self.source, self.port, reason)
                 # Timed at the last frame received: the board's data is complete up to there
                 # (what it saw since, it keeps and sends after the reconnect).
-                self._down_boot = self._boot_id
+                # the boot it went down with (a board that restarted under a live connection
+                # said its new boot already: it went down with the one before)
+                self._down_boot = self._boot_id if self._live_reboot is None else self._live_reboot
                 self._emit(LinkChanged(self._last_rx, self.source, False, reason, self.channels,
-                                       self._boot_id))
+                                       self._down_boot))
+            self._live_reboot = None
             await asyncio.sleep(self._retry_interval * (0.5 + random.random()))
 
     async def _session(self) -> None:
@@ -516,6 +520,7 @@ class BoardLink:
             live = self._hello is not None and self._hello.done()
             if self._boot_id is not None and live and self._lost and not self._lost.done():
                 # The board rebooted under a live connection: start the session over.
+                self._live_reboot = self._boot_id
                 self._lost.set_exception(LinkError("board rebooted"))
             self._boot_id = msg.boot_id
             self.losses.clear()

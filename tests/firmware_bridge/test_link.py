@@ -290,11 +290,16 @@ async def test_a_board_back_with_a_new_boot_id_says_it_rebooted_and_which_boot_i
             board.reboot()  # powered by the cable: off while out, a new boot when back
             board.replug()
             await got.until(lambda c: len(c.changes) == 5)
+            second = board.boot_id
+            board.reboot()  # a reset under a live line (a watchdog; a board whose port stays)
+            await got.until(lambda c: len(c.changes) == 7)
             changes = [(c.up, c.reason, c.boot_id) for _, c in got.changes]
             assert changes[0] == (True, "connected", first)
             assert changes[1][0::2] == (False, first) and changes[3][0::2] == (False, first)
             assert changes[2] == (True, "reconnected", first)
-            assert changes[4] == (True, REBOOTED, board.boot_id) and board.boot_id != first
+            assert changes[4] == (True, REBOOTED, second) and second != first
+            assert changes[5] == (False, "board rebooted", second)  # went down with its boot
+            assert changes[6] == (True, REBOOTED, board.boot_id) and board.boot_id != second
 
 
 async def test_the_clock_rate_fitted_for_a_boot_times_the_edges_kept_through_an_unplug(
