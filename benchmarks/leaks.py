@@ -263,7 +263,7 @@ def table_sizes(table: Any) -> dict[str, object]:
         "table answers": len(table._answers),
         "deferred": len(table._deferred),
         "referee frames": len(getattr(ref, "_frames", ())),
-        "fusion bursts": len(table.fusion._bursts),
+        "fusion bursts waiting": len(table.fusion.cushions._closed),
     }
 
 

@@ -90,4 +90,6 @@ class SerialBackend:
             resends=sum(link.counters.resends for link in self.links),
             protocol_errors=sum(link.counters.protocol_errors for link in self.links),
             blind_spells=sum(link.counters.blind_spells for link in self.links),
+            lost_by_channel={name: overflows for link in self.links
+                             for name, (overflows, _) in link.losses.items() if overflows},
         )

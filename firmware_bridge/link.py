@@ -8,12 +8,16 @@ monotonic timeline through the ``emit`` callback. An unplugged cable (a read err
 silence longer than ``silence_timeout``) emits ``LinkChanged(up=False)``, timed at the last
 frame received (the board's data is complete up to there); the link retries the port until
 the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the
-board kept meanwhile, each with its own time.
+board kept meanwhile, each with its own time. Both carry the board's boot id; one back with
+another boot id than it went down with (powered by its cable, a watchdog or crash reset) is
+``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap.
 
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
 after a reconnect it sends the unacknowledged ones again and the link drops the numbers it
 has already delivered. A board with a new boot id starts its numbering, ticks and clock fit
-afresh. Ticks are unwrapped at the width the board's ``Hello`` announces.
+afresh; the same boot keeps its clock fit across reconnects (its 64-bit ticks never wrap),
+so an edge kept through a long unplug is timed at the rate fitted before it. Ticks are
+unwrapped at the width the board's ``Hello`` announces.
 
 Levels: each heartbeat carries the board's digital levels after its last counted edge. Once
 the link has delivered every edge up to there, a channel whose level differs from what was
@@ -28,7 +32,8 @@ beam is broken) has its edges and readings delivered the other way round.
 Trouble is counted (``LinkCounters``) and logged: bad frames, sequence gaps, resends,
 protocol errors (a board of another protocol version — ``ProtocolMismatch`` —, an ``Error``
 nobody asked for) and blind spells (the board wrote its flash with interrupts off: an edge
-in that spell was timed late).
+in that spell was timed late). A board's ``Losses`` (edges its full buffer lost, edges it held
+back from a chattering channel) are kept per channel name in ``losses`` and logged.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ from vocabulary import ChannelError, parse_channel
 log = logging.getLogger(__name__)
 
 Emit = Callable[[SensorEvent | LinkChanged], None]
+#: ``LinkChanged.reason`` of a board back up with another boot id: it restarted while away.
+REBOOTED = "rebooted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +158,10 @@ class BoardLink:
         self._board_blind = 0
         self._levels: dict[int, int] = {}  # channel index -> the level last delivered
         self._boot_id: int | None = None
+        self._down_boot: int | None = None  # the boot id the board had when it went down
+        self._live_reboot: int | None = None  # the boot before a restart seen on a live line
+        #: per channel name: (edges lost to the board's full buffer, edges it held back)
+        self.losses: dict[str, tuple[int, int]] = {}
         self._codec = P.Codec()
         self._transport: asyncio.BaseTransport | None = None
         self._lost: asyncio.Future[None] | None = None
@@ -241,7 +252,12 @@ class BoardLink:
                 log.warning("board %s on %s is down: %s", self.source, self.port, reason)
                 # Timed at the last frame received: the board's data is complete up to there
                 # (what it saw since, it keeps and sends after the reconnect).
-                self._emit(LinkChanged(self._last_rx, self.source, False, reason, self.channels))
+                # the boot it went down with (a board that restarted under a live connection
+                # said its new boot already: it went down with the one before)
+                self._down_boot = self._boot_id if self._live_reboot is None else self._live_reboot
+                self._emit(LinkChanged(self._last_rx, self.source, False, reason, self.channels,
+                                       self._down_boot))
+            self._live_reboot = None
             await asyncio.sleep(self._retry_interval * (0.5 + random.random()))
 
     async def _session(self) -> None:
@@ -250,7 +266,8 @@ class BoardLink:
         self._hello = loop.create_future()
         self._codec = P.Codec()
         self._unwrap.reset()
-        self.fit.reset()
+        if self._unwrap.bits < P.TICK_BITS:  # a narrow tick starts over on each connection;
+            self.fit.reset()  # the board's own 64-bit ticks keep their rate for its boot
         self._delivering = False
         if not os.path.exists(self.port):
             raise PortUnavailable(f"{self.port} is absent")
@@ -266,7 +283,7 @@ class BoardLink:
         if isinstance(serial_port, serial.Serial):
             serial_port.reset_input_buffer()
         self._last_rx = self._monotonic()
-        self._send(P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ()))
+        self._say_hello()
         try:
             await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
         except LinkTimeout:
@@ -289,8 +306,17 @@ class BoardLink:
         if self._ever_up:
             self.counters.reconnects += 1
         log.info("board %s on %s is up", self.source, self.port)
-        self._emit(LinkChanged(self._monotonic(), self.source, True,
-                               "reconnected" if self._ever_up else "connected", self.channels))
+        if not self._ever_up:
+            how = "connected"
+        elif self._boot_id != self._down_boot:
+            how = REBOOTED
+            log.warning("board %s on %s restarted while it was away (boot %s, was %s): what it "
+                        "had not sent is lost", self.source, self.port, self._boot_id,
+                        self._down_boot)
+        else:
+            how = "reconnected"
+        self._emit(LinkChanged(self._monotonic(), self.source, True, how, self.channels,
+                               self._boot_id))
         self._ever_up = True
         self._delivering = True
         self._flush()  # what the board kept while we were away, now that times are known
@@ -315,10 +341,7 @@ class BoardLink:
         """
         assert self._lost is not None
         if not self._codec.version_mismatches:
-            hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
-            transport = self._transport
-            if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
-                transport.write(self._codec.encode(hello, version=1))
+            self._say_hello(version=1)
             await asyncio.wait({self._lost}, timeout=min(self._hello_timeout, 0.5))
         if self._codec.version_mismatches:
             self.counters.protocol_errors += 1
@@ -348,6 +371,15 @@ class BoardLink:
         if wait:
             await asyncio.wait({done}, timeout=wait)
             await asyncio.sleep(0.005)
+
+    def _say_hello(self, version: int = P.PROTOCOL_VERSION) -> None:
+        """Says Hello (in ``version``), a frame delimiter first: bytes left in the board's
+        receive buffer (half a frame from before an unplug, noise) end there instead of
+        swallowing the Hello, which the board would then not answer."""
+        hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
+        transport = self._transport
+        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(b"\x00" + self._codec.encode(hello, version=version))
 
     def _send(self, message: P.Message) -> None:
         transport = self._transport
@@ -405,6 +437,8 @@ class BoardLink:
                 done.set_result(None)
         elif isinstance(msg, P.Hello):
             self._on_hello(msg)
+        elif isinstance(msg, P.Losses):
+            self._on_losses(msg)
         elif isinstance(msg, P.Ack):
             fut = self._acks.get(msg.ref)
             if fut is not None and not fut.done():
@@ -435,6 +469,17 @@ class BoardLink:
         self._board_blind = msg.blind
         if self._delivering and msg.edges == self._next_edge and not self._pending:
             self._check_levels(tick, msg.levels)
+
+    def _on_losses(self, msg: P.Losses) -> None:
+        """Notes, per channel, the edges the board lost (full buffer) or held back (chatter)."""
+        for loss in msg.losses:
+            name = self._names.get(loss.ch, f"channel {loss.ch}")
+            was = self.losses.get(name, (0, 0))
+            now = (loss.overflows, loss.throttled)
+            if now != was:
+                log.warning("board %s: %s lost %d edges (buffer full), %d held back (chatter)",
+                            self.source, name, loss.overflows, loss.throttled)
+            self.losses[name] = now
 
     def _check_levels(self, tick: int, levels: int) -> None:
         """Sends a reading for each digital channel whose level is not the one delivered."""
@@ -475,8 +520,11 @@ class BoardLink:
             live = self._hello is not None and self._hello.done()
             if self._boot_id is not None and live and self._lost and not self._lost.done():
                 # The board rebooted under a live connection: start the session over.
+                self._live_reboot = self._boot_id
                 self._lost.set_exception(LinkError("board rebooted"))
             self._boot_id = msg.boot_id
+            self.losses.clear()
+            self.fit.reset()  # the ticks start over
             self._next_edge = None
             self._board_overflows = 0
             self._board_blind = 0

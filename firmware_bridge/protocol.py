@@ -43,6 +43,12 @@ Messages (``TYPE`` codes):
     Ack        7  both ways: host acknowledges edges below ``edges`` (or asks for them again);
                   board acknowledges a frame
     Error      8  board: a request was refused
+    Losses     9  board: per channel, the edges lost to a full buffer and those held back
+                  because the channel chattered (sent when they change; a host that does not
+                  know the type counts a bad frame and goes on)
+
+A board whose saved configuration was refused at boot runs its default channels and says so:
+its ``Hello.firmware`` ends in ``DEFAULTS_MARK``.
 """
 
 import struct
@@ -70,6 +76,7 @@ ERR_BAD_REQUEST = 3
 ERR_PROTOCOL = 4  # the frame's protocol version is not the receiver's
 
 NO_LEVEL = -1
+DEFAULTS_MARK = "+defaults"  # ends Hello.firmware: the saved configuration was refused
 
 _STRUCT_ERROR = getattr(struct, "error", ValueError)  # MicroPython raises ValueError
 
@@ -487,6 +494,51 @@ class Error(Message):
         return Error(ref, code, reason)
 
 
+class Loss(Message):
+    """One channel's losses since boot: edges lost to a full buffer (``overflows``) and
+    edges held back because the channel chattered (``throttled``)."""
+
+    FIELDS = ("ch", "overflows", "throttled")
+
+    def __init__(self, ch: int, overflows: int = 0, throttled: int = 0) -> None:
+        self.ch = ch
+        self.overflows = overflows
+        self.throttled = throttled
+
+
+class Losses(Message):
+    """The channels that lost edges or had them held back, since boot (at most 32)."""
+
+    TYPE = 9
+    FIELDS = ("losses",)
+
+    def __init__(self, losses: tuple[Loss, ...]) -> None:
+        self.losses = tuple(losses)
+
+    def pack(self) -> bytes:
+        if len(self.losses) > 32:
+            raise ValueError("too many channels")
+        out = bytearray(struct.pack("<B", len(self.losses)))
+        for x in self.losses:
+            out.extend(struct.pack("<BII", check(x.ch, 8, "channel"),
+                                   check(x.overflows, 32, "overflows"),
+                                   check(x.throttled, 32, "throttled")))
+        return bytes(out)
+
+    @staticmethod
+    def unpack(body: bytes) -> "Losses":
+        r = _Reader(body)
+        (count,) = r.take("<B")
+        if count > 32:
+            raise ValueError("too many channels")
+        losses = []
+        for _ in range(count):
+            ch, overflows, throttled = r.take("<BII")
+            losses.append(Loss(ch, overflows, throttled))
+        r.end()
+        return Losses(tuple(losses))
+
+
 #: Every message type by its code: the one table the decoder consults.
 MESSAGES: dict[int, type[Message]] = {
     Hello.TYPE: Hello,
@@ -497,6 +549,7 @@ MESSAGES: dict[int, type[Message]] = {
     Config.TYPE: Config,
     Ack.TYPE: Ack,
     Error.TYPE: Error,
+    Losses.TYPE: Losses,
 }
 
 

@@ -168,7 +168,7 @@ class SimMachine:
         machine = self
 
         class Timer(SimTimer):
-            def __init__(self, *, mode: int = SimTimer.PERIODIC, freq: float = 1.0,
+            def __init__(self, id: int = -1, *, mode: int = SimTimer.PERIODIC, freq: float = 1.0,
                          callback: Callable[[SimTimer], None], hard: bool = False) -> None:
                 super().__init__(machine, 1.0 / freq, callback)
                 machine.timers.append(self)

@@ -28,9 +28,10 @@ NOMINAL_RATE = 1e-6  # host seconds per board tick
 class TickUnwrapper:
     """Unwraps ``bits``-bit tick counts into a monotonic-ish count that never wraps."""
 
-    __slots__ = ("_period", "_half", "_last")
+    __slots__ = ("bits", "_period", "_half", "_last")
 
     def __init__(self, bits: int = 30) -> None:
+        self.bits = bits
         self._period = 1 << bits
         self._half = 1 << (bits - 1)
         self._last: int | None = None

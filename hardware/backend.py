@@ -20,7 +20,8 @@ from hardware.events import LinkChanged, SensorEvent
 class BackendStats:
     """Counters a backend keeps for health reporting.
 
-    ``overflows``: events lost; the link's trouble (serial boards): ``bad_frames``,
+    ``overflows``: events lost (``lost_by_channel``: those a source could name by channel,
+    such as a board's full buffer); the link's trouble (serial boards): ``bad_frames``,
     ``sequence_gaps``, ``resends`` (edges asked for again), ``protocol_errors``,
     ``blind_spells`` (a board had its interrupts off) and ``reconnects``.
     """
@@ -34,6 +35,7 @@ class BackendStats:
     resends: int = 0
     protocol_errors: int = 0
     blind_spells: int = 0
+    lost_by_channel: dict[str, int] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -13,7 +13,9 @@ class SensorEvent:
 
     ``t`` is the source time in monotonic seconds (microsecond precision); ``v`` is 1 / 0
     (blocked / clear, vibrating / quiet, seen); ``level`` is an analogue board's 0–1 reading;
-    ``ball`` and ``pocket`` are what an identity reader saw.
+    ``ball`` and ``pocket`` are what an identity reader saw. ``at``: set when the event came
+    after the table's clock had passed it (a board back after its hold was given up): its own
+    source time, ``t`` then being when the table took it.
     """
 
     t: float
@@ -22,6 +24,7 @@ class SensorEvent:
     level: float | None = None
     ball: int | str | None = None
     pocket: str | None = None
+    at: float | None = None
 
     def to_json(self) -> dict[str, object]:
         """Returns the trace line of this event (interfaces §2)."""
@@ -34,6 +37,8 @@ class SensorEvent:
             out["ball"] = self.ball
         if self.pocket is not None:
             out["pocket"] = self.pocket
+        if self.at is not None:
+            out["at"] = round(self.at, 6)
         return out
 
 
@@ -41,7 +46,10 @@ class SensorEvent:
 class LinkChanged:
     """A sensor source went away or came back (a board unplugged, a pin factory closed).
 
-    ``source`` names the source (a board's id, ``gpio``); ``channels`` the channels it carries.
+    ``source`` names the source (a board's id, ``gpio``); ``channels`` the channels it carries;
+    ``boot_id`` the source's boot (a board's, from its Hello; None: a source without one). A
+    source back up with another ``boot_id`` than it went down with restarted meanwhile: what
+    it had not yet sent is lost (a data gap).
     """
 
     t: float
@@ -49,3 +57,4 @@ class LinkChanged:
     up: bool
     reason: str = ""
     channels: tuple[str, ...] = ()
+    boot_id: int | None = None

@@ -51,9 +51,10 @@ blind spells), both as ``warning`` events.
 ``Reason`` (null when ok); ``since`` when the channel entered its state; ``level`` its last
 reading (0 / 1); ``last`` the source time of its last event (null if none); ``edges`` events
 seen; ``quiet_shots`` shots of play it has sat through without an event. A link's counters
-come from its backend (``note_stats``): events and overflows, and for serial boards the
-link's trouble (``BackendStats``). ``summary()`` is the
-short form for ``B/status``: ``{"ok": false, "faults": {"beam.fl": "stuck"}}``.
+come from its backend (``note_stats``): events and overflows (and ``lost_by_channel``, once
+a source named the channels of some: ``{channel: edges lost}``), and for serial boards the
+link's trouble (``BackendStats``). ``summary()`` is the short form for ``B/status``:
+``{"ok": false, "faults": {"beam.fl": "stuck"}}``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ __all__ = [
     "Health",
     "HealthConfig",
     "HealthMonitor",
+    "DataGap",
     "HealthRecord",
     "Limits",
     "LinkTrouble",
@@ -89,6 +91,10 @@ class Health(enum.StrEnum):
     SILENT = "silent"
     CHATTERING = "chattering"
     DISCONNECTED = "disconnected"
+    #: Never judged by the monitor: what the service tells fusion of a channel whose source
+    #: restarted in the shot in play (a ``DataGap``): what it sees counts, what it may have
+    #: missed is asked.
+    GAP = "gap"
 
 
 class Reason(enum.StrEnum):
@@ -188,7 +194,8 @@ class SensorRecovered:
 
 @dataclass(frozen=True, slots=True)
 class EventsLost:
-    """A backend's queue overflowed: ``lost`` more events were dropped (``total`` in all)."""
+    """A backend's queue overflowed: ``lost`` more events were dropped (``total`` in all);
+    ``channels``: the channels named as losing them meanwhile, with their totals."""
 
     event_type: ClassVar[str] = "warning"
 
@@ -196,11 +203,15 @@ class EventsLost:
     source: str
     lost: int
     total: int
+    channels: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """Returns the event's ``data`` for ``B/event``."""
-        return {"kind": "events_lost", "source": self.source, "lost": self.lost,
-                "total": self.total, "t": round(self.t, 6)}
+        out: dict[str, object] = {"kind": "events_lost", "source": self.source,
+                                  "lost": self.lost, "total": self.total, "t": round(self.t, 6)}
+        if self.channels:
+            out["channels"] = dict(self.channels)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +236,27 @@ class LinkTrouble:
                 "added": dict(self.added), "totals": dict(self.totals), "t": round(self.t, 6)}
 
 
-HealthRecord = SensorFaulted | SensorRecovered | EventsLost | LinkTrouble
+@dataclass(frozen=True, slots=True)
+class DataGap:
+    """A source came back up with another boot than it went down with (a board powered by
+    its cable, reset by its watchdog or a crash): what it saw from ``since`` (the end of the
+    data it had delivered) until it restarted is lost, on every one of its ``channels``."""
+
+    event_type: ClassVar[str] = "warning"
+
+    t: float
+    source: str
+    since: float
+    channels: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        """Returns the event's ``data`` for ``B/event``."""
+        return {"kind": "data_gap", "source": self.source, "reason": "restarted",
+                "since": round(self.since, 6), "channels": list(self.channels),
+                "t": round(self.t, 6)}
+
+
+HealthRecord = SensorFaulted | SensorRecovered | EventsLost | LinkTrouble | DataGap
 
 
 @dataclass(slots=True)
@@ -261,6 +292,8 @@ class _Link:
     events: int = 0
     overflows: int = 0
     trouble: dict[str, int] = field(default_factory=dict)  # BackendStats' link counters
+    lost_by_channel: dict[str, int] = field(default_factory=dict)
+    boot_id: int | None = None  # the source's boot, as its LinkChanged said
 
 
 #: The link-trouble counters of ``BackendStats`` that the snapshot shows per link.
@@ -332,6 +365,8 @@ class HealthMonitor:
             name: {"up": link.up, "since": round(link.since, 6), "reason": link.reason,
                    "channels": list(link.channels), "events": link.events,
                    "overflows": link.overflows,
+                   **({"lost_by_channel": dict(link.lost_by_channel)}
+                      if link.lost_by_channel else {}),
                    **{name: link.trouble.get(name, 0) for name in TROUBLE_COUNTERS}}
             for name, link in self._links.items()
         }
@@ -418,8 +453,11 @@ class HealthMonitor:
         out: list[HealthRecord] = []
         lost = stats.overflows - link.overflows
         if lost > 0:
+            named = tuple((ch, n) for ch, n in sorted(stats.lost_by_channel.items())
+                          if n > link.lost_by_channel.get(ch, 0))
             out.append(EventsLost(t=self._clock(), source=source, lost=lost,
-                                  total=stats.overflows))
+                                  total=stats.overflows, channels=named))
+        link.lost_by_channel = dict(stats.lost_by_channel)
         trouble = {name: getattr(stats, name) for name in TROUBLE_COUNTERS}
         added = tuple((name, trouble[name] - link.trouble.get(name, 0)) for name in TROUBLE_WARNED
                       if trouble[name] > link.trouble.get(name, 0))
@@ -472,9 +510,16 @@ class HealthMonitor:
         link = _Link(up=change.up, since=change.t, reason=change.reason,
                      channels=change.channels or (old.channels if old else ()),
                      events=old.events if old else 0, overflows=old.overflows if old else 0,
-                     trouble=old.trouble if old else {})
+                     trouble=old.trouble if old else {},
+                     lost_by_channel=old.lost_by_channel if old else {},
+                     boot_id=change.boot_id if change.boot_id is not None else
+                     old.boot_id if old else None)
         self._links[change.source] = link
         out: list[HealthRecord] = []
+        if (change.up and old is not None and not old.up and old.boot_id is not None
+                and change.boot_id is not None and change.boot_id != old.boot_id):
+            out.append(DataGap(t=change.t, source=change.source, since=old.since,
+                               channels=link.channels))
         for name in link.channels:
             ch = self._channels.get(name) or self._add(name, change.t)
             ch.link = change.source

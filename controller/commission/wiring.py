@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from firmware_bridge import protocol as P
-from firmware_bridge.firmware.main import DEFAULT_CHANNELS
+from firmware_bridge.firmware.main import DEFAULT_CHANNELS, PIEZO_HZ
 from hardware.gpio import DEFAULT_WIRING, RP1_LABEL
 from vocabulary import TABLE_CHANNELS, Kind, Pocket, Rail, beam, cushion, parse_channel
 
@@ -43,10 +43,11 @@ PICO: Final[dict[int, int]] = {
 PICO_GROUND: Final = (3, 8, 13, 18, 23, 28, 38)
 PICO_3V3_OUT: Final = 36
 PICO_AGND: Final = 33
+PICO_VSYS: Final = 39
 
 _MODES = {P.MODE_OFF: "off", P.MODE_DIGITAL: "digital", P.MODE_PIEZO: "piezo (ADC)"}
 
-_SENSORS = """\
+_SENSORS_TEXT = """\
 ## The sensors
 
 **IR break-beam pair** (a pocket's drop path, or the ball return's cue-ball detector): an
@@ -73,17 +74,31 @@ the two halves of a long rail get one each, as far from the joint as the wire al
 ```
 
 **Piezo disc on an ADC pin** (sensor boards only: GP26–GP28): the disc's voltage swings well
-past the pin's 0–3.3 V on a hard hit. Protect the pin: a series resistor limits the current, a
-bleed resistor drains the disc's charge, and a dual Schottky diode clamps to the rails.
+past the pin's 0–3.3 V on a hard hit, for tens of microseconds. Every part below belongs to the
+circuit: the series resistor limits the current into the clamp, the dual Schottky diode clamps
+the pin to the rails, and the capacitor with the bleed resistor stretches each spike so that
+the board's sampling sees it (the bleed also drains the disc, so the reading rests at 0).
 
 ```
-  piezo (+) ──[ 1 kΩ ]──┬───────────── GP26 (ADC0)
-                         ├──[ 1 MΩ ]──── AGND
-                         ├──|>|──────── 3V3   (BAT54S, or two 1N4148)
-                         └──|<|──────── AGND
+  piezo (+) ──[ 10 kΩ ]──┬───────────── GP26 (ADC0)
+                          ├──||───────── AGND   1 nF: charged in ~10 µs through the 10 kΩ
+                          ├──[ 1 MΩ ]─── AGND   bleed: 1 MΩ × 1 nF = 1 ms to fall back
+                          ├──|>|──────── 3V3    (BAT54S, or two 1N4148)
+                          └──|<|──────── AGND
   piezo (−) ─────────────────────────── AGND
 ```
+
+What the sampling can see: the board reads the ADC {hz} times a second, every {period:g} µs.
+A bare spike shorter than that is seen only when a sample happens to fall inside it (a 50 µs
+spike: one time in {one_in:g}); stretched to a 1 ms fall, a spike is still at 78 % or more of
+its peak at the next sample, so every hit over the threshold is seen and its peak (`level`)
+is read a little low (up to a fifth), the same for every hit. Without the capacitor, use a
+comparator with its output on a digital input instead (a cushion's channel), not the ADC.
 """
+
+
+_SENSORS = _SENSORS_TEXT.format(hz=PIEZO_HZ, period=1e6 / PIEZO_HZ,
+                                one_in=(1e6 / PIEZO_HZ) / 50)
 
 
 def _gpio_section() -> str:
@@ -141,7 +156,16 @@ def _board_section() -> str:
         f"3.3 V out on Pico pin {PICO_3V3_OUT}; ground on {grounds}; analogue ground (for a",
         f"piezo) on pin {PICO_AGND}. Every digital input has the RP2040's pull-up on, and the",
         "board reports the pin's level (high = 1). A receiver that pulls its pin low while its",
-        "beam is broken: list its channel in `serial.invert`. Commissioning finds it.",
+        "beam is broken (an open-collector one): list its channel in `serial.invert`.",
+        "Commissioning finds it.",
+        "",
+        "**Power.** The board keeps every edge until the host has it, through an unplugged or",
+        "broken USB cable, only while it has power. A Pico powered by its USB cable is off as",
+        "soon as the cable is out, and starts again with nothing kept (the service then asks",
+        "the referee about the shot, and health says the board restarted). Give each board its",
+        f"own 5 V supply into VSYS (Pico pin {PICO_VSYS}) through a Schottky diode (1N5817 or",
+        "alike, its bar towards VSYS): the Pico's own diode joins it to USB power, and the",
+        "board keeps running while the cable is out.",
     ])
 
 

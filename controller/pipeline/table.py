@@ -15,6 +15,7 @@ here where it is made.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import enum
 import logging
 from collections import OrderedDict
@@ -242,9 +243,11 @@ class Table:
         return self._take()
 
     def sensor(self, ev: SensorEvent) -> list[Message]:
-        """Takes one sensor event (source-time order); returns what it caused."""
+        """Takes one sensor event (source-time order); returns what it caused. An event with
+        ``at`` (it came late) goes to fusion at its own time: what it shows is ruled as if it
+        had come on time, correcting a shot already ruled."""
         self.now = ev.t
-        actions = self.fusion.sensor(ev)
+        actions = self.fusion.sensor(ev if ev.at is None else dataclasses.replace(ev, t=ev.at))
         if actions:
             self._apply(actions)
             return self._take()

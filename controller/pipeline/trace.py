@@ -121,7 +121,11 @@ def _parse_slow(obj: Any, lineno: int) -> TraceItem:
             return BadLine(lineno, "ball_id needs 'ball': a number or \"cue\"")
         if pocket is not None and pocket not in POCKETS:
             return BadLine(lineno, f"unknown pocket {pocket!r}")
-        return SensorEvent(t, ch, int(v), level, ball, pocket)
+        at = obj.get("at")
+        if at is not None and not (_number(at) and at <= t):
+            return BadLine(lineno, f"'at' must be a time no later than 't', not {at!r}")
+        return SensorEvent(t, ch, int(v), level, ball, pocket,
+                           None if at is None else float(at))
     health = obj.get("health")
     if isinstance(health, str):
         try:

@@ -57,7 +57,16 @@ up to ``HOLD_S``: no timer falls due, requests are taken at the held time, and s
 later than the hold (its late ones, and other sources' meanwhile) wait, to come in with their
 own times, in time order, when the hold lifts (the tick after the source is back, with what it
 kept queued behind its ``LinkChanged``). Fusion then rules what they show as if they had come
-on time. An edge older than what the table already took is still taken at the table's time.
+on time. An edge older than what the table already took is still taken at the table's time;
+one from a source whose hold was given up keeps its own time as well (``SensorEvent.at``):
+fusion takes it at that time, so a drop it shows is published with its time and corrects the
+shot it fell in (its pocket's question is answered by it), however late the source is back.
+A source back with another boot id than it went down with (a board that restarted: what it
+had not sent is gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is
+told so (``Health.GAP``) until that shot is ruled: what they see counts, and the referee is
+asked about the rest (a pocket with no drop seen: did a ball fall there?). The same goes for
+the channels a source names as having lost edges (``EventsLost.channels``: a board's full
+buffer) while a shot is open.
 """
 
 from __future__ import annotations
@@ -80,7 +89,15 @@ from controller.service.config import Config
 from controller.service.journal import Batch, Journal, JournalError, Outgoing
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
+from hardware.health import (
+    DataGap,
+    EventsLost,
+    Health,
+    HealthMonitor,
+    HealthRecord,
+    SensorFaulted,
+    SensorRecovered,
+)
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +207,11 @@ class TableCore:
         self._shot_ended = False  # a message made since the input began ended a shot
         self._holds: dict[str, float] = {}  # a source that went down -> its data complete to
         self._back: set[str] = set()  # sources back up: their holds lift at the next tick
+        #: channels of a source that restarted in this shot: fusion is told they were down
+        self._gaps: set[str] = set()
+        self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
+        self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
+        self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
         self._waiting: list[SensorEvent] = []  # edges later than a hold, in time order
         self._replaying = math.inf  # while waiting edges come in: the time of the one taken
         #: Why the journal cannot be written now (a full disk), or None: see ``commit``.
@@ -322,18 +344,28 @@ class TableCore:
         else:
             out = self._outgoing(self.table.publish_all(self.now()))
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+            out += self._shot_over(self.now())
         return out
+
+    def _shot_over(self, t: float) -> list[Outgoing]:
+        """A shot was ruled: sensor health counts it, and the channels of a data gap are
+        told as they are again (the gap was that shot's)."""
+        gaps, self._gaps = self._gaps, set()
+        return self._health(self.health.shot_ended() + self.health.shot_started(), t,
+                            channels=sorted(gaps))
 
     def _sensor(self, item: SensorEvent) -> list[Outgoing]:
         """One sensor edge (``t`` on the service's clock) into the journal, table and health."""
         t = self._at(item.t)
-        ev = dataclasses.replace(item, t=t)
+        late = item.t < t and any(item.ch in chs for chs in self._late.values())
+        ev = dataclasses.replace(item, t=t, at=round(item.t, 6) if late else None)
         self._last_t = t
         self._record(ev.to_json())
         out = self._outgoing(self.table.sensor(ev))
-        records = self.health.feed(ev)
-        if records or self._told.get(ev.ch, Health.OK) is not self.health.state(ev.ch):
+        # sensor health judges now, not then: a late edge is news to it at the table's time
+        records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None)
+                                   if late else ev)
+        if records or self._told.get(ev.ch, Health.OK) is not self._fusion_state(ev.ch):
             out += self._health(records, t, channels=(ev.ch,))
         return out
 
@@ -344,11 +376,22 @@ class TableCore:
         kept (queued right behind this record) are in."""
         t = self._at(min(self._host(item.t), self.clock() - LAG * self.speed, self._hold()))
         if not item.up and item.channels:  # a sensor source (the broker's link carries none)
+            self._carried[item.source] = item.channels
             self._holds.setdefault(item.source, t)
             self._back.discard(item.source)
         elif item.source in self._holds:
             self._back.add(item.source)
-        return self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+        elif item.up and item.source in self._late:
+            self._late_back.add(item.source)
+        records = self.health.feed(dataclasses.replace(item, t=t))
+        for gap in records:
+            if isinstance(gap, DataGap) and self.table.fusion.open_shot:
+                # what it saw since it went down is lost: the shot goes to the referee
+                log.warning("sensor source %s restarted while down (data to %.3f lost): the "
+                            "referee is asked about its channels in the shot in play",
+                            item.source, gap.since)
+                self._gaps.update(gap.channels)
+        return self._health(records, t, publish=True)
 
     def _lift(self, everything: bool = False) -> list[Outgoing]:
         """Lifts the holds of sources back up (all of them with ``everything``) and of those
@@ -356,12 +399,17 @@ class TableCore:
         for source in self._back:
             self._holds.pop(source, None)
         self._back.clear()
+        for source in self._late_back:
+            self._late.pop(source, None)
+        self._late_back.clear()
         given_up = self.clock() - (LAG + HOLD_S) * self.speed
         for source, held in list(self._holds.items()):
             if everything or held < given_up:
                 if not everything:
                     log.warning("sensor source %s is still down (data to %.3f): the table's "
                                 "clock goes on without it", source, held)
+                    # what it kept still comes with its own times (``at``), whenever it comes
+                    self._late[source] = self._carried.get(source, ())
                 del self._holds[source]
         hold = self._hold()
         out: list[Outgoing] = []
@@ -414,9 +462,12 @@ class TableCore:
             due = mono >= self._next_health_publish
             if due or records:
                 self._next_health_publish = mono + self.config.health.publish_interval_s
-            out += self._health(records, now, publish=due)
+            lost = [ch for r in records if isinstance(r, EventsLost) for ch, _ in r.channels]
+            if lost and self.table.fusion.open_shot:  # edges a source lost: asked, not guessed
+                self._gaps.update(lost)
+            out += self._health(records, now, publish=due, channels=lost)
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), now)
+            out += self._shot_over(now)
         return out
 
     def wait(self) -> float:
@@ -431,7 +482,7 @@ class TableCore:
         self._shot_ended = False
         out = self._lift(everything=True)
         if self._shot_ended:
-            out += self._health(self.health.shot_ended() + self.health.shot_started(), self.now())
+            out += self._shot_over(self.now())
         return out + self._outgoing(self.table.stopped(self.now()))
 
     def _run_clock(self, now: float) -> list[Outgoing]:
@@ -449,13 +500,22 @@ class TableCore:
         changed: dict[str, Health] = {}
         named = [r.channel for r in records if isinstance(r, SensorFaulted | SensorRecovered)]
         for channel in dict.fromkeys([*named, *channels]):
-            state = self.health.state(channel)
+            state = self._fusion_state(channel)
             if self._told.get(channel, Health.OK) is not state:
                 changed[channel] = self._told[channel] = state
         out = self._run_clock(t) if changed else []
         for channel, state in changed.items():
             self._record(HealthLine(t, channel, state).to_json())
         return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
+
+    def _fusion_state(self, channel: str) -> Health:
+        """Returns the state fusion is to have of a channel: sensor health's, except that a
+        channel of a data gap, working again, is ``GAP`` until the shot it fell in is over."""
+        try:
+            state = self.health.state(channel)
+        except KeyError:  # a channel no event came from yet (one a source named as losing)
+            state = Health.OK
+        return Health.GAP if channel in self._gaps and state is Health.OK else state
 
     def _record(self, line: dict[str, Any]) -> None:
         self._last_input = self.journal.add_input(line)

@@ -34,9 +34,14 @@ MicroPython's own VM with the heap locked, as the rp2 port runs a hard IRQ.
   before the watchdog starts).
 
 Everything the firmware touches is injected: ``machine`` (Pin, ADC, Timer, unique_id, IRQ
-masking), ``clock`` (ticks_us, ticks_diff, ticks_add) and ``port`` (read, write, idle).
+masking), ``clock`` (ticks_us, ticks_diff, ticks_add) and ``port`` (read, write, idle). Each is
+typed by a protocol below (``Machine``, ``Clock``, ``Port``), for mypy only: the board never
+runs that block. ``main()`` binds the board's own ``machine`` and ``time`` modules to them,
+and a check of that binding (``sys.platform == "rp2"``, what the tests' mypy run against the
+RP2040 stubs says) holds each protocol to the board's real API: a misspelt name fails there.
 """
 
+import sys
 from array import array
 
 try:
@@ -44,8 +49,134 @@ try:
 except ImportError:  # pragma: no cover - on the board, protocol.py sits beside main.py
     import protocol as P  # type: ignore[import-not-found,no-redef,unused-ignore]
 
+TYPE_CHECKING = False  # mypy takes it as true; MicroPython has no typing module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    class Irq(Protocol):
+        """A pin's IRQ object."""
+
+        def flags(self) -> int: ...
+
+    class Pin(Protocol):
+        """``machine.Pin``, an instance."""
+
+        def value(self) -> int: ...
+
+        def irq(self, handler: Callable[[Any], None] | None = ..., trigger: int = ..., *,
+                hard: bool = ...) -> Any: ...
+
+    class PinClass(Protocol):
+        """``machine.Pin``, the class."""
+
+        @property
+        def IN(self) -> int: ...  # noqa: N802 - the machine module's names
+        @property
+        def PULL_UP(self) -> int: ...  # noqa: N802
+        @property
+        def IRQ_RISING(self) -> int: ...  # noqa: N802
+        @property
+        def IRQ_FALLING(self) -> int: ...  # noqa: N802
+
+        def __call__(self, id: int, mode: int = ..., pull: int = ...) -> Pin: ...
+
+    class Adc(Protocol):
+        """``machine.ADC``, an instance."""
+
+        def read_u16(self) -> int: ...
+
+    class Timer(Protocol):
+        """``machine.Timer``, an instance."""
+
+        def deinit(self) -> None: ...
+
+    class TimerClass(Protocol):
+        """``machine.Timer``, the class."""
+
+        @property
+        def PERIODIC(self) -> int: ...  # noqa: N802
+
+        def __call__(self, __id: int, *, mode: int = ..., freq: int = ...,
+                     callback: Callable[[Any], None], hard: bool = ...) -> Timer: ...
+
+    class Machine(Protocol):
+        """The ``machine`` module, as far as the firmware uses it."""
+
+        @property
+        def Pin(self) -> PinClass: ...  # noqa: N802
+        @property
+        def Timer(self) -> TimerClass: ...  # noqa: N802
+
+        def ADC(self, pin: Any) -> Adc: ...  # noqa: N802
+
+        def disable_irq(self) -> int: ...
+
+        def enable_irq(self, __state: int) -> None: ...
+
+        def unique_id(self) -> bytes: ...
+
+    class Clock(Protocol):
+        """``time``'s microsecond ticks (the rp2 port's wrap at 2**30)."""
+
+        def ticks_us(self) -> Any: ...
+
+        def ticks_diff(self, __a: Any, __b: Any) -> int: ...
+
+        def ticks_add(self, __ticks: Any, __delta: int) -> Any: ...
+
+    class MsClock(Protocol):
+        """``time``'s millisecond ticks."""
+
+        def ticks_ms(self) -> Any: ...
+
+        def ticks_diff(self, __a: Any, __b: Any) -> int: ...
+
+        def ticks_add(self, __ticks: Any, __delta: int) -> Any: ...
+
+    class Port(Protocol):
+        """The board's line to the host."""
+
+        def read(self) -> bytes | None: ...
+
+        def write(self, data: bytes) -> Any: ...
+
+        def idle(self) -> None: ...
+
+    class Store(Protocol):
+        """Where the channel configuration is kept across reboots."""
+
+        def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None: ...
+
+    if sys.platform == "rp2":  # mypy --platform rp2 with the RP2040 stubs: the real API
+        import time as _time
+
+        import machine as _machine
+
+        _c: Clock = _time
+        _ms: MsClock = _time
+        # machine's classes cannot be matched to a protocol as a whole (their constants are
+        # Final: instance variables to mypy), so each name Machine, PinClass and TimerClass
+        # declare is read here from the real module. A name added there is added here.
+        _pin: Callable[[int, int, int], Pin] = _machine.Pin
+        _pin_names: tuple[int, ...] = (_machine.Pin.IN, _machine.Pin.PULL_UP,
+                                       _machine.Pin.IRQ_RISING, _machine.Pin.IRQ_FALLING)
+        from _mpy_shed.IRQs import _IRQ_GENERIC  # the rp2 port's IRQ object (the stubs'
+        _irq: Irq = _IRQ_GENERIC()  # Pin.irq() returns "a class": a fault of the stubs)
+        _irq_any: Any = _machine.Pin(0).irq(handler=None, trigger=0, hard=True)
+        _timer: Timer = _machine.Timer(-1, mode=_machine.Timer.PERIODIC, freq=1,
+                                       callback=lambda t: None, hard=True)
+        _adc: Callable[[Any], Adc] = _machine.ADC
+        _disable: Callable[[], int] = _machine.disable_irq
+        _enable: Callable[[int], None] = _machine.enable_irq
+        _uid: Callable[[], bytes] = _machine.unique_id
+
 VERSION = "0.1.0"
 RING_SIZE = 512
+BEAM_RESERVE = 8  # a ring's last 1/8 is kept for beam edges: a chattering cushion cannot fill it
+THROTTLE_US = 100_000  # a channel passes at most THROTTLE_EDGES edges in this window ...
+THROTTLE_EDGES = 8  # ... the rest are counted as throttled, and the settled level follows
+SAVE_QUIET_US = 5_000_000  # a configuration is written to flash once no edge came for this long
 HEARTBEAT_MS = 250
 PEAK_US = 1000  # how long after crossing the threshold a piezo hit's peak is looked for
 PIEZO_HZ = 4000  # piezo ADC samples a second (one timer for every piezo channel)
@@ -87,8 +218,9 @@ class Ring:
     Edges are numbered from 0 since boot; ``ctl`` holds ``head`` (the next number),
     ``acked`` (the first the host has not acknowledged), ``sent`` (the first not yet sent),
     ``overflows`` and ``stamped`` (the first whose extended tick is not yet known). Numbers
-    ``acked`` to ``head`` are kept; when the ring is full a new edge is counted in
-    ``overflows`` and lost.
+    ``acked`` to ``head`` are kept. The last ``size // BEAM_RESERVE`` places are kept for
+    the channels marked in ``beams``: an edge of another channel that would take one, and any
+    edge once the ring is full, is counted in ``overflows`` and in ``lost`` (per channel).
     """
 
     def __init__(self, size: int) -> None:
@@ -99,13 +231,18 @@ class Ring:
         self.ext_hi = array("L", [0] * size)  # extended tick // 2**30, by the main loop
         self.ext_lo = array("L", [0] * size)  # extended tick % 2**30
         self.ctl = array("L", [0, 0, 0, 0, 0])  # head, acked, sent, overflows, stamped
+        self.others = size - size // BEAM_RESERVE  # places an edge of a non-beam channel may take
+        self.beams = bytearray(MAX_CHANNELS)  # 1: a beam channel, the reserve is its
+        self.lost = array("L", [0] * MAX_CHANNELS)  # overflows per channel
 
     def put(self, ch: int, v: int, tick: int, level: int) -> None:
         """Stores one edge (call from an IRQ or with IRQs disabled); allocates nothing."""
         ctl = self.ctl
         head = ctl[0]
-        if head - ctl[1] >= self.size:
+        used = head - ctl[1]
+        if used >= self.size or (used >= self.others and not self.beams[ch]):
             ctl[3] += 1
+            self.lost[ch] += 1
             return
         i = head % self.size
         self.ticks[i] = tick
@@ -117,6 +254,38 @@ class Ring:
         """Returns the extended tick of edge number ``n`` (stamped)."""
         i = n % self.size
         return self.ext_hi[i] * _LOW + self.ext_lo[i]
+
+
+class Gate:
+    """What every digital channel's IRQ handler keeps, per channel index, preallocated.
+
+    ``last_v`` / ``last_t``: the level last stored and its tick; ``debounce``: µs within
+    which a change is a bounce; ``win_t`` / ``win_n``: the start of the channel's throttling
+    window and the edges it passed in it; ``throttled``: edges held back, counted. A channel
+    that chatters (a cushion sensor gone bad) passes ``THROTTLE_EDGES`` edges a window, as
+    ESPHome's ``throttle`` filter does: it cannot flood the ring or the line.
+    """
+
+    def __init__(self) -> None:
+        self.last_v = bytearray(MAX_CHANNELS)
+        self.last_t = array("L", [0] * MAX_CHANNELS)
+        self.debounce = array("L", [0] * MAX_CHANNELS)
+        self.win_t = array("L", [0] * MAX_CHANNELS)
+        self.win_n = bytearray(MAX_CHANNELS)
+        self.throttled = array("L", [0] * MAX_CHANNELS)
+
+    def admit(self, clock: "Clock", i: int, t: int) -> bool:
+        """Returns whether channel ``i`` may store an edge at tick ``t`` (counting it), else
+        counts it as throttled; allocates nothing."""
+        age = clock.ticks_diff(t, self.win_t[i])
+        if age < 0 or age >= THROTTLE_US:
+            self.win_t[i] = t
+            self.win_n[i] = 0
+        if self.win_n[i] >= THROTTLE_EDGES:
+            self.throttled[i] += 1
+            return False
+        self.win_n[i] += 1
+        return True
 
 
 class Channel:
@@ -133,14 +302,15 @@ class Channel:
         self.debounce_us = debounce_us
         self.threshold = threshold
         self.mask_us = mask_us
-        self.pin: object = None
-        self.adc: object = None
+        self.pin: Pin | None = None
+        self.irq: Irq | None = None  # the pin's IRQ object: its flags() say which edges came
+        self.adc: Adc = None  # type: ignore[assignment]  # (a piezo's, set by configure)
         # What catch() needs, set by Firmware.configure (attribute reads allocate nothing).
-        self.ring: Ring | None = None
-        self.clock: object = None
-        self.last_v = bytearray(0)
-        self.last_t = array("L")
-        self.debounce = array("L")
+        self.ring: Ring = None  # type: ignore[assignment]
+        self.clock: Clock = None  # type: ignore[assignment]
+        self.gate: Gate = None  # type: ignore[assignment]
+        self.rising = 0  # Pin.IRQ_RISING and Pin.IRQ_FALLING of the port
+        self.falling = 0
         # piezo: 0 idle, 1 looking for the peak, 2 masked
         self.state = 0
         self.start = 0
@@ -149,17 +319,92 @@ class Channel:
     def info(self) -> P.ChannelInfo:
         return P.ChannelInfo(self.index, self.name, self.mode, self.pin_no)
 
-    def catch(self, pin: object) -> None:
-        """The hard-IRQ handler of a digital channel: allocates nothing."""
+    def catch(self, pin: "Pin") -> None:
+        """The hard-IRQ handler of a digital channel: allocates nothing.
+
+        The edges come from the IRQ's latched flags, not only from the level read now: when
+        interrupts were off (a flash write), a pulse that came and went in that spell has
+        both flags set and the level back where it was; it is stored as its two edges (timed
+        now, late: the blind spell is reported).
+        """
         clock = self.clock
-        t = clock.ticks_us()  # type: ignore[attr-defined]
-        v = pin.value()  # type: ignore[attr-defined]
+        gate = self.gate
+        t = clock.ticks_us()
+        v = pin.value()
+        irq = self.irq
+        flags = irq.flags() if irq is not None else 0
         i = self.index
-        if v == self.last_v[i] or clock.ticks_diff(t, self.last_t[i]) < self.debounce[i]:  # type: ignore[attr-defined]
+        if clock.ticks_diff(t, gate.last_t[i]) < gate.debounce[i]:
             return
-        self.last_v[i] = v
-        self.last_t[i] = t
-        self.ring.put(i, v, t, -1)  # type: ignore[union-attr]
+        both = (flags & self.rising) and (flags & self.falling)
+        if v == gate.last_v[i] and not both:
+            return
+        if not gate.admit(clock, i, t):
+            return  # the main loop restores the level once the window is over
+        ring = self.ring
+        if v == gate.last_v[i]:
+            ring.put(i, 1 - v, t, -1)
+        gate.last_v[i] = v
+        gate.last_t[i] = t
+        ring.put(i, v, t, -1)
+
+
+def check(channel: Channel, channels: dict[int, Channel]) -> None:
+    """Raises ValueError(ERR_* code, reason) for a channel, name, pin or time it cannot have
+    beside ``channels`` (index -> channel)."""
+    if not 0 <= channel.index < MAX_CHANNELS:
+        raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
+    if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
+        raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
+    if channel.mode not in (P.MODE_OFF, P.MODE_DIGITAL, P.MODE_PIEZO):
+        raise ValueError(P.ERR_BAD_REQUEST, "no such mode")
+    if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
+        raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
+    if not 0 <= channel.pin_no <= 29:
+        raise ValueError(P.ERR_BAD_PIN, "no such pin")
+    if not 0 <= channel.debounce_us <= MAX_DEBOUNCE_US:
+        raise ValueError(P.ERR_BAD_REQUEST, "debounce over " + str(MAX_DEBOUNCE_US) + " us")
+    if not 0 <= channel.mask_us <= MAX_MASK_US or not 0 <= channel.threshold <= 0xFFFF:
+        raise ValueError(P.ERR_BAD_REQUEST, "mask or threshold out of range")
+    for other in channels.values():
+        if (other.index != channel.index and other.mode != P.MODE_OFF
+                and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
+            raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
+
+
+class Flash:
+    """The channel configuration's way to flash (``store``; None: not kept). An applied
+    configuration (``unsaved``) is written once no edge has come for ``SAVE_QUIET_US``:
+    interrupts are off while flash is written, never in a live shot. Each write is a blind
+    spell, counted (``spells``) and timed (the latest from ``spell_tick`` for ``spell_us``)."""
+
+    def __init__(self, store: "Store | None") -> None:
+        self.store = store
+        self.unsaved = False
+        self.last_edge = 0  # the extended tick when the ring last took an edge
+        self.last_head = 0
+        self.spells = 0
+        self.spell_tick = 0
+        self.spell_us = 0
+
+    def due(self, head: int, now: int) -> bool:
+        """Returns whether to write now, given the ring's ``head`` at extended tick ``now``."""
+        if head != self.last_head:
+            self.last_head = head
+            self.last_edge = now
+        return self.unsaved and (head == 0 or now - self.last_edge >= SAVE_QUIET_US)
+
+    def write(self, specs: list[tuple[int, str, int, int, int, int, int]],
+              advance: "Callable[[], int]") -> None:
+        """Writes ``specs``, timing the spell with ``advance`` (the extended tick now)."""
+        self.unsaved = False
+        if self.store is None:
+            return
+        start = advance()
+        self.store.save(specs)
+        self.spells += 1
+        self.spell_tick = start
+        self.spell_us = advance() - start
 
 
 class Firmware:
@@ -167,42 +412,61 @@ class Firmware:
 
     def __init__(
         self,
-        machine: object,
-        clock: object,
-        port: object,
+        machine: "Machine",
+        clock: "Clock",
+        port: "Port",
         boot_id: int,
         uid: str = "",
-        channels: tuple[tuple[int, str, int, int, int, int, int], ...] = DEFAULT_CHANNELS,
+        channels: object = DEFAULT_CHANNELS,
         ring_size: int = RING_SIZE,
         heartbeat_ms: int = HEARTBEAT_MS,
-        store: object = None,
+        store: "Store | None" = None,
     ) -> None:
         self.m = machine
-        self.store = store  # keeps the channel configuration across reboots (None: no)
+        self.flash = Flash(store)
         self.clock = clock
         self.port = port
         self.boot_id = boot_id
-        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])  # type: ignore[attr-defined]
+        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])
         self.heartbeat_us = heartbeat_ms * 1000
         self.ring = Ring(ring_size)
         self.codec = P.Codec()
-        self.last_v = bytearray(MAX_CHANNELS)
-        self.last_t = array("L", [0] * MAX_CHANNELS)
-        self.debounce = array("L", [0] * MAX_CHANNELS)
+        self.gate = Gate()
+        self.digital = bytearray(MAX_CHANNELS)  # 1: a digital channel (levels() reads these)
+        self.snapshot = bytearray(MAX_CHANNELS)  # the levels, copied with interrupts off
         self.channels: dict[int, Channel] = {}
         self.piezos: list[Channel] = []  # read by the sampling timer: replaced, never changed
-        self.timer: object = None
-        self.raw = clock.ticks_us()  # type: ignore[attr-defined]
+        self.timer: Timer | None = None
+        self.raw = clock.ticks_us()
         self.ext = 0  # µs since boot: ticks_us() extended past its wraps
         self.host_seen = False
         self.last_rx = 0
         self.next_heartbeat = 0
         self.mismatches = 0  # frames of another protocol version answered
-        self.blind = 0  # spells with interrupts off (flash writes), since boot
-        self.blind_tick = 0
-        self.blind_us = 0
-        for spec in channels:
+        self.losses_sent = 0  # the sum of the per-channel counts last sent in a Losses
+        self.refused = self._boot_channels(channels)  # why the saved configuration was not used
+
+    def _boot_channels(self, channels: object) -> str:
+        """Applies the saved channel configuration if every spec in it is one this firmware
+        accepts, else ``DEFAULT_CHANNELS``; returns why the saved one was refused ("": it
+        was not). A board updated from an older firmware must boot, not reset for ever."""
+        try:
+            specs = [tuple(spec) for spec in channels]  # type: ignore[attr-defined]
+            seen: dict[int, Channel] = {}
+            for spec in specs:
+                if len(spec) != 7 or not isinstance(spec[1], str) or not all(
+                        [isinstance(x, int) for x in spec[:1] + spec[2:]]):
+                    raise ValueError(P.ERR_BAD_REQUEST, "malformed spec")
+                channel = Channel(*spec)
+                check(channel, seen)
+                seen[channel.index] = channel
+        except (ValueError, TypeError) as exc:
+            for spec in DEFAULT_CHANNELS:
+                self.configure(Channel(*spec))
+            return str(exc.args[-1]) if exc.args else "refused"
+        for spec in specs:
             self.configure(Channel(*spec))
+        return ""
 
     # -- time ------------------------------------------------------------------------------
 
@@ -212,8 +476,8 @@ class Firmware:
         Called at least every few seconds (the watchdog sees to it), far more often than
         the half tick period.
         """
-        raw = self.clock.ticks_us()  # type: ignore[attr-defined]
-        self.ext += self.clock.ticks_diff(raw, self.raw)  # type: ignore[attr-defined]
+        raw = self.clock.ticks_us()
+        self.ext += self.clock.ticks_diff(raw, self.raw)
         self.raw = raw
         return self.ext
 
@@ -221,7 +485,7 @@ class Firmware:
         """Gives every edge that arrived since the last round its extended tick."""
         ring = self.ring
         ctl = ring.ctl
-        ticks_diff = self.clock.ticks_diff  # type: ignore[attr-defined]
+        ticks_diff = self.clock.ticks_diff
         head = ctl[0]
         n = ctl[4]
         while n < head:
@@ -239,46 +503,32 @@ class Firmware:
 
         Raises ValueError(ERR_* code, reason) for a channel, name, pin or time it cannot have.
         """
-        if not 0 <= channel.index < MAX_CHANNELS:
-            raise ValueError(P.ERR_BAD_CHANNEL, "no such channel")
-        if len(channel.name.encode()) > MAX_NAME:  # every Hello must fit in one frame
-            raise ValueError(P.ERR_BAD_CHANNEL, "name too long")
-        if channel.mode not in (P.MODE_OFF, P.MODE_DIGITAL, P.MODE_PIEZO):
-            raise ValueError(P.ERR_BAD_REQUEST, "no such mode")
-        if channel.mode == P.MODE_PIEZO and channel.pin_no not in ADC_PINS:
-            raise ValueError(P.ERR_BAD_PIN, "not an ADC pin")
-        if not 0 <= channel.pin_no <= 29:
-            raise ValueError(P.ERR_BAD_PIN, "no such pin")
-        if not 0 <= channel.debounce_us <= MAX_DEBOUNCE_US:
-            raise ValueError(P.ERR_BAD_REQUEST, "debounce over " + str(MAX_DEBOUNCE_US) + " us")
-        if not 0 <= channel.mask_us <= MAX_MASK_US or not 0 <= channel.threshold <= 0xFFFF:
-            raise ValueError(P.ERR_BAD_REQUEST, "mask or threshold out of range")
-        for other in self.channels.values():
-            if (other.index != channel.index and other.mode != P.MODE_OFF
-                    and channel.mode != P.MODE_OFF and other.pin_no == channel.pin_no):
-                raise ValueError(P.ERR_BAD_PIN, "pin in use by channel " + str(other.index))
+        check(channel, self.channels)
         old = self.channels.get(channel.index)
         if old is not None and old.pin is not None and old.mode == P.MODE_DIGITAL:
-            old.pin.irq(handler=None)  # type: ignore[attr-defined]
-        Pin = self.m.Pin  # type: ignore[attr-defined]
+            old.pin.irq(handler=None)
+        Pin = self.m.Pin
         i = channel.index
-        channel.ring, channel.clock = self.ring, self.clock
-        channel.last_v, channel.last_t, channel.debounce = self.last_v, self.last_t, self.debounce
-        self.debounce[i] = channel.debounce_us
+        gate = self.gate
+        channel.ring, channel.clock, channel.gate = self.ring, self.clock, gate
+        channel.rising, channel.falling = Pin.IRQ_RISING, Pin.IRQ_FALLING
+        gate.debounce[i] = channel.debounce_us
+        self.ring.beams[i] = 1 if channel.name.startswith("beam.") else 0
+        self.digital[i] = 1 if channel.mode == P.MODE_DIGITAL else 0
         if channel.mode == P.MODE_DIGITAL:
             channel.pin = Pin(channel.pin_no, Pin.IN, Pin.PULL_UP)
-            state = self.m.disable_irq()  # type: ignore[attr-defined]
-            self.last_v[i] = channel.pin.value()  # type: ignore[attr-defined]
-            self.last_t[i] = self.clock.ticks_add(  # type: ignore[attr-defined]
-                self.clock.ticks_us(), -STALE_US)  # type: ignore[attr-defined]
-            self.m.enable_irq(state)  # type: ignore[attr-defined]
-            channel.pin.irq(  # type: ignore[attr-defined]
+            state = self.m.disable_irq()
+            gate.last_v[i] = channel.pin.value()
+            gate.last_t[i] = gate.win_t[i] = self.clock.ticks_add(
+                self.clock.ticks_us(), -STALE_US)
+            self.m.enable_irq(state)
+            channel.irq = channel.pin.irq(
                 handler=channel.catch, trigger=Pin.IRQ_RISING | Pin.IRQ_FALLING, hard=True
             )
         elif channel.mode == P.MODE_PIEZO:
-            channel.adc = self.m.ADC(Pin(channel.pin_no))  # type: ignore[attr-defined]
+            channel.adc = self.m.ADC(Pin(channel.pin_no))
         else:
-            self.last_v[i] = 0
+            gate.last_v[i] = 0
         self.channels[i] = channel
         self._start_sampling()
 
@@ -286,27 +536,27 @@ class Firmware:
         """Runs the piezo sampling timer while a piezo channel is on, and only then."""
         piezos = [c for c in sorted(self.channels.values(), key=lambda c: c.index)
                   if c.mode == P.MODE_PIEZO]
-        state = self.m.disable_irq()  # type: ignore[attr-defined]
+        state = self.m.disable_irq()
         self.piezos = piezos
-        self.m.enable_irq(state)  # type: ignore[attr-defined]
+        self.m.enable_irq(state)
         if piezos and self.timer is None:
-            Timer = self.m.Timer  # type: ignore[attr-defined]
+            Timer = self.m.Timer
             try:  # a hard timer where the port has one
-                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                self.timer = Timer(-1, mode=Timer.PERIODIC, freq=PIEZO_HZ,
                                    callback=self.sample_piezos, hard=True)
             except TypeError:  # pragma: no cover - rp2 (1.24): scheduled callbacks only
-                self.timer = Timer(mode=Timer.PERIODIC, freq=PIEZO_HZ,
+                self.timer = Timer(-1, mode=Timer.PERIODIC, freq=PIEZO_HZ,
                                    callback=self.sample_piezos)
         elif not piezos and self.timer is not None:
-            self.timer.deinit()  # type: ignore[attr-defined]
+            self.timer.deinit()
             self.timer = None
 
     def sample_piezos(self, timer: object) -> None:
         """The sampling timer's handler: one ADC reading per piezo channel; allocates nothing."""
         clock = self.clock
-        now = clock.ticks_us()  # type: ignore[attr-defined]
+        now = clock.ticks_us()
         for ch in self.piezos:
-            level = ch.adc.read_u16()  # type: ignore[attr-defined]
+            level = ch.adc.read_u16()
             if ch.state == 0:
                 if level >= ch.threshold:
                     ch.state = 1
@@ -315,10 +565,10 @@ class Firmware:
             elif ch.state == 1:
                 if level > ch.peak:
                     ch.peak = level
-                if clock.ticks_diff(now, ch.start) >= PEAK_US:  # type: ignore[attr-defined]
+                if clock.ticks_diff(now, ch.start) >= PEAK_US:
                     self.ring.put(ch.index, 1, ch.start, ch.peak)
                     ch.state = 2
-            elif clock.ticks_diff(now, ch.start) >= ch.mask_us:  # type: ignore[attr-defined]
+            elif clock.ticks_diff(now, ch.start) >= ch.mask_us:
                 self.ring.put(ch.index, 0, now, -1)
                 ch.state = 0
 
@@ -333,40 +583,51 @@ class Firmware:
         """Sends a level the debounce hid (the pin settled on another value than sent), and
         keeps each channel's reference time younger than ``STALE_US``."""
         clock = self.clock
+        gate = self.gate
         for ch in self.channels.values():
-            if ch.mode != P.MODE_DIGITAL:
+            pin = ch.pin
+            if ch.mode != P.MODE_DIGITAL or pin is None:
                 continue
             i = ch.index
-            state = self.m.disable_irq()  # type: ignore[attr-defined]
-            now = clock.ticks_us()  # type: ignore[attr-defined]
-            age = clock.ticks_diff(now, self.last_t[i])  # type: ignore[attr-defined]
-            v = ch.pin.value()  # type: ignore[attr-defined]
-            if v != self.last_v[i] and (age < 0 or age >= 2 * self.debounce[i]):
-                self.last_v[i] = v
-                self.last_t[i] = now
+            state = self.m.disable_irq()
+            now = clock.ticks_us()
+            age = clock.ticks_diff(now, gate.last_t[i])
+            v = pin.value()
+            if (v != gate.last_v[i] and (age < 0 or age >= 2 * gate.debounce[i])
+                    and gate.admit(clock, i, now)):
+                gate.last_v[i] = v
+                gate.last_t[i] = now
                 self.ring.put(i, v, now, -1)
             elif age < 0 or age > STALE_US:  # (negative: stale past half the tick period)
-                self.last_t[i] = clock.ticks_add(now, -STALE_US)  # type: ignore[attr-defined]
-            self.m.enable_irq(state)  # type: ignore[attr-defined]
+                gate.last_t[i] = clock.ticks_add(now, -STALE_US)
+            window = clock.ticks_diff(now, gate.win_t[i])
+            if window < 0 or window > STALE_US:
+                gate.win_t[i] = clock.ticks_add(now, -STALE_US)
+            self.m.enable_irq(state)
 
     def levels(self) -> int:
-        """Returns the digital channels' levels as a bit mask (bit i: channel i reads 1)."""
+        """Returns the digital channels' levels in ``snapshot`` as a bit mask (bit i:
+        channel i reads 1)."""
         out = 0
-        for ch in self.channels.values():
-            if ch.mode == P.MODE_DIGITAL and self.last_v[ch.index]:
-                out |= 1 << ch.index
+        snapshot, digital = self.snapshot, self.digital
+        for i in range(MAX_CHANNELS):
+            if digital[i] and snapshot[i]:
+                out |= 1 << i
         return out
 
     # -- link ------------------------------------------------------------------------------
 
     def hello(self) -> P.Hello:
+        """Returns the board's Hello; its firmware version ends in ``+defaults`` when the saved
+        configuration was refused at boot (the default channels run instead)."""
+        firmware = VERSION + P.DEFAULTS_MARK if self.refused else VERSION
         return P.Hello(
-            P.PROTOCOL_VERSION, VERSION, self.uid, self.boot_id, P.TICK_BITS,
+            P.PROTOCOL_VERSION, firmware, self.uid, self.boot_id, P.TICK_BITS,
             tuple([c.info() for c in sorted(self.channels.values(), key=lambda c: c.index)]),
         )
 
     def _send(self, message: P.Message, version: int = P.PROTOCOL_VERSION) -> None:
-        self.port.write(self.codec.encode(message, version))  # type: ignore[attr-defined]
+        self.port.write(self.codec.encode(message, version))
 
     def _handle(self, frame: P.Frame, received: int) -> None:
         msg = frame.message
@@ -380,6 +641,7 @@ class Firmware:
                 ctl[2] = ctl[1]  # go back to the first edge the host does not have
         elif isinstance(msg, P.Hello):
             self.host_seen = True
+            self.losses_sent = 0  # a new host: any losses are news to it
             self.ring.ctl[2] = self.ring.ctl[1]  # a new host: send what is unacknowledged again
             self._send(self.hello())
             self._heartbeat(received)
@@ -393,28 +655,35 @@ class Firmware:
                 code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
                 self._send(P.Error(frame.seq, code, reason))
             else:
-                if self.store is not None:
-                    self._save()
+                self.flash.unsaved = self.flash.store is not None
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
 
-    def _save(self) -> None:
-        """Writes the configuration to flash, a blind spell (interrupts off): counted, timed."""
-        start = self.advance()
-        self.store.save(self.specs())  # type: ignore[attr-defined]
-        self.blind += 1
-        self.blind_tick = start
-        self.blind_us = self.advance() - start
-
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
-        state = self.m.disable_irq()  # type: ignore[attr-defined]
-        edges, levels = ctl[0], self.levels()  # the levels after edge number edges - 1
-        self.m.enable_irq(state)  # type: ignore[attr-defined]
-        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], levels, self.blind,
-                               self.blind_tick, self.blind_us))
+        last_v, snapshot = self.gate.last_v, self.snapshot
+        state = self.m.disable_irq()
+        edges = ctl[0]  # the levels after edge number edges - 1: copied, allocating nothing
+        for i in range(MAX_CHANNELS):
+            snapshot[i] = last_v[i]
+        self.m.enable_irq(state)
+        flash = self.flash
+        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), flash.spells,
+                               flash.spell_tick, flash.spell_us))
+        self._send_losses()
         self.next_heartbeat = now + self.heartbeat_us
+
+    def _send_losses(self) -> None:
+        """Sends the channels that lost edges (ring full) or had them held back (throttled),
+        when those counts have changed since the last time (since a host said Hello: any)."""
+        lost, throttled = self.ring.lost, self.gate.throttled
+        total = sum(lost) + sum(throttled)
+        if total == self.losses_sent:
+            return
+        self.losses_sent = total
+        self._send(P.Losses(tuple([P.Loss(i, lost[i], throttled[i]) for i in range(MAX_CHANNELS)
+                                   if lost[i] or throttled[i]])))
 
     def _send_edges(self) -> None:
         ring = self.ring
@@ -440,7 +709,7 @@ class Firmware:
 
     def step(self) -> None:
         """Does one round of the main loop's work."""
-        data = self.port.read()  # type: ignore[attr-defined]
+        data = self.port.read()
         if data:
             received = self.advance()
             self.last_rx = received
@@ -454,6 +723,8 @@ class Firmware:
         self._reconcile()
         now = self.advance()
         self._stamp()
+        if self.flash.due(self.ring.ctl[0], now):
+            self.flash.write(self.specs(), self.advance)
         if self.host_seen and now - self.last_rx > HOST_TIMEOUT_MS * 1000:
             self.host_seen = False  # keep the edges until a host says hello again
         if self.host_seen:
@@ -463,18 +734,19 @@ class Firmware:
 
     def start(self) -> None:
         """Announces the board (a delimiter first, to end any garbage on the line)."""
-        self.port.write(b"\x00")  # type: ignore[attr-defined]
+        self.port.write(b"\x00")
         self._send(self.hello())
 
-    def run(self, stop: object = None, feed: object = None) -> None:
+    def run(self, stop: "Callable[[], bool] | None" = None,
+            feed: "Callable[[], object] | None" = None) -> None:
         """Runs the main loop until ``stop()`` returns true (forever if None), calling
         ``feed()`` (the watchdog's) every round."""
         self.start()
-        idle = self.port.idle  # type: ignore[attr-defined]
-        while stop is None or not stop():  # type: ignore[operator]
+        idle = self.port.idle
+        while stop is None or not stop():
             self.step()
             if feed is not None:
-                feed()  # type: ignore[operator]
+                feed()
             idle()
 
 
@@ -486,27 +758,20 @@ class UsbPort:
     masks interrupts for some µs).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: "MsClock", bootsel: "Callable[[], int] | None") -> None:
         import select
         import sys
-        import time
 
         import micropython  # type: ignore[import-not-found,unused-ignore]
 
-        self._bootsel: object = None
-        try:
-            import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-            self._bootsel = rp2.bootsel_button
-        except (ImportError, AttributeError):
-            pass
-        self._time = time
+        self._bootsel = bootsel  # reads the button (None: the port has none)
+        self._time = time = clock
         micropython.kbd_intr(-1)  # 0x03 in a frame must not interrupt the firmware
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
-        self._next_check = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
+        self._next_check = time.ticks_ms()
         self._held = 0
         self.escaping = False
 
@@ -528,34 +793,56 @@ class UsbPort:
 
     def idle(self) -> None:
         time = self._time
-        now = time.ticks_ms()  # type: ignore[attr-defined,unused-ignore]
-        if self._bootsel is None or time.ticks_diff(now, self._next_check) < 0:  # type: ignore[attr-defined,unused-ignore]
+        now = time.ticks_ms()
+        if self._bootsel is None or time.ticks_diff(now, self._next_check) < 0:
             return
-        self._next_check = time.ticks_add(now, 500)  # type: ignore[attr-defined,unused-ignore]
-        self._held = self._held + 1 if self._bootsel() else 0  # type: ignore[operator]
+        self._next_check = time.ticks_add(now, 500)
+        self._held = self._held + 1 if self._bootsel() else 0
         if (self._held - 1) * 500 >= BOOTSEL_HOLD_MS:  # the first and last reads span it
             self.escaping = True
 
 
 class FlashStore:
-    """The channel configuration in ``channels.json`` on the board's flash."""
+    """The channel configuration in ``channels.json`` on the board's flash.
+
+    Written as ``{"format": 2, "channels": [spec, ...]}``. A bare list is the file of the
+    firmware before: it saved every channel, so its ``click`` spec is the old default (the
+    piezo on, over a pin that floats when no piezo is wired) unless someone changed it; that
+    spec loads as today's default (off). ``Firmware`` checks every spec; a file it cannot read
+    loads as ``DEFAULT_CHANNELS``.
+    """
 
     PATH = "channels.json"
+    FORMAT = 2
 
-    def load(self) -> tuple[tuple[int, str, int, int, int, int, int], ...]:
+    def load(self) -> object:
+        """Returns the saved specs as read (``Firmware`` checks them), else the defaults."""
         import json
 
         try:
             with open(self.PATH) as f:
-                return tuple([tuple(spec) for spec in json.load(f)])
+                saved = json.load(f)
         except (OSError, ValueError):
             return DEFAULT_CHANNELS
+        if isinstance(saved, dict):
+            return saved.get("channels")
+        if isinstance(saved, list):
+            return [DEFAULT_CHANNELS[13] if _is_old_click(spec) else spec for spec in saved]
+        return saved
 
     def save(self, specs: list[tuple[int, str, int, int, int, int, int]]) -> None:
         import json
 
         with open(self.PATH, "w") as f:
-            json.dump([list(spec) for spec in specs], f)
+            json.dump({"format": self.FORMAT, "channels": [list(spec) for spec in specs]}, f)
+
+
+#: The ``click`` spec the firmware before saved by default (piezo on).
+OLD_CLICK_DEFAULT = (13, "click", P.MODE_PIEZO, 26, 0, 12000, 30000)
+
+
+def _is_old_click(spec: object) -> bool:
+    return isinstance(spec, list) and tuple(spec) == OLD_CLICK_DEFAULT
 
 
 def _take_flag(path: str) -> bool:
@@ -569,11 +856,24 @@ def _take_flag(path: str) -> bool:
     return True
 
 
+def _bootsel() -> "Callable[[], int] | None":
+    """Returns the function that reads BOOTSEL (None where the port has no such button)."""
+    try:
+        import rp2  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        button: Callable[[], int] = rp2.bootsel_button
+        return button
+    except (ImportError, AttributeError):
+        return None
+
+
 def main() -> None:
     """Starts the firmware on the board; returns only when the REPL was asked for.
 
     Resets the board after an uncaught exception (written to ``CRASH_FILE`` first) and
     after BOOTSEL was held (leaving ``REPL_FLAG``, so that the next boot stays in the REPL).
+    BOOTSEL held at power-on returns at once, before the watchdog starts: whatever the
+    firmware does at boot, the REPL stays reachable.
     """
     import os
     import struct
@@ -586,14 +886,20 @@ def main() -> None:
     if _take_flag(REPL_FLAG):
         print("main.py: REPL requested (BOOTSEL); the firmware is not running")
         return
+    bootsel = _bootsel()
+    if bootsel is not None and bootsel():  # before the watchdog: the way out of a boot loop
+        print("main.py: BOOTSEL held at boot; the firmware is not running")
+        return
     if hasattr(micropython, "alloc_emergency_exception_buf"):  # (not on the unix port)
         micropython.alloc_emergency_exception_buf(100)  # a report if an IRQ handler fails
     wdt = machine.WDT(timeout=WDT_MS)
     try:
-        port = UsbPort()
+        # (CPython's mypy sees its own time module; the rp2 check holds ``time`` to the board's)
+        port = UsbPort(time, bootsel)  # type: ignore[arg-type,unused-ignore]
         store = FlashStore()
         boot_id = struct.unpack("<I", os.urandom(4))[0]
-        firmware = Firmware(machine, time, port, boot_id, channels=store.load(), store=store)
+        firmware = Firmware(machine, time, port, boot_id,  # type: ignore[arg-type,unused-ignore]
+                            channels=store.load(), store=store)
         firmware.run(stop=port.escape, feed=wdt.feed)
         with open(REPL_FLAG, "w") as f:
             f.write("1")

@@ -4,6 +4,8 @@ Shot after shot a board is unplugged and plugged in again mid-shot (the drop hap
 cable is out), has garbage and corrupted frames on its line, or reboots (a new boot id). Every
 drop must reach subscribers once, in order; a pulled cable must show in health as a
 disconnected board; and the match must end in the state the same shots give without faults.
+A board powered by its cable restarts when it is plugged in again (a data gap: the referee is
+asked), and a cushion chattering while the cable is out crowds out no drop (issue 32).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +182,118 @@ def test_a_board_going_down_does_not_take_back_the_drops_its_beams_already_repor
         table.set_health(f"beam.{pocket}", Health.DISCONNECTED, 4.5)
     after = table.referee.snapshot()
     assert (after["on_table"], after["questions"]) == (before["on_table"], before["questions"])
+
+
+async def test_a_board_powered_off_by_its_unplug_mid_shot_sends_the_shot_to_the_referee(
+        tmp_path: Path, broker: Broker) -> None:
+    """Issue 32 §1: a Pico powered by its USB cable is off while the cable is out; the ball
+    that fell meanwhile is gone with it. The shot was ruled with no drop, no question and no
+    warning; now the restart is a data gap: warned of, and the referee asked."""
+    with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
+        async with board_table(tmp_path, broker, board, health={"tick_s": 0.1}) as (col, service):
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                          "race_to": 1})
+            await col.wait(lambda: col.events("match_started"))
+            board.edge("cushion.h", 1)
+            await asyncio.sleep(0.01)
+            board.edge("cushion.h", 0)
+            ring = board.firmware.ring
+            await col.wait(lambda: ring.ctl[0] == 2 and ring.ctl[1] == 2)  # the hit delivered
+            first_boot = board.boot_id
+            board.unplug()
+            await col.wait(lambda: any(e["data"].get("state") == "disconnected"
+                                       for e in col.events("sensor_fault")))
+            board.edge("beam.fl", 1)  # kept by the board, until its power goes
+            await asyncio.sleep(0.02)
+            board.edge("beam.fl", 0)
+            board.reboot()  # off with the cable, and on again when it is back
+            board.replug()
+            gaps = await col.wait(lambda: [e["data"] for e in col.events("warning")
+                                           if e["data"].get("kind") == "data_gap"], 20)
+            service.request("shot_end", {})
+            asked = await col.wait(lambda: [q for q in col.last("state")["questions"]
+                                            if re.search(r"fall in fl\?", q["prompt"])], 20)
+            health = col.last("health")["links"][board.uid]
+    assert board.boot_id != first_boot
+    assert [g["source"] for g in gaps] == [board.uid] and "beam.fl" in gaps[0]["channels"]
+    assert asked and not col.events("ball_pocketed")
+    assert health["reason"] == "rebooted" and health["up"]
+
+
+async def test_a_chattering_cushion_while_the_cable_is_out_crowds_out_no_drop(
+        tmp_path: Path, broker: Broker) -> None:
+    """Issue 32 §3: a cushion sensor toggling every 1 ms through a 2 s unplug filled the
+    board's ring, and 8 of 11 drops were lost without a word. Every drop is published once,
+    with its own time."""
+    pockets = ["fl", "fr", "sl", "sr", "hl", "hr"]
+    with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
+        async with board_table(tmp_path, broker, board, health={"tick_s": 0.1}) as (col, service):
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                          "race_to": 1})
+            await col.wait(lambda: col.events("match_started"))
+            board.unplug()
+            await col.wait(lambda: any(e["data"].get("state") == "disconnected"
+                                       for e in col.events("sensor_fault")))
+            drops: list[tuple[str, float]] = []
+            start, ms = time.monotonic(), 0
+            while ms < 2000:  # the cable out for 2 s: each edge at its own instant (played
+                while ms < 2000 and start + ms / 1000 <= time.monotonic():  # a few ms late)
+                    at = start + ms / 1000
+                    board.edge("cushion.h", (ms + 1) % 2, at)
+                    if ms % 180 == 50 and len(drops) < 11:  # a ball through a beam, 20 ms
+                        pocket = pockets[len(drops) % 6]
+                        board.edge(f"beam.{pocket}", 1, at + 0.0005)
+                        board.edge(f"beam.{pocket}", 0, at + 0.0205)
+                        drops.append((pocket, at + 0.0005))
+                    ms += 1
+                await asyncio.sleep(0.002)
+            board.replug()
+            await col.wait(lambda: len(col.events("ball_pocketed")) >= 11, 20)
+            ring = board.firmware.ring
+            await col.wait(lambda: ring.ctl[1] == ring.ctl[0])  # all acknowledged
+            service.request("get", {"transaction": "settled"})
+            await col.response("get", "settled")
+    got = [(e["data"]["pocket"], e["ts"]) for e in col.events("ball_pocketed")]
+    assert [p for p, _ in got] == [p for p, _ in drops]  # each once, in order
+    # on the service's clock: the same offset for all, each with its own time
+    offset = got[0][1] - drops[0][1]
+    assert all(abs((ts - t) - offset) < 0.005 for (_, ts), (_, t) in zip(got, drops, strict=True))
+    assert board.firmware.gate.throttled[board.firmware.channels[7].index] > 0
+    assert board.firmware.ring.lost[0] == 0
+
+
+async def test_a_board_unplugged_10_s_mid_shot_has_every_drop_published_with_its_time(
+        tmp_path: Path, broker: Broker) -> None:
+    """Issue 32 §2: the hold gave up 0.23 s before the board was back, and the kept edges were
+    taken at the replug instant (zero-width pulses): no drop was published. Two balls in fl
+    and one in fr while the cable is out, back after 10.3 s: three drops, their own times."""
+    with SimBoard(link=tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00") as board:
+        async with board_table(tmp_path, broker, board, health={"tick_s": 0.1}) as (col, service):
+            service.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"],
+                                          "race_to": 1})
+            await col.wait(lambda: col.events("match_started"))
+            board.edge("cushion.h", 1)
+            await asyncio.sleep(0.01)
+            board.edge("cushion.h", 0)
+            ring = board.firmware.ring
+            await col.wait(lambda: ring.ctl[0] == 2 and ring.ctl[1] == 2)
+            pulled = time.monotonic()
+            board.unplug()
+            truth = []
+            for pocket in ("fl", "fr", "fl"):
+                await asyncio.sleep(0.3)
+                truth.append((pocket, time.monotonic()))
+                board.edge(f"beam.{pocket}", 1)
+                await asyncio.sleep(0.03)
+                board.edge(f"beam.{pocket}", 0)
+            await asyncio.sleep(pulled + 10.3 - time.monotonic())
+            board.replug()
+            await col.wait(lambda: len(col.events("ball_pocketed")) >= 3, 20)
+            await col.wait(lambda: ring.ctl[1] == ring.ctl[0])
+            service.request("get", {"transaction": "settled"})
+            await col.response("get", "settled")
+    got = [(e["data"]["pocket"], e["ts"]) for e in col.events("ball_pocketed")]
+    assert [p for p, _ in got] == [p for p, _ in truth]  # each once
+    offset = got[0][1] - truth[0][1]  # the service's clock against the host's monotonic
+    assert all(abs((ts - t) - offset) < 0.01 for (_, ts), (_, t) in zip(got, truth, strict=True))
+    assert got[-1][1] < got[0][1] + 1.0  # their own times, not the replug's, 10 s later

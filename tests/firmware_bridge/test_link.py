@@ -19,7 +19,7 @@ from firmware_bridge import protocol as P
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.errors import ConfigRejected, LinkTimeout
 from firmware_bridge.firmware.main import DEFAULT_CHANNELS, PIEZO_HZ
-from firmware_bridge.link import BoardLink
+from firmware_bridge.link import REBOOTED, BoardLink
 from firmware_bridge.sim import SimBoard
 from hardware import LinkChanged, SensorBackend, SensorEvent
 from tests.waiting import LoopLag, until
@@ -273,6 +273,81 @@ async def test_a_rebooted_board_starts_afresh_and_its_first_edges_are_not_droppe
             assert backend.stats().reconnects == 1
 
 
+async def test_a_board_back_with_a_new_boot_id_says_it_rebooted_and_which_boot_it_is(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 §1: the "reconnected" record did not carry the boot id, so the core could not
+    tell a board that kept its edges from one that lost them in a reset."""
+    with SimBoard(link=tmp_path / "usb-board") as board:
+        async with connected(board) as (_, got):
+            first = board.boot_id
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            board.replug()  # the same boot: its edges kept
+            await got.until(lambda c: len(c.changes) == 3)
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 4)
+            board.reboot()  # powered by the cable: off while out, a new boot when back
+            board.replug()
+            await got.until(lambda c: len(c.changes) == 5)
+            second = board.boot_id
+            board.reboot()  # a reset under a live line (a watchdog; a board whose port stays)
+            await got.until(lambda c: len(c.changes) == 7)
+            changes = [(c.up, c.reason, c.boot_id) for _, c in got.changes]
+            assert changes[0] == (True, "connected", first)
+            assert changes[1][0::2] == (False, first) and changes[3][0::2] == (False, first)
+            assert changes[2] == (True, "reconnected", first)
+            assert changes[4] == (True, REBOOTED, second) and second != first
+            assert changes[5] == (False, "board rebooted", second)  # went down with its boot
+            assert changes[6] == (True, REBOOTED, board.boot_id) and board.boot_id != second
+
+
+async def test_the_clock_rate_fitted_for_a_boot_times_the_edges_kept_through_an_unplug(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 §8: the fit started over at each reconnect, at the nominal rate: an edge kept
+    2 s on a board 5000 ppm fast came out 10 ms off."""
+    with SimBoard(link=tmp_path / "usb-board", drift_ppm=5000.0) as board:
+        async with connected(board, sync_interval=0.1) as (backend, got):
+            link = backend.links[0]
+            since = time.monotonic()
+            await until(lambda: link.fit.fitted_drift, 10.0, "the drift fitted")
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            truth = await play(board, [("beam.fl", 1, 0.0)])
+            await asyncio.sleep(2.0)  # the fault: the cable out for 2 s
+            board.replug()
+            await got.until(lambda c: len(c.events) == 1)
+            error = abs(got.events[0].t - truth[0])
+            bound = sync_bound(link, rate_error=100e-6, since=time.monotonic() - since)
+            assert error <= bound, (f"{error * 1e3:.3f} ms", f"bound {bound * 1e3:.3f} ms")
+            assert link.fit.fitted_drift
+
+
+async def test_a_chattering_channel_held_back_and_its_lost_edges_are_named(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 §3: the board names the channels that lost edges; the backend's stats carry
+    them to health (``lost_by_channel``)."""
+    with SimBoard(link=tmp_path / "usb-board", ring_size=32) as board:
+        async with connected(board) as (backend, got):
+            board.unplug()
+            await got.until(lambda c: len(c.changes) == 2)
+            start = time.monotonic()
+            for i in range(600):  # a cushion toggling every ms for 0.6 s, then a ball
+                board.edge("cushion.h", (i + 1) % 2, start + 0.001 * i)
+            board.edge("beam.fl", 1, start + 0.61)
+            board.edge("beam.fl", 0, start + 0.63)
+            board.replug()
+            link = backend.links[0]
+            await until(lambda: "cushion.h" in link.losses, 3.0, "the losses named")
+            overflows, throttled = link.losses["cushion.h"]
+            assert overflows > 0 and throttled > 0
+            assert backend.stats().lost_by_channel == {"cushion.h": overflows}
+            await got.until(lambda c: [(e.ch, e.v) for e in c.events
+                                       if e.ch == "beam.fl"] == [("beam.fl", 1), ("beam.fl", 0)])
+
+
 async def test_garbage_on_the_line_is_counted_and_the_next_edges_still_arrive() -> None:
     with SimBoard() as board:
         async with connected(board) as (backend, got):
@@ -282,6 +357,20 @@ async def test_garbage_on_the_line_is_counted_and_the_next_edges_still_arrive() 
             await got.until(lambda c: len(c.events) == 2)
             assert_on_time(got.events, script, truth, sync_bound(backend.links[0]))
             assert backend.stats().bad_frames == 2
+
+
+async def test_half_a_frame_in_the_boards_buffer_does_not_swallow_the_hosts_hello() -> None:
+    """Issue 32 §7: bytes left in the board's receive buffer (the start of a frame cut off by
+    an unplug) made the Hello a bad frame; the link asked again in protocol 1, which the
+    board took for a host of protocol 1: "the board speaks protocol 2, reflash"."""
+    board = SimBoard()
+    host = P.Codec()
+    cut = host.encode(P.SyncRequest(5))[:4]  # no delimiter: the board waits for the rest
+    board.firmware.codec.receive_data(cut)
+    with board:
+        async with BoardLink(board.path, lambda _: None, hello_timeout=0.5) as link:
+            await link.wait_up(2.0)
+            assert link.counters.protocol_errors == 0 and link.counters.reconnects == 0
 
 
 def corrupt_edges_frames(count: int) -> Callable[[bytes], bytes]:

@@ -126,6 +126,43 @@ def test_micropython_refuses_fields_out_of_range_instead_of_truncating_them() ->
     assert scenario("codec", "")["accepted_out_of_range"] == []
 
 
+@needs_micropython
+def test_a_chattering_cushion_crowds_out_no_beam_edge_and_its_losses_are_named() -> None:
+    """Issue 32 §3: the cable out, a cushion sensor toggling every 1 ms, 11 balls through a
+    beam; the board keeps every beam edge with its own time, the cushion is throttled (in 2 s
+    its edges fit: none lost), and the Losses frame names the cushion's channel."""
+    two, sixty = scenario("chatter")
+    for run in (two, sixty):
+        assert run["failures"] == []
+        assert len(run["truth"]) == 22, run["seconds"]
+        assert run["beam"] == run["truth"], run["seconds"]  # all 11 drops, on time
+        assert run["lost"][0] == 0 and run["throttled"][0] == 0
+    assert two["throttled"][1] > 0 and two["lost"][1] == 0  # held back, not overflowed
+    assert 0 < two["cushion"] <= 2 * 1000 * 8 // 100 + 8
+    assert two["losses"] == [[[1, 0, two["throttled"][1]]]]
+    assert sixty["lost"][1] > 0  # over a minute the cushion fills its part of the ring
+    assert sixty["losses"] == [[[1, sixty["lost"][1], sixty["throttled"][1]]]]
+
+
+@needs_micropython
+def test_a_drop_inside_a_flash_write_comes_from_the_latched_flags() -> None:
+    """Issue 32 §5: interrupts off for 45 ms while the configuration is written; a 20 ms drop
+    inside that spell leaves the pin where it was, but both edges were latched."""
+    got = scenario("blind")
+    assert got["failures"] == []
+    assert got["saves"] == 1 and got["blind"] == 1
+    assert got["edges"] == [[0, 1], [0, 0]]
+
+
+@needs_micropython
+def test_nothing_allocates_with_interrupts_off_the_heartbeat_included() -> None:
+    """Issue 32 §8: the stub's disable_irq locks the heap; the heartbeat's levels are copied
+    with interrupts off and counted after."""
+    got = scenario("heartbeat")
+    assert got["errors"] == [] and got["failures"] == []
+    assert got["levels"] and set(got["levels"]) == {1 << 4}  # beam.fl (GP6) blocked
+
+
 # -- main() on the VM: the real main.py with stdin / stdout as its USB line -----------------
 
 
@@ -233,9 +270,10 @@ def test_a_repl_flag_at_boot_returns_to_the_repl_before_the_watchdog_starts(
 
 @needs_micropython
 def test_bootsel_held_2_s_restarts_the_board_into_the_repl(tmp_path: Path) -> None:
-    (tmp_path / "bootsel").write_text("")
     proc = start_main(tmp_path)
     try:
+        read_until(proc, P.Codec(), {P.Hello})  # running; then BOOTSEL is pressed and held
+        (tmp_path / "bootsel").write_text("")
         _, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
@@ -243,12 +281,87 @@ def test_bootsel_held_2_s_restarts_the_board_into_the_repl(tmp_path: Path) -> No
     assert (tmp_path / "repl").exists() and not (tmp_path / "crash.txt").exists()
 
 
+@needs_micropython
+def test_bootsel_held_at_power_on_returns_to_the_repl_before_the_watchdog_starts(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 §4: the way out of a board that resets at boot, whatever the reason."""
+    (tmp_path / "bootsel").write_text("")
+    (tmp_path / "fail_pins").write_text("")  # a firmware that would crash and reset
+    proc = start_main(tmp_path, stdin=subprocess.DEVNULL)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert b"BOOTSEL held at boot" in out
+    assert not (tmp_path / "wdt.txt").exists() and not (tmp_path / "reset").exists()
+    assert not (tmp_path / "crash.txt").exists()
+
+
+#: What the firmware before wrote after a configuration: every channel, a bare list, click on
+#: as its default was, and a debounce this firmware's range check refuses.
+OLD_SAVED = [[0, "beam.hl", 1, 2, 300, 0, 0], [1, "beam.hr", 1, 3, 150000, 0, 0],
+             [13, "click", 2, 26, 0, 12000, 30000]]
+
+
+def boot_with(tmp_path: Path, saved: object) -> P.Hello:
+    (tmp_path / "channels.json").write_text(json.dumps(saved))
+    proc = start_main(tmp_path)
+    try:
+        [hello] = read_until(proc, P.Codec(), {P.Hello})
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not (tmp_path / "crash.txt").exists() and not (tmp_path / "reset").exists()
+    assert isinstance(hello, P.Hello)
+    return hello
+
+
+@needs_micropython
+def test_an_older_firmwares_refused_configuration_boots_the_defaults_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 §4: a saved value the range check refuses once made every boot crash."""
+    hello = boot_with(tmp_path, OLD_SAVED)
+    assert hello.firmware.endswith(P.DEFAULTS_MARK)
+    assert [c.name for c in hello.channels][:2] == ["beam.hl", "beam.hr"]
+    assert len(hello.channels) == 14  # the reference wiring
+    assert [c.mode for c in hello.channels if c.name == "click"] == [P.MODE_OFF]
+
+
+@needs_micropython
+@pytest.mark.parametrize("saved", [[[0, "beam.hl"]], [[0, "beam.hl", 1, 2, "300", 0, 0]],
+                                   {"format": 2, "channels": 7}, [[0, "beam.hl", 1, 2, 300, 0, 0],
+                                                                  [1, "beam.hr", 1, 2, 300, 0, 0]]])
+def test_a_malformed_saved_configuration_boots_the_defaults(tmp_path: Path, saved: object) -> None:
+    hello = boot_with(tmp_path, saved)
+    assert hello.firmware.endswith(P.DEFAULTS_MARK) and len(hello.channels) == 14
+
+
+@needs_micropython
+def test_an_older_firmwares_saved_click_default_does_not_turn_the_piezo_on(tmp_path: Path) -> None:
+    """Issue 32 §4: the firmware before saved every channel, its default click (piezo on) too."""
+    saved = [spec for spec in OLD_SAVED if spec[0] != 1]
+    hello = boot_with(tmp_path, saved)
+    assert hello.firmware == "0.1.0"  # accepted: no fallback
+    assert [(c.name, c.mode) for c in hello.channels] == [("beam.hl", P.MODE_DIGITAL),
+                                                          ("click", P.MODE_OFF)]
+
+
+@needs_micropython
+def test_a_configuration_saved_by_this_firmware_keeps_a_piezo_turned_on(tmp_path: Path) -> None:
+    saved = {"format": 2, "channels": [[13, "click", 2, 26, 0, 12000, 30000]]}
+    hello = boot_with(tmp_path, saved)
+    assert [(c.name, c.mode) for c in hello.channels] == [("click", P.MODE_PIEZO)]
+
+
 # -- the firmware against the RP2040's API ---------------------------------------------------
 
 
-def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> None:
-    """mypy --strict on main.py and protocol.py as they sit on the board, with the
-    ``micropython-rp2-rpi-pico-stubs`` (dev extra) as the standard library."""
+def rp2_mypy(tmp_path: Path, main_py: str | None = None) -> list[str]:
+    """Runs mypy --strict on main.py and protocol.py as they sit on the board, with the
+    ``micropython-rp2-rpi-pico-stubs`` (dev extra) as the standard library and the rp2
+    platform (which checks main.py's binding of ``machine`` and ``time`` to its protocols);
+    returns what it says of our files (``main_py``: that text instead of main.py's)."""
     typings = tmp_path / "typings"
     for name in ("micropython-rp2-rpi-pico-stubs", "micropython-stdlib-stubs"):
         dist = importlib.metadata.distribution(name)
@@ -262,15 +375,50 @@ def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> 
     for target in (board / "protocol.py", board / "firmware_bridge" / "protocol.py"):
         shutil.copy(BRIDGE / "protocol.py", target)
     (board / "firmware_bridge" / "__init__.py").write_text("")
-    shutil.copy(BRIDGE / "firmware" / "main.py", board / "main.py")
+    (board / "main.py").write_text(main_py if main_py is not None else
+                                   (BRIDGE / "firmware" / "main.py").read_text())
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--custom-typeshed-dir",
-         str(typings), "--cache-dir", str(tmp_path / "cache"), "main.py", "protocol.py"],
+         str(typings), "--platform", "rp2", "--cache-dir", str(tmp_path / "cache"), "main.py",
+         "protocol.py"],
         cwd=board, capture_output=True, text=True, timeout=300,
         env={**os.environ, "MYPYPATH": str(typings)},
     )
+    assert "source files" in done.stdout, done.stdout + done.stderr
     # The stubs have faults of their own; what counts is what mypy says of our files.
-    ours = [line for line in done.stdout.splitlines()
+    return [line for line in done.stdout.splitlines()
             if line.startswith(("main.py", "protocol.py", "firmware_bridge"))]
+
+
+def test_the_board_files_type_check_against_the_rp2040_stubs(tmp_path: Path) -> None:
+    ours = rp2_mypy(tmp_path)
     assert ours == [], "\n".join(ours)
-    assert "checked 2 source files" in done.stdout, done.stdout + done.stderr
+
+
+#: Misspelt names of the board's API, each where the firmware uses it or declares it.
+MISSPELT = [
+    ("Pin.IRQ_RISING | Pin.IRQ_FALLING", "Pin.IRQ_RISING | Pin.IRQ_FALING", "IRQ_FALING"),
+    ("t = clock.ticks_us()", "t = clock.ticks_usec()", "ticks_usec"),
+    ("Timer.PERIODIC, freq=PIEZO_HZ,\n                                   callback=self.sample_"
+     "piezos, hard=True)", "Timer.PERIODC, freq=PIEZO_HZ,\n                                   "
+     "callback=self.sample_piezos, hard=True)", "PERIODC"),
+    ("        def PERIODIC(self) -> int: ...", "        def PERIODC(self) -> int: ...",
+     "PERIODC"),
+    ("        def disable_irq(self) -> int: ...", "        def disable_irqs(self) -> int: ...",
+     "disable_irq"),
+    ("        def ticks_us(self) -> Any: ...", "        def ticks_usec(self) -> Any: ...",
+     "ticks_usec"),
+    ("        def IRQ_FALLING(self) -> int: ...", "        def IRQ_FALING(self) -> int: ...",
+     "IRQ_FALING"),
+]
+
+
+@pytest.mark.parametrize(("right", "wrong", "name"), MISSPELT, ids=[m[1][:40] for m in MISSPELT])
+def test_a_misspelt_rp2040_api_fails_the_type_check(tmp_path: Path, right: str, wrong: str,
+                                                     name: str) -> None:
+    """Issue 32 §8: ``machine``, ``clock`` and ``port`` were typed ``object`` with 43 ignores,
+    so ``IRQ_FALING``, ``ticks_usec`` or ``Timer.PERIODC`` passed."""
+    text = (BRIDGE / "firmware" / "main.py").read_text()
+    assert text.count(right) == 1, right
+    ours = rp2_mypy(tmp_path, text.replace(right, wrong))
+    assert any(name in line for line in ours), "\n".join(ours)

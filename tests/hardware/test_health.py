@@ -279,6 +279,23 @@ def test_overflow_in_a_backend_is_reported_in_health() -> None:
     assert (links["gpio"]["events"], links["gpio"]["overflows"]) == (50, 3)
 
 
+def test_edges_a_board_lost_are_named_by_channel_in_the_warning_and_the_snapshot() -> None:
+    """Issue 32 §3: health showed only ``events_lost 1510``, no channel named."""
+    mon, clock = monitor()
+    clock.now = 3.0
+    stats = BackendStats(events=50, overflows=40, links={"e661": True},
+                         lost_by_channel={"cushion.h": 40})
+    [lost] = mon.note_stats("serial", stats)
+    assert isinstance(lost, EventsLost) and lost.to_json()["channels"] == {"cushion.h": 40}
+    stats = BackendStats(events=60, overflows=45, links={"e661": True},
+                         lost_by_channel={"cushion.h": 40, "cushion.f": 5})
+    [lost] = mon.note_stats("serial", stats)
+    assert lost.lost == 5 and lost.channels == (("cushion.f", 5),)  # the one that lost more
+    links = mon.snapshot()["links"]
+    assert isinstance(links, dict)
+    assert links["serial"]["lost_by_channel"] == {"cushion.h": 40, "cushion.f": 5}
+
+
 def test_a_serial_links_trouble_counters_are_in_the_health_snapshot() -> None:
     mon, clock = monitor()
     stats = BackendStats(events=9, bad_frames=2, sequence_gaps=1, reconnects=1, resends=3,

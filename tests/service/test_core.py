@@ -176,7 +176,7 @@ def test_an_old_journal_whose_health_lines_say_only_usable_is_still_read(tmp_pat
     db.commit()
     db.close()
     again = Stepper(core_config(tmp_path), clock=FakeClock(s.clock.t))
-    assert [p.value for p in again.core.table.fusion.blind] == ["fr"]
+    assert [p.value for p in again.core.table.fusion.fitted.blind] == ["fr"]
     again.close()
 
 
@@ -185,14 +185,14 @@ def test_a_beam_out_of_order_before_a_restart_counts_again_once_health_sees_it_w
     s.step({"t": 2.0, "ch": "beam.fr", "v": 1})  # blocked for good: stuck after 2 s
     s.settle(5.0)
     assert s.core.health.snapshot()["faults"] == {"beam.fr": "stuck"}
-    assert [p.value for p in s.core.table.fusion.blind] == ["fr"]
+    assert [p.value for p in s.core.table.fusion.fitted.blind] == ["fr"]
     s.commit()
     s.close()
     # the lens was cleaned while the service was down: the new monitor knows nothing of it
     again = Stepper(core_config(tmp_path), clock=FakeClock(s.clock.t))
-    assert [p.value for p in again.core.table.fusion.blind] == ["fr"]  # from the journal
+    assert [p.value for p in again.core.table.fusion.fitted.blind] == ["fr"]  # from the journal
     again.step({"t": 10.0, "ch": "beam.fr", "v": 0})
-    assert not again.core.table.fusion.blind
+    assert not again.core.table.fusion.fitted.blind
     again.commit()
     assert [x for x in journal_lines(tmp_path) if "health" in x][-1]["state"] == "ok"
     again.close()

@@ -69,7 +69,7 @@ from typing import Any
 from controller.pipeline.fusion.ballreturn import BallReturn
 from controller.pipeline.fusion.beams import Beams
 from controller.pipeline.fusion.cushions import Burst, Cushions
-from controller.pipeline.fusion.fitted import Fitted
+from controller.pipeline.fusion.fitted import Fitted, usable_in
 from controller.pipeline.fusion.shots import Counted, Shot, ShotTracker, shot_record
 from controller.pipeline.fusion.shots import Drop as ShotDrop
 from hardware.events import SensorEvent
@@ -319,10 +319,10 @@ class Fusion:
         out: list[Action] = []
         part = self.fitted.judge(channel, state)
         if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
-            if state is not Health.OK:
+            if not usable_in(state):
                 self.cushions.mute(part)
             self._reschedule()
-        elif isinstance(part, Pocket) and state is not Health.OK:
+        elif isinstance(part, Pocket) and not usable_in(state):
             now = self.now if t is None else t
             blocked = self.beams.blocked_since(part)
             if state is Health.CHATTERING:  # its latest "balls" were none
@@ -417,8 +417,8 @@ class Fusion:
         fitted = self.fitted
         return shot_record(shot, cushions_sensed=fitted.cushions_sensed,
                            without_click=self.config.cushions_without_click,
-                           cue_sensed=self.ball_return.cue_detector, blind=fitted.blind,
-                           deaf=fitted.deaf)
+                           cue_sensed=self.ball_return.cue_detector, blind=fitted.record_blind,
+                           deaf=fitted.record_deaf)
 
     # -------------------------------------------------------------- timers
     def _soon(self, t: float) -> None:

@@ -25,15 +25,39 @@ class Fitted:
         self.deaf: set[Rail] = set(self._no_cushion)
         #: Pockets whose beam is out of order or absent: whether a ball fell there is asked.
         self.blind: set[Pocket] = set(self._no_beam)
+        #: Pockets and rails whose source lost data in this shot (``Health.GAP``: a board back
+        #: with another boot id): what they see counts, and the record names them as blind /
+        #: deaf, so the rest is asked.
+        self.gaps: set[Pocket] = set()
+        self.gap_rails: set[Rail] = set()
+
+    @property
+    def record_blind(self) -> set[Pocket]:
+        """Returns the pockets a shot's record names blind: out of order, absent, or in a gap."""
+        return self.blind | self.gaps
+
+    @property
+    def record_deaf(self) -> set[Rail]:
+        """Returns the rails a shot's record names deaf: out of order, absent, or in a gap."""
+        return self.deaf | self.gap_rails
 
     def judge(self, channel: str, state: Health) -> Pocket | Rail | None:
         """Notes sensor health's judgement of ``channel``; returns its pocket or rail if its
         sensor is a beam or a cushion sensor that is fitted, else None."""
         rail, pocket = RAIL_OF_CUSHION.get(channel), POCKET_OF_BEAM.get(channel)
+        usable = usable_in(state)
         if rail is not None and rail not in self._no_cushion:
-            (self.deaf.discard if state is Health.OK else self.deaf.add)(rail)
+            (self.deaf.discard if usable else self.deaf.add)(rail)
+            (self.gap_rails.add if state is Health.GAP else self.gap_rails.discard)(rail)
             return rail
         if pocket is not None and pocket not in self._no_beam:
-            (self.blind.discard if state is Health.OK else self.blind.add)(pocket)
+            (self.blind.discard if usable else self.blind.add)(pocket)
+            (self.gaps.add if state is Health.GAP else self.gaps.discard)(pocket)
             return pocket
         return None
+
+
+def usable_in(state: Health) -> bool:
+    """Returns whether a sensor judged ``state`` counts what it sees: ``ok``, or ``gap`` (its
+    source lost data, but what it delivers is real)."""
+    return state in (Health.OK, Health.GAP)

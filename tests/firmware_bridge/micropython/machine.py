@@ -2,7 +2,10 @@
 
 Tests only. Interrupt handlers are called the way the rp2 port calls a hard IRQ: with the
 heap locked (``micropython.heap_lock()``), so a handler that allocates raises MemoryError;
-``failures`` collects those. Files in the current directory tell ``main()``'s run what
+``failures`` collects those. ``disable_irq`` locks the heap too (nothing may allocate with
+interrupts off) and holds pin interrupts back: an edge meanwhile is latched in its IRQ's
+``flags()``, as the RP2040's GPIO interrupt status is, and the handler runs once at
+``enable_irq``. Files in the current directory tell ``main()``'s run what
 to do and record what happened: ``fail_pins`` makes ``Pin()`` raise, ``wdt.txt`` is
 written on the watchdog's first feed, ``reset`` is written by ``reset()`` (which then ends
 the process with status 42, as a reset ends the firmware).
@@ -47,6 +50,22 @@ def in_hard_irq(handler, arg):
         failures.append("MemoryError")
 
 
+class Irq:
+    """A pin's IRQ object: ``flags()`` are the edges latched for the handler running now."""
+
+    def __init__(self):
+        self.latched = 0
+        self.now = 0
+
+    def flags(self):
+        return self.now
+
+
+def _dispatch(p):
+    p.irq_obj.now, p.irq_obj.latched = p.irq_obj.latched, 0
+    in_hard_irq(p.handler, p)
+
+
 class Pin:
     IN = 0
     OUT = 1
@@ -62,6 +81,7 @@ class Pin:
         self.handler = None
         self.trigger = 0
         self.hard = False
+        self.irq_obj = Irq()
 
     def value(self):
         return levels.get(self.id, 0)
@@ -74,6 +94,7 @@ class Pin:
             pins.pop(self.id, None)
         else:
             pins[self.id] = self
+        return self.irq_obj
 
 
 def drive(pin, value):
@@ -82,7 +103,9 @@ def drive(pin, value):
     levels[pin] = value
     p = pins.get(pin)
     if p is not None and old != value:
-        in_hard_irq(p.handler, p)
+        p.irq_obj.latched |= Pin.IRQ_RISING if value else Pin.IRQ_FALLING
+        if _irq_state[0] == 0:
+            _dispatch(p)
 
 
 class ADC:
@@ -114,13 +137,30 @@ def fire_timers():
         in_hard_irq(t.callback, t)
 
 
-def disable_irq():
+def mask():
+    """Holds pin interrupts back (what a flash write does), without locking the heap."""
     _irq_state[0] += 1
     return _irq_state[0] - 1
 
 
-def enable_irq(state):
+def unmask(state):
+    """Lets pin interrupts through again: a pin with latched edges runs its handler once."""
     _irq_state[0] = state
+    if state == 0:
+        for p in list(pins.values()):
+            if p.irq_obj.latched:
+                _dispatch(p)
+
+
+def disable_irq():
+    state = mask()
+    micropython.heap_lock()
+    return state
+
+
+def enable_irq(state):
+    micropython.heap_unlock()
+    unmask(state)
 
 
 def unique_id():

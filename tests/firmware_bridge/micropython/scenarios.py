@@ -85,7 +85,7 @@ def irq():
     clock.t += 1000
     machine.drive(6, 1)  # the level already sent
     for _ in range(10):  # fills the ring of 8: the rest are overflows
-        clock.t += 1000
+        clock.t += 20000  # (5 edges in 100 ms: not throttled)
         machine.drive(6, 1 - machine.levels[6])
     digital = [ctl[0], ctl[3]]
     ctl[1] = ctl[0]  # the host has them all: room again
@@ -153,6 +153,114 @@ def idle():
     return out
 
 
+CUSHION = (1, "cushion.h", P.MODE_DIGITAL, 9, 300, 0, 0)
+
+
+def chatter():
+    """A cushion sensor chattering every 1 ms while no host listens (the cable out), and a
+    ball through the beam every 180 ms (11 of them, 20 ms each) in the last 2 s of 2 s and of
+    60 s; the main loop goes round every 10 ms. Each run notes the beam edges kept, the counts
+    per channel and the Losses sent."""
+    out = []
+    for seconds in (2, 60):
+        clock = Clock(1000)
+        boot = clock.t
+        f = board(clock, (BEAM, CUSHION), ring_size=fw.RING_SIZE)
+        truth = []
+        for ms in range(seconds * 1000):
+            clock.t += 1000
+            machine.drive(9, 1 - machine.levels.get(9, 0))
+            phase = (ms - seconds * 1000 + 2000) % 180  # in the last 2 s
+            if ms >= seconds * 1000 - 2000 and phase in (50, 70) and len(truth) < 22:
+                v = 1 if phase == 50 else 0
+                machine.drive(6, v)
+                truth.append([0, v, clock.t - boot])
+            if ms % 10 == 9:
+                f.step()
+        host = P.Codec()
+        f.port.inbox.extend(host.encode(P.Hello(P.PROTOCOL_VERSION, "host", "host", 1)))
+        clock.t += 1000
+        f.step()
+        got = messages(f.port)
+        edges = [[e.ch, e.v, e.tick] for m in got if isinstance(m, P.Edges) for e in m.edges]
+        losses = [[[x.ch, x.overflows, x.throttled] for x in m.losses] for m in got
+                  if isinstance(m, P.Losses)]
+        out.append({"seconds": seconds, "beam": [e for e in edges if e[0] == 0],
+                    "truth": truth, "cushion": len([e for e in edges if e[0] == 1]),
+                    "lost": [f.ring.lost[0], f.ring.lost[1]],
+                    "throttled": [f.gate.throttled[0], f.gate.throttled[1]],
+                    "losses": losses, "failures": machine.failures})
+    return out
+
+
+class BlindStore:
+    """Flash that takes 45 ms to write with interrupts off; a ball drops through the beam
+    inside that spell (20 ms) when ``drop`` is set."""
+
+    def __init__(self, clock):
+        self.clock = clock
+        self.drop = True
+        self.saves = 0
+
+    def load(self):
+        return (BEAM,)
+
+    def save(self, specs):
+        self.saves += 1
+        state = machine.mask()
+        self.clock.t += 10000
+        if self.drop:
+            machine.drive(6, 1)
+        self.clock.t += 20000
+        if self.drop:
+            machine.drive(6, 0)
+        self.clock.t += 15000
+        machine.unmask(state)
+
+
+def blind():
+    """A configuration is applied; its flash write hides a whole drop (interrupts off)."""
+    clock = Clock(1000)
+    machine.levels.clear()
+    machine.pins.clear()
+    machine.timers.clear()
+    store = BlindStore(clock)
+    f = fw.Firmware(machine, clock, Port(), 7, "ab", channels=store.load(), store=store)
+    host = P.Codec()
+    f.port.inbox.extend(host.encode(P.Hello(P.PROTOCOL_VERSION, "host", "host", 1)))
+    f.port.inbox.extend(host.encode(P.Config(0, "beam.fl", P.MODE_DIGITAL, 6, 500)))
+    clock.t += 1000
+    f.step()
+    for _ in range(3):
+        clock.t += 100_000
+        f.step()
+    got = messages(f.port)
+    edges = [[e.ch, e.v] for m in got if isinstance(m, P.Edges) for e in m.edges]
+    beats = [m for m in got if isinstance(m, P.Heartbeat)]
+    return {"saves": store.saves, "edges": edges, "blind": beats[-1].blind if beats else None,
+            "failures": machine.failures}
+
+
+def heartbeat():
+    """The heartbeat and the main loop's other work with interrupts off, the heap locked
+    (the stub's ``disable_irq`` locks it): every channel of the reference wiring."""
+    clock = Clock(1000)
+    f = board(clock, fw.DEFAULT_CHANNELS)
+    host = P.Codec()
+    f.port.inbox.extend(host.encode(P.Hello(P.PROTOCOL_VERSION, "host", "host", 1)))
+    machine.drive(6, 1)
+    errors = []
+    for _ in range(5):
+        clock.t += 300_000
+        try:
+            f.step()
+        except MemoryError as exc:
+            errors.append(repr(exc))
+    got = messages(f.port)
+    beats = [m.levels for m in got if isinstance(m, P.Heartbeat)]
+    return {"errors": errors, "levels": beats, "failures": machine.failures}
+
+
 def codec():
     """Decodes the frames given as hex lines on stdin; re-encodes them; refuses bad fields."""
     c = P.Codec()
@@ -184,4 +292,6 @@ def codec():
     return {"decoded": decoded, "bad_frames": c.bad_frames, "accepted_out_of_range": accepted}
 
 
-print(json.dumps({"irq": irq, "idle": idle, "codec": codec}[sys.argv[1]]()))
+SCENARIOS = {"irq": irq, "idle": idle, "codec": codec, "chatter": chatter, "blind": blind,
+             "heartbeat": heartbeat}
+print(json.dumps(SCENARIOS[sys.argv[1]]()))
