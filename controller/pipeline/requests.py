@@ -177,6 +177,10 @@ class UndoRequest(_Request):
     shots: Annotated[int, Field(ge=1, le=100)] = 1
 
 
+class RedoRequest(_Request):
+    """Takes back the last undo (issue 29): only while nothing has been played or answered since."""
+
+
 class EndMatchRequest(_Request):
     pass
 
@@ -192,12 +196,13 @@ REQUESTS: dict[str, type[_Request]] = {
     "shot_end": ShotEndRequest,
     "answer": AnswerRequest,
     "undo": UndoRequest,
+    "redo": RedoRequest,
     "end_match": EndMatchRequest,
     "get": GetRequest,
 }
 
 Request = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
-           | UndoRequest | EndMatchRequest | GetRequest)
+           | UndoRequest | RedoRequest | EndMatchRequest | GetRequest)
 
 
 def _no_constant(name: str) -> Any:

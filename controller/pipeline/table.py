@@ -32,6 +32,7 @@ from controller.pipeline.requests import (
     EndMatchRequest,
     GetRequest,
     NewMatchRequest,
+    RedoRequest,
     Request,
     ShotEndRequest,
     UndoRequest,
@@ -184,6 +185,8 @@ class Table:
         self._status_health: dict[str, object] | None = None  # the summary last in B/status
         self._out: list[Message] = []
         self._deferred: list[ShotRecord] = []
+        # the referee as it was before each undo, newest last, with what the undo left (redo)
+        self._undone: list[tuple[Referee, tuple[object, ...]]] = []
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
         # transaction -> (request name, body_of the request or None if unknown, response)
@@ -377,10 +380,14 @@ class Table:
             case UndoRequest():
                 if req.shots > self.referee.shots:
                     raise InvalidInput(f"only {self.referee.shots} shot(s) of this match can be undone")
+                before = self.referee.fork()
                 self.fusion.forget()
                 self._deferred.clear()
                 self._after(t, self.referee.feed(Undone(req.shots)))
+                self._undone.append((before, self._redo_mark()))
                 return {"shot": self.referee.state.shot}
+            case RedoRequest():
+                return self._redo(t)
             case EndMatchRequest():
                 decisions = self.referee.feed(MatchEnded())
                 self.fusion.forget()
@@ -392,6 +399,30 @@ class Table:
                 self._publish_all(t)
                 return None
         raise BadRequest(f"unhandled request {req!r}")
+
+    def _redo_mark(self) -> tuple[object, ...]:
+        """Returns what says nothing was played, answered or corrected since an undo: the
+        referee's state and open questions, which every such input replaces."""
+        return (self.referee.state, self.referee.questions, self.match_id)
+
+    def _redo(self, t: float) -> Any:
+        """Gives back the referee as it was before the last undo; refused once anything else
+        has changed the match since (the undone shots are then gone for good)."""
+        while self._undone:
+            before, mark = self._undone[-1]
+            now = self._redo_mark()
+            if all(a is b for a, b in zip(mark, now, strict=True)):
+                break
+            self._undone.clear()
+        if not self._undone:
+            raise InvalidInput("nothing to redo: no undo since the last shot, answer or correction")
+        self._undone.pop()
+        self.referee = before
+        self.fusion.forget()
+        self._deferred.clear()
+        self._event("redo", {"shot": self.referee.state.shot}, t)
+        self._publish_state(t)
+        return {"shot": self.referee.state.shot}
 
     def _new_match(self, req: NewMatchRequest, t: float) -> Any:
         setup = MatchSetup(req.game, tuple(req.players), req.race_to, req.breaker, dict(req.options))
