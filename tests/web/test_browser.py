@@ -151,7 +151,9 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     expect(card.locator('[data-field="question"]')).to_have_count(0, timeout=TIMEOUT)
     expect(console.locator("#questions")).to_have_text("None.")
 
-    # the call, by tapping ball 2 and the left side pocket on the drawing
+    # the call, by tapping ball 2 and the left side pocket on the drawing (in the call-only mode:
+    # the drawing's first mode calls, declares and ends the shot at once)
+    console.check('input[name=tap][value=call]')
     console.click('#pool [data-ball="2"]')
     console.click('#pool [data-pocket="sl"]')
     expect(console.locator("#calls")).to_have_text("2 → left side")
@@ -172,7 +174,9 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     expect(events).to_contain_text("Foul by Cleo: touched a ball", timeout=TIMEOUT)
     expect(card.locator('.player[data-player="1"]')).to_have_class(re.compile("shooting"))
 
-    # undo too much: the table's reason is shown; then undo one shot
+    # undo too much: the table's reason is shown; then undo one shot (each asked first)
+    asked: list[str] = []
+    console.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     console.fill("#undo-shots", "99")
     console.click("#undo")
     expect(result).to_have_attribute("data-state", "error", timeout=TIMEOUT)
@@ -180,6 +184,7 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     console.fill("#undo-shots", "1")
     console.click("#undo")
     expect(result).to_have_text("Undo: done", timeout=TIMEOUT)
+    assert asked == ["Undo the last 99 shots?", "Undo the last shot (shot 2)?"]
     expect(events.locator("li").first).to_have_text("Undo: back to shot 1", timeout=TIMEOUT)
     expect(card.locator('.player[data-player="0"]')).to_have_class(re.compile("shooting"))
     expect(card.locator('[data-field="on_table"] .ball')).to_have_count(9)

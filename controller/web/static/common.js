@@ -21,6 +21,11 @@ function ballColour(ball, game) {
 }
 function isStripe(ball, game) { return game !== "pyramid" && typeof ball === "number" && ball > 8; }
 function pocketName(code) { return POCKET_IDS.includes(code) ? t("pocket." + code) : String(code); }
+// "t2" -> «Стол 2» (another id as it is).
+function tableName(id) {
+  const n = /^t(\d+)$/i.exec(String(id));
+  return n ? t("page.table_n", { n: Number(n[1]) }) : String(id);
+}
 function gameName(code) { return GAME_IDS.includes(code) ? t("game." + code) : String(code); }
 function foulName(code) { return tOr("foul", code); }
 function ballName(ball) {
@@ -76,6 +81,9 @@ function connect(config, credentials, onStatus) {
   const options = {
     clientId: "web-" + Math.random().toString(16).slice(2, 10),
     clean: true, reconnectPeriod: 2000, connectTimeout: 8000, protocolVersion: 5,
+    // a broker that froze without closing the socket: a PINGREQ unanswered within the keepalive
+    // closes the connection (MQTT.js "Keepalive timeout"), so the pill does not say connected
+    keepalive: Number(config.keepalive_s) > 0 ? Number(config.keepalive_s) : 4,
   };
   if (credentials && credentials.username) {
     options.username = credentials.username;
@@ -308,6 +316,7 @@ function describeEvent(table, ev) {
       return d.winner === null || d.winner === undefined ? t("ev.match_drawn") :
         t("ev.match_over", { who: who(d.winner), games: (d.games || []).join(":") });
     case "undo": return t("ev.undo", { shot: d.back_to_shot });
+    case "redo": return t("ev.redo", { shot: d.shot });
     case "sensor_fault": return t("ev.sensor_fault", { channel: d.channel, state: tOr("health", d.state) }) + (d.reason ? ` (${tOr("fault", d.reason)})` : "");
     case "sensor_recovered": return t("ev.sensor_ok", { channel: d.channel });
   }

@@ -9,7 +9,18 @@
 const SVGNS = "http://www.w3.org/2000/svg";
 // The table seen from above, head end (the break) at the bottom: left is the left long rail.
 const POCKET_AT = { fl: [18, 18], fr: [182, 18], sl: [12, 200], sr: [188, 200], hl: [18, 382], hr: [182, 382] };
-const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
+const NO_ANSWER_YET_S = 6;
+// The fouls offered one tap away after «Фол…», per game: the common ones (every other in the
+// declaration below). Keys 1–9 pick them.
+const COMMON_FOULS = {
+  "ten-ball": ["miss", "wrong_ball_first", "no_rail", "touched_ball", "double_hit", "push", "moving_balls", "bad_break", "feet_off_floor"],
+  "siberian-ten": ["miss", "two_cushion", "wrong_ball_first", "touched_ball", "double_hit", "push", "direct_hit_in_kitchen", "bad_break", "feet_off_floor"],
+  "pyramid": ["miss", "touched_ball", "butt_or_side", "double_hit", "push", "moving_balls", "direct_hit_in_kitchen", "bad_placement", "feet_off_floor"],
+};
+// Single keys (KeyboardEvent.code: the same key whatever the keyboard's language) for the
+// pockets, laid out as the drawing: the far pockets on the top row, the head ones at the bottom.
+const POCKET_KEYS = { KeyQ: "fl", KeyW: "fr", KeyA: "sl", KeyS: "sr", KeyZ: "hl", KeyX: "hr" };
+const KEY_OF_POCKET = Object.fromEntries(Object.entries(POCKET_KEYS).map(([k, p]) => [p, k.slice(3)]));  // then the console says it is still waiting, and until when
 // What a shot's ruling presumed (a Noted decision) and the declaration that says otherwise.
 const CORRECTIONS = {
   contact_presumed: () => ({ first_contact: null }),
@@ -45,15 +56,17 @@ function pressable(node, action) {
   translateStatic();
   document.getElementById("tools").prepend(languagePicker());
   const base = `${config.prefix}/${config.venue}/${tableId}`;
-  document.getElementById("table-id").textContent = `${config.venue} / ${tableId}`;
+  document.getElementById("table-id").textContent = config.venue;
+  document.getElementById("table-name").textContent = tableName(tableId);
   document.title = t("page.title.console", { table: tableId });
 
   const table = new TableModel(tableId);
   const pending = new Map();  // transaction -> {name, timers, deadline}
   const ui = {
-    calls: [], pocketed: [], picked: null,
+    calls: [], pocketed: [], picked: null, verdict: null, fell: [], fixShot: null, seenQuestions: "",
     presumed: null, corrected: new Set(), fixing: new Map(),  // presumptions and their corrections
     result: document.getElementById("result"), log: document.getElementById("log"),
+    ruling: document.getElementById("ruling"),
   };
   let client = null;
   let counter = 0;
@@ -82,16 +95,32 @@ function pressable(node, action) {
       // a little after the deadline, for the clocks of the table and of this tablet to differ
       setTimeout(() => {
         ui.fixing.delete(transaction);
-        if (pending.delete(transaction)) show(t("r.expired", { req, time: until }), "expired");
+        const p = pending.get(transaction);
+        if (!p) return;
+        pending.delete(transaction);
+        const why = !(client && client.connected) ? "r.expired_offline" : p.acked ? "r.expired" : "r.expired_broker";
+        show(t(why, { req, time: until }), "expired");
       }, (ttl + 2) * 1000),
     ];
-    pending.set(transaction, { name, timers });
+    const entry = { name, timers, acked: false, then: null };
+    pending.set(transaction, entry);
+    // the broker's PUBACK says the request reached it: a request never answered is then the
+    // table's silence, without one the broker's
     client.publish(`${base}/request/${name}`,
       JSON.stringify({ v: 1, ...payload, transaction, deadline: Math.round(deadline * 1000) / 1000 }),
-      { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } });
+      { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } }, (err) => { if (!err) entry.acked = true; });
     show(t("r.sent", { req }), "sent");
     return transaction;
   }
+  // Sends requests one after the other, each once the one before was carried out: steps is a
+  // list of [name, payload or a function returning it]; a refusal stops the rest.
+  function sendChain(steps) {
+    if (!steps.length) return;
+    const [name, payload] = steps[0];
+    const tx = send(name, typeof payload === "function" ? payload() : payload);
+    if (tx && pending.has(tx)) pending.get(tx).then = () => sendChain(steps.slice(1));
+  }
+  function nextShot() { return (state().shot || 0) + 1; }
   function answered(name, response) {
     const p = pending.get(response.transaction);
     if (!p) return;  // another console's request, or one already reported
@@ -110,6 +139,7 @@ function pressable(node, action) {
       }
       show(d && d.match_id ? t("r.ok_match", { req, id: d.match_id }) : t("r.ok", { req }), "ok");
       if (name === "call" || name === "declare") clearTaps(name);
+      if (p.then) p.then();
     } else {
       show(t("r.error", { req, why: errorText(response.error, table) }), "error");
     }
@@ -126,6 +156,8 @@ function pressable(node, action) {
     document.getElementById("panels").classList.toggle("no-match", !inMatch());
     renderQuestions();
     renderPresumed();
+    renderVerdict();
+    renderFoulSheet();
     renderPool();
     renderDeclareBalls();
     renderOffenders();
@@ -134,7 +166,7 @@ function pressable(node, action) {
   // Buttons that send are off while we or the table are away, and say why.
   function renderEnabled() {
     const ok = canSend();
-    for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button")) b.disabled = !ok;
+    for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button, #foul-sheet button")) b.disabled = !ok;
     const note = document.getElementById("blocked");
     note.hidden = ok;
     if (!ok) {
@@ -154,7 +186,8 @@ function pressable(node, action) {
         const chosen = ui.chosen && ui.chosen.id === q.id ? ui.chosen.balls : [];
         const part = el("div", { class: "q", "data-question": q.id },
           el("p", { class: "question" }, `${table.playerName(q.player)}: ${questionText(q, table)}`));
-        const buttons = (q.choices || []).map((c) => el("button", {
+        const keys = answerKeys(q.choices || []);
+        const buttons = (q.choices || []).map((c, i) => withKey(el("button", {
           type: "button", class: "answer", "data-answer": String(c), "aria-pressed": count > 1 ? String(chosen.includes(c)) : null,
           "aria-label": typeof c === "number" ? ballName(c) : null,
           onclick: () => {
@@ -164,14 +197,39 @@ function pressable(node, action) {
             if (ui.chosen.balls.length === count) { send("answer", { question: q.id, answer: ui.chosen.balls }); ui.chosen = null; }
             renderQuestions();
           },
-        }, choiceText(c, q)));
+        }, choiceText(c, q)), keys[i]));
         part.append(el("div", { class: "answers" }, buttons));
         if (count > 1) part.append(el("small", {}, t("q.pick_n", { count })));
         return part;
       }));
     }
     swap(box, fresh);
+    document.getElementById("question-panel").hidden = !qs.length;
+    // a new question takes the focus (one key or tap answers it), unless a field is being typed in
+    const seen = qs.map((q) => q.id).join(",");
+    if (seen !== ui.seenQuestions) {
+      ui.seenQuestions = seen;
+      const first = document.querySelector("#questions button.answer");
+      if (first && !typing()) first.focus({ preventScroll: true });
+    }
     renderEnabled();
+  }
+  // The keys that answer: a ball's own number (0 for 10) when every choice is a ball up to 10,
+  // else 1, 2, 3… in the order shown.
+  function answerKeys(choices) {
+    const balls = choices.every((c) => (typeof c === "number" && c >= 1 && c <= 10) || c === "cue");
+    return choices.map((c, i) => balls ? (c === "cue" ? "C" : String(c % 10)) : i < 9 ? String(i + 1) : null);
+  }
+  // A button that shows its single-key shortcut.
+  function withKey(button, key) {
+    if (!key) return button;
+    button.setAttribute("aria-keyshortcuts", key);
+    button.append(" ", el("kbd", { "aria-hidden": "true" }, key));
+    return button;
+  }
+  function typing() {
+    const a = document.activeElement;
+    return !!(a && (a.tagName === "INPUT" && !["radio", "checkbox"].includes(a.type) || a.tagName === "TEXTAREA" || a.tagName === "SELECT"));
   }
 
   // ---------------------------------------------------------------- presumptions, one tap to correct
@@ -179,13 +237,159 @@ function pressable(node, action) {
   // undo replaces them: a declaration speaks of the shot just played).
   function takeRuling(ev) {
     const d = ev.data || {};
-    if (ev.type === "undo" || ev.type === "match_started") ui.presumed = null;
+    takeVerdict(ev);
+    if (ev.type === "undo" || ev.type === "redo" || ev.type === "match_started") ui.presumed = null;
     if (ev.type !== "shot_result") return;
     if (ui.presumed && d.shot < ui.presumed.shot) return;  // an earlier shot ruled again
     const items = (d.decisions || []).filter((x) => x.decision === "Noted" && CORRECTIONS[x.what]
       && !ui.corrected.has(`${d.shot}:${x.what}`));
     ui.presumed = items.length ? { shot: d.shot, items } : null;
   }
+  // ---------------------------------------------------------------- the shot as the table understood it
+  // Gathered from the events of one ruling (they come before the state they lead to): the
+  // shot's result, its fouls, the game or match it ended; the balls seen falling before it.
+  function takeVerdict(ev) {
+    const d = ev.data || {};
+    const v = ui.verdict;
+    switch (ev.type) {
+      case "ball_pocketed": ui.fell.push({ ball: d.ball, pocket: d.pocket }); return;
+      case "shot_result": {
+        const decisions = d.decisions || [];
+        const shooter = v && v.shot === d.shot ? v.shooter : state().to_shoot;  // the state is still the shot's own
+        ui.verdict = {
+          shot: d.shot, shooter, next: d.to_shoot, hand: d.ball_in_hand, corrected: !!d.corrected, fell: ui.fell,
+          credited: decisions.filter((x) => x.decision === "BallCredited").map((x) => x.ball),
+          down: decisions.filter((x) => x.decision === "BallStaysDown").map((x) => x.ball),
+          fouls: [], over: null, acked: false,
+        };
+        ui.fell = [];
+        showRuling();
+        return;
+      }
+      case "foul": if (v) { v.fouls = [...v.fouls, ...(d.fouls || [])]; showRuling(); } return;
+      case "game_over": if (v) { v.over = { game: d.game_no, winner: d.winner, draw: !!d.draw }; showRuling(); } return;
+      case "match_over": if (v) { v.match = { winner: d.winner, games: (d.games || []).join(":"), abandoned: !!d.abandoned }; showRuling(); } return;
+      case "undo": case "redo":
+        ui.verdict = null;
+        ui.ruling.hidden = false;
+        ui.ruling.textContent = ev.type === "undo" ? t("ev.undo", { shot: d.back_to_shot }) : t("ev.redo", { shot: d.shot });
+        ui.ruling.dataset.state = "undo";
+        return;
+      case "match_started": ui.verdict = null; ui.fell = []; ui.ruling.hidden = true; return;
+    }
+  }
+  // The ruling in one sentence: «Анна: шар 3 засчитан, бьёт снова», «Фол: нет двух бортов — бьёт Борис».
+  function verdictText(v) {
+    const who = (i) => table.playerName(i);
+    const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b)).join(", ");
+    let text;
+    const next = v.next === null || v.next === undefined ? ""
+      : v.next === v.shooter && !v.fouls.length ? t("v.again") : t("v.next", { who: who(v.next) });
+    const hand = v.hand && v.hand !== "none" ? t(v.hand === "kitchen" ? "v.hand_kitchen" : "v.hand") : "";
+    if (v.fouls.length) text = t("v.foul", { fouls: v.fouls.map(foulName).join(", ") }) + next + hand;
+    else if (v.credited.length) text = t(v.credited.length > 1 ? "v.credited_many" : "v.credited", { who: who(v.shooter), balls: balls(v.credited) }) + next + hand;
+    else if (v.down.length) text = t(v.down.length > 1 ? "v.down_many" : "v.down", { balls: balls(v.down) }) + next + hand;
+    else text = t("v.nothing", { who: who(v.shooter) }) + next + hand;
+    if (v.over) text += " · " + (v.over.draw ? t("ev.game_drawn", { n: v.over.game }) : t("v.game_over", { n: v.over.game, who: who(v.over.winner) }));
+    if (v.match && !v.match.abandoned) {
+      text += " · " + (v.match.winner === null || v.match.winner === undefined ? t("ev.match_drawn") : t("v.match_over", { who: who(v.match.winner), games: v.match.games }));
+    }
+    return text;
+  }
+  function showRuling() {
+    const v = ui.verdict;
+    if (!v) return;
+    ui.ruling.hidden = false;
+    ui.ruling.textContent = (v.corrected ? t("v.corrected", { shot: v.shot }) : t("v.shot", { shot: v.shot })) + verdictText(v);
+    ui.ruling.dataset.state = v.match ? "over" : v.fouls.length ? "foul" : v.over ? "over" : "ok";
+  }
+  function renderVerdict() {
+    const box = document.getElementById("verdict");
+    const v = ui.verdict;
+    if (!v || v.acked) { swap(box, el("div", { id: "verdict", hidden: true })); return; }
+    const who = (i) => table.playerName(i);
+    const lines = [];
+    const fell = v.fell.filter((f) => f.pocket);
+    if (fell.length) lines.push(t("v.fell", { what: fell.map((f) => `${f.ball === null || f.ball === undefined ? t("ball.unknown") : f.ball === "cue" ? t("ball.cue") : f.ball} → ${pocketName(f.pocket)}`).join(", ") }));
+    if (v.fouls.length) lines.push(t("v.fouls", { fouls: v.fouls.map(foulName).join(", ") }));
+    if (v.next !== null && v.next !== undefined) {
+      lines.push(t("v.turn", { who: who(v.next) }) + (v.hand && v.hand !== "none" ? t(v.hand === "kitchen" ? "v.hand_kitchen" : "v.hand") : ""));
+    }
+    const fresh = el("div", { id: "verdict", class: "verdict " + (v.fouls.length ? "foul" : "ok") },
+      el("p", { class: "verdict-head" }, t("v.shot", { shot: v.shot }) + verdictText(v)),
+      lines.length ? el("ul", {}, lines.map((l) => el("li", {}, l))) : null,
+      el("div", { class: "actions" },
+        withKey(el("button", { type: "button", id: "v-ok", class: "big", "data-key": "v-ok", onclick: ackVerdict }, t("v.ok")), "V"),
+        withKey(el("button", { type: "button", id: "v-fix", class: "big quiet", "data-key": "v-fix", onclick: () => fixShot(v.shot) }, t("v.fix")), "E")));
+    const isNew = box.hidden || box.dataset.shot !== String(v.shot);
+    fresh.dataset.shot = String(v.shot);
+    swap(box, fresh);
+    const a = document.activeElement;
+    if (isNew && !typing() && !(state().questions || []).length && (!a || a === document.body || a.closest("#shot-panel"))) {
+      document.getElementById("v-ok").focus({ preventScroll: true });
+    }
+  }
+  function ackVerdict() {
+    if (ui.verdict) ui.verdict.acked = true;
+    renderVerdict();
+    focusPool();
+  }
+  // «Исправить»: the declaration, about that shot only, opened where the eye and the keyboard are.
+  function fixShot(shot) {
+    ui.fixShot = shot;
+    const panel = document.getElementById("declare-panel");
+    document.getElementById("fix-note").hidden = false;
+    document.getElementById("fix-note").textContent = t("c.fixing", { shot });
+    document.querySelector("input[name=tap][value=pocketed]").checked = true;
+    renderPool();
+    panel.scrollIntoView({ block: "start" });
+    const first = panel.querySelector("button");
+    if (first) first.focus({ preventScroll: true });
+  }
+  function focusPool() {
+    const b = document.querySelector("#pool [data-ball]");
+    if (b && !typing()) b.focus({ preventScroll: true });
+  }
+
+  // ---------------------------------------------------------------- one tap: miss, foul
+  function renderFoulSheet() {
+    const sheet = document.getElementById("foul-sheet");
+    const codes = COMMON_FOULS[state().game] || [];
+    const fresh = el("div", { id: "foul-sheet", class: "sheet", hidden: sheet.hidden, role: "group", "aria-label": t("c.foul_menu") },
+      codes.map((code, i) => withKey(el("button", { type: "button", class: "foul-pick", "data-pick-foul": code, "data-key": "pf-" + code,
+        onclick: () => { closeFoulSheet(); sendChain([["declare", () => ({ fouls: [code], shot: nextShot() })], ["shot_end", {}]]); },
+      }, foulName(code)), String(i + 1))),
+      el("button", { type: "button", class: "quiet", "data-key": "pf-more", onclick: () => { closeFoulSheet(); fixShot(null); } }, t("c.foul_more")));
+    swap(sheet, fresh);
+  }
+  function openFoulSheet() {
+    const sheet = document.getElementById("foul-sheet");
+    sheet.hidden = false;
+    document.getElementById("q-foul").setAttribute("aria-expanded", "true");
+    const first = sheet.querySelector("button");
+    if (first) first.focus({ preventScroll: true });
+  }
+  function closeFoulSheet() {
+    document.getElementById("foul-sheet").hidden = true;
+    document.getElementById("q-foul").setAttribute("aria-expanded", "false");
+  }
+  document.getElementById("q-foul").addEventListener("click", () => {
+    if (document.getElementById("foul-sheet").hidden) openFoulSheet(); else closeFoulSheet();
+  });
+  document.getElementById("q-miss").addEventListener("click", () => send("shot_end", {}));
+  for (const id of ["q-miss", "q-foul", "q-undo", "q-redo"]) {
+    const b = document.getElementById(id);
+    withKey(b, b.dataset.keyhint);
+  }
+  // A called ball potted, in one go: the call, what fell (for the shot to come) and the shot's end.
+  function potCalled(ball, pocket) {
+    const steps = [];
+    if (ball !== "cue") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
+    steps.push(["declare", () => ({ pocketed: [{ ball, pocket }], shot: nextShot() })]);
+    steps.push(["shot_end", {}]);
+    sendChain(steps);
+  }
+
   function renderPresumed() {
     const box = document.getElementById("presumed");
     const p = ui.presumed;
@@ -206,7 +410,7 @@ function pressable(node, action) {
   function tapMode() { return document.querySelector("input[name=tap]:checked").value; }
   function renderPool() {
     const game = state().game;
-    const list = tapMode() === "call" ? ui.calls : ui.pocketed;
+    const list = tapMode() === "pocketed" ? ui.pocketed : ui.calls;
     const area = svg("svg", { viewBox: "0 0 200 400", class: "pool", role: "group", "aria-label": t("c.drawing") });
     area.append(svg("rect", { x: 0, y: 0, width: 200, height: 400, rx: 14, fill: "var(--rail)" }));
     area.append(svg("rect", { x: 14, y: 14, width: 172, height: 372, fill: "var(--felt)" }));
@@ -245,7 +449,10 @@ function pressable(node, action) {
       area.append(pressable(svg("circle", {
         class: "pocket" + (ui.picked !== null ? " armed" : ""), cx: x, cy: y, r: 13, "data-pocket": id,
         tabindex: 0, role: "button", "aria-label": t("c.pocket", { pocket: pocketName(id) }),
+        "aria-keyshortcuts": KEY_OF_POCKET[id],
       }, svg("title", {}, pocketName(id))), () => tapPocket(id)));
+      area.append(svg("text", { class: "key", x: x < 100 ? x + 16 : x - 16, y: y < 200 ? y + 16 : y > 200 ? y - 8 : y + 4,
+        "text-anchor": "middle", "font-size": 11, fill: "#ffd23f", "aria-hidden": "true" }, KEY_OF_POCKET[id]));
     }
     const holder = document.getElementById("pool");
     const old = holder.firstElementChild;
@@ -257,7 +464,14 @@ function pressable(node, action) {
   }
   function tapPocket(pocket) {
     if (ui.picked === null) { show(t("c.tap_ball_first"), "error"); return; }
-    const list = tapMode() === "call" ? ui.calls : ui.pocketed;
+    if (tapMode() === "pot") {
+      const ball = ui.picked;
+      ui.picked = null;
+      renderPool();
+      potCalled(ball, pocket);
+      return;
+    }
+    const list = tapMode() === "pocketed" ? ui.pocketed : ui.calls;
     const i = list.findIndex((c) => c.ball === ui.picked);
     if (i >= 0) list.splice(i, 1);
     list.push({ ball: ui.picked, pocket });
@@ -324,7 +538,11 @@ function pressable(node, action) {
     const toCushion = document.getElementById("balls-to-cushion").value;
     if (toCushion && state().game === "ten-ball") payload.balls_to_cushion = Number(toCushion);
     if (!Object.keys(payload).length) { show(t("c.nothing_ticked"), "error"); return; }
-    send("declare", payload);
+    if (ui.fixShot !== null) payload.shot = ui.fixShot;
+    if (send("declare", payload)) {
+      ui.fixShot = null;
+      document.getElementById("fix-note").hidden = true;
+    }
   });
 
   // Ten-ball's penalty for unsportsmanlike conduct (TB-14): the player loses the game or the
@@ -359,18 +577,93 @@ function pressable(node, action) {
   });
   document.getElementById("clear-call").addEventListener("click", () => clearTaps("call"));
   document.getElementById("shot-end").addEventListener("click", () => send("shot_end", {}));
-  document.getElementById("undo").addEventListener("click", () =>
-    send("undo", { shots: Number(document.getElementById("undo-shots").value) || 1 }));
+  function undo(shots) {
+    if (!confirm(t(shots > 1 ? "c.confirm_undo_many" : "c.confirm_undo", { shot: state().shot, n: shots }))) return;
+    send("undo", { shots });
+  }
+  document.getElementById("undo").addEventListener("click", () => undo(Number(document.getElementById("undo-shots").value) || 1));
+  document.getElementById("q-undo").addEventListener("click", () => undo(1));
+  for (const id of ["redo", "q-redo"]) document.getElementById(id).addEventListener("click", () => send("redo", {}));
   document.getElementById("refresh").addEventListener("click", () => send("get", {}));
   document.getElementById("end-match").addEventListener("click", () => {
     if (confirm(t("c.confirm_end"))) send("end_match", {});
+  });
+
+  // ---------------------------------------------------------------- the keyboard alone
+  // Single keys, shown on the buttons: the answers of an open question; 1–9 in the foul list;
+  // a ball's number (0 for 10, C the cue ball) then a pocket's letter; M miss, F foul, V right,
+  // E fix, U undo, Y redo, Esc to let go. Never while a field is being typed in.
+  function pickBall(b) {
+    if (!balls().includes(b) && b !== "cue") return false;
+    ui.picked = b;
+    renderPool();
+    const node = document.querySelector(`#pool [data-ball="${CSS.escape(String(b))}"]`);
+    if (node) node.focus({ preventScroll: true });
+    return true;
+  }
+  function typedDigit(d) {
+    const on = balls();
+    if (ui.digit !== null && ui.digit !== undefined) {
+      clearTimeout(ui.digitTimer);
+      const two = ui.digit * 10 + d;
+      ui.digit = null;
+      if (on.includes(two)) { pickBall(two); return; }
+    }
+    // 1 may begin 11–15 (the pyramid): it waits a moment for a second digit
+    if (d === 1 && on.some((b) => typeof b === "number" && b > 10)) {
+      ui.digit = 1;
+      ui.digitTimer = setTimeout(() => { ui.digit = null; pickBall(1); }, 700);
+      return;
+    }
+    pickBall(d === 0 && !on.includes(0) ? 10 : d);
+  }
+  function clickIf(selector) {
+    const b = document.querySelector(selector);
+    if (!b || b.disabled || b.closest("[hidden]")) return false;
+    b.click();
+    return true;
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing()) return;
+    if (document.getElementById("panels").hidden || !inMatch()) return;
+    const key = e.key.length === 1 ? e.key.toUpperCase() : e.key;
+    const letter = e.code.startsWith("Key") ? e.code.slice(3) : e.code.startsWith("Digit") ? e.code.slice(5) : key;
+    const done = () => e.preventDefault();
+    const answers = [...document.querySelectorAll("#questions button.answer[aria-keyshortcuts]")];
+    if (answers.length) {
+      const b = answers.find((x) => x.getAttribute("aria-keyshortcuts") === letter);
+      if (b) { done(); b.click(); }
+      return;  // a question first: nothing else until it is answered
+    }
+    const sheet = document.getElementById("foul-sheet");
+    if (!sheet.hidden && /^[1-9]$/.test(letter)) {
+      if (clickIf(`#foul-sheet button[aria-keyshortcuts="${letter}"]`)) done();
+      return;
+    }
+    if (key === "Escape") { closeFoulSheet(); ui.picked = null; renderPool(); return; }
+    if (POCKET_KEYS[e.code]) {
+      if (ui.picked !== null) { done(); tapPocket(POCKET_KEYS[e.code]); }
+      return;
+    }
+    if (/^[0-9]$/.test(letter)) { done(); typedDigit(Number(letter)); return; }
+    const action = { C: () => pickBall("cue"), M: () => clickIf("#q-miss"), F: () => clickIf("#q-foul"),
+      V: () => clickIf("#v-ok"), E: () => clickIf("#v-fix"), U: () => clickIf("#q-undo"), Y: () => clickIf("#q-redo") }[letter];
+    if (action) { done(); action(); }
   });
 
   // ---------------------------------------------------------------- new match
   let gameOptions = {};
   try { gameOptions = await (await fetch("options.json")).json(); } catch (e) { /* options stay default */ }
   const gameSelect = document.getElementById("game");
+  function playerLabel(i) {
+    const input = document.querySelector(`#players [data-player-name="${i}"]`);
+    const name = input ? input.value.trim() : "";
+    return name || t("c.player", { n: i + 1 });
+  }
   function renderBreaker() {
+    for (const option of document.querySelectorAll('#options [data-option="handicap_giver"] option')) {
+      option.textContent = playerLabel(JSON.parse(option.value));
+    }
     const breaker = document.getElementById("breaker");
     const was = breaker.value;
     const names = [...document.querySelectorAll("#players input")].map((i) => i.value.trim());
@@ -385,8 +678,9 @@ function pressable(node, action) {
     box.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("label", {},
       `${t("c.player", { n: i + 1 })}${i >= spec.players[0] ? " " + t("c.optional") : ""} `,
       el("input", { type: "text", name: `player${i}`, "data-player-name": i, value: names[i] || "", required: i < spec.players[0],
-        autocomplete: "off", oninput: renderBreaker }))));
+        autocomplete: "off", list: "recent-names", oninput: renderBreaker }))));
     renderBreaker();
+    document.getElementById("recent-names").replaceChildren(...recentNames().map((n) => el("option", { value: n })));
     document.getElementById("options").replaceChildren(...spec.options.map((o) => {
       let input;
       if (typeof o.default === "boolean") input = el("input", { type: "checkbox", checked: o.default });
@@ -396,10 +690,45 @@ function pressable(node, action) {
       else input = el("input", { type: "text", value: String(o.default) });
       input.dataset.option = o.key;
       // the option's name and what it does in the page's language, its code beside them
+      // what it does (with the rules' ids and the configuration's words) behind «подробнее»
       const [doc, docLang] = optionDoc(game, o);
-      return el("label", { class: "option" }, input, ` ${tOr("opt", o.key)} `, el("code", {}, o.key),
-        el("small", { "data-option-doc": o.key, lang: docLang }, doc));
+      return el("div", { class: "option" }, el("label", {}, input, ` ${tOr("opt", o.key)}`),
+        el("details", { class: "more" }, el("summary", {}, t("c.details")),
+          el("small", { "data-option-doc": o.key, lang: docLang }, doc), " ", el("code", {}, o.key)));
     }));
+  }
+  // Names typed in earlier matches on this browser, the newest first.
+  function recentNames() {
+    try { return JSON.parse(localStorage.getItem("billiards.recent_names") || "[]"); } catch (e) { return []; }
+  }
+  function remember(payload) {
+    try {
+      const names = [...payload.players, ...recentNames().filter((n) => !payload.players.includes(n))].slice(0, 30);
+      localStorage.setItem("billiards.recent_names", JSON.stringify(names));
+      localStorage.setItem(`billiards.new_match.${config.venue}.${tableId}`, JSON.stringify(payload));
+    } catch (e) { /* storage off: nothing remembered */ }
+  }
+  // The last settings this table started a match with, on this browser.
+  function restore() {
+    let last = null;
+    try { last = JSON.parse(localStorage.getItem(`billiards.new_match.${config.venue}.${tableId}`) || "null"); } catch (e) { /* none */ }
+    if (!last || !gameOptions[last.game] && !GAME_IDS.includes(last.game)) return;
+    gameSelect.value = last.game;
+    renderNewMatch();
+    (last.players || []).forEach((name, i) => {
+      const input = document.querySelector(`#players [data-player-name="${i}"]`);
+      if (input) input.value = name;
+    });
+    document.getElementById("race-to").value = last.race_to || 1;
+    renderBreaker();
+    document.getElementById("breaker").value = String(last.breaker || 0);
+    for (const [key, value] of Object.entries(last.options || {})) {
+      const input = document.querySelector(`#options [data-option="${CSS.escape(key)}"]`);
+      if (!input) continue;
+      if (input.type === "checkbox") input.checked = !!value;
+      else if (input.tagName === "SELECT") input.value = JSON.stringify(value);
+      else input.value = Array.isArray(value) ? value.join(", ") : String(value);
+    }
   }
   // What an option does, in the page's language: lang/<code>.json's optdoc.<game>.<key> (where
   // the games' options of that name differ) or optdoc.<key>; English is the rules' own `doc`
@@ -411,6 +740,7 @@ function pressable(node, action) {
   }
   // A choice's label in the page's language (the code itself when it has none: numbers).
   function choiceLabel(o, c) {
+    if (o.key === "handicap_giver" && typeof c === "number") return playerLabel(c);
     const key = `optchoice.${o.key}.${c}`;
     return key in STRINGS.en ? t(key) : String(c);
   }
@@ -438,9 +768,10 @@ function pressable(node, action) {
       breaker: Number(document.getElementById("breaker").value) || 0, options: optionsChosen(game),
     };
     if (inMatch() && !confirm(t("c.confirm_new"))) return;
-    send("new_match", payload);
+    if (send("new_match", payload)) remember(payload);
   });
   renderNewMatch();
+  restore();
 
   // ---------------------------------------------------------------- connecting
   function start(credentials) {
