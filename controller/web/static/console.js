@@ -224,7 +224,11 @@ function pressable(node, action) {
   function withKey(button, key) {
     if (!key) return button;
     button.setAttribute("aria-keyshortcuts", key);
+    // the key shown unless the button already says it (a ball's number)
+    if (button.textContent.trim() === key) return button;
     button.append(" ", el("kbd", { "aria-hidden": "true" }, key));
+    const label = button.getAttribute("aria-label");
+    if (label) button.setAttribute("aria-label", `${label} ${key}`);  // the name holds what is seen
     return button;
   }
   function typing() {
@@ -658,7 +662,7 @@ function pressable(node, action) {
   function playerLabel(i) {
     const input = document.querySelector(`#players [data-player-name="${i}"]`);
     const name = input ? input.value.trim() : "";
-    return name || t("c.player", { n: i + 1 });
+    return name || tOr("optchoice.handicap_giver", i);
   }
   function renderBreaker() {
     for (const option of document.querySelectorAll('#options [data-option="handicap_giver"] option')) {
