@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.pipeline.trace import Header, RequestLine, parse_line
-from controller.sim.simulator import simulate_lines
+from controller.sim.simulator import NAMES, NAMES_BY_LANGUAGE, simulate_lines
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from vocabulary import TABLE_CHANNELS
@@ -106,7 +106,7 @@ async def _each(lines: Lines | LiveLines) -> AsyncIterator[dict[str, Any]]:
 
 def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int = 60,
                 seed: int = 1, noise: bool = False, players: int = 2,
-                loop: bool = True) -> Iterator[Lines]:
+                loop: bool = True, names: tuple[str, ...] = NAMES) -> Iterator[Lines]:
     """Yields matches to play: the trace file's (again and again if ``loop``), else simulated."""
     if trace is not None:
         recorded = [json.loads(text) for text in trace.read_text(encoding="utf-8").splitlines()
@@ -114,7 +114,7 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
         yield from (itertools.repeat(recorded) if loop else [recorded])
         return
     for n in itertools.count() if loop else range(1):
-        yield simulate_lines(game, shots, seed + n, noise, players)
+        yield simulate_lines(game, shots, seed + n, noise, players, names=names)
 
 
 def sim_backend(service: Service) -> SimBackend:
@@ -122,7 +122,8 @@ def sim_backend(service: Service) -> SimBackend:
     service's speed and handing its referee's requests to ``service.request``."""
     sim = service.config.sim
     matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
-                          noise=sim.noise, players=sim.players, loop=sim.loop)
+                          noise=sim.noise, players=sim.players, loop=sim.loop,
+                          names=NAMES_BY_LANGUAGE.get(service.config.language, NAMES))
     return SimBackend(matches, speed=service.core.speed,
                       on_request=lambda name, payload, t: service.request(name, payload, t),
                       clock=service.host_clock)

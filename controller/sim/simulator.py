@@ -33,6 +33,8 @@ from rules import CUE, Call, Foul, Pocket, ShotKind, Status, Topic
 from vocabulary import POCKETS, RAILS, beam
 
 NAMES = ("Ann", "Bob", "Cleo", "Dan")
+#: The players' names by the table's language (a Russian demo plays Russian names).
+NAMES_BY_LANGUAGE: dict[str, tuple[str, ...]] = {"en": NAMES, "ru": ("Анна", "Борис", "Вера", "Глеб")}
 #: Fouls the simulated referee declares now and then.
 DECLARABLE = (Foul.TOUCHED_BALL, Foul.DOUBLE_HIT, Foul.PUSH, Foul.MOVING_BALLS, Foul.FEET_OFF_FLOOR)
 
@@ -51,8 +53,9 @@ class Simulator:
     """Plays one match; ``lines`` is its trace so far."""
 
     def __init__(self, game: str, seed: int, noise: bool = False, players: int = 2,
-                 race_to: int = 1) -> None:
+                 race_to: int = 1, names: tuple[str, ...] = NAMES) -> None:
         self.rng = random.Random(seed)
+        self.names = names
         self.game = game
         self.noise = noise
         self.players = players
@@ -100,7 +103,7 @@ class Simulator:
     def play(self, shots: int) -> list[dict[str, Any]]:
         """Plays up to ``shots`` shots or to the end of the match; returns the trace lines."""
         options: dict[str, Any] = {}
-        self._request("new_match", {"game": self.game, "players": list(NAMES[: self.players]),
+        self._request("new_match", {"game": self.game, "players": list(self.names[: self.players]),
                                     "race_to": self.race_to, "options": options}, dt=1.0)
         for _ in range(shots):
             self._answer_all()
@@ -294,9 +297,9 @@ class Simulator:
 
 
 def simulate_lines(game: str, shots: int, seed: int, noise: bool = False, players: int = 2,
-                   race_to: int = 1) -> list[dict[str, Any]]:
+                   race_to: int = 1, names: tuple[str, ...] = NAMES) -> list[dict[str, Any]]:
     """Returns the trace of a simulated match (header first), played to its end or ``shots``."""
-    return Simulator(game, seed, noise, players, race_to).play(shots)
+    return Simulator(game, seed, noise, players, race_to, names).play(shots)
 
 
 def cli(args: Any) -> int:

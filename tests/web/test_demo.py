@@ -54,6 +54,7 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
         console.fill('[data-player-name="1"]', "Пётр")
         console.click("#new-match button[type=submit]")
         expect(result).to_have_text(re.compile(r"^New match: done"), timeout=10000)
+        console.check('input[name=tap][value=call]')  # step by step (one go: test_console_budget)
         console.click('#pool [data-ball="1"]')
         console.click('#pool [data-pocket="fl"]')
         console.click("#send-call")

@@ -335,7 +335,7 @@ function healthText(table) {
 }
 
 // options: console (link the card to the table's console), connected (false: we are cut
-// off, so "online" is not known), racks (the rack-by-rack strip), qr (a QR code of the
+// off, so "online" is not known), title (the card's heading, else the id in capitals), racks (the rack-by-rack strip), qr (a QR code of the
 // console), clock (the match clock), events (how many to list, default 5).
 function renderTable(table, options = {}) {
   const s = table.state;
@@ -345,7 +345,7 @@ function renderTable(table, options = {}) {
     "aria-label": table.id.toUpperCase() });
   const fault = healthText(table);
   card.append(el("header", {},
-    el("h2", {}, table.id.toUpperCase()),
+    el("h2", {}, options.title || table.id.toUpperCase()),
     el("span", { class: `badge ${online}`, "data-field": "online" }, t("online." + (online in { online: 1, offline: 1, stopped: 1, stale: 1 } ? online : "unknown"))),
     fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
     options.clock && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },

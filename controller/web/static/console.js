@@ -151,7 +151,7 @@ function pressable(node, action) {
   function inMatch() { const s = state(); return !!s.game && s.status !== "match_over" && s.status !== "idle"; }
   function render() {
     const card = document.getElementById("card");
-    const fresh = el("div", { id: "card" }, renderTable(table, { connected: !!(client && client.connected), clock: true, racks: true }));
+    const fresh = el("div", { id: "card" }, renderTable(table, { connected: !!(client && client.connected), clock: true, racks: true, title: tableName(tableId) }));
     swap(card, fresh);
     document.getElementById("panels").classList.toggle("no-match", !inMatch());
     renderQuestions();
@@ -259,11 +259,18 @@ function pressable(node, action) {
       case "ball_pocketed": ui.fell.push({ ball: d.ball, pocket: d.pocket }); return;
       case "shot_result": {
         const decisions = d.decisions || [];
+        const credited = decisions.filter((x) => x.decision === "BallCredited").map((x) => x.ball);
+        const down = decisions.filter((x) => x.decision === "BallStaysDown").map((x) => x.ball);
+        if (v && v.shot === d.shot && !d.corrected) {  // the same shot, ruled on after an answer
+          Object.assign(v, { next: d.to_shoot, hand: d.ball_in_hand, credited: [...v.credited, ...credited],
+            down: [...v.down, ...down], acked: false });
+          showRuling();
+          return;
+        }
         const shooter = v && v.shot === d.shot ? v.shooter : state().to_shoot;  // the state is still the shot's own
         ui.verdict = {
           shot: d.shot, shooter, next: d.to_shoot, hand: d.ball_in_hand, corrected: !!d.corrected, fell: ui.fell,
-          credited: decisions.filter((x) => x.decision === "BallCredited").map((x) => x.ball),
-          down: decisions.filter((x) => x.decision === "BallStaysDown").map((x) => x.ball),
+          credited, down,
           fouls: [], over: null, acked: false,
         };
         ui.fell = [];
@@ -292,7 +299,7 @@ function pressable(node, action) {
     const hand = v.hand && v.hand !== "none" ? t(v.hand === "kitchen" ? "v.hand_kitchen" : "v.hand") : "";
     if (v.fouls.length) text = t("v.foul", { fouls: v.fouls.map(foulName).join(", ") }) + next + hand;
     else if (v.credited.length) text = t(v.credited.length > 1 ? "v.credited_many" : "v.credited", { who: who(v.shooter), balls: balls(v.credited) }) + next + hand;
-    else if (v.down.length) text = t(v.down.length > 1 ? "v.down_many" : "v.down", { balls: balls(v.down) }) + next + hand;
+    else if (v.down.length) text = t(v.down.length > 1 ? "v.down_many" : "v.down", { who: who(v.shooter), balls: balls(v.down) }) + next + hand;
     else text = t("v.nothing", { who: who(v.shooter) }) + next + hand;
     if (v.over) text += " · " + (v.over.draw ? t("ev.game_drawn", { n: v.over.game }) : t("v.game_over", { n: v.over.game, who: who(v.over.winner) }));
     if (v.match && !v.match.abandoned) {
@@ -388,7 +395,8 @@ function pressable(node, action) {
   // A called ball potted, in one go: the call, what fell (for the shot to come) and the shot's end.
   function potCalled(ball, pocket) {
     const steps = [];
-    if (ball !== "cue") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
+    // no call on the break: whatever falls counts
+    if (ball !== "cue" && state().status !== "break") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
     steps.push(["declare", () => ({ pocketed: [{ ball, pocket }], shot: nextShot() })]);
     steps.push(["shot_end", {}]);
     sendChain(steps);

@@ -1,0 +1,249 @@
+"""The referee console's budgets (issue 29), measured on the demo's hand-played table in Russian:
+a called ball potted in at most 2 taps, a miss in 1, a foul in at most 3, an answer in 1; the
+same by keyboard alone in at most 5 and 2 key presses; nothing to scroll for a normal shot on a
+1024×768 tablet held either way; the focus where the next action is; the pinned line the ruling.
+
+The demo (``--language ru --hand t2``) runs once for the module; each game gets a fresh match on
+t2 from the new-match form (not counted). Taps are counted by the test's own ``tap``; whatever
+the table asks after a shot is answered with one tap each and counted apart.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 10000
+LANDSCAPE, PORTRAIT, PHONE = (1024, 768), (768, 1024), (390, 844)
+NAMES = {"siberian-ten": ["Анна", "Борис"], "ten-ball": ["Анна", "Борис"],
+         "pyramid": ["Анна", "Борис", "Вера", "Глеб"]}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Russian demo with t2 left to its console; yields the pages' URL."""
+    out = tmp_path_factory.mktemp("demo") / "demo.out"
+    with out.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--seconds", "600",
+                                 "--speed", "5", "--tables", "2", "--hand", "t2", "--language", "ru"],
+                                cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "by hand:" not in out.read_text():
+            assert proc.poll() is None, out.read_text()
+            time.sleep(0.05)
+        urls = [x.split()[1] for x in out.read_text().splitlines() if x.startswith("dashboard:")]
+        assert urls, out.read_text()
+        yield urls[0]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Referee:
+    """A console page and the taps and key presses spent on it."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.taps = 0
+        self.keys = 0
+        self.answers = 0
+        self.asked: list[str] = []
+        page.on("dialog", lambda d: (self.asked.append(d.message), d.accept()))
+
+    def tap(self, target: str | Locator) -> None:
+        node = self.page.locator(target) if isinstance(target, str) else target
+        _in_sight(self.page, node)
+        node.click()
+        self.taps += 1
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
+        self.keys += 1
+
+    def shot(self) -> int:
+        text = self.page.locator("#card .meta").inner_text()
+        found = re.search(r"удар (\d+)", text)
+        assert found, text
+        return int(found.group(1))
+
+    def ruled(self, shot: int) -> str:
+        """Waits for the pinned ruling of ``shot``; returns it."""
+        ruling = self.page.locator("#ruling")
+        expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
+        return ruling.inner_text()
+
+    def answer_all(self, by_key: bool = False) -> None:
+        """Answers whatever the table asks with the first choice: one tap (or key) each."""
+        for _ in range(6):
+            self.page.wait_for_timeout(400)  # a question follows its ruling's state at once
+            buttons = self.page.locator("#questions button.answer")
+            if not buttons.count():
+                return
+            first = buttons.first
+            expect(first).to_be_focused()  # the question has the focus: one key or tap answers
+            asked = self.page.locator("#questions .question").first.inner_text()
+            if by_key:
+                key = first.get_attribute("aria-keyshortcuts")
+                assert key
+                self.page.keyboard.press(key)
+            else:
+                _in_sight(self.page, first)
+                first.click()
+            self.answers += 1
+            self.page.wait_for_function(
+                "(asked) => { const q = document.querySelector('#questions .question');"
+                " return !q || q.textContent !== asked; }", arg=asked, timeout=TIMEOUT)
+        raise AssertionError("the table kept asking")
+
+
+def _in_sight(page: Page, node: Locator) -> None:
+    """The control is on the screen as it is: nothing was scrolled to reach it."""
+    box = node.bounding_box()
+    width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
+    assert page.evaluate("window.scrollY") == 0
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height + 1, box
+    assert 0 <= box["x"] and box["x"] + box["width"] <= width + 1, box
+
+
+def _new_match(page: Page, game: str) -> None:
+    page.select_option("#game", game)
+    for i, name in enumerate(NAMES[game]):
+        page.fill(f'[data-player-name="{i}"]', name)
+    page.fill("#race-to", "3")
+    page.click("#new-match button[type=submit]")
+    expect(page.locator("#result")).to_have_text(re.compile("^Новый матч: выполнено"), timeout=TIMEOUT)
+    expect(page.locator("#card .player .name")).to_have_text(NAMES[game], timeout=TIMEOUT)
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+def _lowest(page: Page) -> int:
+    balls = page.eval_on_selector_all("#pool [data-ball]", "ns => ns.map(n => n.dataset.ball)")
+    return min(int(b) for b in balls if b != "cue")
+
+
+def _pot_by_taps(ref: Referee, size: tuple[int, int]) -> None:
+    page = ref.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.evaluate("window.scrollTo(0, 0)")
+    ball, shot = _lowest(page), ref.shot() + 1
+    before = ref.taps
+    ref.tap(f'#pool [data-ball="{ball}"]')
+    ref.tap('#pool [data-pocket="fl"]')
+    ref.answer_all()  # a game may ask before it rules (the pyramid: was it the called ball?)
+    ruling = ref.ruled(shot)
+    assert ref.taps - before <= 2
+    assert f"шар {ball} " in ruling + " ", ruling  # «…: шар 3 засчитан…», «…: шар 1 забит…»
+    expect(page.locator(f'#pool [data-ball="{ball}"]')).to_have_count(0, timeout=TIMEOUT)
+    ref.answer_all()
+
+
+def _play_by_taps(ref: Referee, artifacts: Path, game: str) -> None:
+    page = ref.page
+    # a pot, landscape then portrait: two taps each, nothing scrolled
+    _pot_by_taps(ref, LANDSCAPE)
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-pot.png"))
+    _pot_by_taps(ref, PORTRAIT)
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-portrait.png"))
+    page.set_viewport_size({"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    page.evaluate("window.scrollTo(0, 0)")
+
+    # the ruling is confirmed with one tap, and the focus goes back to the drawing
+    expect(page.locator("#v-ok")).to_be_focused()
+    ref.tap("#v-ok")
+    expect(page.locator("#verdict")).to_be_hidden()
+    assert page.evaluate("document.activeElement.closest('#pool') !== null")
+
+    # a miss: one tap
+    shot, before = ref.shot() + 1, ref.taps
+    ref.tap("#q-miss")
+    ref.answer_all()
+    ruling = ref.ruled(shot)
+    assert ref.taps - before == 1
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-miss.png"))
+    ref.answer_all()
+
+    # a foul the sensors cannot see: «Фол…», then the foul
+    shot, before = ref.shot() + 1, ref.taps
+    ref.tap("#q-foul")
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-foul-sheet.png"))
+    ref.tap('#foul-sheet [data-pick-foul="touched_ball"]')
+    ref.answer_all()
+    ruling = ref.ruled(shot)
+    assert ref.taps - before <= 3
+    assert ruling.startswith(f"Удар {shot}: Фол: касание шара"), ruling
+    expect(page.locator("#verdict")).to_have_class(re.compile("foul"))
+    ref.answer_all()
+
+
+def _play_by_keys(ref: Referee, game: str) -> None:
+    page = ref.page
+    # a pot: the ball's number, then the pocket's letter
+    ball, shot, before = _lowest(page), ref.shot() + 1, ref.keys
+    for digit in str(ball % 10 if ball <= 10 else ball):
+        ref.press(f"Digit{digit}")
+    expect(page.locator(f'#pool [data-ball="{ball}"]')).to_be_focused()
+    ref.press("KeyQ")  # far left, the key at the top left
+    ref.answer_all(by_key=True)
+    ruling = ref.ruled(shot)
+    assert ref.keys - before <= 5
+    assert f"шар {ball} " in ruling + " ", ruling
+    ref.answer_all(by_key=True)
+    # a miss: one key
+    shot, before = ref.shot() + 1, ref.keys
+    ref.press("KeyM")
+    ref.answer_all(by_key=True)
+    ref.ruled(shot)
+    assert ref.keys - before <= 2
+    ref.answer_all(by_key=True)
+
+
+@pytest.mark.parametrize("game", ["siberian-ten", "ten-ball", "pyramid"])
+def test_a_shot_takes_two_taps_a_miss_one_and_a_foul_three_by_hand_and_by_keyboard(
+        browser: Browser, demo: str, artifacts: Path, game: str) -> None:
+    page = browser.new_page(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(demo + "console.html?table=t2&lang=ru")
+    expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+    ref = Referee(page)
+    _new_match(page, game)  # the match before it on t2 is replaced: asked, and accepted
+    ref.asked.clear()
+    _play_by_taps(ref, artifacts, game)
+    _play_by_keys(ref, game)
+    # undo asks first, and a redo gives the shot back
+    shot = ref.shot()
+    ref.tap("#q-undo")
+    assert ref.asked == [f"Отменить последний удар (удар {shot})?"]
+    expect(page.locator("#ruling")).to_have_text(f"Отмена: назад к удару {shot - 1}", timeout=TIMEOUT)
+    ref.tap("#q-redo")
+    expect(page.locator("#ruling")).to_have_text(f"Возврат: снова удар {shot}", timeout=TIMEOUT)
+    expect(page.locator("#card .meta")).to_contain_text(f"удар {shot}")
+    # the phone: the shot's actions and the drawing in one column, nothing wider than the screen
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    page.evaluate("window.scrollTo(0, 0)")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE[0]
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-phone.png"))
+    assert errors == []
+    page.close()
+
+
+def test_the_russian_demo_plays_russian_names(browser: Browser, demo: str) -> None:
+    page = browser.new_page(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    page.goto(demo + "?lang=ru")
+    names = page.locator('[data-table="t1"] .player .name')
+    expect(names).to_have_text(["Анна", "Борис"], timeout=TIMEOUT)
+    page.close()
