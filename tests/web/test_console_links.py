@@ -1,0 +1,57 @@
+"""A broker that freezes without closing its sockets (issue 29): the console notices within
+seconds (MQTT keepalive over websockets), not when the operating system gives up, and a request
+it sent meanwhile says that the broker, not the table, failed to take it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from controller.web import WebConfig
+from tests.broker import Broker, free_port
+from tests.web.harness import LiveTable, WebThread
+
+VENUE = "frozen"
+
+
+def test_a_frozen_broker_is_noticed_in_seconds_and_blamed_for_the_request_it_did_not_take(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    ws_port = free_port()
+    broker = Broker(tmp_path, extra=f"listener {ws_port} 127.0.0.1\nprotocol websockets")
+    broker.start()
+    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE)).start()
+    table = LiveTable(broker.host, broker.port, VENUE, "t1").start()
+    frozen = False
+    try:
+        table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2})
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + f"console.html?venue={VENUE}&table=t1&ttl=2")
+        expect(page.locator("#connection")).to_have_text("connected", timeout=10000)
+        expect(page.locator("#q-miss")).to_be_enabled(timeout=10000)
+        assert broker.process is not None
+        os.kill(broker.process.pid, signal.SIGSTOP)  # frozen: its sockets stay open
+        frozen = True
+        froze = time.monotonic()
+        page.click("#q-miss")
+        result = page.locator("#result")
+        expect(result).to_have_attribute("data-state", "expired", timeout=10000)
+        expect(result).to_have_text(re.compile(r"^Shot end: NOT done — the broker did not take it"))
+        expect(page.locator("#connection")).not_to_have_text("connected", timeout=15000)
+        assert time.monotonic() - froze < 15  # not the 40 s and more a dead socket takes
+        expect(page.locator("#lost")).to_be_visible(timeout=5000)
+        page.screenshot(path=str(artifacts / "console-broker-frozen.png"))
+        os.kill(broker.process.pid, signal.SIGCONT)
+        frozen = False
+        expect(page.locator("#connection")).to_have_text("connected", timeout=20000)
+        page.close()
+    finally:
+        if frozen and broker.process is not None:
+            os.kill(broker.process.pid, signal.SIGCONT)
+        table.stop()
+        server.stop()
+        broker.stop()
