@@ -4,7 +4,6 @@ copies that cannot import it (the board firmware, the browser pages) held equal 
 from __future__ import annotations
 
 import ast
-import json
 import re
 import tomllib
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from controller.pipeline import requests
 from controller.service.config import SimConfig
+from controller.words import catalogue
 from firmware_bridge.firmware import main as firmware
 from rules import GAMES, ShotKind, Special
 from rules.facts import DECLARABLE_FOULS
@@ -167,10 +167,9 @@ def test_the_pages_name_every_pocket_of_the_vocabulary_wherever_they_list_pocket
     assert scripts and not partial, "\n".join(partial)
 
 
-@pytest.mark.parametrize("lang", sorted((STATIC / "lang").glob("*.json")),
-                         ids=lambda p: p.stem)
-def test_every_language_names_exactly_the_vocabularys_pockets(lang: Path) -> None:
-    keys = json.loads(lang.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("lang", catalogue.languages())
+def test_every_language_names_exactly_the_vocabularys_pockets(lang: str) -> None:
+    keys = catalogue.words(lang).pages
     named = {k.removeprefix("pocket.") for k in keys if k.startswith("pocket.")}
     assert named == {*Pocket, "return"}  # "return": a drop only the ball return saw
 

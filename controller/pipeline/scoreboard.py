@@ -10,62 +10,19 @@ transliteration: ``ШАР С РУКИ`` is ``SHAR S RUKI``, one letter longer.
 
 from __future__ import annotations
 
-import json
 import unicodedata
-from functools import cache
-from pathlib import Path
 from typing import Any, Final
 
+from controller.words import catalogue
 from controller.words.texts import LANGUAGES
 
 #: Per language, each fixed word of the displays as variants, longest first: a display takes
 #: the first that fits its width (``say``). ``{name}`` is a player's name, cut to the room left
-#: (at least 3 letters); the other fields are numbers. Russian as the original rules word it:
+#: (at least 3 letters); the other fields are numbers. The ``displays`` of each language's
+#: catalogue (``controller/words/catalogue/<code>.json``); Russian as the original rules word it:
 #: «с руки», «разбой», «булиты», «партия», «фол».
 WORDS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
-    "en": {
-        "table": ("TABLE {table}",),
-        "free": ("FREE",),
-        "status.break": ("BREAK",),
-        "status.awaiting": ("REFEREE",),
-        "status.shootout": ("SHOOTOUT",),
-        "wins": ("{name} WINS",),
-        "draw": ("DRAW",),
-        "game_over": ("GAME OVER",),
-        "in_hand": ("BALL IN HAND", "IN HAND"),
-        "shot": ("SHOT {n}",),
-        "game": ("G{n}",),
-        "game_race": ("G{n} RACE {race}", "G{n} TO {race}"),
-        "player": ("P{n}",),
-        "foul": ("FOUL",),
-        "game_drawn": ("GAME {n} DRAWN",),
-        "game_won": ("{name} WINS GAME {n}",),
-        "match_ended": ("MATCH ENDED",),
-        "match_drawn": ("MATCH DRAWN {games}",),
-        "match_won": ("{name} WINS THE MATCH {games}",),
-    },
-    "ru": {
-        "table": ("СТОЛ {table}",),
-        "free": ("СВОБОДЕН",),
-        "status.break": ("РАЗБОЙ",),
-        "status.awaiting": ("ЖДЁМ СУДЬЮ", "СУДЬЯ"),
-        "status.shootout": ("БУЛИТЫ",),
-        "wins": ("ПОБЕДА: {name}", "ПОБЕДА {name}"),
-        "draw": ("НИЧЬЯ",),
-        "game_over": ("КОНЕЦ ПАРТИИ", "КОНЕЦ"),
-        "in_hand": ("ШАР С РУКИ", "С РУКИ"),
-        "shot": ("УДАР {n}",),
-        "game": ("ПАРТИЯ {n}", "П{n}"),
-        "game_race": ("ПАРТИЯ {n} ДО {race}", "П{n} ДО {race}"),
-        "player": ("И{n}",),
-        "foul": ("ФОЛ",),
-        "game_drawn": ("ПАРТИЯ {n}: НИЧЬЯ",),
-        "game_won": ("ПАРТИЯ {n}: ПОБЕДА {name}",),
-        "match_ended": ("МАТЧ ПРЕРВАН",),
-        "match_drawn": ("МАТЧ: НИЧЬЯ {games}",),
-        "match_won": ("ПОБЕДА В МАТЧЕ {games}: {name}",),
-    },
-}
+    code: catalogue.words(code).displays for code in LANGUAGES}
 
 #: A name is never cut shorter than this to make a word fit (a shorter variant is taken first).
 NAME_MIN = 3
@@ -101,17 +58,11 @@ def say(key: str, language: str, *, cols: int | None = None, latin: bool = False
     return chosen
 
 
-@cache
-def _page_words(language: str) -> dict[str, str]:
-    path = Path(__file__).parents[1] / "web" / "static" / "lang" / f"{language}.json"
-    words: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-    return words
-
-
 def foul_name(code: str, language: str) -> str:
-    """Returns a foul's name in ``language`` as the pages name it (their ``lang/<code>.json``:
-    one list of foul names for pages and displays), or the code in words when it has none."""
-    return _page_words(language if language in LANGUAGES else "en").get(
+    """Returns a foul's name in ``language`` as the pages name it (the ``pages`` of its
+    catalogue: one list of foul names for pages and displays), or the code in words when it
+    has none."""
+    return catalogue.words(language if language in LANGUAGES else "en").pages.get(
         f"foul.{code}", code.replace("_", " "))
 
 

@@ -49,12 +49,14 @@ from urllib.parse import unquote, urlsplit
 
 from controller.web.history import History, csv_text
 from controller.web.options import text as options_text
+from controller.words import catalogue
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-#: The pages' languages: a file ``static/lang/<code>.json`` each.
-LANGUAGES = tuple(sorted(p.stem for p in (STATIC / "lang").glob("*.json")))
+#: The pages' languages: one catalogue of words each (``controller.words.catalogue``), served
+#: to the pages as ``lang/<code>.json``; ``lang/index.json`` lists them by their own names.
+LANGUAGES = catalogue.languages()
 MAX_HEADER = 16 * 1024
 
 _TYPES = {
@@ -171,6 +173,8 @@ class WebServer:
             return 200, json.dumps(shown).encode(), _TYPES[".json"]
         if path == "/options.json":
             return 200, options_text().encode(), _TYPES[".json"]
+        if path.startswith("/lang/") and path.endswith(".json"):
+            return lang_answer(path[len("/lang/"):-len(".json")])
         file = (self.root / path.lstrip("/")).resolve()
         if not file.is_relative_to(self.root) or not file.is_file():
             return 404, b"not found\n", "text/plain; charset=utf-8"
@@ -241,6 +245,16 @@ def response_head(status: int, kind: str, length: int, *, cache: str = "no-cache
     return (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {kind}\r\n"
             f"Content-Length: {length}\r\nCache-Control: {cache}\r\n{extra}"
             "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n").encode()
+
+
+def lang_answer(code: str) -> tuple[int, bytes, str]:
+    """Returns ``(status, body, content type)`` for ``lang/<code>.json``: the pages' words of
+    that language's catalogue, or the list of languages for ``index``; 404 for any other."""
+    try:
+        body = catalogue.page_languages() if code == "index" else catalogue.page_words(code)
+    except catalogue.CatalogueError:
+        return 404, b"not found\n", "text/plain; charset=utf-8"
+    return 200, body, _TYPES[".json"]
 
 
 def history_answer(history: History | None, path: str) -> tuple[int, bytes, str] | None:

@@ -64,7 +64,7 @@ def test_player_names_and_reasons_are_worded():
     assert texts.prompt(q, ["Ann", "Bob"], "en") == (
         "after the push-out: Bob, shoot or hand the shot back?")
     assert texts.prompt(q, ["Аня", "Боря"], "ru") == (
-        "после пуш-аута: Боря, бить самому или уступить удар?")
+        "после пуш-аута: Боря бьёт сам или уступает удар?")  # issue 29: not «бить самому»
     credit = texts.prompt(question(Topic.CUE_BALL_COUNTS), ["Ann", "Bob"], "en")
     assert credit == "the cue ball counts: Bob, take a ball off the table for Ann"
 

@@ -115,8 +115,8 @@ def _in_sight(page: Page, node: Locator) -> None:
     box = node.bounding_box()
     width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
     assert page.evaluate("window.scrollY") == 0
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height + 1, box
-    assert 0 <= box["x"] and box["x"] + box["width"] <= width + 1, box
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height + 1, box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, box
 
 
 def _new_match(page: Page, game: str) -> None:

@@ -8,7 +8,6 @@ or critical finding. Screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterator
@@ -18,8 +17,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from controller.web import STATIC, WebConfig
+from controller.web import WebConfig
 from controller.web import options as web_options
+from controller.words import catalogue
 from tests.broker import Broker, free_port
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
@@ -210,7 +210,7 @@ OPTIONS_SHOWN = """() => [...document.querySelectorAll("#options .option")].map(
 def test_every_game_option_is_explained_in_the_pages_language(
         browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path,
         lang: str) -> None:
-    words = json.loads((STATIC / "lang" / f"{lang}.json").read_text(encoding="utf-8"))
+    words = catalogue.words(lang).pages
     games = web_options.options()
     console = _open(browser, web.url + f"console.html?table=t6&lang={lang}", "tablet")
     expect(console.locator("html")).to_have_attribute("lang", lang, timeout=TIMEOUT)

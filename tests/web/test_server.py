@@ -15,6 +15,7 @@ from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
 from controller.web.server import LANGUAGES
+from controller.words import catalogue
 from hardware.health import Health, Reason
 from rules import GAMES, Topic
 from rules.facts import DECLARABLE_FOULS, Foul, ShotKind, Special
@@ -99,6 +100,10 @@ def test_every_file_of_the_pages_is_packaged() -> None:
     files = [p.relative_to(package) for p in STATIC.rglob("*") if p.is_file()]
     assert files and [f for f in files if not any(
         fnmatch.fnmatch(str(f), g) and str(f).count("/") == g.count("/") for g in globs)] == []
+    # and their words, one catalogue per language
+    words = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["controller.words"]
+    assert words == ["catalogue/*.json"] and catalogue.CATALOGUE.name == "catalogue"
 
 
 def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language() -> None:
@@ -116,7 +121,7 @@ def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language
     assert options("game") == set(GAMES)
     option_keys = {o["key"] for game in web_options.options().values() for o in game["options"]}
     for code in LANGUAGES:
-        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        words = catalogue.words(code).pages
         for prefix, codes in (("foul", Foul), ("special", Special), ("kind", ShotKind), ("game", GAMES),
                               ("q", Topic), ("opt", option_keys), ("health", Health),
                               ("fault", Reason)):
@@ -126,13 +131,13 @@ def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language
 
 
 def test_every_language_has_every_word_with_the_same_placeholders() -> None:
-    english = json.loads((STATIC / "lang" / "en.json").read_text(encoding="utf-8"))
+    english = catalogue.words("en").pages
     assert set(LANGUAGES) >= {"en", "ru"}
     script = (STATIC / "i18n.js").read_text(encoding="utf-8")
     listed = re.search(r"const LANGUAGES = \{(.*?)\};", script)
     assert listed and set(re.findall(r"(\w+): \"", listed.group(1))) == set(LANGUAGES)
     for code in LANGUAGES:
-        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        words = catalogue.words(code).pages
         # what options do: English from the rules' own docs (options.json), the others here
         explained = {k for k in words if k.startswith("optdoc.")}
         assert words.keys() - explained == english.keys(), code
@@ -150,7 +155,7 @@ def test_every_option_of_every_game_is_explained_and_its_choices_named_in_every_
     number. An option added to a game without its Russian explanation fails here."""
     games = web_options.options()
     for code in LANGUAGES:
-        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        words = catalogue.words(code).pages
         shared: dict[str, set[str]] = {}
         used = set()
         for game, spec in games.items():
@@ -192,7 +197,7 @@ def test_every_option_explanation_translates_the_rules_english_as_it_is_now() ->
     games = web_options.options()
     assert set(record) == set(LANGUAGES) - {"en"}
     for code, made_from in record.items():
-        words = json.loads((STATIC / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        words = catalogue.words(code).pages
         now: dict[str, str] = {}
         for game, spec in games.items():
             for o in spec["options"]:

@@ -1,11 +1,11 @@
-// Every word the pages show comes from lang/<code>.json (English and Russian; add a
-// language by adding its file with the keys of en.json and naming it in LANGUAGES: a test
-// checks that every file has every key). The language is the page's `?lang=`, else the one
+// Every word the pages show comes from lang/<code>.json, the pages' part of that language's
+// catalogue (controller/words/catalogue/<code>.json: add a language by adding that one file;
+// a test checks that it has every key), and lang/index.json names the languages there are. The language is the page's `?lang=`, else the one
 // picked on this browser, else the venue's (config.json "language"), else the browser's
 // own, else English.
 "use strict";
 
-const LANGUAGES = { en: "English", ru: "Русский" };
+const LANGUAGES = { en: "English", ru: "Русский" };  // until lang/index.json says which there are
 const STRINGS = { en: {} };  // code -> {key: text}; English is always loaded (the fallback)
 
 let LANG = "en";
@@ -16,6 +16,14 @@ async function chooseLanguage(config) {
   const params = new URLSearchParams(location.search);
   let stored = null;
   try { stored = localStorage.getItem("billiards.lang"); } catch (e) { /* storage off */ }
+  try {
+    const r = await fetch("lang/index.json");
+    if (r.ok) {
+      const listed = await r.json();
+      for (const code of Object.keys(LANGUAGES)) if (!(code in listed)) delete LANGUAGES[code];
+      Object.assign(LANGUAGES, listed);
+    }
+  } catch (e) { /* the languages known without it */ }
   const browser = (navigator.languages || [navigator.language || ""]).map((l) => String(l).slice(0, 2));
   const wanted = [params.get("lang"), stored, config && config.language, ...browser];
   LANG = wanted.find((l) => l && LANGUAGES[l]) || "en";
