@@ -247,3 +247,51 @@ def test_the_russian_demo_plays_russian_names(browser: Browser, demo: str) -> No
     names = page.locator('[data-table="t1"] .player .name')
     expect(names).to_have_text(["Анна", "Борис"], timeout=TIMEOUT)
     page.close()
+
+
+def test_the_new_match_form_speaks_russian_and_remembers_the_last_match_of_the_table(
+        browser: Browser, demo: str) -> None:
+    context = browser.new_context(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    try:
+        page = context.new_page()
+        page.on("dialog", lambda d: d.accept())
+        page.goto(demo + "console.html?table=t2&lang=ru")
+        expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        if page.locator("#end-match").is_visible():  # a match of another test: ended first
+            page.click("#end-match")
+            expect(page.locator("#new-match-panel")).to_be_in_viewport(timeout=TIMEOUT)
+        page.select_option("#game", "siberian-ten")
+        page.fill('[data-player-name="0"]', "Евгений")
+        page.fill('[data-player-name="1"]', "Мария")
+        page.locator("#new-match > details > summary").click()
+        # the handicap's giver by name; no code, rule id or configuration line unless asked for
+        expect(page.locator('[data-option="handicap_giver"] option')).to_have_text(["Евгений", "Мария"])
+        shown = page.locator("#new-match").inner_text()
+        assert not re.search(r"_|\b(PP|TB|ST)-\d|\[fusion\]|\.md\b", shown), shown
+        page.locator('#options [data-option="handicap_giver"]').locator("xpath=ancestor::div[1]") \
+            .locator("details summary").click()
+        expect(page.locator('[data-option-doc="handicap_giver"]')).to_be_visible()
+        page.fill("#race-to", "2")
+        page.select_option("#breaker", "1")
+        page.click("#new-match button[type=submit]")
+        expect(page.locator("#result")).to_have_text(re.compile("^Новый матч: выполнено"), timeout=TIMEOUT)
+        page.click("#end-match")
+        expect(page.locator("#card")).to_contain_text("Нет матча", timeout=TIMEOUT)
+        # another visit on this tablet: the last settings of t2, and the names offered
+        again = context.new_page()
+        again.goto(demo + "console.html?table=t2&lang=ru")
+        expect(again.locator("#game")).to_have_value("siberian-ten", timeout=TIMEOUT)
+        expect(again.locator('[data-player-name="0"]')).to_have_value("Евгений")
+        expect(again.locator('[data-player-name="1"]')).to_have_value("Мария")
+        expect(again.locator("#race-to")).to_have_value("2")
+        expect(again.locator("#breaker")).to_have_value("1")
+        offered = again.eval_on_selector_all("#recent-names option", "ns => ns.map(n => n.value)")
+        assert offered[:2] == ["Евгений", "Мария"]
+        assert again.locator('[data-player-name="1"]').get_attribute("list") == "recent-names"
+        # another table starts from the defaults
+        other = context.new_page()
+        other.goto(demo + "console.html?table=t1&lang=ru")
+        expect(other.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        expect(other.locator('[data-player-name="0"]')).to_have_value("")
+    finally:
+        context.close()
