@@ -232,6 +232,10 @@ def test_a_shot_takes_two_taps_a_miss_one_and_a_foul_three_by_hand_and_by_keyboa
     ref.tap("#q-redo")
     expect(page.locator("#ruling")).to_have_text(f"Возврат: снова удар {shot}", timeout=TIMEOUT)
     expect(page.locator("#card .meta")).to_contain_text(f"удар {shot}")
+    ref.tap("#q-redo")  # nothing more to redo: the table's reason, in Russian
+    expect(page.locator("#result")).to_have_text(
+        "Возврат отменённого: отказ — вернуть нечего: после удара, ответа или исправления отмены не было",
+        timeout=TIMEOUT)
     # the phone: the shot's actions and the drawing in one column, nothing wider than the screen
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     page.evaluate("window.scrollTo(0, 0)")

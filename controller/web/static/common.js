@@ -242,9 +242,22 @@ function choiceText(c, q) {
   if (`choice.${c}` in STRINGS.en) return t(`choice.${c}`);
   return String(c);
 }
+// The table's reasons this page words in its own language: [pattern, key, names of the groups].
+const ERRORS = [
+  [/^only (\d+) shot\(s\) of this match can be undone$/, "err.undo_too_many", ["n"]],
+  [/^nothing to redo\b/, "err.nothing_to_redo", []],
+  [/^no call on the break\b/, "err.no_call_on_break", []],
+  [/^no match is in progress\b/, "err.no_match", []],
+  [/^the match is over\b/, "err.match_over", []],
+  [/^ball (\d+) is not on the table$/, "err.not_on_table", ["ball"]],
+];
 // Returns a table's error reason without internal ids, in the page's language where known.
 function errorText(reason, table) {
   const text = String(reason || "");
+  for (const [pattern, key, names] of ERRORS) {
+    const found = text.match(pattern);
+    if (found) return t(key, Object.fromEntries(names.map((name, i) => [name, Number(found[i + 1])])));
+  }
   const open = text.match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
   if (open) {
     const q = (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]);
