@@ -148,6 +148,9 @@ def _pot_by_taps(ref: Referee, size: tuple[int, int]) -> None:
     assert ref.taps - before <= 2
     assert f"шар {ball} " in ruling + " ", ruling  # «…: шар 3 засчитан…», «…: шар 1 забит…»
     expect(page.locator(f'#pool [data-ball="{ball}"]')).to_have_count(0, timeout=TIMEOUT)
+    # the shot as the table understood it: what fell where, whose turn
+    expect(page.locator("#verdict")).to_contain_text(f"Упали: {ball} → дальняя левая")
+    expect(page.locator("#verdict")).to_contain_text("Бьёт: ")
     ref.answer_all()
 
 

@@ -269,7 +269,8 @@ function pressable(node, action) {
         }
         const shooter = v && v.shot === d.shot ? v.shooter : state().to_shoot;  // the state is still the shot's own
         ui.verdict = {
-          shot: d.shot, shooter, next: d.to_shoot, hand: d.ball_in_hand, corrected: !!d.corrected, fell: ui.fell,
+          shot: d.shot, shooter, next: d.to_shoot, hand: d.ball_in_hand, corrected: !!d.corrected,
+          fell: ui.fell.length ? ui.fell : ui.declared && ui.declared.shot === d.shot ? ui.declared.fell : [],
           credited, down,
           fouls: [], over: null, acked: false,
         };
@@ -397,7 +398,10 @@ function pressable(node, action) {
     const steps = [];
     // no call on the break: whatever falls counts
     if (ball !== "cue" && state().status !== "break") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
-    steps.push(["declare", () => ({ pocketed: [{ ball, pocket }], shot: nextShot() })]);
+    steps.push(["declare", () => {
+      ui.declared = { shot: nextShot(), fell: [{ ball, pocket }] };  // what the verdict will show fell
+      return { pocketed: [{ ball, pocket }], shot: ui.declared.shot };
+    }]);
     steps.push(["shot_end", {}]);
     sendChain(steps);
   }
