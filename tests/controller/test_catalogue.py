@@ -89,3 +89,17 @@ def test_adding_a_language_is_adding_one_file(tmp_path: Path) -> None:
     assert (got["free"], got["foul"]) == ("XX FREE", "xx miss")
     assert got["page"] == [200, "Xx-miss"]
     assert got["index"] == {"en": "English", "ru": "Русский", "xx": "Xish"}
+
+
+def test_the_pages_words_can_be_written_for_a_web_server_of_the_venues_own(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "controller.words", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for code in catalogue.languages():
+        written = json.loads((tmp_path / "lang" / f"{code}.json").read_text(encoding="utf-8"))
+        assert written == catalogue.words(code).pages
+    index = json.loads((tmp_path / "lang" / "index.json").read_text(encoding="utf-8"))
+    assert index == {"en": "English", "ru": "Русский"}
+    bad = subprocess.run([sys.executable, "-m", "controller.words"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "usage: python -m controller.words DIR" in bad.stderr
