@@ -179,6 +179,18 @@ def _play_by_taps(ref: Referee, artifacts: Path, game: str) -> None:
     page.screenshot(path=str(artifacts / f"console-budget-{game}-miss.png"))
     ref.answer_all()
 
+    # «Исправить»: only that shot's facts, one tap away; the shot is ruled again
+    before = ref.taps
+    ref.tap("#v-fix")
+    expect(page.locator("#fix-sheet .fix-title")).to_have_text(f"Исправление удара {shot}: как было на самом деле?")
+    page.screenshot(path=str(artifacts / f"console-budget-{game}-fix.png"))
+    ref.tap('#fix-sheet [data-fix-foul="touched_ball"]')
+    expect(page.locator("#ruling")).to_have_text(
+        re.compile(rf"^Удар {shot} \(исправлен\): Фол: (.*, )?касание шара"), timeout=TIMEOUT)
+    assert ref.taps - before == 2
+    expect(page.locator("#fix-sheet")).to_be_hidden()
+    ref.answer_all()
+
     # a foul the sensors cannot see: «Фол…», then the foul
     shot, before = ref.shot() + 1, ref.taps
     ref.tap("#q-foul")

@@ -139,6 +139,7 @@ function pressable(node, action) {
       }
       show(d && d.match_id ? t("r.ok_match", { req, id: d.match_id }) : t("r.ok", { req }), "ok");
       if (name === "call" || name === "declare") clearTaps(name);
+      if (name === "declare" && ui.fixShot !== null) closeFix();
       if (p.then) p.then();
     } else {
       show(t("r.error", { req, why: errorText(response.error, table) }), "error");
@@ -158,6 +159,7 @@ function pressable(node, action) {
     renderPresumed();
     renderVerdict();
     renderFoulSheet();
+    renderFixSheet();
     renderPool();
     renderDeclareBalls();
     renderOffenders();
@@ -166,7 +168,7 @@ function pressable(node, action) {
   // Buttons that send are off while we or the table are away, and say why.
   function renderEnabled() {
     const ok = canSend();
-    for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button, #foul-sheet button")) b.disabled = !ok;
+    for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button, #foul-sheet button, #fix-sheet button.foul-pick")) b.disabled = !ok;
     const note = document.getElementById("blocked");
     note.hidden = ok;
     if (!ok) {
@@ -347,13 +349,50 @@ function pressable(node, action) {
     focusPool();
   }
   // «Исправить»: the declaration, about that shot only, opened where the eye and the keyboard are.
+  // The fix sheet: that shot's facts one tap away (its presumptions, a foul, a ball that fell,
+  // tapped on the drawing), every other fact in the declaration below.
   function fixShot(shot) {
     ui.fixShot = shot;
-    const panel = document.getElementById("declare-panel");
-    document.getElementById("fix-note").hidden = false;
-    document.getElementById("fix-note").textContent = t("c.fixing", { shot });
     document.querySelector("input[name=tap][value=pocketed]").checked = true;
     renderPool();
+    renderFixSheet();
+    const first = document.querySelector("#fix-sheet button");
+    if (first) first.focus({ preventScroll: true });
+  }
+  function closeFix() {
+    ui.fixShot = null;
+    document.getElementById("fix-note").hidden = true;
+    document.querySelector("input[name=tap][value=pot]").checked = true;
+    renderPool();
+    renderFixSheet();
+  }
+  function renderFixSheet() {
+    const box = document.getElementById("fix-sheet");
+    const shot = ui.fixShot;
+    if (shot === null) { swap(box, el("div", { id: "fix-sheet", class: "sheet fix", hidden: true })); return; }
+    const declare = (facts) => send("declare", { ...facts, shot });
+    const presumed = ui.presumed && ui.presumed.shot === shot ? ui.presumed.items : [];
+    const fresh = el("div", { id: "fix-sheet", class: "sheet fix", role: "group", "aria-labelledby": "fix-title" },
+      el("p", { id: "fix-title", class: "fix-title" }, t("c.fixing_short", { shot })),
+      presumed.map((n) => el("button", { type: "button", class: "quiet", "data-key": "fx-" + n.what,
+        onclick: () => { const tx = send("declare", { ...CORRECTIONS[n.what](n.detail), shot }); if (tx) ui.fixing.set(tx, `${shot}:${n.what}`); },
+      }, t("fix." + n.what))),
+      (COMMON_FOULS[state().game] || []).map((code, i) => withKey(el("button", { type: "button", class: "foul-pick",
+        "data-fix-foul": code, "data-key": "fx-" + code, onclick: () => declare({ fouls: [code] }) }, foulName(code)), String(i + 1))),
+      el("p", { class: "fix-hint" }, t("c.fix_fell")),
+      el("div", { class: "actions" },
+        el("button", { type: "button", class: "quiet", "data-key": "fx-all", onclick: () => openDeclaration(shot) }, t("c.fix_all")),
+        withKey(el("button", { type: "button", class: "quiet", id: "fix-close", "data-key": "fx-close", onclick: closeFix }, t("c.fix_close")), "Esc")));
+    swap(box, fresh);
+  }
+  // The whole declaration below, about `shot` (null: the shot in play or to come).
+  function openDeclaration(shot) {
+    ui.fixShot = shot;
+    const panel = document.getElementById("declare-panel");
+    const note = document.getElementById("fix-note");
+    note.hidden = shot === null;
+    note.textContent = shot === null ? "" : t("c.fixing", { shot });
+    renderFixSheet();
     panel.scrollIntoView({ block: "start" });
     const first = panel.querySelector("button");
     if (first) first.focus({ preventScroll: true });
@@ -371,7 +410,7 @@ function pressable(node, action) {
       codes.map((code, i) => withKey(el("button", { type: "button", class: "foul-pick", "data-pick-foul": code, "data-key": "pf-" + code,
         onclick: () => { closeFoulSheet(); sendChain([["declare", () => ({ fouls: [code], shot: nextShot() })], ["shot_end", {}]]); },
       }, foulName(code)), String(i + 1))),
-      el("button", { type: "button", class: "quiet", "data-key": "pf-more", onclick: () => { closeFoulSheet(); fixShot(null); } }, t("c.foul_more")));
+      el("button", { type: "button", class: "quiet", "data-key": "pf-more", onclick: () => { closeFoulSheet(); openDeclaration(null); } }, t("c.foul_more")));
     swap(sheet, fresh);
   }
   function openFoulSheet() {
@@ -480,6 +519,13 @@ function pressable(node, action) {
   }
   function tapPocket(pocket) {
     if (ui.picked === null) { show(t("c.tap_ball_first"), "error"); return; }
+    if (tapMode() === "pocketed" && ui.fixShot !== null && document.getElementById("fix-sheet").hidden === false) {
+      const ball = ui.picked;
+      ui.picked = null;
+      renderPool();
+      send("declare", { pocketed: [{ ball, pocket }], shot: ui.fixShot });
+      return;
+    }
     if (tapMode() === "pot") {
       const ball = ui.picked;
       ui.picked = null;
@@ -656,7 +702,12 @@ function pressable(node, action) {
       if (clickIf(`#foul-sheet button[aria-keyshortcuts="${letter}"]`)) done();
       return;
     }
-    if (key === "Escape") { closeFoulSheet(); ui.picked = null; renderPool(); return; }
+    const fix = document.getElementById("fix-sheet");
+    if (!fix.hidden && /^[1-9]$/.test(letter)) {
+      if (clickIf(`#fix-sheet button[aria-keyshortcuts="${letter}"]`)) done();
+      return;
+    }
+    if (key === "Escape") { closeFoulSheet(); if (ui.fixShot !== null) closeFix(); ui.picked = null; renderPool(); return; }
     if (POCKET_KEYS[e.code]) {
       if (ui.picked !== null) { done(); tapPocket(POCKET_KEYS[e.code]); }
       return;
