@@ -64,9 +64,11 @@ class Referee:
         self.asked: list[str] = []
         page.on("dialog", lambda d: (self.asked.append(d.message), d.accept()))
 
-    def tap(self, target: str | Locator) -> None:
+    def tap(self, target: str | Locator, scroll: bool = False) -> None:
+        """One tap; unless ``scroll``, on a control already on the screen."""
         node = self.page.locator(target) if isinstance(target, str) else target
-        _in_sight(self.page, node)
+        if not scroll:
+            _in_sight(self.page, node)
         node.click()
         self.taps += 1
 
@@ -86,7 +88,7 @@ class Referee:
         expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
         return ruling.inner_text()
 
-    def answer_all(self, by_key: bool = False) -> None:
+    def answer_all(self, by_key: bool = False, scroll: bool = False) -> None:
         """Answers whatever the table asks with the first choice: one tap (or key) each."""
         for _ in range(6):
             self.page.wait_for_timeout(400)  # a question follows its ruling's state at once
@@ -101,7 +103,8 @@ class Referee:
                 assert key
                 self.page.keyboard.press(key)
             else:
-                _in_sight(self.page, first)
+                if not scroll:
+                    _in_sight(self.page, first)
                 first.click()
             self.answers += 1
             self.page.wait_for_function(
@@ -217,6 +220,10 @@ def _play_by_keys(ref: Referee, game: str) -> None:
     assert ref.keys - before <= 5
     assert f"шар {ball} " in ruling + " ", ruling
     ref.answer_all(by_key=True)
+    # the focus is where the next action is: the ruling's «Верно», which V (or Enter) takes
+    expect(page.locator("#v-ok")).to_be_focused()
+    ref.press("KeyV")
+    expect(page.locator("#verdict")).to_be_hidden()
     # a miss: one key
     shot, before = ref.shot() + 1, ref.keys
     ref.press("KeyM")
@@ -251,11 +258,24 @@ def test_a_shot_takes_two_taps_a_miss_one_and_a_foul_three_by_hand_and_by_keyboa
     expect(page.locator("#result")).to_have_text(
         "Возврат отменённого: отказ — вернуть нечего: после удара, ответа или исправления отмены не было",
         timeout=TIMEOUT)
-    # the phone: the shot's actions and the drawing in one column, nothing wider than the screen
+    # the phone: the shot's actions and the drawing in one column, nothing wider than the screen;
+    # the same taps (the drawing may be scrolled to)
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     page.evaluate("window.scrollTo(0, 0)")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE[0]
     page.screenshot(path=str(artifacts / f"console-budget-{game}-phone.png"))
+    ball, shot, before = _lowest(page), ref.shot() + 1, ref.taps
+    ref.tap(f'#pool [data-ball="{ball}"]', scroll=True)
+    ref.tap('#pool [data-pocket="hr"]', scroll=True)
+    ref.answer_all(scroll=True)
+    assert f"шар {ball} " in ref.ruled(shot) + " "
+    assert ref.taps - before == 2
+    ref.answer_all(scroll=True)
+    shot, before = ref.shot() + 1, ref.taps
+    ref.tap("#q-miss", scroll=True)
+    ref.answer_all(scroll=True)
+    ref.ruled(shot)
+    assert ref.taps - before == 1
     assert errors == []
     page.close()
 
