@@ -185,7 +185,8 @@ def _play_by_taps(ref: Referee, artifacts: Path, game: str) -> None:
     # «Исправить»: only that shot's facts, one tap away; the shot is ruled again
     before = ref.taps
     ref.tap("#v-fix")
-    expect(page.locator("#fix-sheet .fix-title")).to_have_text(f"Исправление удара {shot}: как было на самом деле?")
+    expect(page.locator("#fix-sheet .fix-title")).to_have_text(
+        f"Исправление удара {shot}: как было на самом деле?")
     page.screenshot(path=str(artifacts / f"console-budget-{game}-fix.png"))
     ref.tap('#fix-sheet [data-fix-foul="touched_ball"]')
     expect(page.locator("#ruling")).to_have_text(
