@@ -9,6 +9,10 @@ import argparse
 import importlib
 import sys
 
+from controller.words.catalogue import languages
+
+LANGUAGES = languages()
+
 COMMANDS = {
     "run": ("controller.run", "run_main"),
     "check": ("controller.service.check", "check_main"),
@@ -42,7 +46,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
     demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
     demo.add_argument("--game", choices=["siberian-ten", "ten-ball", "pyramid"], default=None)
-    demo.add_argument("--language", choices=["en", "ru"], default=None,
+    demo.add_argument("--language", choices=LANGUAGES, default=None,
                       help="the tables' language (questions, displays) and the pages' default "
                            "(default: English tables, each browser's own language)")
     demo.add_argument("--hand", metavar="TABLE", action="append", default=[],

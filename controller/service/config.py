@@ -23,6 +23,7 @@ from controller.errors import ControllerError
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.service.pins import bcm
+from controller.words.texts import Language
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, Kind, parse_channel
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")]
@@ -209,7 +210,7 @@ class Config(_Section):
     backend: Literal["sim", "gpio", "serial"] | None = None
     data: Path = Path("/var/lib/billiards-controller")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
-    language: Literal["en", "ru"] = "en"
+    language: Language = "en"  # one catalogue of words each (controller.words.catalogue)
     mqtt: MqttConfig = Field(default_factory=MqttConfig)
     journal: JournalConfig = Field(default_factory=JournalConfig)
     recording: RecordingConfig = Field(default_factory=RecordingConfig)

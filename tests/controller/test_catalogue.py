@@ -57,8 +57,10 @@ from controller.web import WebConfig, WebServer
 server = WebServer(WebConfig(broker="ws://x", venue="v"))
 status, body, _ = server.resolve("/lang/xx.json")
 _, index, _ = server.resolve("/lang/index.json")
+from controller.service.config import validate
 question = {"topic": "contact", "player": 0, "about": {}}
 print(json.dumps({
+    "config": validate({"language": "xx"}).language,
     "languages": list(catalogue.languages()),
     "prompt": texts.prompt(question, ["A", "B"], "xx"),
     "free": scoreboard.say("free", "xx"),
@@ -85,10 +87,15 @@ def test_adding_a_language_is_adding_one_file(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["languages"] == ["en", "ru", "xx"]
+    assert got["config"] == "xx"  # a table may speak it
     assert got["prompt"] == "xx contact?"
     assert (got["free"], got["foul"]) == ("XX FREE", "xx miss")
     assert got["page"] == [200, "Xx-miss"]
     assert got["index"] == {"en": "English", "ru": "Русский", "xx": "Xish"}
+    demo = subprocess.run([sys.executable, "-m", "controller", "demo", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "BILLIARDS_WORDS": str(tmp_path)})
+    assert "--language {en,ru,xx}" in demo.stdout
 
 
 def test_the_pages_words_can_be_written_for_a_web_server_of_the_venues_own(tmp_path: Path) -> None:
