@@ -66,6 +66,8 @@ def test_the_demo_prints_a_dashboard_url_that_shows_its_tables_live(browser: Bro
         console.click('#pool [data-pocket="fl"]')
         console.click("#send-declare")
         expect(result).to_have_text("Declaration: done", timeout=10000)
+        # the drawing is back to its everyday mode, not left on «declare pocketed» (issue 29)
+        expect(console.locator('input[name=tap][value=pot]')).to_be_checked()
         expect(t2.locator(".player .name")).to_have_text(["Ирина", "Пётр"], timeout=10000)
         expect(t2.locator('[data-field="on_table"] .ball')).to_have_count(9, timeout=10000)
         expect(t2.locator('.player[data-player="0"]')).to_have_class(re.compile("shooting"))

@@ -548,6 +548,8 @@ function pressable(node, action) {
     if (which === "call") { ui.calls = []; setPressed(document.getElementById("amend"), false); }
     else {
       ui.pocketed = [];
+      // a declaration done: the drawing goes back to its everyday mode
+      document.querySelector("input[name=tap][value=pot]").checked = true;
       for (const b of document.querySelectorAll("#declare-panel .toggle")) setPressed(b, false);
       for (const id of ["first-contact", "centre-line", "special", "balls-to-cushion"]) document.getElementById(id).value = "";
     }
