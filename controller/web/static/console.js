@@ -183,12 +183,13 @@ function pressable(node, action) {
     let fresh;
     if (!qs.length) fresh = el("div", { id: "questions" }, el("p", { class: "idle" }, t("c.none")));
     else {
-      fresh = el("div", { id: "questions" }, ...qs.map((q) => {
+      fresh = el("div", { id: "questions" }, ...qs.map((q, n) => {
         const count = q.count || 1;
         const chosen = ui.chosen && ui.chosen.id === q.id ? ui.chosen.balls : [];
         const part = el("div", { class: "q", "data-question": q.id },
           el("p", { class: "question" }, `${table.playerName(q.player)}: ${questionText(q, table)}`));
-        const keys = answerKeys(q.choices || []);
+        // keys for the first only: the questions are answered in their order
+        const keys = n === 0 ? answerKeys(q.choices || []) : [];
         const buttons = (q.choices || []).map((c, i) => withKey(el("button", {
           type: "button", class: "answer", "data-answer": String(c), "aria-pressed": count > 1 ? String(chosen.includes(c)) : null,
           "aria-label": typeof c === "number" ? ballName(c) : null,
@@ -207,6 +208,7 @@ function pressable(node, action) {
     }
     swap(box, fresh);
     document.getElementById("question-panel").hidden = !qs.length;
+    document.getElementById("h-question").textContent = t(qs.length > 1 ? "c.questions" : "c.question");
     // a new question takes the focus (one key or tap answers it), unless a field is being typed in
     const seen = qs.map((q) => q.id).join(",");
     if (seen !== ui.seenQuestions) {
