@@ -55,3 +55,28 @@ def test_a_frozen_broker_is_noticed_in_seconds_and_blamed_for_the_request_it_did
         table.stop()
         server.stop()
         broker.stop()
+
+
+def test_a_cushion_foul_the_sensors_made_is_taken_back_from_the_fix_sheet_in_two_taps(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+    table = LiveTable(ws_broker.host, ws_broker.port, "club", "t8").start()
+    try:
+        table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        table.request("declare", {"pocketed": [{"ball": 1, "pocket": "fl"}], "shot": 1})
+        table.request("shot_end", {})  # the break: the 1 down, Ann shoots again
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(web.url + "console.html?table=t8&lang=en")
+        expect(page.locator("#q-miss")).to_be_enabled(timeout=10000)
+        page.click("#q-miss")  # nothing reached a sensor: no cushion either, a foul
+        ruling = page.locator("#ruling")
+        expect(ruling).to_have_text(re.compile(r"^Shot 2: Foul: no rail — Bob to shoot"), timeout=10000)
+        page.click("#v-fix")
+        page.click('#fix-sheet [data-no-foul="no_rail"]')
+        expect(ruling).to_have_text("Shot 2 (corrected): Ann: no ball — Bob to shoot", timeout=10000)
+        assert table.requests[-1][0] == "declare"
+        assert {k: v for k, v in table.requests[-1][1].items() if k not in ("transaction", "deadline")} \
+            == {"v": 1, "cushions_after_contact": 1, "shot": 2}
+        page.screenshot(path=str(artifacts / "console-no-foul.png"))
+        page.close()
+    finally:
+        table.stop()

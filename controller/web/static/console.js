@@ -17,6 +17,9 @@ const COMMON_FOULS = {
   "siberian-ten": ["miss", "two_cushion", "wrong_ball_first", "touched_ball", "double_hit", "push", "direct_hit_in_kitchen", "bad_break", "feet_off_floor"],
   "pyramid": ["miss", "touched_ball", "butt_or_side", "double_hit", "push", "moving_balls", "direct_hit_in_kitchen", "bad_placement", "feet_off_floor"],
 };
+// A foul the sensors made of cushions they did not feel, and the declaration that says the
+// balls did reach them (the shot is ruled again on that).
+const NOT_A_FOUL = { no_rail: { cushions_after_contact: 1 }, two_cushion: { cushions_after_contact: 2 } };
 // Single keys (KeyboardEvent.code: the same key whatever the keyboard's language) for the
 // pockets, laid out as the drawing: the far pockets on the top row, the head ones at the bottom.
 const POCKET_KEYS = { KeyQ: "fl", KeyW: "fr", KeyA: "sl", KeyS: "sr", KeyZ: "hl", KeyX: "hr" };
@@ -376,6 +379,9 @@ function pressable(node, action) {
     const presumed = ui.presumed && ui.presumed.shot === shot ? ui.presumed.items : [];
     const fresh = el("div", { id: "fix-sheet", class: "sheet fix", role: "group", "aria-labelledby": "fix-title" },
       el("p", { id: "fix-title", class: "fix-title" }, t("c.fixing_short", { shot })),
+      (ui.verdict && ui.verdict.shot === shot ? ui.verdict.fouls : []).filter((f) => NOT_A_FOUL[f]).map((f) =>
+        el("button", { type: "button", class: "quiet", "data-no-foul": f, "data-key": "fx-no-" + f,
+          onclick: () => declare(NOT_A_FOUL[f]) }, t("c.no_foul", { foul: foulName(f) }))),
       presumed.map((n) => el("button", { type: "button", class: "quiet", "data-key": "fx-" + n.what,
         onclick: () => { const tx = send("declare", { ...CORRECTIONS[n.what](n.detail), shot }); if (tx) ui.fixing.set(tx, `${shot}:${n.what}`); },
       }, t("fix." + n.what))),
