@@ -1,6 +1,7 @@
-"""A broker that freezes without closing its sockets (issue 29): the console notices within
-seconds (MQTT keepalive over websockets), not when the operating system gives up, and a request
-it sent meanwhile says that the broker, not the table, failed to take it."""
+"""Which link failed, and which fact was not sensed (issue 29): a broker that freezes without
+closing its sockets is noticed within seconds (MQTT keepalive over websockets), not when the
+operating system gives up, and a request sent meanwhile says that the broker, not the table,
+failed to take it; a cushion foul made of hits the sensors did not feel is taken back in two taps."""
 
 from __future__ import annotations
 
