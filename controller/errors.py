@@ -2,6 +2,7 @@
 
     ControllerError                           root of everything the controller raises
     ├── BadRequest (ValueError)               controller.pipeline.requests: a request refused as it is
+    ├── CatalogueError (ValueError)           controller.words.catalogue: no words, or not all, for a language
     ├── ConfigError (ValueError)              controller.service.config: a configuration that cannot run
     ├── JournalError (OSError)                controller.service.journal: the journal cannot be opened or kept
     ├── MosquittoError (RuntimeError)         controller.sim.broker: the bundled broker did not start

@@ -23,11 +23,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from controller.errors import ControllerError
+
 #: Where the catalogues are, unless ``BILLIARDS_WORDS`` says otherwise.
 CATALOGUE = Path(__file__).with_name("catalogue")
 
 
-class CatalogueError(ValueError):
+class CatalogueError(ControllerError, ValueError):
     """A catalogue file that cannot be read or lacks one of its parts."""
 
 
