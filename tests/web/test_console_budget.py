@@ -151,6 +151,8 @@ def _pot_by_taps(ref: Referee, size: tuple[int, int]) -> None:
     assert ref.taps - before <= 2
     assert f"шар {ball} " in ruling + " ", ruling  # «…: шар 3 засчитан…», «…: шар 1 забит…»
     expect(page.locator(f'#pool [data-ball="{ball}"]')).to_have_count(0, timeout=TIMEOUT)
+    if "засчитан" in ruling and "бьёт снова" in ruling:  # the card's events say it alike
+        expect(page.locator("#card .events li").first).to_contain_text(f"засчитан шар {ball}; бьёт снова")
     # the shot as the table understood it: what fell where, whose turn
     expect(page.locator("#verdict")).to_contain_text(f"Упали: {ball} → дальняя левая")
     expect(page.locator("#verdict")).to_contain_text("Бьёт: ")

@@ -312,7 +312,8 @@ function describeEvent(table, ev) {
       const notes = [...facts, ...(presumed.length ? [t("ev.noted", { what: presumed.join(", ") })] : [])];
       return t("ev.shot", {
         shot: d.shot, again: d.corrected ? t("ev.again") : "", what: parts.join("; ") || t("ev.no_ball"),
-        next: d.to_shoot !== null && d.to_shoot !== undefined ? t("ev.next", { who: who(d.to_shoot) }) : "",
+        next: d.to_shoot === null || d.to_shoot === undefined ? ""
+          : credited.length && credited[0].player === d.to_shoot ? t("ev.next_again") : t("ev.next", { who: who(d.to_shoot) }),
       }) + (notes.length ? ` (${notes.join("; ")})` : "");
     }
     case "foul": return t("ev.foul", { who: who(d.player), fouls: list((d.fouls || []).map(foulName)) });
