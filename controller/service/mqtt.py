@@ -74,12 +74,17 @@ _REFUSED = {4, 5, 134, 135}
 _OLD_BROKER = {1, 132}
 #: The longest topic MQTT can carry (a two-byte length, in UTF-8 bytes).
 MAX_TOPIC_BYTES = 65535
+#: The longest response topic a request may name (a client's reply topic is short; a long one
+#: only costs the broker and the outbox).
+MAX_REPLY_TOPIC_BYTES = 1024
 #: QoS 1 requests the broker may send before we acknowledge one (MQTT 5 Receive Maximum;
 #: for MQTT 3.1.1 Mosquitto's ``max_inflight_messages``, 20 by default, does the same).
 RECEIVE_MAX = 32
 #: Responses waiting in the outbox, at most (past it the oldest is dropped, counted): a
 #: flood's replies stay small beside the match's messages.
 REPLIES_WAITING = 1000
+#: A reply in flight this many times as the connection ended is given up (``Outbox.unsend``).
+REPLY_TRIES = 2
 #: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
 QOS0_QUEUED_MAX = 256
 #: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
@@ -113,6 +118,25 @@ class Incoming:
     response_topic: str | None = None
     correlation: bytes | None = None
     problem: str | None = None
+
+
+def reply_topic_error(topic: str, base: str) -> str | None:
+    """Returns why an MQTT 5 response topic may not carry a reply of the table whose base topic
+    is ``base``, or None if it may: a topic one may publish to, not the broker's own (``$SYS``,
+    ``$share``), at most ``MAX_REPLY_TOPIC_BYTES``, and none of the table's own topics
+    (``B/status``, ``B/state``, ``B/event``, ...) except those under ``B/response/``. (Whether
+    the broker lets the table write it is known only from its PUBACK: a refused reply is
+    dropped, ``MqttLink._writer``.)"""
+    why = topic_error(topic)
+    if why is not None:
+        return why
+    if topic.startswith("$"):
+        return "is one of the broker's own topics ($...)"
+    if len(topic.encode("utf-8")) > MAX_REPLY_TOPIC_BYTES:
+        return f"is over {MAX_REPLY_TOPIC_BYTES} bytes long"
+    if (topic == base or topic.startswith(f"{base}/")) and not topic.startswith(f"{base}/response/"):
+        return f"is one of the table's own topics (only {base}/response/... may take replies)"
+    return None
 
 
 def topic_error(topic: str) -> str | None:
@@ -157,8 +181,8 @@ class Outbox:
         self._dead: set[int] = set()
         self._retained: dict[str, Outgoing] = {}
         self._released = 0
-        self._last_added = 0
         self._sending: int | None = None
+        self._tries: dict[int, int] = {}  # reply id -> times in flight as the connection ended
         self._ready = asyncio.Event()
         self._empty = asyncio.Event()
         self._empty.set()
@@ -171,7 +195,6 @@ class Outbox:
         for item in items:
             self._items.append(item)
             self._held.append(item)
-            self._last_added = item.id
             if item.retain:
                 self._retained[item.topic] = item
             elif _is_reply(item):
@@ -186,7 +209,6 @@ class Outbox:
             self._retained[item.topic] = item
         self._items.append(item)
         self._held.append(item)
-        self._last_added = item.id
         self._empty.clear()
         if _is_reply(item):
             self._replies.append(item)
@@ -248,11 +270,6 @@ class Outbox:
                 self._released = held.popleft().id
             self._ready.set()
 
-    @property
-    def last_added(self) -> int:
-        """The id of the last message added (0 before the first)."""
-        return self._last_added
-
     def __len__(self) -> int:
         return len(self._items) - len(self._dead)
 
@@ -277,6 +294,7 @@ class Outbox:
     def done(self, item: Outgoing) -> None:
         """Removes a delivered message."""
         self._sending = None
+        self._tries.pop(item.id, None)
         if self._items and self._items[0] is item:
             self._items.popleft()
         if self._retained.get(item.topic) is item:
@@ -303,8 +321,17 @@ class Outbox:
             self._empty.set()
 
     def unsend(self) -> None:
-        """The message being sent was not acknowledged; it will be sent again."""
-        self._sending = None
+        """The message being sent was not acknowledged; it will be sent again, unless it is a
+        reply that was in flight ``REPLY_TRIES`` times as the connection ended (a reply the
+        broker answers by closing the connection must not hold up what follows): given up."""
+        sending, self._sending = self._sending, None
+        head = self._items[0] if self._items else None
+        if head is None or head.id != sending or not _is_reply(head):
+            return
+        self._tries[head.id] = tries = self._tries.get(head.id, 0) + 1
+        if tries >= REPLY_TRIES:
+            del self._tries[head.id]
+            self.give_up(head, f"the connection ended {tries} times as it was sent")
 
     async def drained(self) -> None:
         """Returns when every message added so far has been delivered."""
@@ -511,7 +538,7 @@ class MqttLink:
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         problem = None
         if response_topic is not None:
-            why = topic_error(str(response_topic))
+            why = reply_topic_error(str(response_topic), self.base)
             if why is not None:
                 problem = f"the response topic {why}; nothing was done"
                 log.warning("refused a request on %s: its response topic %s", topic, why)
@@ -567,6 +594,9 @@ class MqttLink:
                 self.outbox.give_up(item, str(exc))
                 continue
             code, reason = pubacks.take() if item.qos > 0 else (0, "Success")
+            if code >= 0x80 and _is_reply(item):  # a reply to one sender never holds up rulings
+                self.outbox.give_up(item, f"the broker refused it: {reason} (0x{code:02X})")
+                continue
             if code >= 0x80:  # refused (not authorized, quota, ...): kept, sent again later
                 self.outbox.unsend()
                 delay = self._refusal(item.topic, code, reason, backoff.next())
