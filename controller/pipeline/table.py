@@ -334,6 +334,8 @@ class Table:
             response = {"status": "ok", "transaction": tx, "data": data}
         except (InvalidInput, BadRequest, LookupError) as exc:
             response = {"status": "error", "transaction": tx, "error": str(exc).strip("'\"")}
+        except MemoryError:  # not this request's fault: the service ends, systemd restarts it
+            raise
         except Exception as exc:  # a fault of ours: this request's error, not the table's end
             log.exception("request %s failed", name)
             response = {"status": "error", "transaction": tx,

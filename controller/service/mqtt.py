@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import socket
 import time
 from collections import OrderedDict, deque
@@ -52,7 +53,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.errors import ControllerError
-from controller.pipeline.requests import name_error
+from controller.pipeline.requests import MAX_PAYLOAD, name_error
 from controller.service.config import MqttConfig
 from controller.service.connection import (
     AckingClient,
@@ -85,6 +86,10 @@ RECEIVE_MAX = 32
 REPLIES_WAITING = 1000
 #: A reply in flight this many times as the connection ended is given up (``Outbox.unsend``).
 REPLY_TRIES = 2
+#: The largest packet the table takes (MQTT 5 Maximum Packet Size, in its CONNECT): a request's
+#: largest payload and room for its topic and properties. The broker drops a larger message
+#: for the table (it never reaches the table's memory); the sender gets no answer.
+MAX_PACKET = MAX_PAYLOAD + 8 * 1024
 #: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
 QOS0_QUEUED_MAX = 256
 #: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
@@ -429,6 +434,7 @@ class MqttLink:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             props.SessionExpiryInterval = 3600  # requests sent while we restart wait for us
             props.ReceiveMaximum = RECEIVE_MAX
+            props.MaximumPacketSize = MAX_PACKET
             return AckingClient(QOS0_QUEUED_MAX, self.broker.host, self.broker.port,
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
                                 properties=props, **common)
@@ -438,6 +444,7 @@ class MqttLink:
     async def run(self) -> None:
         """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
         backoff = Backoff(self.settings.reconnect_min_s, self.settings.reconnect_max_s)
+        exit_on_memory_error(asyncio.get_running_loop())
         first = True
         while True:
             error = aiomqtt.MqttError("the connection ended")
@@ -639,6 +646,33 @@ class _Bucket:
     tokens: float
     at: float
     refused: int = 0  # requests refused in a row
+
+
+def exit_on_memory_error(loop: asyncio.AbstractEventLoop,
+                         exit: Callable[[int], object] = os._exit) -> None:
+    """Makes a ``MemoryError`` that reaches ``loop``'s exception handler end the process at once
+    (status 1, so that systemd restarts the service), where asyncio would log it and go on: an
+    exception in a callback, such as paho reading a packet through aiomqtt, is only logged, and
+    a table out of memory would stay up answering nothing. Other exceptions go to the handler
+    there was before."""
+    before = loop.get_exception_handler()
+    if getattr(before, "exits_on_memory_error", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if isinstance(context.get("exception"), MemoryError):
+            log.critical("out of memory (%s): exiting so that the service is restarted",
+                         context.get("message"))
+            logging.shutdown()
+            exit(1)
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.exits_on_memory_error = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
 
 
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
