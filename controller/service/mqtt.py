@@ -86,10 +86,11 @@ RECEIVE_MAX = 32
 REPLIES_WAITING = 1000
 #: A reply in flight this many times as the connection ended is given up (``Outbox.unsend``).
 REPLY_TRIES = 2
-#: The largest packet the table takes (MQTT 5 Maximum Packet Size, in its CONNECT): a request's
-#: largest payload and room for its topic and properties. The broker drops a larger message
-#: for the table (it never reaches the table's memory); the sender gets no answer.
-MAX_PACKET = MAX_PAYLOAD + 8 * 1024
+#: The largest packet the table takes (MQTT 5 Maximum Packet Size, in its CONNECT): four times
+#: a request's largest payload, so that a request a little too large is still answered with
+#: its reason. The broker drops a larger message for the table (it never reaches the table's
+#: memory); its sender gets no answer.
+MAX_PACKET = 4 * MAX_PAYLOAD
 #: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
 QOS0_QUEUED_MAX = 256
 #: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
