@@ -56,6 +56,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.pipeline.declared import Declared
 from hardware.events import SensorEvent
 from hardware.health import Health
 from rules import (
@@ -63,13 +64,10 @@ from rules import (
     UNKNOWN,
     Call,
     Drop,
-    Forfeit,
-    Foul,
     Pocket,
     Rail,
     ShotKind,
     ShotRecord,
-    Special,
 )
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, SAME_RAIL
 
@@ -172,7 +170,7 @@ class _Shot:
     hits: list[tuple[float, Rail]] = field(default_factory=list)
     clicks: list[float] = field(default_factory=list)
     active: bool = False  # a sensor saw something
-    declared: dict[str, Any] = field(default_factory=dict)
+    declared: Declared = Declared()
 
 
 @dataclass(slots=True)
@@ -181,8 +179,8 @@ class _Held:
     them back from the last shot (its declared facts and its drops, each drop's pocket and
     ball, before them)."""
 
-    facts: list[dict[str, Any]] = field(default_factory=list)
-    declared: dict[str, Any] = field(default_factory=dict)
+    facts: list[Declared] = field(default_factory=list)
+    declared: Declared = Declared()
     drops: list[tuple[_Drop, Pocket | None, int | str | None, bool]] = field(default_factory=list)
     order: list[_Drop] = field(default_factory=list)
 
@@ -240,7 +238,7 @@ class Fusion:
         #: Facts declared since a shot was last open (see the module docstring).
         self._held: _Held | None = None
         #: Facts declared for the shot to come, applied to it as it opens.
-        self._coming: list[dict[str, Any]] = []
+        self._coming: list[Declared] = []
         self._next = INF
         self.crosstalk = 0
         self.now = 0.0
@@ -324,7 +322,7 @@ class Fusion:
         self._reschedule()
         return out
 
-    def declare(self, t: float, facts: dict[str, Any], shot: str | None = None) -> list[Action]:
+    def declare(self, t: float, facts: Declared, shot: str | None = None) -> list[Action]:
         """Facts the sensors cannot see. ``shot`` says which shot they are about, when the
         declarer said: ``"next"``: the open shot, or with none open the shot to come (one no
         sensor has seen yet: the next to open, or the empty one a ``shot_end`` rules);
@@ -343,7 +341,7 @@ class Fusion:
             return out
         if cur is None and shot is None and last is not None:
             if self._held is None:
-                self._held = _Held(declared=dict(last.declared),
+                self._held = _Held(declared=last.declared,
                                    drops=[(d, d.pocket, d.ball, d.declared) for d in last.drops],
                                    order=list(last.drops))
             self._held.facts.append(facts)
@@ -355,19 +353,10 @@ class Fusion:
         self._reschedule()
         return out
 
-    def _apply_facts(self, shot: _Shot, t: float, facts: dict[str, Any]) -> None:
-        for key, value in facts.items():
-            if key == "fouls":
-                shot.declared["fouls"] = tuple(dict.fromkeys(
-                    (*shot.declared.get("fouls", ()), *value)))
-            elif key == "off_table":
-                shot.declared["off_table"] = tuple(dict.fromkeys(
-                    (*shot.declared.get("off_table", ()), *value)))
-            elif key == "pocketed":
-                for ball, pocket in value:
-                    self._declare_drop(shot, t, ball, pocket)
-            else:
-                shot.declared[key] = value
+    def _apply_facts(self, shot: _Shot, t: float, facts: Declared) -> None:
+        shot.declared = shot.declared.merged(facts)
+        for ball, pocket in facts.pocketed:
+            self._declare_drop(shot, t, ball, pocket)
 
     def shot_end(self, t: float) -> list[Action]:
         """Rules the open shot now; what comes after belongs to the next shot. With no shot
@@ -530,7 +519,6 @@ class Fusion:
 
     def _record(self, shot: _Shot) -> ShotRecord:
         cfg = self.config
-        d = shot.declared
         cushions: Any
         hits = sorted(shot.hits)
         before: tuple[Rail, ...] = ()
@@ -548,26 +536,18 @@ class Fusion:
             presumed = bool(hits)
         else:
             cushions = UNKNOWN
-        return ShotRecord(
+        return shot.declared.into(ShotRecord(
             calls=shot.calls,
             kind=shot.kind,
             manner=shot.manner,
             drops=tuple(Drop(x.pocket, x.ball) for x in shot.drops),
             cue_sensed=self.cue_detector,
             blind_pockets=tuple(sorted(self.blind)),
-            first_contact=d.get("first_contact", UNKNOWN),
             cushions=cushions,
             cushions_presumed=presumed,
             cushions_before=before,
             deaf_rails=tuple(sorted(self.deaf)) if cfg.cushion_sensors else (),
-            cushion_count=d.get("cushions_after_contact", UNKNOWN),
-            balls_to_cushion=d.get("balls_to_cushion", UNKNOWN),
-            off_table=tuple(d.get("off_table", ())),
-            centre_line=d.get("centre_line", UNKNOWN),
-            fouls=tuple(Foul(f) for f in d.get("fouls", ())),
-            special=Special(d["special"]) if d.get("special") else None,
-            forfeit=Forfeit(**d["unsportsmanlike"]) if d.get("unsportsmanlike") else None,
-        )
+        ))
 
     # -------------------------------------------------------------- beams
     def _beam(self, pocket: Pocket, t: float, v: int, out: list[Action]) -> None:

@@ -82,6 +82,7 @@ from rules.decisions import (
     TurnPassed,
     WarningIssued,
 )
+from rules.facts import UNKNOWN
 from vocabulary import VERSION
 
 log = logging.getLogger(__name__)
@@ -445,18 +446,18 @@ class Table:
         facts = req.facts()
         if not facts:
             raise BadRequest("declare names no fact")
-        for ball in [*facts.get("off_table", ()), *(b for b, _ in facts.get("pocketed", ()))]:
+        for ball in [*facts.off_table, *(b for b, _ in facts.pocketed)]:
             self.referee.check_ball(ball)
-        if facts.get("first_contact") is not None:
-            self.referee.check_ball(facts["first_contact"], cue_allowed=False)
-        if "unsportsmanlike" in facts:
-            self.referee.check_forfeit(facts["unsportsmanlike"]["player"])
+        if facts.first_contact is not None and facts.first_contact is not UNKNOWN:
+            self.referee.check_ball(facts.first_contact, cue_allowed=False)
+        if facts.unsportsmanlike is not None:
+            self.referee.check_forfeit(facts.unsportsmanlike.player)
         if self.referee.state.setup is None:
             raise InvalidInput("no match is in progress")
         # with no shot yet, the facts wait for the first (a shot_end rules it if nothing
         # reached a sensor)
         self._apply(self.fusion.declare(t, facts, self._shot_named(req.shot)))
-        return {"facts": sorted(facts)} | ({} if req.shot is None else {"shot": req.shot})
+        return {"facts": sorted(facts.stated)} | ({} if req.shot is None else {"shot": req.shot})
 
     def _shot_named(self, shot: int | None) -> str | None:
         """Returns which shot a declare's ``shot`` names for fusion: ``"next"`` (the shot in
