@@ -228,7 +228,8 @@ REQUESTS: dict[str, type[_Request]] = {
     "get": GetRequest,
 }
 
-Request = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
+#: A request as validated: one of the models above.
+ParsedRequest = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
            | UndoRequest | EndMatchRequest | GetRequest)
 
 
@@ -337,21 +338,21 @@ def name_error(name: str) -> str | None:
     return None
 
 
-def as_received(req: Request) -> dict[str, Any]:
+def as_received(req: ParsedRequest) -> dict[str, Any]:
     """Returns the request as it was received, validated: the fields it gave, defaults left
     out (``declare {"first_contact": null}`` keeps its null). What the journal and the
     trace keep, so a replay takes exactly the request the table took."""
     return req.model_dump(mode="json", exclude_unset=True)
 
 
-def body_of(req: Request) -> str:
+def body_of(req: ParsedRequest) -> str:
     """Returns what a request asks for, as canonical JSON: the same for a request resent
     under its transaction (whatever its ``deadline``), different for another request."""
     fields = {k: v for k, v in as_received(req).items() if k not in ("transaction", "deadline", "v")}
     return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
-def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> Request:
+def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> ParsedRequest:
     """Returns the validated request. Raises BadRequest saying what is wrong."""
     model = REQUESTS.get(name)
     if model is None:

@@ -15,14 +15,16 @@ here where it is made.
 from __future__ import annotations
 
 import copy
-import enum
 import logging
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.messages import Message as Message
+from controller.pipeline.messages import Role as Role
+from controller.pipeline.messages import Stamper
+from controller.pipeline.messages import status_payload as status_payload
 from controller.pipeline.requests import (
     AnswerRequest,
     BadRequest,
@@ -31,7 +33,7 @@ from controller.pipeline.requests import (
     EndMatchRequest,
     GetRequest,
     NewMatchRequest,
-    Request,
+    ParsedRequest,
     ShotEndRequest,
     UndoRequest,
     as_received,
@@ -41,6 +43,7 @@ from controller.pipeline.requests import (
 )
 from controller.pipeline.scoreboard import say, short_name, value_key
 from controller.pipeline.trace import HealthLine, RequestLine
+from controller.pipeline.transactions import Answer, Transactions, body_digest
 from controller.words import texts
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
@@ -83,57 +86,14 @@ from rules.decisions import (
     WarningIssued,
 )
 from rules.facts import UNKNOWN
-from vocabulary import VERSION
 
 log = logging.getLogger(__name__)
 
-TRANSACTIONS_KEPT = 1024
 #: How many letters of a name ``B/display`` shows.
 DISPLAY_NAME_CHARS = 6
 
 _RULING = (BallCredited, BallStaysDown, BallSpotted, FoulCalled, PointsMoved, TurnPassed,
            ShooterContinues, OptionChosen, GameWon, GameDrawn, GameRestarted, RulingCorrected)
-
-
-class Role(enum.StrEnum):
-    """What a message is to its subscribers, which says how long it may wait to be delivered."""
-
-    RETAINED = "retained"  # status, state, display, health: the latest replaces the older
-    EVENT = "event"  # B/event: expires after ``mqtt.event_expiry_s``
-    RESPONSE = "response"  # B/response/<name>: also to the request's response topic (MQTT 5)
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One MQTT publication; ``topic`` is relative to the table's base topic.
-
-    ``live``: news of the sensors, not a ruling (``ball_pocketed``): it may be published once
-    its input is written, before the sync. ``ends_shot``: the first ruling of a shot (sensor
-    health counts a shot of play).
-    """
-
-    topic: str
-    payload: dict[str, Any]
-    retain: bool = False
-    qos: int = 1
-    role: Role = Role.RETAINED
-    live: bool = False
-    ends_shot: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"topic": self.topic, "retain": self.retain, "qos": self.qos, "payload": self.payload}
-
-
-StatusState = Literal["online", "offline", "stopped"]
-
-
-def status_payload(state: StatusState, health: Mapping[str, object] | None = None) -> dict[str, Any]:
-    """Returns the body of ``B/status`` (without ``v``/``seq``/``ts``): the service's state, its
-    version and, when known, the health summary."""
-    out: dict[str, Any] = {"state": state, "version": VERSION}
-    if health is not None:
-        out["health"] = dict(health)
-    return out
 
 
 class HealthView(Protocol):
@@ -177,23 +137,21 @@ class Table:
         self.fusion = Fusion(fusion)
         self.match_id: str | None = None
         self.now = 0.0
-        self._seq = 0
+        self._press = Stamper()
         self._matches = matches
         self._match_id = match_id
         self._health = health
         self._status_health: dict[str, object] | None = None  # the summary last in B/status
-        self._out: list[Message] = []
         self._deferred: list[ShotRecord] = []
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
-        # transaction -> (request name, body_of the request or None if unknown, response)
-        self._answers: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
+        self._answers = Transactions()
 
     # -------------------------------------------------------------- reading
     @property
     def seq(self) -> int:
         """Returns the seq of the last message made (0 before the first)."""
-        return self._seq
+        return self._press.seq
 
     @property
     def matches(self) -> int:
@@ -206,12 +164,13 @@ class Table:
         return self.fusion.next_deadline
 
     def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
-        return [(tx, name, response) for tx, (name, _, response) in self._answers.items()]
+        """Returns the remembered answers as the journal keeps them: ``(transaction, name,
+        kept)`` (``Transactions.entries``)."""
+        return self._answers.entries()
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self._stamp(t), "match_id": self.match_id, "language": self.language,
+        return {**self._press.stamp(t), "match_id": self.match_id, "language": self.language,
                 **texts.with_prompts(self.referee.snapshot(), self.language)}
 
     def prompt(self, question: dict[str, Any]) -> str:
@@ -222,14 +181,12 @@ class Table:
     # -------------------------------------------------------------- restoring
     def resume_seq(self, seq: int) -> None:
         """Numbers the next message after ``seq`` (never goes back)."""
-        self._seq = max(self._seq, seq)
+        self._press.resume(seq)
 
-    def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
-        """Remembers an answer given before a restart, so its transaction is applied once."""
-        self._answers[tx] = (name, None, response)
-        self._answers.move_to_end(tx)
-        while len(self._answers) > TRANSACTIONS_KEPT:
-            self._answers.popitem(last=False)
+    def remember(self, tx: str, name: str, kept: dict[str, Any]) -> None:
+        """Remembers an answer given before a restart (a ``transactions()`` row), so its
+        transaction still names its request."""
+        self._answers.restore(tx, name, kept)
 
     # -------------------------------------------------------------- inputs
     def start(self, t: float) -> list[Message]:
@@ -315,11 +272,11 @@ class Table:
             req = parse_request(name, payload)
         except BadRequest as exc:
             req, invalid = None, str(exc)
-        if tx is not None and tx in self._answers:
-            seen_name, seen_body, response = self._answers[tx]
-            if seen_name == name and req is not None and seen_body in (None, body_of(req)):
-                return self._answer(seen_name, dict(response), t)  # applied once, answered again
-            other = "a different request" if seen_name == name else f"a {seen_name} request"
+        seen = None if tx is None else self._answers.get(tx)
+        if seen is not None:
+            if req is not None and seen.same_request(name, body_digest(body_of(req))):
+                return self._answer(seen.name, dict(seen.response), t)  # applied once, answered again
+            other = "a different request" if seen.name == name else f"a {seen.name} request"
             return self._answer(name, {"status": "error", "transaction": tx, "error": (
                 f"transaction {tx!r} was already used for {other}; nothing was done"
                 " (a new request needs a new transaction)")}, t)
@@ -342,9 +299,7 @@ class Table:
             response = {"status": "error", "transaction": tx,
                         "error": f"the table could not carry out this request ({type(exc).__name__})"}
         if tx is not None:
-            self._answers[tx] = (name, body_of(req), response)
-            while len(self._answers) > TRANSACTIONS_KEPT:
-                self._answers.popitem(last=False)
+            self._answers.note(tx, Answer(name, body_digest(body_of(req)), response))
         return self._answer(name, response, t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
@@ -356,7 +311,7 @@ class Table:
                                    "error": reason}, t)
 
     # -------------------------------------------------------------- requests
-    def _handle(self, req: Request, t: float) -> Any:
+    def _handle(self, req: ParsedRequest, t: float) -> Any:
         match req:
             case NewMatchRequest():
                 return self._new_match(req, t)
@@ -439,7 +394,7 @@ class Table:
         trial.referee = self.referee.fork()
         trial.fusion = copy.deepcopy(self.fusion)
         trial._deferred = list(self._deferred)
-        trial._out = []
+        trial._press = self._press.fork()
         return trial
 
     def _declare(self, req: DeclareRequest, t: float) -> Any:
@@ -529,25 +484,15 @@ class Table:
 
     # -------------------------------------------------------------- publishing
     def _take(self) -> list[Message]:
-        out, self._out = self._out, []
-        return out
-
-    def _stamp(self, t: float) -> dict[str, Any]:
-        self._seq += 1
-        return {"v": 1, "seq": self._seq, "ts": round(t, 6)}
+        return self._press.take()
 
     def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False,
                ends_shot: bool = False) -> None:
-        self._out.append(Message("event", {**self._stamp(t), "type": kind, "data": data},
-                                 role=Role.EVENT, live=live, ends_shot=ends_shot))
-
-    def _respond(self, name: str, response: dict[str, Any], t: float) -> None:
-        self._out.append(Message(f"response/{name}", {**self._stamp(t), **response},
-                                 role=Role.RESPONSE))
+        self._press.event(kind, data, t, live=live, ends_shot=ends_shot)
 
     def _answer(self, name: str, response: dict[str, Any], t: float,
                 line: dict[str, Any] | None = None) -> Handled:
-        self._respond(name, response, t)
+        self._press.respond(name, response, t)
         return Handled(response, self._take(), line)
 
     def _publish_state(self, t: float, force: bool = False) -> None:
@@ -555,19 +500,16 @@ class Table:
         if not force and snap == self._last_state and self.match_id == self._last_match_id:
             return  # nothing a subscriber could see has changed
         self._last_state, self._last_match_id = snap, self.match_id
-        self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id,
-                                           "language": self.language, **snap}, retain=True))
-        self._out.append(Message("display", {**self._stamp(t), **display(snap, self.language)},
-                                 retain=True))
+        self._press.retained("state", {"match_id": self.match_id, "language": self.language,
+                                       **snap}, t)
+        self._press.retained("display", display(snap, self.language), t)
 
     def _publish_status(self, t: float, health: dict[str, object] | None) -> None:
         self._status_health = health
-        self._out.append(Message("status", {**self._stamp(t), **status_payload("online", health)},
-                                 retain=True))
+        self._press.retained("status", status_payload("online", health), t)
 
     def _publish_health(self, health: HealthView, t: float) -> None:
-        self._out.append(Message("health", {**self._stamp(t), **health.snapshot(),
-                                            "summary": health.summary()}, retain=True))
+        self._press.retained("health", {**health.snapshot(), "summary": health.summary()}, t)
 
     def _publish_all(self, t: float) -> None:
         health = self._health
@@ -578,8 +520,7 @@ class Table:
 
     def stopped(self, t: float) -> list[Message]:
         """Returns the last message of a clean stop: ``B/status`` ``stopped``."""
-        self._out.append(Message("status", {**self._stamp(t), **status_payload("stopped")},
-                                 retain=True))
+        self._press.retained("status", status_payload("stopped"), t)
         return self._take()
 
 
