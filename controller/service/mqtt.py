@@ -124,6 +124,9 @@ class Incoming:
     response_topic: str | None = None
     correlation: bytes | None = None
     problem: str | None = None
+    #: MQTT 5 message expiry: the ``time.monotonic()`` past which it is no longer wanted
+    #: (the interval the broker forwards, from when it was received).
+    expires: float | None = None
 
 
 def reply_topic_error(topic: str, base: str) -> str | None:
@@ -542,6 +545,9 @@ class MqttLink:
         if not isinstance(payload, bytes | bytearray):
             payload = str(payload).encode() if payload is not None else b""
         props = message.properties
+        received = time.monotonic()
+        interval = getattr(props, "MessageExpiryInterval", None) if props is not None else None
+        expires = received + interval if isinstance(interval, int) else None
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         problem = None
@@ -557,7 +563,8 @@ class MqttLink:
                 problem = (f"too many requests from this client (over {CLIENT_RATE:.0f} a second);"
                            " nothing was done")
         await self.on_request(Incoming(name, bytes(payload), response_topic or None,
-                                       bytes(correlation) if correlation else None, problem))
+                                       bytes(correlation) if correlation else None, problem,
+                                       expires))
 
     def _allowed(self, client: str) -> bool:
         """Takes a token from ``client``'s bucket. Returns False when the request is to be
