@@ -50,6 +50,8 @@ function pressable(node, action) {
 
   const table = new TableModel(tableId);
   const pending = new Map();  // transaction -> {name, timers, deadline}
+  // Reported not done: an answer may still come (late), and is then shown for what it is.
+  const expired = new Map();  // transaction -> the time it was wanted until
   const ui = {
     calls: [], pocketed: [], picked: null,
     presumed: null, corrected: new Set(), fixing: new Map(),  // presumptions and their corrections
@@ -57,7 +59,9 @@ function pressable(node, action) {
   };
   let client = null;
   let counter = 0;
-  const session = Math.random().toString(16).slice(2, 8);
+  // 64 random bits: a transaction names one request, across every console there ever was
+  const session = Array.from(crypto.getRandomValues(new Uint8Array(8)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
 
   // ---------------------------------------------------------------- requests and responses
   function show(text, kind) {
@@ -82,7 +86,10 @@ function pressable(node, action) {
       // a little after the deadline, for the clocks of the table and of this tablet to differ
       setTimeout(() => {
         ui.fixing.delete(transaction);
-        if (pending.delete(transaction)) show(t("r.expired", { req, time: until }), "expired");
+        if (!pending.delete(transaction)) return;
+        expired.set(transaction, until);
+        if (expired.size > 100) expired.delete(expired.keys().next().value);
+        show(t("r.expired", { req, time: until }), "expired");
       }, (ttl + 2) * 1000),
     ];
     pending.set(transaction, { name, timers });
@@ -94,7 +101,16 @@ function pressable(node, action) {
   }
   function answered(name, response) {
     const p = pending.get(response.transaction);
-    if (!p) return;  // another console's request, or one already reported
+    if (!p) {  // another console's request, or one already reported: late, if reported not done
+      const until = expired.get(response.transaction);
+      if (until === undefined) return;
+      expired.delete(response.transaction);
+      const req = t("req." + name);
+      show(response.status === "ok" ? t("r.late_ok", { req, time: until })
+        : t("r.late_error", { req, why: errorText(response.error, table) }),
+        response.status === "ok" ? "late" : "error");
+      return;
+    }
     p.timers.forEach(clearTimeout);
     pending.delete(response.transaction);
     const req = t("req." + name);
