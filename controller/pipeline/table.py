@@ -18,13 +18,16 @@ import copy
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
 from controller.pipeline.messages import Message as Message
 from controller.pipeline.messages import Role as Role
-from controller.pipeline.messages import Stamper
 from controller.pipeline.messages import status_payload as status_payload
+from controller.pipeline.publisher import DISPLAY_NAME_CHARS as DISPLAY_NAME_CHARS
+from controller.pipeline.publisher import HealthView as HealthView
+from controller.pipeline.publisher import Publisher, prompt
+from controller.pipeline.publisher import display as display
 from controller.pipeline.requests import (
     AnswerRequest,
     BadRequest,
@@ -41,10 +44,8 @@ from controller.pipeline.requests import (
     parse_request,
     transaction_of,
 )
-from controller.pipeline.scoreboard import say, short_name, value_key
 from controller.pipeline.trace import HealthLine, RequestLine
 from controller.pipeline.transactions import Answer, Transactions, body_digest
-from controller.words import texts
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
 from rules import (
@@ -64,45 +65,11 @@ from rules import (
     Undone,
 )
 from rules.decisions import (
-    BallCredited,
-    BallSpotted,
-    BallStaysDown,
     Decision,
-    FoulCalled,
-    GameDrawn,
-    GameRestarted,
-    GameWon,
-    MatchAbandoned,
-    MatchDrawn,
-    MatchStarted,
-    MatchWon,
-    OptionChosen,
-    PointsMoved,
-    QuestionAsked,
-    RulingCorrected,
-    ShooterContinues,
-    ShotsUndone,
-    TurnPassed,
-    WarningIssued,
 )
 from rules.facts import UNKNOWN
 
 log = logging.getLogger(__name__)
-
-#: How many letters of a name ``B/display`` shows.
-DISPLAY_NAME_CHARS = 6
-
-_RULING = (BallCredited, BallStaysDown, BallSpotted, FoulCalled, PointsMoved, TurnPassed,
-           ShooterContinues, OptionChosen, GameWon, GameDrawn, GameRestarted, RulingCorrected)
-
-
-class HealthView(Protocol):
-    """What the table reads of sensor health to publish it (``hardware.health.HealthMonitor``)."""
-
-    def snapshot(self) -> dict[str, object]: ...
-
-    def summary(self) -> dict[str, object]: ...
-
 
 @dataclass(frozen=True, slots=True)
 class Handled:
@@ -132,26 +99,25 @@ class Table:
         language: str = "en",
     ) -> None:
         self.referee = Referee()
-        #: The language of the questions' ``prompt`` (``controller.words.texts``).
-        self.language = language
         self.fusion = Fusion(fusion)
         self.match_id: str | None = None
         self.now = 0.0
-        self._press = Stamper()
+        self._pub = Publisher(language, health)
         self._matches = matches
         self._match_id = match_id
-        self._health = health
-        self._status_health: dict[str, object] | None = None  # the summary last in B/status
         self._deferred: list[ShotRecord] = []
-        self._last_state: dict[str, Any] | None = None
-        self._last_match_id: str | None = None
         self._answers = Transactions()
 
     # -------------------------------------------------------------- reading
     @property
+    def language(self) -> str:
+        """Returns the language of the table's words (``controller.words.texts``)."""
+        return self._pub.language
+
+    @property
     def seq(self) -> int:
         """Returns the seq of the last message made (0 before the first)."""
-        return self._press.seq
+        return self._pub.press.seq
 
     @property
     def matches(self) -> int:
@@ -170,18 +136,12 @@ class Table:
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self._press.stamp(t), "match_id": self.match_id, "language": self.language,
-                **texts.with_prompts(self.referee.snapshot(), self.language)}
-
-    def prompt(self, question: dict[str, Any]) -> str:
-        """Returns a question's text (its snapshot form) in the table's language."""
-        players = [p.name for p in self.referee.state.players]
-        return texts.prompt(question, players, self.language)
+        return self._pub.snapshot(self.referee, self.match_id, t)
 
     # -------------------------------------------------------------- restoring
     def resume_seq(self, seq: int) -> None:
         """Numbers the next message after ``seq`` (never goes back)."""
-        self._press.resume(seq)
+        self._pub.press.resume(seq)
 
     def remember(self, tx: str, name: str, kept: dict[str, Any]) -> None:
         """Remembers an answer given before a restart (a ``transactions()`` row), so its
@@ -196,7 +156,7 @@ class Table:
 
     def publish_all(self, t: float) -> list[Message]:
         """Returns status, state, display (and health): after a start or a reconnect."""
-        self._publish_all(t)
+        self._pub.everything(t, self.referee, self.match_id)
         return self._take()
 
     def sensor(self, ev: SensorEvent) -> list[Message]:
@@ -223,18 +183,13 @@ class Table:
         """Sensor health's news: an event for each record, fusion told of each ``changed``
         channel (``set_health``), then ``B/health`` when there are records or ``publish``, and
         ``B/status`` when the health summary changed. Returns the messages."""
-        for rec in records:
-            self._event(rec.event_type, rec.to_json(), t)
+        self._pub.health_events(records, t)
         for channel, state in changed.items():
             actions = self.fusion.set_health(channel, state, t)
             if actions:
                 self._apply(actions)
-        health = self._health
-        if health is not None and (records or publish):
-            self._publish_health(health, t)
-            summary = health.summary()
-            if summary != self._status_health:  # a sensor's fault, a link down (journal)
-                self._publish_status(t, summary)
+        if records or publish:
+            self._pub.health(t)
         return self._take()
 
     def advance(self, now: float) -> list[Message]:
@@ -344,7 +299,7 @@ class Table:
                 self.match_id = None
                 return None
             case GetRequest():
-                self._publish_all(t)
+                self._pub.everything(t, self.referee, self.match_id)
                 return None
         raise BadRequest(f"unhandled request {req!r}")
 
@@ -368,8 +323,8 @@ class Table:
             raise InvalidInput("the match is over: start a new one with new_match")
         if self.referee.questions:
             q = self.referee.questions[0]
-            raise InvalidInput(f"question {q.id} is open ({self.prompt(q.to_json())}): "
-                               "answer it first")
+            text = prompt(self.referee, q.to_json(), self.language)
+            raise InvalidInput(f"question {q.id} is open ({text}): answer it first")
 
     def _call(self, req: CallRequest, t: float) -> Any:
         calls = tuple(Call(c.ball, Pocket(c.pocket)) for c in req.calls)
@@ -394,7 +349,7 @@ class Table:
         trial.referee = self.referee.fork()
         trial.fusion = copy.deepcopy(self.fusion)
         trial._deferred = list(self._deferred)
-        trial._press = self._press.fork()
+        trial._pub = self._pub.fork()
         return trial
 
     def _declare(self, req: DeclareRequest, t: float) -> Any:
@@ -464,63 +419,23 @@ class Table:
 
     def _after(self, t: float, decisions: list[Decision]) -> None:
         """Publishes the events of these decisions, then the state and the display."""
-        state = self.referee.state
-        ruling = [d for d in decisions if isinstance(d, _RULING)]
-        if ruling:
-            corrected = any(isinstance(d, RulingCorrected) for d in ruling)
-            self._event("shot_result", {
-                "shot": state.shot,
-                "corrected": corrected,
-                "decisions": [d.to_event() for d in decisions
-                              if not isinstance(d, QuestionAsked)],
-                "to_shoot": state.to_shoot,
-                "ball_in_hand": str(state.ball_in_hand),
-            }, t, ends_shot=not corrected)
-        for d in decisions:
-            kind, data = _event_of(d, self)
-            if kind:
-                self._event(kind, data, t)
-        self._publish_state(t)
+        self._pub.decided(t, decisions, self.referee, self.match_id)
 
     # -------------------------------------------------------------- publishing
     def _take(self) -> list[Message]:
-        return self._press.take()
+        return self._pub.take()
 
-    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False,
-               ends_shot: bool = False) -> None:
-        self._press.event(kind, data, t, live=live, ends_shot=ends_shot)
+    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False) -> None:
+        self._pub.press.event(kind, data, t, live=live)
 
     def _answer(self, name: str, response: dict[str, Any], t: float,
                 line: dict[str, Any] | None = None) -> Handled:
-        self._press.respond(name, response, t)
+        self._pub.press.respond(name, response, t)
         return Handled(response, self._take(), line)
-
-    def _publish_state(self, t: float, force: bool = False) -> None:
-        snap = texts.with_prompts(self.referee.snapshot(), self.language)
-        if not force and snap == self._last_state and self.match_id == self._last_match_id:
-            return  # nothing a subscriber could see has changed
-        self._last_state, self._last_match_id = snap, self.match_id
-        self._press.retained("state", {"match_id": self.match_id, "language": self.language,
-                                       **snap}, t)
-        self._press.retained("display", display(snap, self.language), t)
-
-    def _publish_status(self, t: float, health: dict[str, object] | None) -> None:
-        self._status_health = health
-        self._press.retained("status", status_payload("online", health), t)
-
-    def _publish_health(self, health: HealthView, t: float) -> None:
-        self._press.retained("health", {**health.snapshot(), "summary": health.summary()}, t)
-
-    def _publish_all(self, t: float) -> None:
-        health = self._health
-        self._publish_status(t, None if health is None else health.summary())
-        self._publish_state(t, force=True)
-        if health is not None:
-            self._publish_health(health, t)
 
     def stopped(self, t: float) -> list[Message]:
         """Returns the last message of a clean stop: ``B/status`` ``stopped``."""
-        self._press.retained("status", status_payload("stopped"), t)
+        self._pub.stopped(t)
         return self._take()
 
 
@@ -538,59 +453,3 @@ def feed(table: Table, item: TraceInput) -> list[Message]:
         return out + table.set_health(item.channel, item.state, item.t)
     assert isinstance(item, RequestLine)
     return out + table.request(item.name, item.payload, item.t).messages
-
-
-def _event_of(d: Decision, table: Table) -> tuple[str | None, dict[str, Any]]:
-    state = table.referee.state
-    match d:
-        case MatchStarted():
-            return "match_started", {"match_id": table.match_id, "game": d.game,
-                                     "players": list(d.players), "race_to": d.race_to,
-                                     "breaker": d.breaker}
-        case FoulCalled():
-            return "foul", {"player": d.player, "fouls": [str(f) for f in d.fouls],
-                            "shot": state.shot}
-        case WarningIssued():
-            return "warning", {"player": d.player, "reason": d.reason}
-        case QuestionAsked():
-            question = {k: v for k, v in d.to_event().items() if k != "decision"}
-            if question.get("count") == 1:
-                del question["count"]
-            return "question", {**question, "prompt": table.prompt(question)}
-        case GameWon() | GameDrawn():
-            return "game_over", {
-                "game_no": d.game_no,
-                "winner": d.player if isinstance(d, GameWon) else None,
-                "draw": isinstance(d, GameDrawn),
-                "reason": d.reason if isinstance(d, GameWon) else "draw",
-                "games": [p.games for p in state.players],
-            }
-        case MatchWon() | MatchDrawn():
-            return "match_over", {"winner": d.player if isinstance(d, MatchWon) else None,
-                                  "games": [p.games for p in state.players]}
-        case ShotsUndone():
-            return "undo", {"shots": d.shots, "back_to_shot": d.back_to_shot}
-        case MatchAbandoned():
-            return "match_over", {"winner": None, "abandoned": True,
-                                  "games": [p.games for p in state.players]}
-    return None, {}
-
-
-def display(snap: dict[str, Any], language: str = "en") -> dict[str, Any]:
-    """Returns the short text for simple LED displays: ``{"text": ..., "lines": [...]}``, its
-    words in ``language``."""
-    players = snap["players"]
-    if not players:
-        return {"text": "", "lines": []}
-    key = value_key(snap)
-    names = [short_name(p, DISPLAY_NAME_CHARS) for p in players]
-    values = [p[key] for p in players]
-    marks = ["*" if snap["to_shoot"] == i else "" for i in range(len(players))]
-    if len(players) == 2:
-        text = f"{names[0]} {values[0]}:{values[1]} {names[1]}"
-    else:
-        text = " ".join(f"{n} {v}" for n, v in zip(names, values, strict=True))
-    lines = [f"{m}{n} {v}" for m, n, v in zip(marks, names, values, strict=True)]
-    if snap["status"] in ("game_over", "match_over") and snap["winner"] is not None:
-        lines.append(say("wins", language, name=names[snap["winner"]]))
-    return {"text": text, "lines": lines}
