@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controller.pipeline.desk import Desk, error
 from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
 from controller.pipeline.messages import Message as Message
 from controller.pipeline.messages import Role as Role
@@ -40,12 +41,9 @@ from controller.pipeline.requests import (
     ShotEndRequest,
     UndoRequest,
     as_received,
-    body_of,
-    parse_request,
     transaction_of,
 )
 from controller.pipeline.trace import HealthLine, RequestLine
-from controller.pipeline.transactions import Answer, Transactions, body_digest
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
 from rules import (
@@ -106,7 +104,7 @@ class Table:
         self._matches = matches
         self._match_id = match_id
         self._deferred: list[ShotRecord] = []
-        self._answers = Transactions()
+        self._desk = Desk()
 
     # -------------------------------------------------------------- reading
     @property
@@ -132,7 +130,7 @@ class Table:
     def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
         """Returns the remembered answers as the journal keeps them: ``(transaction, name,
         kept)`` (``Transactions.entries``)."""
-        return self._answers.entries()
+        return self._desk.transactions.entries()
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
@@ -146,7 +144,7 @@ class Table:
     def remember(self, tx: str, name: str, kept: dict[str, Any]) -> None:
         """Remembers an answer given before a restart (a ``transactions()`` row), so its
         transaction still names its request."""
-        self._answers.restore(tx, name, kept)
+        self._desk.transactions.restore(tx, name, kept)
 
     # -------------------------------------------------------------- inputs
     def start(self, t: float) -> list[Message]:
@@ -222,48 +220,19 @@ class Table:
         body) under it is refused. A refused request changes nothing and is not recorded.
         """
         self.now = t
-        tx = transaction_of(payload)
-        try:
-            req = parse_request(name, payload)
-        except BadRequest as exc:
-            req, invalid = None, str(exc)
-        seen = None if tx is None else self._answers.get(tx)
-        if seen is not None:
-            if req is not None and seen.same_request(name, body_digest(body_of(req))):
-                return self._answer(seen.name, dict(seen.response), t)  # applied once, answered again
-            other = "a different request" if seen.name == name else f"a {seen.name} request"
-            return self._answer(name, {"status": "error", "transaction": tx, "error": (
-                f"transaction {tx!r} was already used for {other}; nothing was done"
-                " (a new request needs a new transaction)")}, t)
-        if req is None:
-            return self._answer(name, {"status": "error", "transaction": tx, "error": invalid}, t)
-        if wall is not None and req.deadline is not None and wall > req.deadline:
-            return self._answer(name, {"status": "error", "transaction": tx, "error": (
-                f"deadline: the request expired {wall - req.deadline:.1f} s before it reached"
-                " the table; nothing was done")}, t)
-        line = {"t": round(t, 6), "request": name, "payload": as_received(req)}
-        try:
-            data = self._handle(req, t)
-            response = {"status": "ok", "transaction": tx, "data": data}
-        except (InvalidInput, BadRequest, LookupError) as exc:
-            response = {"status": "error", "transaction": tx, "error": str(exc).strip("'\"")}
-        except MemoryError:  # not this request's fault: the service ends, systemd restarts it
-            raise
-        except Exception as exc:  # a fault of ours: this request's error, not the table's end
-            log.exception("request %s failed", name)
-            response = {"status": "error", "transaction": tx,
-                        "error": f"the table could not carry out this request ({type(exc).__name__})"}
-        if tx is not None:
-            self._answers.note(tx, Answer(name, body_digest(body_of(req)), response))
-        return self._answer(name, response, t, line)
+        got = self._desk.screen(name, payload, wall)
+        if isinstance(got, dict):
+            return self._answer(name, got, t)
+        line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
+        return self._answer(name, self._desk.carry_out(name, got, lambda: self._handle(got, t)),
+                            t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
                t: float) -> Handled:
         """Answers a request that cannot be taken whatever it holds (``reason``), without
         looking further into it. Nothing is recorded or changed."""
         self.now = t
-        return self._answer(name, {"status": "error", "transaction": transaction_of(payload),
-                                   "error": reason}, t)
+        return self._answer(name, error(transaction_of(payload), reason), t)
 
     # -------------------------------------------------------------- requests
     def _handle(self, req: ParsedRequest, t: float) -> Any:
