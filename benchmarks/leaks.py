@@ -260,7 +260,7 @@ def table_sizes(table: Any) -> dict[str, object]:
     ref = table.referee
     return {
         "matches": table.matches,
-        "table answers": len(table._answers),
+        "table answers": len(table._desk.transactions),
         "deferred": len(table._deferred),
         "referee frames": len(getattr(ref, "_frames", ())),
         "fusion bursts waiting": len(table.fusion.cushions._closed),

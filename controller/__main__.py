@@ -10,6 +10,7 @@ import importlib
 import sys
 
 from controller.words.catalogue import languages
+from rules import GAMES
 
 LANGUAGES = languages()
 
@@ -45,7 +46,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--tables", type=int, default=2, help="how many simulated tables (default 2)")
     demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
     demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
-    demo.add_argument("--game", choices=["siberian-ten", "ten-ball", "pyramid"], default=None)
+    demo.add_argument("--game", choices=sorted(GAMES), default=None)
     demo.add_argument("--language", choices=LANGUAGES, default=None,
                       help="the tables' language (questions, displays) and the pages' default "
                            "(default: English tables, each browser's own language)")
@@ -57,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("trace", help="a trace file (JSONL), or - for standard input")
 
     sim = sub.add_parser("simulate", help="write the trace of a simulated match to standard output")
-    sim.add_argument("--game", required=True, choices=["siberian-ten", "ten-ball", "pyramid"])
+    sim.add_argument("--game", required=True, choices=sorted(GAMES))
     sim.add_argument("--shots", type=int, required=True, help="how many shots to play (at most)")
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--noise", action="store_true", help="glitches, crosstalk, rattles, stuck sensors")

@@ -52,10 +52,6 @@ class SimClock:
         """Returns the unwrapped tick at host time ``host_t``."""
         return self.start_tick + int((host_t - self.origin) * self.rate)
 
-    def host_at(self, ext_tick: float) -> float:
-        """Returns the host time of an unwrapped tick."""
-        return self.origin + (ext_tick - self.start_tick) / self.rate
-
     def now(self) -> float:
         """Returns the host time now (or the frozen instant, inside ``frozen``)."""
         at: float | None = getattr(self._frozen, "at", None)

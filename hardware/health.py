@@ -331,6 +331,9 @@ class HealthMonitor:
         self._config = config or HealthConfig()
         self._channels: dict[str, _Channel] = {}
         self._links: dict[str, _Link] = {}
+        #: What the service says of its host (``clock_synchronised``): in ``snapshot()`` under
+        #: ``host``, never part of ``ok`` (a table referees as well without it).
+        self.host: dict[str, object] = {}
         self._shots = 0
         start = clock()
         for name in channels:
@@ -371,7 +374,7 @@ class HealthMonitor:
             for name, link in self._links.items()
         }
         return {"t": round(self._clock(), 6), **self.summary(), "shots": self._shots,
-                "channels": channels, "links": links}
+                "channels": channels, "links": links, **({"host": dict(self.host)} if self.host else {})}
 
     def summary(self) -> dict[str, object]:
         """Returns the short form for ``B/status``: ``{"ok": ..., "faults": {ch: state}}``,

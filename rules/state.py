@@ -215,9 +215,6 @@ class MatchState:
         """Returns the state with ``n`` more object balls off the table, numbers unknown."""
         return _settled(replace(self, unidentified=self.unidentified + n))
 
-    def with_balls(self, balls: set[int] | frozenset[int]) -> MatchState:
-        return replace(self, on_table=tuple(sorted(set(self.on_table) | set(balls))))
-
 
 def _settled(state: MatchState) -> MatchState:
     """Returns the state with an empty table once every number left is a ball that fell."""

@@ -7,16 +7,11 @@ import ast
 import re
 import tomllib
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
-from controller.pipeline import requests
-from controller.service.config import SimConfig
 from controller.words import catalogue
 from firmware_bridge.firmware import main as firmware
-from rules import GAMES, ShotKind, Special
-from rules.facts import DECLARABLE_FOULS
 from vocabulary import (
     BINARY_CHANNELS,
     POCKETS,
@@ -172,16 +167,3 @@ def test_every_language_names_exactly_the_vocabularys_pockets(lang: str) -> None
     keys = catalogue.words(lang).pages
     named = {k.removeprefix("pocket.") for k in keys if k.startswith("pocket.")}
     assert named == {*Pocket, "return"}  # "return": a drop only the ball return saw
-
-
-def _literal(annotation: object) -> set[str]:
-    return {a for a in get_args(annotation) if isinstance(a, str)}
-
-
-def test_the_requests_schema_lists_the_rules_own_codes() -> None:
-    # pydantic's Literal lists exactly the allowed codes in its refusal; these are its copies.
-    assert _literal(requests.FoulCode) == {f.value for f in DECLARABLE_FOULS}
-    assert _literal(requests.SpecialCode) == {s.value for s in Special}
-    assert _literal(requests.CallRequest.model_fields["kind"].annotation) == {k.value for k in ShotKind}
-    games = requests.NewMatchRequest.model_fields["game"].annotation
-    assert _literal(games) == _literal(SimConfig.model_fields["game"].annotation) == set(GAMES)

@@ -20,9 +20,20 @@ import math
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
 
 from controller.errors import ControllerError
+from controller.pipeline.declared import Declared
+from rules import GAMES, ShotKind, Special
+from rules.facts import DECLARABLE_FOULS, UNKNOWN, Forfeit, Foul, Known
 from vocabulary import Pocket
 
 MAX_PAYLOAD = 64 * 1024
@@ -32,13 +43,25 @@ MAX_INT = 2**53 - 1
 MAX_NAME = 64
 
 BallId = Annotated[int, Field(ge=1, le=15)] | Literal["cue"]
-FoulCode = Literal[
-    "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
-    "double_hit", "wrong_ball_first", "wrong_cue_ball", "direct_hit_in_kitchen", "cue_on_table",
-    "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break", "no_rail",
-    "two_cushion",
-]
-SpecialCode = Literal["interference", "on_rail", "returned_from_floor", "hanging_ball", "stalemate"]
+
+
+def _declarable(foul: object) -> object:
+    if isinstance(foul, str) and foul not in DECLARABLE_FOULS:
+        found = " is found by the table, not declared" if foul in set(Foul) else " is no foul"
+        raise ValueError(f"{foul[:40]!r}{found}; one of {', '.join(sorted(DECLARABLE_FOULS))}")
+    return foul
+
+
+def _known_game(game: str) -> str:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; one of {', '.join(sorted(GAMES))}")
+    return game
+
+
+#: A foul a referee may declare: the rules' ``Foul``, one of ``DECLARABLE_FOULS``.
+FoulCode = Annotated[Foul, BeforeValidator(_declarable)]
+#: A game's id: one of the rules' ``GAMES``.
+GameId = Annotated[str, AfterValidator(_known_game)]
 #: Format characters a name may hold: zero-width (non-)joiners, as in emoji sequences.
 _JOINERS = frozenset("\u200c\u200d")
 
@@ -78,7 +101,7 @@ class _Request(BaseModel):
 
 
 class NewMatchRequest(_Request):
-    game: Literal["siberian-ten", "ten-ball", "pyramid"]
+    game: GameId
     players: Annotated[list[Name], Field(min_length=2, max_length=4)]
     race_to: Annotated[int, Field(ge=1, le=99)] = 1
     breaker: Annotated[int, Field(ge=0, le=3)] = 0
@@ -94,7 +117,7 @@ class CalledBall(BaseModel):
 
 class CallRequest(_Request):
     calls: Annotated[list[CalledBall], Field(max_length=2)] = Field(default_factory=list)
-    kind: Literal["normal", "safety", "push_out", "igra"] = "normal"
+    kind: ShotKind = ShotKind.NORMAL
     manner: Annotated[str, StringConstraints(max_length=200), AfterValidator(plain_text)] | None = None
     #: Replaces the open shot's call while nothing has happened on the table yet (an
     #: extension of interfaces §3: without it, a second call closes the open shot).
@@ -133,32 +156,41 @@ class DeclareRequest(_Request):
     #: over the cushion hits the sensors counted.
     balls_to_cushion: Annotated[int, Field(ge=0, le=15)] | None = None
     pocketed: list[PocketedBall] = Field(default_factory=list)
-    special: SpecialCode | None = None
+    special: Special | None = None
     unsportsmanlike: Unsportsmanlike | None = None
     #: The shot the facts are about (``shot_result``'s and ``ball_pocketed``'s ``shot``): the
     #: shot in play or to come, or the one just ruled (a correction). Without it, see
     #: docs/interfaces.md.
     shot: Annotated[int, Field(ge=1)] | None = None
 
-    def facts(self) -> dict[str, Any]:
-        """Returns only the facts the request states (a key left out is no fact)."""
+    def facts(self) -> Declared:
+        """Returns the facts the request states (a key left out is no fact; a null
+        ``centre_line``, ``cushions_after_contact``, ``balls_to_cushion`` or
+        ``unsportsmanlike`` neither)."""
         given = self.model_fields_set - {"v", "transaction", "deadline", "shot"}
-        out: dict[str, Any] = {}
-        for key in given:
-            value = getattr(self, key)
-            if key == "pocketed":
-                out[key] = [(p.ball, p.pocket) for p in value]
-            elif key in ("fouls", "off_table"):
-                out[key] = tuple(value)
-            elif value is None and key in ("centre_line", "cushions_after_contact",
-                                           "balls_to_cushion", "unsportsmanlike"):
-                continue
-            elif key == "unsportsmanlike":
-                out[key] = {"player": value.player, "match": value.loses == "match",
-                            "reason": value.reason}
-            else:
-                out[key] = value
-        return out
+        stated = {key for key in given if key not in _NULL_IS_NO_FACT or getattr(self, key) is not None}
+        forfeit = self.unsportsmanlike
+        return Declared(
+            stated=frozenset(stated),
+            fouls=tuple(self.fouls), off_table=tuple(self.off_table),
+            pocketed=tuple((p.ball, p.pocket) for p in self.pocketed),
+            first_contact=self.first_contact if "first_contact" in stated else UNKNOWN,
+            centre_line=UNKNOWN if self.centre_line is None else self.centre_line,
+            cushions_after_contact=_known(self.cushions_after_contact),
+            balls_to_cushion=_known(self.balls_to_cushion),
+            special=self.special,
+            unsportsmanlike=None if forfeit is None else Forfeit(
+                forfeit.player, forfeit.loses == "match", forfeit.reason))
+
+
+#: Declared facts for which null states nothing (``first_contact`` null: the cue ball touched
+#: no ball; ``special`` null: no special position).
+_NULL_IS_NO_FACT = frozenset({"centre_line", "cushions_after_contact", "balls_to_cushion",
+                              "unsportsmanlike"})
+
+
+def _known(value: int | None) -> Known[int]:
+    return UNKNOWN if value is None else value
 
 
 class ShotEndRequest(_Request):
@@ -201,8 +233,9 @@ REQUESTS: dict[str, type[_Request]] = {
     "get": GetRequest,
 }
 
-Request = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
-           | UndoRequest | RedoRequest | EndMatchRequest | GetRequest)
+#: A request as validated: one of the models above.
+ParsedRequest = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
+                 | UndoRequest | RedoRequest | EndMatchRequest | GetRequest)
 
 
 def _no_constant(name: str) -> Any:
@@ -310,21 +343,21 @@ def name_error(name: str) -> str | None:
     return None
 
 
-def as_received(req: Request) -> dict[str, Any]:
+def as_received(req: ParsedRequest) -> dict[str, Any]:
     """Returns the request as it was received, validated: the fields it gave, defaults left
     out (``declare {"first_contact": null}`` keeps its null). What the journal and the
     trace keep, so a replay takes exactly the request the table took."""
     return req.model_dump(mode="json", exclude_unset=True)
 
 
-def body_of(req: Request) -> str:
+def body_of(req: ParsedRequest) -> str:
     """Returns what a request asks for, as canonical JSON: the same for a request resent
     under its transaction (whatever its ``deadline``), different for another request."""
     fields = {k: v for k, v in as_received(req).items() if k not in ("transaction", "deadline", "v")}
     return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
-def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> Request:
+def parse_request(name: str, payload: bytes | str | dict[str, Any]) -> ParsedRequest:
     """Returns the validated request. Raises BadRequest saying what is wrong."""
     model = REQUESTS.get(name)
     if model is None:

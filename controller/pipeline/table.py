@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import enum
 import logging
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
 
+from controller.pipeline.desk import Desk, error
 from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.messages import Message as Message
+from controller.pipeline.messages import Role as Role
+from controller.pipeline.messages import status_payload as status_payload
+from controller.pipeline.publisher import DISPLAY_NAME_CHARS as DISPLAY_NAME_CHARS
+from controller.pipeline.publisher import HealthView as HealthView
+from controller.pipeline.publisher import Publisher, prompt
+from controller.pipeline.publisher import display as display
 from controller.pipeline.requests import (
     AnswerRequest,
     BadRequest,
@@ -32,18 +38,14 @@ from controller.pipeline.requests import (
     EndMatchRequest,
     GetRequest,
     NewMatchRequest,
+    ParsedRequest,
     RedoRequest,
-    Request,
     ShotEndRequest,
     UndoRequest,
     as_received,
-    body_of,
-    parse_request,
     transaction_of,
 )
-from controller.pipeline.scoreboard import say, short_name, value_key
 from controller.pipeline.trace import HealthLine, RequestLine
-from controller.words import texts
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
 from rules import (
@@ -63,87 +65,11 @@ from rules import (
     Undone,
 )
 from rules.decisions import (
-    BallCredited,
-    BallSpotted,
-    BallStaysDown,
     Decision,
-    FoulCalled,
-    GameDrawn,
-    GameRestarted,
-    GameWon,
-    MatchAbandoned,
-    MatchDrawn,
-    MatchStarted,
-    MatchWon,
-    OptionChosen,
-    PointsMoved,
-    QuestionAsked,
-    RulingCorrected,
-    ShooterContinues,
-    ShotsUndone,
-    TurnPassed,
-    WarningIssued,
 )
-from vocabulary import VERSION
+from rules.facts import UNKNOWN
 
 log = logging.getLogger(__name__)
-
-TRANSACTIONS_KEPT = 1024
-#: How many letters of a name ``B/display`` shows.
-DISPLAY_NAME_CHARS = 6
-
-_RULING = (BallCredited, BallStaysDown, BallSpotted, FoulCalled, PointsMoved, TurnPassed,
-           ShooterContinues, OptionChosen, GameWon, GameDrawn, GameRestarted, RulingCorrected)
-
-
-class Role(enum.StrEnum):
-    """What a message is to its subscribers, which says how long it may wait to be delivered."""
-
-    RETAINED = "retained"  # status, state, display, health: the latest replaces the older
-    EVENT = "event"  # B/event: expires after ``mqtt.event_expiry_s``
-    RESPONSE = "response"  # B/response/<name>: also to the request's response topic (MQTT 5)
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One MQTT publication; ``topic`` is relative to the table's base topic.
-
-    ``live``: news of the sensors, not a ruling (``ball_pocketed``): it may be published once
-    its input is written, before the sync. ``ends_shot``: the first ruling of a shot (sensor
-    health counts a shot of play).
-    """
-
-    topic: str
-    payload: dict[str, Any]
-    retain: bool = False
-    qos: int = 1
-    role: Role = Role.RETAINED
-    live: bool = False
-    ends_shot: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"topic": self.topic, "retain": self.retain, "qos": self.qos, "payload": self.payload}
-
-
-StatusState = Literal["online", "offline", "stopped"]
-
-
-def status_payload(state: StatusState, health: Mapping[str, object] | None = None) -> dict[str, Any]:
-    """Returns the body of ``B/status`` (without ``v``/``seq``/``ts``): the service's state, its
-    version and, when known, the health summary."""
-    out: dict[str, Any] = {"state": state, "version": VERSION}
-    if health is not None:
-        out["health"] = dict(health)
-    return out
-
-
-class HealthView(Protocol):
-    """What the table reads of sensor health to publish it (``hardware.health.HealthMonitor``)."""
-
-    def snapshot(self) -> dict[str, object]: ...
-
-    def summary(self) -> dict[str, object]: ...
-
 
 @dataclass(frozen=True, slots=True)
 class Handled:
@@ -173,30 +99,27 @@ class Table:
         language: str = "en",
     ) -> None:
         self.referee = Referee()
-        #: The language of the questions' ``prompt`` (``controller.words.texts``).
-        self.language = language
         self.fusion = Fusion(fusion)
         self.match_id: str | None = None
         self.now = 0.0
-        self._seq = 0
+        self._pub = Publisher(language, health)
         self._matches = matches
         self._match_id = match_id
-        self._health = health
-        self._status_health: dict[str, object] | None = None  # the summary last in B/status
-        self._out: list[Message] = []
         self._deferred: list[ShotRecord] = []
+        self._desk = Desk()
         # the referee as it was before each undo, newest last, with what the undo left (redo)
         self._undone: list[tuple[Referee, tuple[object, ...]]] = []
-        self._last_state: dict[str, Any] | None = None
-        self._last_match_id: str | None = None
-        # transaction -> (request name, body_of the request or None if unknown, response)
-        self._answers: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
 
     # -------------------------------------------------------------- reading
     @property
+    def language(self) -> str:
+        """Returns the language of the table's words (``controller.words.texts``)."""
+        return self._pub.language
+
+    @property
     def seq(self) -> int:
         """Returns the seq of the last message made (0 before the first)."""
-        return self._seq
+        return self._pub.press.seq
 
     @property
     def matches(self) -> int:
@@ -209,30 +132,23 @@ class Table:
         return self.fusion.next_deadline
 
     def transactions(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the remembered answers, oldest first: ``(transaction, name, response)``."""
-        return [(tx, name, response) for tx, (name, _, response) in self._answers.items()]
+        """Returns the remembered answers as the journal keeps them: ``(transaction, name,
+        kept)`` (``Transactions.entries``)."""
+        return self._desk.transactions.entries()
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self._stamp(t), "match_id": self.match_id, "language": self.language,
-                **texts.with_prompts(self.referee.snapshot(), self.language)}
-
-    def prompt(self, question: dict[str, Any]) -> str:
-        """Returns a question's text (its snapshot form) in the table's language."""
-        players = [p.name for p in self.referee.state.players]
-        return texts.prompt(question, players, self.language)
+        return self._pub.snapshot(self.referee, self.match_id, t)
 
     # -------------------------------------------------------------- restoring
     def resume_seq(self, seq: int) -> None:
         """Numbers the next message after ``seq`` (never goes back)."""
-        self._seq = max(self._seq, seq)
+        self._pub.press.resume(seq)
 
-    def remember(self, tx: str, name: str, response: dict[str, Any]) -> None:
-        """Remembers an answer given before a restart, so its transaction is applied once."""
-        self._answers[tx] = (name, None, response)
-        self._answers.move_to_end(tx)
-        while len(self._answers) > TRANSACTIONS_KEPT:
-            self._answers.popitem(last=False)
+    def remember(self, tx: str, name: str, kept: dict[str, Any]) -> None:
+        """Remembers an answer given before a restart (a ``transactions()`` row), so its
+        transaction still names its request."""
+        self._desk.transactions.restore(tx, name, kept)
 
     # -------------------------------------------------------------- inputs
     def start(self, t: float) -> list[Message]:
@@ -242,7 +158,7 @@ class Table:
 
     def publish_all(self, t: float) -> list[Message]:
         """Returns status, state, display (and health): after a start or a reconnect."""
-        self._publish_all(t)
+        self._pub.everything(t, self.referee, self.match_id)
         return self._take()
 
     def sensor(self, ev: SensorEvent) -> list[Message]:
@@ -271,18 +187,13 @@ class Table:
         """Sensor health's news: an event for each record, fusion told of each ``changed``
         channel (``set_health``), then ``B/health`` when there are records or ``publish``, and
         ``B/status`` when the health summary changed. Returns the messages."""
-        for rec in records:
-            self._event(rec.event_type, rec.to_json(), t)
+        self._pub.health_events(records, t)
         for channel, state in changed.items():
             actions = self.fusion.set_health(channel, state, t)
             if actions:
                 self._apply(actions)
-        health = self._health
-        if health is not None and (records or publish):
-            self._publish_health(health, t)
-            summary = health.summary()
-            if summary != self._status_health:  # a sensor's fault, a link down (journal)
-                self._publish_status(t, summary)
+        if records or publish:
+            self._pub.health(t)
         return self._take()
 
     def advance(self, now: float) -> list[Message]:
@@ -315,51 +226,22 @@ class Table:
         body) under it is refused. A refused request changes nothing and is not recorded.
         """
         self.now = t
-        tx = transaction_of(payload)
-        try:
-            req = parse_request(name, payload)
-        except BadRequest as exc:
-            req, invalid = None, str(exc)
-        if tx is not None and tx in self._answers:
-            seen_name, seen_body, response = self._answers[tx]
-            if seen_name == name and req is not None and seen_body in (None, body_of(req)):
-                return self._answer(seen_name, dict(response), t)  # applied once, answered again
-            other = "a different request" if seen_name == name else f"a {seen_name} request"
-            return self._answer(name, {"status": "error", "transaction": tx, "error": (
-                f"transaction {tx!r} was already used for {other}; nothing was done"
-                " (a new request needs a new transaction)")}, t)
-        if req is None:
-            return self._answer(name, {"status": "error", "transaction": tx, "error": invalid}, t)
-        if wall is not None and req.deadline is not None and wall > req.deadline:
-            return self._answer(name, {"status": "error", "transaction": tx, "error": (
-                f"deadline: the request expired {wall - req.deadline:.1f} s before it reached"
-                " the table; nothing was done")}, t)
-        line = {"t": round(t, 6), "request": name, "payload": as_received(req)}
-        try:
-            data = self._handle(req, t)
-            response = {"status": "ok", "transaction": tx, "data": data}
-        except (InvalidInput, BadRequest, LookupError) as exc:
-            response = {"status": "error", "transaction": tx, "error": str(exc).strip("'\"")}
-        except Exception as exc:  # a fault of ours: this request's error, not the table's end
-            log.exception("request %s failed", name)
-            response = {"status": "error", "transaction": tx,
-                        "error": f"the table could not carry out this request ({type(exc).__name__})"}
-        if tx is not None:
-            self._answers[tx] = (name, body_of(req), response)
-            while len(self._answers) > TRANSACTIONS_KEPT:
-                self._answers.popitem(last=False)
-        return self._answer(name, response, t, line)
+        got = self._desk.screen(name, payload, wall)
+        if isinstance(got, dict):
+            return self._answer(name, got, t)
+        line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
+        return self._answer(name, self._desk.carry_out(name, got, lambda: self._handle(got, t)),
+                            t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
                t: float) -> Handled:
         """Answers a request that cannot be taken whatever it holds (``reason``), without
         looking further into it. Nothing is recorded or changed."""
         self.now = t
-        return self._answer(name, {"status": "error", "transaction": transaction_of(payload),
-                                   "error": reason}, t)
+        return self._answer(name, error(transaction_of(payload), reason), t)
 
     # -------------------------------------------------------------- requests
-    def _handle(self, req: Request, t: float) -> Any:
+    def _handle(self, req: ParsedRequest, t: float) -> Any:
         match req:
             case NewMatchRequest():
                 return self._new_match(req, t)
@@ -396,7 +278,7 @@ class Table:
                 self.match_id = None
                 return None
             case GetRequest():
-                self._publish_all(t)
+                self._pub.everything(t, self.referee, self.match_id)
                 return None
         raise BadRequest(f"unhandled request {req!r}")
 
@@ -421,7 +303,7 @@ class Table:
         self.fusion.forget()
         self._deferred.clear()
         self._event("redo", {"shot": self.referee.state.shot}, t)
-        self._publish_state(t)
+        self._pub.state(t, self.referee, self.match_id)
         return {"shot": self.referee.state.shot}
 
     def _new_match(self, req: NewMatchRequest, t: float) -> Any:
@@ -444,8 +326,8 @@ class Table:
             raise InvalidInput("the match is over: start a new one with new_match")
         if self.referee.questions:
             q = self.referee.questions[0]
-            raise InvalidInput(f"question {q.id} is open ({self.prompt(q.to_json())}): "
-                               "answer it first")
+            text = prompt(self.referee, q.to_json(), self.language)
+            raise InvalidInput(f"question {q.id} is open ({text}): answer it first")
 
     def _call(self, req: CallRequest, t: float) -> Any:
         calls = tuple(Call(c.ball, Pocket(c.pocket)) for c in req.calls)
@@ -470,25 +352,25 @@ class Table:
         trial.referee = self.referee.fork()
         trial.fusion = copy.deepcopy(self.fusion)
         trial._deferred = list(self._deferred)
-        trial._out = []
+        trial._pub = self._pub.fork()
         return trial
 
     def _declare(self, req: DeclareRequest, t: float) -> Any:
         facts = req.facts()
         if not facts:
             raise BadRequest("declare names no fact")
-        for ball in [*facts.get("off_table", ()), *(b for b, _ in facts.get("pocketed", ()))]:
+        for ball in [*facts.off_table, *(b for b, _ in facts.pocketed)]:
             self.referee.check_ball(ball)
-        if facts.get("first_contact") is not None:
-            self.referee.check_ball(facts["first_contact"], cue_allowed=False)
-        if "unsportsmanlike" in facts:
-            self.referee.check_forfeit(facts["unsportsmanlike"]["player"])
+        if facts.first_contact is not None and facts.first_contact is not UNKNOWN:
+            self.referee.check_ball(facts.first_contact, cue_allowed=False)
+        if facts.unsportsmanlike is not None:
+            self.referee.check_forfeit(facts.unsportsmanlike.player)
         if self.referee.state.setup is None:
             raise InvalidInput("no match is in progress")
         # with no shot yet, the facts wait for the first (a shot_end rules it if nothing
         # reached a sensor)
         self._apply(self.fusion.declare(t, facts, self._shot_named(req.shot)))
-        return {"facts": sorted(facts)} | ({} if req.shot is None else {"shot": req.shot})
+        return {"facts": sorted(facts.stated)} | ({} if req.shot is None else {"shot": req.shot})
 
     def _shot_named(self, shot: int | None) -> str | None:
         """Returns which shot a declare's ``shot`` names for fusion: ``"next"`` (the shot in
@@ -540,77 +422,23 @@ class Table:
 
     def _after(self, t: float, decisions: list[Decision]) -> None:
         """Publishes the events of these decisions, then the state and the display."""
-        state = self.referee.state
-        ruling = [d for d in decisions if isinstance(d, _RULING)]
-        if ruling:
-            corrected = any(isinstance(d, RulingCorrected) for d in ruling)
-            self._event("shot_result", {
-                "shot": state.shot,
-                "corrected": corrected,
-                "decisions": [d.to_event() for d in decisions
-                              if not isinstance(d, QuestionAsked)],
-                "to_shoot": state.to_shoot,
-                "ball_in_hand": str(state.ball_in_hand),
-            }, t, ends_shot=not corrected)
-        for d in decisions:
-            kind, data = _event_of(d, self)
-            if kind:
-                self._event(kind, data, t)
-        self._publish_state(t)
+        self._pub.decided(t, decisions, self.referee, self.match_id)
 
     # -------------------------------------------------------------- publishing
     def _take(self) -> list[Message]:
-        out, self._out = self._out, []
-        return out
+        return self._pub.take()
 
-    def _stamp(self, t: float) -> dict[str, Any]:
-        self._seq += 1
-        return {"v": 1, "seq": self._seq, "ts": round(t, 6)}
-
-    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False,
-               ends_shot: bool = False) -> None:
-        self._out.append(Message("event", {**self._stamp(t), "type": kind, "data": data},
-                                 role=Role.EVENT, live=live, ends_shot=ends_shot))
-
-    def _respond(self, name: str, response: dict[str, Any], t: float) -> None:
-        self._out.append(Message(f"response/{name}", {**self._stamp(t), **response},
-                                 role=Role.RESPONSE))
+    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False) -> None:
+        self._pub.press.event(kind, data, t, live=live)
 
     def _answer(self, name: str, response: dict[str, Any], t: float,
                 line: dict[str, Any] | None = None) -> Handled:
-        self._respond(name, response, t)
+        self._pub.press.respond(name, response, t)
         return Handled(response, self._take(), line)
-
-    def _publish_state(self, t: float, force: bool = False) -> None:
-        snap = texts.with_prompts(self.referee.snapshot(), self.language)
-        if not force and snap == self._last_state and self.match_id == self._last_match_id:
-            return  # nothing a subscriber could see has changed
-        self._last_state, self._last_match_id = snap, self.match_id
-        self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id,
-                                           "language": self.language, **snap}, retain=True))
-        self._out.append(Message("display", {**self._stamp(t), **display(snap, self.language)},
-                                 retain=True))
-
-    def _publish_status(self, t: float, health: dict[str, object] | None) -> None:
-        self._status_health = health
-        self._out.append(Message("status", {**self._stamp(t), **status_payload("online", health)},
-                                 retain=True))
-
-    def _publish_health(self, health: HealthView, t: float) -> None:
-        self._out.append(Message("health", {**self._stamp(t), **health.snapshot(),
-                                            "summary": health.summary()}, retain=True))
-
-    def _publish_all(self, t: float) -> None:
-        health = self._health
-        self._publish_status(t, None if health is None else health.summary())
-        self._publish_state(t, force=True)
-        if health is not None:
-            self._publish_health(health, t)
 
     def stopped(self, t: float) -> list[Message]:
         """Returns the last message of a clean stop: ``B/status`` ``stopped``."""
-        self._out.append(Message("status", {**self._stamp(t), **status_payload("stopped")},
-                                 retain=True))
+        self._pub.stopped(t)
         return self._take()
 
 
@@ -628,59 +456,3 @@ def feed(table: Table, item: TraceInput) -> list[Message]:
         return out + table.set_health(item.channel, item.state, item.t)
     assert isinstance(item, RequestLine)
     return out + table.request(item.name, item.payload, item.t).messages
-
-
-def _event_of(d: Decision, table: Table) -> tuple[str | None, dict[str, Any]]:
-    state = table.referee.state
-    match d:
-        case MatchStarted():
-            return "match_started", {"match_id": table.match_id, "game": d.game,
-                                     "players": list(d.players), "race_to": d.race_to,
-                                     "breaker": d.breaker}
-        case FoulCalled():
-            return "foul", {"player": d.player, "fouls": [str(f) for f in d.fouls],
-                            "shot": state.shot}
-        case WarningIssued():
-            return "warning", {"player": d.player, "reason": d.reason}
-        case QuestionAsked():
-            question = {k: v for k, v in d.to_event().items() if k != "decision"}
-            if question.get("count") == 1:
-                del question["count"]
-            return "question", {**question, "prompt": table.prompt(question)}
-        case GameWon() | GameDrawn():
-            return "game_over", {
-                "game_no": d.game_no,
-                "winner": d.player if isinstance(d, GameWon) else None,
-                "draw": isinstance(d, GameDrawn),
-                "reason": d.reason if isinstance(d, GameWon) else "draw",
-                "games": [p.games for p in state.players],
-            }
-        case MatchWon() | MatchDrawn():
-            return "match_over", {"winner": d.player if isinstance(d, MatchWon) else None,
-                                  "games": [p.games for p in state.players]}
-        case ShotsUndone():
-            return "undo", {"shots": d.shots, "back_to_shot": d.back_to_shot}
-        case MatchAbandoned():
-            return "match_over", {"winner": None, "abandoned": True,
-                                  "games": [p.games for p in state.players]}
-    return None, {}
-
-
-def display(snap: dict[str, Any], language: str = "en") -> dict[str, Any]:
-    """Returns the short text for simple LED displays: ``{"text": ..., "lines": [...]}``, its
-    words in ``language``."""
-    players = snap["players"]
-    if not players:
-        return {"text": "", "lines": []}
-    key = value_key(snap)
-    names = [short_name(p, DISPLAY_NAME_CHARS) for p in players]
-    values = [p[key] for p in players]
-    marks = ["*" if snap["to_shoot"] == i else "" for i in range(len(players))]
-    if len(players) == 2:
-        text = f"{names[0]} {values[0]}:{values[1]} {names[1]}"
-    else:
-        text = " ".join(f"{n} {v}" for n, v in zip(names, values, strict=True))
-    lines = [f"{m}{n} {v}" for m, n, v in zip(marks, names, values, strict=True)]
-    if snap["status"] in ("game_over", "match_over") and snap["winner"] is not None:
-        lines.append(say("wins", language, name=names[snap["winner"]]))
-    return {"text": text, "lines": lines}

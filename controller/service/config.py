@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from controller.errors import ControllerError
 from controller.pipeline.fusion import FusionConfig, fusion_config
+from controller.pipeline.requests import GameId
 from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.service.pins import bcm
 from controller.words.texts import Language
@@ -135,7 +136,7 @@ class HealthSection(_Section):
 
 class SimConfig(_Section):
     trace: Path | None = None
-    game: Literal["siberian-ten", "ten-ball", "pyramid"] = "ten-ball"
+    game: GameId = "ten-ball"
     shots: Annotated[int, Field(ge=1)] = 60
     seed: int = 1
     players: Annotated[int, Field(ge=2, le=4)] = 2

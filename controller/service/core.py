@@ -139,6 +139,10 @@ class Request:
     correlation: bytes | None = None
     #: Refused whatever it holds, for this reason (``controller.service.mqtt``: what the link saw).
     problem: str | None = None
+    #: MQTT 5 message expiry: wanted until this host-monotonic time, measured from when the
+    #: link received it. It stands for the payload's ``deadline`` (not checked against the
+    #: wall clock then: no two clocks need to agree).
+    expires: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,11 +436,15 @@ class TableCore:
         if problem is None and self.journal_error is not None and item.name == "new_match":
             problem = (f"the journal cannot be written ({self.journal_error}): no new match"
                        " until it can; the match in play goes on")
+        if problem is None and item.expires is not None and self._mono() > item.expires:
+            problem = (f"the request expired {self._mono() - item.expires:.1f} s before the table"
+                       " could take it (its message expiry); nothing was done")
         if problem is not None:
             handled = self.table.refuse(item.name, item.payload, problem, t)
-        else:  # a live request's deadline is checked against the wall clock
+        else:  # a live request's deadline is checked against the wall clock, unless it expires
+            live = item.t is None and item.expires is None
             handled = self.table.request(item.name, item.payload, t,
-                                         wall=self._wall() if item.t is None else None)
+                                         wall=self._wall() if live else None)
         if handled.line is not None:
             self._record(handled.line)
         reply = (item.response_topic, item.correlation) if item.response_topic else None

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import socket
 import time
 from collections import OrderedDict, deque
@@ -52,7 +53,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.errors import ControllerError
-from controller.pipeline.requests import name_error
+from controller.pipeline.requests import MAX_PAYLOAD, name_error
 from controller.service.config import MqttConfig
 from controller.service.connection import (
     AckingClient,
@@ -74,12 +75,22 @@ _REFUSED = {4, 5, 134, 135}
 _OLD_BROKER = {1, 132}
 #: The longest topic MQTT can carry (a two-byte length, in UTF-8 bytes).
 MAX_TOPIC_BYTES = 65535
+#: The longest response topic a request may name (a client's reply topic is short; a long one
+#: only costs the broker and the outbox).
+MAX_REPLY_TOPIC_BYTES = 1024
 #: QoS 1 requests the broker may send before we acknowledge one (MQTT 5 Receive Maximum;
 #: for MQTT 3.1.1 Mosquitto's ``max_inflight_messages``, 20 by default, does the same).
 RECEIVE_MAX = 32
 #: Responses waiting in the outbox, at most (past it the oldest is dropped, counted): a
 #: flood's replies stay small beside the match's messages.
 REPLIES_WAITING = 1000
+#: A reply in flight this many times as the connection ended is given up (``Outbox.unsend``).
+REPLY_TRIES = 2
+#: The largest packet the table takes (MQTT 5 Maximum Packet Size, in its CONNECT): four times
+#: a request's largest payload, so that a request a little too large is still answered with
+#: its reason. The broker drops a larger message for the table (it never reaches the table's
+#: memory); its sender gets no answer.
+MAX_PACKET = 4 * MAX_PAYLOAD
 #: QoS 0 requests (neither acknowledged nor flow-controlled) waiting in the client, at most.
 QOS0_QUEUED_MAX = 256
 #: Requests a second one MQTT 5 client (known by its response topic) may send, and in a burst.
@@ -113,6 +124,28 @@ class Incoming:
     response_topic: str | None = None
     correlation: bytes | None = None
     problem: str | None = None
+    #: MQTT 5 message expiry: the ``time.monotonic()`` past which it is no longer wanted
+    #: (the interval the broker forwards, from when it was received).
+    expires: float | None = None
+
+
+def reply_topic_error(topic: str, base: str) -> str | None:
+    """Returns why an MQTT 5 response topic may not carry a reply of the table whose base topic
+    is ``base``, or None if it may: a topic one may publish to, not the broker's own (``$SYS``,
+    ``$share``), at most ``MAX_REPLY_TOPIC_BYTES``, and none of the table's own topics
+    (``B/status``, ``B/state``, ``B/event``, ...) except those under ``B/response/``. (Whether
+    the broker lets the table write it is known only from its PUBACK: a refused reply is
+    dropped, ``MqttLink._writer``.)"""
+    why = topic_error(topic)
+    if why is not None:
+        return why
+    if topic.startswith("$"):
+        return "is one of the broker's own topics ($...)"
+    if len(topic.encode("utf-8")) > MAX_REPLY_TOPIC_BYTES:
+        return f"is over {MAX_REPLY_TOPIC_BYTES} bytes long"
+    if (topic == base or topic.startswith(f"{base}/")) and not topic.startswith(f"{base}/response/"):
+        return f"is one of the table's own topics (only {base}/response/... may take replies)"
+    return None
 
 
 def topic_error(topic: str) -> str | None:
@@ -157,8 +190,8 @@ class Outbox:
         self._dead: set[int] = set()
         self._retained: dict[str, Outgoing] = {}
         self._released = 0
-        self._last_added = 0
         self._sending: int | None = None
+        self._tries: dict[int, int] = {}  # reply id -> times in flight as the connection ended
         self._ready = asyncio.Event()
         self._empty = asyncio.Event()
         self._empty.set()
@@ -171,7 +204,6 @@ class Outbox:
         for item in items:
             self._items.append(item)
             self._held.append(item)
-            self._last_added = item.id
             if item.retain:
                 self._retained[item.topic] = item
             elif _is_reply(item):
@@ -186,7 +218,6 @@ class Outbox:
             self._retained[item.topic] = item
         self._items.append(item)
         self._held.append(item)
-        self._last_added = item.id
         self._empty.clear()
         if _is_reply(item):
             self._replies.append(item)
@@ -248,11 +279,6 @@ class Outbox:
                 self._released = held.popleft().id
             self._ready.set()
 
-    @property
-    def last_added(self) -> int:
-        """The id of the last message added (0 before the first)."""
-        return self._last_added
-
     def __len__(self) -> int:
         return len(self._items) - len(self._dead)
 
@@ -277,6 +303,7 @@ class Outbox:
     def done(self, item: Outgoing) -> None:
         """Removes a delivered message."""
         self._sending = None
+        self._tries.pop(item.id, None)
         if self._items and self._items[0] is item:
             self._items.popleft()
         if self._retained.get(item.topic) is item:
@@ -303,8 +330,17 @@ class Outbox:
             self._empty.set()
 
     def unsend(self) -> None:
-        """The message being sent was not acknowledged; it will be sent again."""
-        self._sending = None
+        """The message being sent was not acknowledged; it will be sent again, unless it is a
+        reply that was in flight ``REPLY_TRIES`` times as the connection ended (a reply the
+        broker answers by closing the connection must not hold up what follows): given up."""
+        sending, self._sending = self._sending, None
+        head = self._items[0] if self._items else None
+        if head is None or head.id != sending or not _is_reply(head):
+            return
+        self._tries[head.id] = tries = self._tries.get(head.id, 0) + 1
+        if tries >= REPLY_TRIES:
+            del self._tries[head.id]
+            self.give_up(head, f"the connection ended {tries} times as it was sent")
 
     async def drained(self) -> None:
         """Returns when every message added so far has been delivered."""
@@ -402,6 +438,7 @@ class MqttLink:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             props.SessionExpiryInterval = 3600  # requests sent while we restart wait for us
             props.ReceiveMaximum = RECEIVE_MAX
+            props.MaximumPacketSize = MAX_PACKET
             return AckingClient(QOS0_QUEUED_MAX, self.broker.host, self.broker.port,
                                 protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
                                 properties=props, **common)
@@ -411,6 +448,7 @@ class MqttLink:
     async def run(self) -> None:
         """Stays connected until cancelled. Raises BrokerRefused if the first try is refused."""
         backoff = Backoff(self.settings.reconnect_min_s, self.settings.reconnect_max_s)
+        exit_on_memory_error(asyncio.get_running_loop())
         first = True
         while True:
             error = aiomqtt.MqttError("the connection ended")
@@ -507,11 +545,14 @@ class MqttLink:
         if not isinstance(payload, bytes | bytearray):
             payload = str(payload).encode() if payload is not None else b""
         props = message.properties
+        received = time.monotonic()
+        interval = getattr(props, "MessageExpiryInterval", None) if props is not None else None
+        expires = received + interval if isinstance(interval, int) else None
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         problem = None
         if response_topic is not None:
-            why = topic_error(str(response_topic))
+            why = reply_topic_error(str(response_topic), self.base)
             if why is not None:
                 problem = f"the response topic {why}; nothing was done"
                 log.warning("refused a request on %s: its response topic %s", topic, why)
@@ -522,7 +563,8 @@ class MqttLink:
                 problem = (f"too many requests from this client (over {CLIENT_RATE:.0f} a second);"
                            " nothing was done")
         await self.on_request(Incoming(name, bytes(payload), response_topic or None,
-                                       bytes(correlation) if correlation else None, problem))
+                                       bytes(correlation) if correlation else None, problem,
+                                       expires))
 
     def _allowed(self, client: str) -> bool:
         """Takes a token from ``client``'s bucket. Returns False when the request is to be
@@ -567,6 +609,9 @@ class MqttLink:
                 self.outbox.give_up(item, str(exc))
                 continue
             code, reason = pubacks.take() if item.qos > 0 else (0, "Success")
+            if code >= 0x80 and _is_reply(item):  # a reply to one sender never holds up rulings
+                self.outbox.give_up(item, f"the broker refused it: {reason} (0x{code:02X})")
+                continue
             if code >= 0x80:  # refused (not authorized, quota, ...): kept, sent again later
                 self.outbox.unsend()
                 delay = self._refusal(item.topic, code, reason, backoff.next())
@@ -609,6 +654,33 @@ class _Bucket:
     tokens: float
     at: float
     refused: int = 0  # requests refused in a row
+
+
+def exit_on_memory_error(loop: asyncio.AbstractEventLoop,
+                         exit: Callable[[int], object] = os._exit) -> None:
+    """Makes a ``MemoryError`` that reaches ``loop``'s exception handler end the process at once
+    (status 1, so that systemd restarts the service), where asyncio would log it and go on: an
+    exception in a callback, such as paho reading a packet through aiomqtt, is only logged, and
+    a table out of memory would stay up answering nothing. Other exceptions go to the handler
+    there was before."""
+    before = loop.get_exception_handler()
+    if getattr(before, "exits_on_memory_error", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if isinstance(context.get("exception"), MemoryError):
+            log.critical("out of memory (%s): exiting so that the service is restarted",
+                         context.get("message"))
+            logging.shutdown()
+            exit(1)
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.exits_on_memory_error = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
 
 
 async def cancel_and_wait(task: asyncio.Task[Any]) -> None:

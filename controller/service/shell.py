@@ -32,7 +32,7 @@ from typing import Any
 from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
-from controller.service.core import Connected, Release, Request, TableCore
+from controller.service.core import Connected, Release, Request, TableCore, wall_clock
 from controller.service.journal import JournalError, Outgoing
 from controller.service.mqtt import (
     Incoming,
@@ -45,6 +45,7 @@ from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
 from .systemd import Notifier
+from .timesync import synchronised
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ JOURNAL_LINK = "journal"
 #: Requests from the broker waiting for the table, at most: the link then waits, and the
 #: broker holds the rest (``controller.service.mqtt``: a request is acknowledged once taken).
 REQUESTS_WAITING = 64
+#: How often the wall clock's synchronisation is looked at again (host seconds).
+CLOCK_CHECK_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +86,15 @@ _Input = SensorEvent | LinkChanged | Request | _Brokered | Connected | _Stop | _
 class Service:
     """One table's service (see the module docstring); ``run()`` it, ``stop()`` it.
 
-    ``clock`` is the host's monotonic clock (the core's). Raises JournalError when the
-    journal cannot be opened.
+    ``clock`` is the host's monotonic clock (the core's), ``wall`` its wall clock, and
+    ``clock_synchronised`` says whether NTP keeps the wall clock right (``B/health``'s
+    ``host``). Raises JournalError when the journal cannot be opened.
     """
 
     def __init__(self, config: Config, *, backend: SensorBackend | BackendMaker | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = wall_clock,
+                 clock_synchronised: Callable[[], bool | None] = synchronised) -> None:
         self.config = config
         self.base = config.base
         self._mono = clock
@@ -98,9 +104,11 @@ class Service:
         self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._stopping = asyncio.Event()
-        self.core = TableCore(config, clock=clock)
+        self.core = TableCore(config, clock=clock, wall=wall)
         self.journal = self.core.journal
         self.health = self.core.health
+        self._clock_synchronised = clock_synchronised
+        self._check_clock()
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
         self.outbox.restore(self.core.restored)
         self._flush_soon: asyncio.TimerHandle | None = None
@@ -141,7 +149,7 @@ class Service:
     async def _incoming(self, msg: Incoming) -> None:
         await self._request_room.acquire()
         await self._queue.put(_Brokered(Request(msg.name, msg.payload, None, msg.response_topic,
-                                                msg.correlation, msg.problem)))
+                                                msg.correlation, msg.problem, msg.expires)))
 
     def _refused(self, refusal: Refusal | None) -> None:
         """The broker began (or stopped) refusing a message: health shows the broker link down
@@ -152,6 +160,23 @@ class Service:
         self._put(LinkChanged(self._mono(), BROKER_LINK, refusal is None, reason))
         self.notifier.status(f"the broker {reason}; messages wait in the outbox"
                              if refusal is not None else "the broker takes every message")
+
+    def _check_clock(self) -> None:
+        """Notes in health whether the wall clock is synchronised (logged when it changes)."""
+        now = self._clock_synchronised()
+        if now is None or self.health.host.get("clock_synchronised") == now:
+            return
+        self.health.host["clock_synchronised"] = now
+        if now:
+            log.info("the wall clock is synchronised")
+        else:
+            log.warning("the wall clock is not synchronised (no NTP yet): a request's deadline "
+                        "is checked against it; MQTT 5 clients' message expiry is not")
+
+    async def _clock_task(self) -> None:
+        while True:
+            await asyncio.sleep(CLOCK_CHECK_S)
+            self._check_clock()
 
     def request(self, name: str, payload: dict[str, Any], at: float | None = None) -> None:
         """Queues a request as if it came from the broker (for embedding, the simulated
@@ -276,6 +301,7 @@ class Service:
                 others = [
                     tg.create_task(self._backend_task(backend), name=f"backend:{backend.name}"),
                     tg.create_task(notifier.watchdog(), name="watchdog"),
+                    tg.create_task(self._clock_task(), name="clock-sync"),
                 ]
                 link = tg.create_task(self.link.run(), name="mqtt")
                 notifier.notify("READY=1")

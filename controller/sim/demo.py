@@ -34,11 +34,14 @@ from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
+from rules import GAMES as RULES_GAMES
+from rules.tenball import TenBall
 from vocabulary import RAIL_OF_CUSHION
 
 log = logging.getLogger(__name__)
 
-GAMES = ("ten-ball", "siberian-ten", "pyramid")
+#: The games the tables play in turn (the rules' games, Ten-ball first).
+GAMES = (TenBall.name, *sorted(set(RULES_GAMES) - {TenBall.name}))
 #: A hand-played table's fusion: it has no cushion sensors, so cushions are unknown (the
 #: game's documented default, or a question), never "no cushion hits". Its pockets are what
 #: the referee declares at the console.

@@ -6,11 +6,20 @@ import random
 
 import pytest
 
+from controller.pipeline.declared import Declared
 from controller.pipeline.fusion import RETRACT_S, Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
 from controller.sim.pulses import ball_return, beam_block, beam_glitch, cushion_hit
 from hardware import SensorEvent
 from hardware.health import Health
-from rules import CUE, UNKNOWN, Call, Pocket, Rail, ShotKind
+from rules import CUE, UNKNOWN, Call, Foul, Pocket, Rail, ShotKind
+
+
+def declared(**facts: object) -> Declared:
+    """The facts of a declare stating ``facts`` (a request's keys), as the request makes them."""
+    typed = {k: tuple(v) if isinstance(v, list | tuple) else v for k, v in facts.items()}
+    if "fouls" in typed:
+        typed["fouls"] = tuple(Foul(f) for f in typed["fouls"])  # type: ignore[attr-defined]
+    return Declared(stated=frozenset(facts), **typed)  # type: ignore[arg-type]
 
 
 def run(events: list[SensorEvent], config: FusionConfig | None = None,
@@ -149,7 +158,7 @@ def test_a_declared_cushion_count_goes_into_the_record():
     for e in cushion_hit("h", 1.0, rng, crosstalk=False):
         fusion.sensor(e)
     assert record_of(fusion.advance(5.0)).cushion_count is UNKNOWN
-    (amend,) = fusion.declare(6.0, {"cushions_after_contact": 0})
+    (amend,) = fusion.declare(6.0, declared(cushions_after_contact=0))
     assert isinstance(amend, AmendShot) and amend.record.cushion_count == 0
 
 
@@ -294,11 +303,11 @@ def test_declared_facts_go_to_the_open_shot_or_re_rule_the_last():
     fusion = Fusion(FusionConfig(quiet_s=2.0))
     for e in cushion_hit("f", 1.0, rng):
         fusion.sensor(e)
-    assert fusion.declare(1.5, {"fouls": ("touched_ball",)}) == []  # open: merged
+    assert fusion.declare(1.5, declared(fouls=("touched_ball",))) == []  # open: merged
     (ruled,) = rulings(fusion.advance(5.0))
     assert [str(f) for f in ruled.record.fouls] == ["touched_ball"]
-    (amend,) = fusion.declare(6.0, {"off_table": (5,), "centre_line": True,
-                                    "pocketed": [(3, "sl")]})
+    (amend,) = fusion.declare(6.0, declared(off_table=(5,), centre_line=True,
+                                             pocketed=[(3, "sl")]))
     assert isinstance(amend, AmendShot)
     assert amend.record.off_table == (5,) and amend.record.centre_line is True
     assert [(d.pocket, d.ball) for d in amend.record.drops] == [("sl", 3)]
@@ -324,14 +333,14 @@ def test_shot_end_with_no_shot_open_rules_an_empty_shot():
 
 def test_facts_declared_before_the_first_shot_wait_for_it():
     fusion = Fusion()
-    assert fusion.declare(1.0, {"first_contact": None}) == []  # nothing to amend yet
+    assert fusion.declare(1.0, declared(first_contact=None)) == []  # nothing to amend yet
     record = record_of(fusion.shot_end(2.0))  # a break that touched nothing
     assert record.first_contact is None and record.drops == () and record.cushions == ()
 
 
 def test_facts_declared_then_shot_end_belong_to_the_shot_no_sensor_saw():
     fusion = one_shot_ruled(20)
-    (amend,) = fusion.declare(10.0, {"fouls": ("push",), "pocketed": [(3, "sl")]})
+    (amend,) = fusion.declare(10.0, declared(fouls=("push",), pocketed=[(3, "sl")]))
     assert isinstance(amend, AmendShot) and amend.record.fouls  # a correction, for now
     restored, ruled = fusion.shot_end(11.0)  # no: they were about a shot nothing sensed
     assert isinstance(restored, AmendShot) and isinstance(ruled, RuleShot)
@@ -343,7 +352,7 @@ def test_facts_declared_then_shot_end_belong_to_the_shot_no_sensor_saw():
 
 def test_facts_declared_with_no_shot_open_stay_a_correction_when_the_next_shot_opens():
     fusion = one_shot_ruled(21)
-    fusion.declare(10.0, {"fouls": ("push",)})
+    fusion.declare(10.0, declared(fouls=("push",)))
     out = fusion.call(11.0, (Call(1, Pocket.FOOT_LEFT),), ShotKind.NORMAL, None)
     assert out == []  # the last shot keeps the correction; the call opens the next shot
     record = record_of(fusion.shot_end(12.0))
@@ -514,7 +523,7 @@ def test_declared_drops_take_the_beams_drops_the_ball_return_could_only_guess():
               ev(2.5, "cue"), ev(2.55, "cue", 0)]
     for e in sorted(events, key=lambda e: e.t):
         fusion.sensor(e)
-    fusion.declare(3.0, {"pocketed": [(8, "fl"), (CUE, "sr")]})
+    fusion.declare(3.0, declared(pocketed=[(8, "fl"), (CUE, "sr")]))
     record = record_of(fusion.advance(10.0))
     assert sorted((d.pocket, d.ball) for d in record.drops) == [("fl", 8), ("sr", CUE)]
 

@@ -70,6 +70,8 @@ class Collector:
     identifier: str | None = None
     persistent: bool = False
     v5: bool = False
+    username: str | None = None
+    password: str | None = None
     seen: list[Seen] = field(default_factory=list)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     _task: asyncio.Task[None] | None = None
@@ -78,6 +80,7 @@ class Collector:
         while True:
             client = aiomqtt.Client(
                 self.broker.host, self.broker.port, identifier=self.identifier,
+                username=self.username, password=self.password,
                 clean_session=False if self.persistent else None,
                 protocol=aiomqtt.ProtocolVersion.V5 if self.v5 else None)
             try:

@@ -63,12 +63,27 @@ class LiveTable:
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
         self.host, self.port = host, port
+        self.held: list[Message] | None = None  # responses withheld (``hold_answers``)
+
+    def hold_answers(self) -> None:
+        """The table takes requests but its answers wait (a table, or a link, gone slow)."""
+        with self.lock:
+            self.held = []
+
+    def release_answers(self) -> None:
+        """Publishes the answers withheld, in order, and answers at once again."""
+        with self.lock:
+            held, self.held = self.held or [], None
+            self._publish(held)
 
     def now(self) -> float:
         return round(time.monotonic() - self.t0, 6)
 
     def _publish(self, messages: list[Message]) -> None:
         for msg in messages:
+            if self.held is not None and msg.topic.startswith("response/"):
+                self.held.append(msg)  # a slow table: answered later
+                continue
             self.client.publish(f"{self.base}/{msg.topic}", json.dumps(msg.payload), msg.qos,
                                 msg.retain)
 

@@ -482,6 +482,34 @@ def test_a_lost_connection_is_a_banner_and_no_table_claims_to_be_online(
         broker.stop()
 
 
+def test_an_answer_that_comes_after_the_console_gave_up_is_shown_as_late_not_as_not_done(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+    """Issue 33, item 6: the table took the undo, but its answer came after the console had
+    said "not done": the console then says it was done after all (not to be sent again)."""
+    table = LiveTable(ws_broker.host, ws_broker.port, "hall", "t1").start()
+    try:
+        table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2})
+        table.request("call", {"calls": [{"ball": 1, "pocket": "fl"}]})
+        table.pot("fl")
+        table.settle()
+        console = _open(browser, web.url + "console.html?venue=hall&table=t1&ttl=2")
+        result = console.locator("#result")
+        expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1", timeout=TIMEOUT)
+        table.hold_answers()
+        console.once("dialog", lambda d: d.accept())  # undo asks first
+        console.click("#undo")
+        expect(result).to_have_attribute("data-state", "expired", timeout=TIMEOUT)
+        assert [name for name, _ in table.requests].count("undo") == 1  # taken, and done
+        table.release_answers()
+        expect(result).to_have_attribute("data-state", "late", timeout=TIMEOUT)
+        expect(result).to_contain_text("Undo: done after all")
+        expect(console.locator("#log li").first).to_contain_text("done after all")
+        console.screenshot(path=str(artifacts / "console-late-answer.png"))
+        _close(console)
+    finally:
+        table.stop()
+
+
 def test_a_request_the_table_did_not_get_in_time_is_reported_not_done_and_never_done(
         browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
     table = LiveTable(ws_broker.host, ws_broker.port, "hall", "t1", persistent=True).start()

@@ -66,6 +66,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from controller.pipeline.declared import Declared
 from controller.pipeline.fusion.ballreturn import BallReturn
 from controller.pipeline.fusion.beams import Beams
 from controller.pipeline.fusion.cushions import Burst, Cushions
@@ -274,7 +275,7 @@ class Fusion:
         self._reschedule()
         return out
 
-    def declare(self, t: float, facts: dict[str, Any], shot: str | None = None) -> list[Action]:
+    def declare(self, t: float, facts: Declared, shot: str | None = None) -> list[Action]:
         """Facts the sensors cannot see. ``shot`` says which shot they are about, when the
         declarer said: ``"next"``: the open shot, or with none open the shot to come (one no
         sensor has seen yet: the next to open, or the empty one a ``shot_end`` rules);

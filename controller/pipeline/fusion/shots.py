@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import ControllerError
-from rules import UNKNOWN, Call, Forfeit, Foul, Pocket, Rail, ShotKind, ShotRecord, Special
+from controller.pipeline.declared import Declared
+from rules import UNKNOWN, Call, Pocket, Rail, ShotKind, ShotRecord
 from rules import Drop as RecordDrop
 
 INF = float("inf")
@@ -93,7 +94,7 @@ class Shot:
     hits: list[tuple[float, Rail]] = field(default_factory=list)
     clicks: list[float] = field(default_factory=list)
     active: bool = False  # a sensor saw something
-    declared: dict[str, Any] = field(default_factory=dict)
+    declared: Declared = Declared()
 
     def touch(self, t: float) -> None:
         """A sensor saw something of this shot at ``t``."""
@@ -101,16 +102,11 @@ class Shot:
         if t > self.last_activity:
             self.last_activity = t
 
-    def apply(self, t: float, facts: dict[str, Any]) -> None:
+    def apply(self, t: float, facts: Declared) -> None:
         """Takes facts a referee declared about this shot."""
-        for key, value in facts.items():
-            if key in ("fouls", "off_table"):
-                self.declared[key] = tuple(dict.fromkeys((*self.declared.get(key, ()), *value)))
-            elif key == "pocketed":
-                for ball, pocket in value:
-                    self._declare_drop(t, ball, pocket)
-            else:
-                self.declared[key] = value
+        self.declared = self.declared.merged(facts)
+        for ball, pocket in facts.pocketed:
+            self._declare_drop(t, ball, pocket)
 
     def _declare_drop(self, t: float, ball: int | str, pocket: Pocket) -> None:
         """A referee says ``ball`` fell in ``pocket``. A drop the beams saw there whose ball no
@@ -142,8 +138,8 @@ class _Held:
     them back from the last shot (its declared facts and its drops, each drop's pocket and
     ball, before them)."""
 
-    facts: list[dict[str, Any]] = field(default_factory=list)
-    declared: dict[str, Any] = field(default_factory=dict)
+    facts: list[Declared] = field(default_factory=list)
+    declared: Declared = Declared()
     drops: list[tuple[Drop, Pocket | None, int | str | None, bool]] = field(default_factory=list)
     order: list[Drop] = field(default_factory=list)
 
@@ -160,7 +156,7 @@ class ShotTracker:
         #: Facts declared since a shot was last open (see ``declare``).
         self._held: _Held | None = None
         #: Facts declared for the shot to come, applied to it as it opens.
-        self._coming: list[dict[str, Any]] = []
+        self._coming: list[Declared] = []
 
     def _move(self, move: Move) -> None:
         try:
@@ -213,7 +209,7 @@ class ShotTracker:
         return cur
 
     # -------------------------------------------------------------- declared facts
-    def declare(self, t: float, facts: dict[str, Any], shot: str | None) -> Shot | None:
+    def declare(self, t: float, facts: Declared, shot: str | None) -> Shot | None:
         """Applies facts a referee declared (``Fusion.declare`` says which shot ``shot``
         names); returns the shot they went to, None when they wait for the shot to come.
 
@@ -226,7 +222,7 @@ class ShotTracker:
             return None
         if cur is None and shot is None and last is not None:
             if self._held is None:
-                self._held = _Held(declared=dict(last.declared),
+                self._held = _Held(declared=last.declared,
                                    drops=[(d, d.pocket, d.ball, d.declared) for d in last.drops],
                                    order=list(last.drops))
             self._held.facts.append(facts)
@@ -235,7 +231,7 @@ class ShotTracker:
         target.apply(t, facts)
         return target
 
-    def unheld(self) -> tuple[list[dict[str, Any]], Shot | None]:
+    def unheld(self) -> tuple[list[Declared], Shot | None]:
         """A ``shot_end`` with no shot open: the facts held were about the shot no sensor saw.
         Restores the last shot as it was before them; returns them, and the last shot if it
         was restored."""
@@ -280,7 +276,6 @@ def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_se
     """Returns the record the rules are given of ``shot``: ``cushions_sensed`` whether any
     cushion sensor is fitted, ``without_click`` fusion's ``cushions_without_click``, ``blind``
     and ``deaf`` the pockets and rails whose sensor is out of order or absent."""
-    d = shot.declared
     cushions: Any
     hits = sorted(shot.hits)
     before: tuple[Rail, ...] = ()
@@ -298,23 +293,15 @@ def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_se
         presumed = bool(hits)
     else:
         cushions = UNKNOWN
-    return ShotRecord(
+    return shot.declared.into(ShotRecord(
         calls=shot.calls,
         kind=shot.kind,
         manner=shot.manner,
         drops=tuple(RecordDrop(x.pocket, x.ball) for x in shot.drops),
         cue_sensed=cue_sensed,
         blind_pockets=tuple(sorted(blind)),
-        first_contact=d.get("first_contact", UNKNOWN),
         cushions=cushions,
         cushions_presumed=presumed,
         cushions_before=before,
         deaf_rails=tuple(sorted(deaf)) if cushions_sensed else (),
-        cushion_count=d.get("cushions_after_contact", UNKNOWN),
-        balls_to_cushion=d.get("balls_to_cushion", UNKNOWN),
-        off_table=tuple(d.get("off_table", ())),
-        centre_line=d.get("centre_line", UNKNOWN),
-        fouls=tuple(Foul(f) for f in d.get("fouls", ())),
-        special=Special(d["special"]) if d.get("special") else None,
-        forfeit=Forfeit(**d["unsportsmanlike"]) if d.get("unsportsmanlike") else None,
-    )
+    ))

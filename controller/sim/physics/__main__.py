@@ -19,8 +19,8 @@ from controller.sim.physics.siberian import SIBERIAN_TABLE, SiberianRack
 
 #: The games played on the physics: each one's table and rack, by the rules' game name.
 GAMES: dict[str, tuple[TableSize, type[RackPlay]]] = {
-    "ten-ball": (POOL_9FT, TenBallRack), "siberian-ten": (SIBERIAN_TABLE, SiberianRack),
-    "pyramid": (PYRAMID_12FT, PyramidRack)}
+    rack.game: (size, rack) for size, rack in (
+        (POOL_9FT, TenBallRack), (SIBERIAN_TABLE, SiberianRack), (PYRAMID_12FT, PyramidRack))}
 
 
 def sensors_of(rack: int) -> Sensors:
@@ -32,7 +32,7 @@ def sensors_of(rack: int) -> Sensors:
 def main(argv: list[str] | None = None) -> int:
     """Writes the corpus; returns the exit status (2 without pooltool)."""
     ap = argparse.ArgumentParser(prog="python -m controller.sim.physics", description=__doc__)
-    ap.add_argument("--game", choices=sorted(GAMES), default="ten-ball")
+    ap.add_argument("--game", choices=sorted(GAMES), default=TenBallRack.game)
     ap.add_argument("--racks", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1, help="the first rack's seed; then +1 a rack")
     ap.add_argument("--out", default="-")

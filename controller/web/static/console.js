@@ -65,6 +65,8 @@ function pressable(node, action) {
 
   const table = new TableModel(tableId);
   const pending = new Map();  // transaction -> {name, timers, deadline}
+  // Reported not done: an answer may still come (late), and is then shown for what it is.
+  const expired = new Map();  // transaction -> the time it was wanted until
   const ui = {
     calls: [], pocketed: [], picked: null, verdict: null, fell: [], fixShot: null, seenQuestions: "",
     presumed: null, corrected: new Set(), fixing: new Map(),  // presumptions and their corrections
@@ -73,7 +75,9 @@ function pressable(node, action) {
   };
   let client = null;
   let counter = 0;
-  const session = Math.random().toString(16).slice(2, 8);
+  // 64 random bits: a transaction names one request, across every console there ever was
+  const session = Array.from(crypto.getRandomValues(new Uint8Array(8)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
 
   // ---------------------------------------------------------------- requests and responses
   function show(text, kind) {
@@ -101,6 +105,8 @@ function pressable(node, action) {
         const p = pending.get(transaction);
         if (!p) return;
         pending.delete(transaction);
+        expired.set(transaction, until);
+        if (expired.size > 100) expired.delete(expired.keys().next().value);
         const why = !(client && client.connected) ? "r.expired_offline" : p.acked ? "r.expired" : "r.expired_broker";
         show(t(why, { req, time: until }), "expired");
       }, (ttl + 2) * 1000),
@@ -126,7 +132,16 @@ function pressable(node, action) {
   function nextShot() { return (state().shot || 0) + 1; }
   function answered(name, response) {
     const p = pending.get(response.transaction);
-    if (!p) return;  // another console's request, or one already reported
+    if (!p) {  // another console's request, or one already reported: late, if reported not done
+      const until = expired.get(response.transaction);
+      if (until === undefined) return;
+      expired.delete(response.transaction);
+      const req = t("req." + name);
+      show(response.status === "ok" ? t("r.late_ok", { req, time: until })
+        : t("r.late_error", { req, why: errorText(response.error, table) }),
+        response.status === "ok" ? "late" : "error");
+      return;
+    }
     p.timers.forEach(clearTimeout);
     pending.delete(response.transaction);
     const req = t("req." + name);
