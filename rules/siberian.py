@@ -141,10 +141,13 @@ class SiberianOptions(MatchOptions):
         ("ask", "crossed", "not_crossed"), rule="ST-14",
     )
     cushions_unknown: str = option(
-        "ask",
-        "with no cushion sensor reading for a shot the two-cushion rule applies to: 'ask' "
-        "(confirm), or presume it was met ('legal', noted)",
-        ("ask", "legal"), rule="ST-14",
+        "legal",
+        "with no cushion sensor reading for a shot the two-cushion rule applies to: presume it "
+        "was met ('legal', noted), or 'ask' (confirm). One policy in every game: no reading at "
+        "all is no evidence of a foul, so the shot is presumed to meet the rule and the ruling "
+        "says so (a `Noted` the console offers to correct with one tap, as a presumed contact "
+        "is)",
+        ("legal", "ask"), rule="ST-14",
     )
     two_cushions: str = option(
         "after_contact",

@@ -81,16 +81,19 @@ class TenBallOptions(MatchOptions):
         "legal",
         "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
         "cushions_without_click = \"unknown\"): the break's four balls to a cushion (TB-5) and "
-        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm)",
+        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm). "
+        "One policy in every game: no reading at all is no evidence of a foul, so the shot is "
+        "presumed to meet the rule and the ruling says so (a `Noted` the console offers to "
+        "correct with one tap, as a presumed contact is)",
         ("legal", "ask"), rule="TB-5, TB-11",
     )
     off_table_balls: str = option(
-        "spotted",
-        "object balls driven off the table are spotted, as rule 6.5 of the original says "
-        "('spotted'; when a spotted ball is then the lowest on the table, the shot's event "
-        "notes it); or, as §9.9 says, no ball but the 10 is ever spotted ('stay_off': they "
-        "stay out of play like pocketed balls)",
-        ("spotted", "stay_off"), rule="TB-10",
+        "stay_off",
+        "object balls driven off the table: as §9.9, the game's own rule, says, no ball but "
+        "the 10 is ever spotted ('stay_off': they stay out of play like pocketed balls); or, as "
+        "the general rule 6.5 says, they are spotted ('spotted'; when a spotted ball is then "
+        "the lowest on the table, the shot's event notes it)",
+        ("stay_off", "spotted"), rule="TB-10",
         seed="6.5 «Шар выбит со стола» (Все выбитые со стола шары выставляются) … 9.9 Если шар "
         "номер 10 шар забит с нарушением правил … либо выбит со стола, он выставляется. Другие "
         "прицельные шары не выставляются ни при каких условиях.",
