@@ -66,7 +66,7 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.errors import InvalidInput
-from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
+from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, ShotKind
 from rules.game import Asker, Game, Shot, register
 from rules.options import MatchOptions, option, parse_options
 from rules.state import MatchState, Status, Topic
@@ -266,7 +266,7 @@ class PointPyramid(Game):
         if scores is None:
             return state, decisions
         if not scores:  # PP-6 (decision): nothing scores, what fell is spotted
-            decisions += _spotted(shot.balls_pocketed + _off_table(state, shot))
+            decisions += _spotted(_fallen(shot) + _off_table(state, shot))
             return _pass(state, following, decisions)
 
         # PP-6: every ball that fell on the shot scores; PP-3: values and the last ball.
@@ -365,29 +365,39 @@ def _receivers(state: MatchState, offender: int) -> list[int]:
 
 
 def _foul_balls(state: MatchState, shot: Shot, five: bool,
-                decisions: list[Decision]) -> tuple[MatchState, tuple[int, ...]]:
+                decisions: list[Decision]) -> tuple[MatchState, tuple[Ball, ...]]:
     """Returns the state and the balls to spot on a foul shot: the called ball first, so it
     takes the third spot (PP-9); on a 5-point foul with ``foul_uncalled`` 'stay_down' the
     other balls stay down, scoring for nobody (noted)."""
     called = [b for b in shot.balls_pocketed if any(c.ball == b for c in shot.calls)]
-    others = tuple(b for b in shot.balls_pocketed if b not in called)
+    others = tuple(b for b in _fallen(shot) if b not in called)
     if five and others and _opts(state).foul_uncalled == "stay_down":
         decisions.append(Noted("stay_down", about=(("balls", others),)))
-        return state.without_balls(set(others)), tuple(called)
+        numbers = {b for b in others if isinstance(b, int)}
+        state = state.without_balls(numbers)
+        if len(others) > len(numbers):
+            state = state.without_unidentified(len(others) - len(numbers))
+        return state, tuple(called)
     return state, (*called, *others)
+
+
+def _fallen(shot: Shot) -> tuple[Ball, ...]:
+    """Returns the object balls that fell: numbers, then ``OBJECT`` for each of no known
+    number (a "which ball?" nobody was asked, as it changed nothing: ``rules.moot``)."""
+    return (*shot.balls_pocketed, *(OBJECT for _ in shot.unidentified))
 
 
 def _add(state: MatchState, player: int, points: int) -> MatchState:
     return state.with_player(player, score=state.players[player].score + points)
 
 
-def _off_table(state: MatchState, shot: Shot) -> tuple[int, ...]:
+def _off_table(state: MatchState, shot: Shot) -> tuple[Ball, ...]:
     """Returns the object balls driven off the table (not pocketed): they are spotted."""
     return tuple(b for b in dict.fromkeys(shot.balls_off_table)
                  if b in state.on_table and b not in shot.balls_pocketed)
 
 
-def _spotted(balls: tuple[int, ...]) -> list[Decision]:
+def _spotted(balls: tuple[Ball, ...]) -> list[Decision]:
     """PP-9: the first ball on the foot spot, the others on the foot short rail."""
     return [BallSpotted(b, Spot.FOOT_SPOT if i == 0 else Spot.FOOT_RAIL)
             for i, b in enumerate(balls)]

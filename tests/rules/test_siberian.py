@@ -583,12 +583,13 @@ def test_st_16_balls_pocketed_on_a_foul_count_for_the_opponent():
     assert credits(out) == [(ANN, 3), (ANN, 6)]
 
 
-def test_st_16_penalty_ball_that_makes_six_ends_the_game_without_the_option():
+def test_st_16_penalty_ball_that_makes_six_ends_the_game_unasked():
+    # any ball Ann takes is her sixth: which one changes nothing, so nobody is asked (issue 27)
     ref = scored(5, 2)  # Bob to shoot; 8, 9, 10 on the table
-    play(ref, call=(8, "fl"), first=None)
-    assert kinds(ref) == ["pick_ball"]
-    out = answer(ref, 9)
-    assert GameWon(ANN, 1, "six_balls") in out
+    out = play(ref, call=(8, "fl"), first=None)
+    assert not ref.questions and GameWon(ANN, 1, "six_balls") in out
+    assert Noted("not_asked", "penalty_ball", about=(("to", ANN),)) in out
+    assert ref.snapshot()["status"] == "match_over"  # race to 1: no longer "awaiting"
 
 
 # ---------------------------------------------------------------- ST-17
