@@ -58,8 +58,8 @@ def pipeline_rulings(trace: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
         decisions += data["decisions"]
         won = [d["player"] for d in decisions if d["decision"] == "GameWon"]
         spots = [d["ball"] for d in decisions if d["decision"] == "BallSpotted"]
-        spotted = sorted(b for b in spots if isinstance(b, int))
-        spotted += ["object"] * (len(spots) - len(spotted))
+        numbered = sorted(b for b in spots if isinstance(b, int))
+        spotted: list[int | str] = [*numbered, *["object"] * (len(spots) - len(numbered))]
         rulings[shot] = {
             "foul": any(d["decision"] == "FoulCalled" for d in decisions),
             "next_shooter": data["to_shoot"],
