@@ -4,9 +4,9 @@ Before a shot's question is put to a person, the shot is ruled under each of its
 answers (the fold is pure and cheap), following the questions each answer leads to. When
 every answer leads to the same outcomes, the question is moot: nobody is asked, and the
 ruling says so (``Noted("not_asked")``, with the question's topic and what it is about).
-A moot question takes its first answer, except "which ball fell?": its drops are object
-balls of no known number (``OBJECT``: the ruling names no number nobody gave), where that
-rules the shot as every number would; else it is asked.
+A moot question takes its first answer (the note names it: any other rules the same), except
+"which ball fell?" where the game rules an object ball of no known number (``OBJECT``) as
+every number: then the ruling names no number nobody gave.
 
 An outcome is what a club sees of a ruling: the scores, games and fouls in a row, the fouls
 called, who shoots and with the ball in hand where, the balls set out again and where, the
@@ -94,12 +94,11 @@ def presumption(trials: Trials, question: Question,
         if reached is None or first is not None and reached != first:
             return False, None
         first = reached
-    if question.kind is not QuestionKind.IDENTIFY:
-        return True, choices[0]
-    unnamed = (OBJECT,) * question.count
-    if _reachable(trials, {**given, question.key: unnamed}) != first:
-        return False, None  # the game cannot rule an unnumbered ball there: ask
-    return True, unnamed
+    if question.kind is QuestionKind.IDENTIFY:
+        unnamed = (OBJECT,) * question.count
+        if _reachable(trials, {**given, question.key: unnamed}) == first:
+            return True, unnamed
+    return True, choices[0]  # the note names it: any other rules the same
 
 
 def _reachable(trials: Trials, given: Mapping[QuestionKey, Any]) -> frozenset[str] | None:

@@ -92,6 +92,9 @@ class _Frame:
     open: tuple[Question, ...]
     #: The answers this ruling took, by question identity.
     consumed: dict[QuestionKey, Any]
+    #: The answers taken for questions nobody was asked (``rules.moot``): they stand while
+    #: the shot's other questions are answered, and are found anew when its record changes.
+    presumed: dict[QuestionKey, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -268,7 +271,7 @@ class Referee:
             if again:
                 raise InvalidInput(f"ball {again[0]!r} was already named for another drop")
         answers = {**frame.answers, question.key: value}
-        new = self._rule(frame.before, frame.record, answers, frame.ids)
+        new = self._rule(frame.before, frame.record, answers, frame.ids, frame.presumed)
         self._frames[-1] = new
         return [QuestionAnswered(question.id, value)] + _difference(frame, new)
 
@@ -313,12 +316,15 @@ class Referee:
 
     @staticmethod
     def _rule(before: MatchState, record: ShotRecord, answers: dict[QuestionKey, Any],
-              ids: dict[QuestionKey, str]) -> _Frame:
+              ids: dict[QuestionKey, str],
+              presumed_before: Mapping[QuestionKey, Any] | None = None) -> _Frame:
         """Returns the shot ruled with ``answers``. A question whose every answer rules the
-        shot the same is not asked (``rules.moot``): the ruling takes its first answer and
-        notes it, first in the shot's decisions (``not_asked``)."""
-        presumed: dict[QuestionKey, Any] = {}
-        notes: list[Decision] = []
+        shot the same is not asked (``rules.moot``): the ruling takes an answer and notes it,
+        first in the shot's decisions (``not_asked``); ``presumed_before``, those taken by
+        the shot's ruling before this answer, stand."""
+        presumed: dict[QuestionKey, Any] = {
+            k: v for k, v in (presumed_before or {}).items() if k not in answers}
+        notes: list[Decision] = [_not_asked(*item) for item in presumed.items()]
 
         def trial(given: Mapping[QuestionKey, Any]) -> Ruled:
             tried = _rule_once(before, record, answers, ids, given)
@@ -332,10 +338,17 @@ class Referee:
             if not needless:
                 break
             presumed[question.key] = value
-            notes.append(Noted("not_asked", str(question.topic), about=question.about))
+            notes.append(_not_asked(question.key, value))
             frame = _rule_once(before, record, answers, ids, presumed)
         frame.decisions = [*notes, *frame.decisions]
+        frame.presumed = presumed
         return frame
+
+
+def _not_asked(key: QuestionKey, value: Any) -> Noted:
+    """Returns the note of a question nobody was asked, the answer taken with it."""
+    _, topic, _, about, _ = key
+    return Noted("not_asked", str(topic), about=(*about, ("answer", value)))
 
 
 #: Questions one shot may leave unasked (each a search of ``rules.moot``).

@@ -14,7 +14,8 @@ ANN, BOB = 0, 1
 
 
 def not_asked(decisions):
-    return [(d.detail, dict(d.about)) for d in decisions
+    """Returns the questions not asked: (topic, what about), the answer taken left out."""
+    return [(d.detail, {k: v for k, v in d.about if k != "answer"}) for d in decisions
             if isinstance(d, Noted) and d.what == "not_asked"]
 
 

@@ -588,7 +588,7 @@ def test_st_16_penalty_ball_that_makes_six_ends_the_game_unasked():
     ref = scored(5, 2)  # Bob to shoot; 8, 9, 10 on the table
     out = play(ref, call=(8, "fl"), first=None)
     assert not ref.questions and GameWon(ANN, 1, "six_balls") in out
-    assert Noted("not_asked", "penalty_ball", about=(("to", ANN),)) in out
+    assert Noted("not_asked", "penalty_ball", about=(("to", ANN), ("answer", 8))) in out
     assert ref.snapshot()["status"] == "match_over"  # race to 1: no longer "awaiting"
 
 
