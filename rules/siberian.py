@@ -141,13 +141,14 @@ class SiberianOptions(MatchOptions):
         ("ask", "crossed", "not_crossed"), rule="ST-14",
     )
     cushions_unknown: str = option(
-        "legal",
-        "with no cushion sensor reading for a shot the two-cushion rule applies to: presume it "
-        "was met ('legal', noted), or 'ask' (confirm). One policy in every game: no reading at "
-        "all is no evidence of a foul, so the shot is presumed to meet the rule and the ruling "
-        "says so (a `Noted` the console offers to correct with one tap, as a presumed contact "
-        "is)",
-        ("legal", "ask"), rule="ST-14",
+        "ask",
+        "with no cushion sensor reading for a shot the two-cushion rule applies to: 'ask' "
+        "(confirm), or presume it was met ('legal', noted). One policy in every game: a "
+        "cushion rule with no reading is asked where it decides a penalty on most shots, and "
+        "presumed (noted; one tap on the console corrects it) where it seldom decides "
+        "anything. The two-cushion rule applies to every shot that plays no ball and costs a "
+        "penalty ball: asked",
+        ("ask", "legal"), rule="ST-14",
     )
     two_cushions: str = option(
         "after_contact",

@@ -82,9 +82,10 @@ class TenBallOptions(MatchOptions):
         "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
         "cushions_without_click = \"unknown\"): the break's four balls to a cushion (TB-5) and "
         "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm). "
-        "One policy in every game: no reading at all is no evidence of a foul, so the shot is "
-        "presumed to meet the rule and the ruling says so (a `Noted` the console offers to "
-        "correct with one tap, as a presumed contact is)",
+        "One policy in every game: a cushion rule with no reading is asked where it decides a "
+        "penalty on most shots, and presumed (noted; one tap on the console corrects it) where "
+        "it seldom decides anything. A shot that reaches no rail at all after contact is rare, "
+        "and a break is judged once a game: presumed",
         ("legal", "ask"), rule="TB-5, TB-11",
     )
     off_table_balls: str = option(

@@ -423,11 +423,11 @@ def test_st_14_centre_line_default_option(default, foul):
     assert bool(fouls_of(out)) == foul
 
 
-def test_st_14_unknown_cushions_presumed_and_noted_or_asked():
-    ref = after_break(cushions_unknown="ask")
+def test_st_14_unknown_cushions_asked_or_presumed_and_noted():
+    ref = after_break()
     play(ref, call=(3, "fl"), first=3)
     assert kinds(ref) == ["confirm"]
-    ref = after_break()  # one policy with Ten-ball: no reading is no evidence of a foul
+    ref = after_break(cushions_unknown="legal")
     out = play(ref, call=(3, "fl"), first=3)
     assert not fouls_of(out) and not ref.questions and Noted("two_cushions_presumed") in out
 
