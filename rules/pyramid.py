@@ -315,7 +315,10 @@ class PointPyramid(Game):
         if any(f in FIVE_POINT_FOULS for f in fouls):
             return list(dict.fromkeys(fouls))  # the penalty is due: contact changes nothing
         contact = shot.record.first_contact
-        if contact is UNKNOWN and not shot.pocketed:  # a ball that fell was touched
+        if contact is UNKNOWN and not shot.pocketed and shot.record.contact_unheard:
+            decisions.append(Noted("miss_unheard"))  # the click sensor heard nothing
+            contact = None
+        elif contact is UNKNOWN and not shot.pocketed:  # a ball that fell was touched
             if opts.presume_contact:
                 decisions.append(Noted("contact_presumed"))
             else:

@@ -560,6 +560,9 @@ class SiberianTen(Game):
             return True
         if record.first_contact is not UNKNOWN or shot.objects_fell:
             return False
+        if record.contact_unheard:  # the click sensor heard nothing: evidence of a miss
+            decisions.append(Noted("miss_unheard"))
+            return True
         if _opts(state).presume_contact:
             decisions.append(Noted("contact_presumed"))
             return False

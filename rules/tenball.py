@@ -175,6 +175,9 @@ class TenBall(Game):
             fouls.append(Foul.BALL_OFF_TABLE)
         if not push_out:  # TB-6: no wrong-ball or no-rail foul on a push-out
             first = record.first_contact
+            if first is UNKNOWN and record.contact_unheard and not shot.objects_fell:
+                first = None  # the click sensor heard nothing: evidence of a miss
+                decisions.append(Noted("miss_unheard"))
             if first is UNKNOWN:
                 if opts.presume_legal_contact:
                     first = lowest
