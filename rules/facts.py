@@ -139,6 +139,10 @@ class ShotRecord:
       TB-5), as a referee declared it; when known it stands over the cushion hits.
     - ``off_table``: balls that left the table (declared), the cue ball as ``"cue"``.
     - ``centre_line``: a ball crossed the centre line after the first contact (declared).
+    - ``contact_unheard``: a fitted click sensor, in order, heard no ball–ball click on the
+      shot: evidence that the cue ball touched no ball, taken (noted ``miss_unheard``) when
+      nobody said whether it did and no object ball fell; a declared ``first_contact`` stands
+      over it.
     - ``fouls``: fouls a referee declared.
     - ``forfeit``: a referee's penalty for unsportsmanlike conduct (declared).
     """
@@ -159,6 +163,7 @@ class ShotRecord:
     balls_to_cushion: Known[int] = UNKNOWN
     off_table: tuple[Ball, ...] = ()
     centre_line: Known[bool] = UNKNOWN
+    contact_unheard: bool = False
     fouls: tuple[Foul, ...] = ()
     special: Special | None = None
     forfeit: Forfeit | None = None

@@ -47,13 +47,17 @@ class Asker:
     answer given to it is found again only by that identity, so a shot ruled anew (a late
     drop, a declared fact) never takes an answer given to a different question. Each identity
     keeps the handle it was first asked under (``q-<shot>-<n>``, ``ids``); a new question gets
-    the next number. ``consumed`` records which answers the ruling took.
+    the next number. ``consumed`` records which answers the ruling took. ``presumed``
+    answers (canonical) are those of questions nobody is asked (``rules.moot``); they keep
+    their handle, so the questions after them keep theirs.
     """
 
     def __init__(self, shot: int, answers: Mapping[QuestionKey, Any],
-                 ids: Mapping[QuestionKey, str] | None = None) -> None:
+                 ids: Mapping[QuestionKey, str] | None = None,
+                 presumed: Mapping[QuestionKey, Any] | None = None) -> None:
         self._shot = shot
         self._answers = answers
+        self._presumed = presumed or {}
         self.ids: dict[QuestionKey, str] = dict(ids or {})
         self.open: list[Question] = []
         self.consumed: dict[QuestionKey, Any] = {}
@@ -74,6 +78,8 @@ class Asker:
             else:
                 self.consumed[key] = value
                 return value
+        if key in self._presumed:  # nobody is asked: nobody's answer is consumed
+            return self._presumed[key]
         self.open.append(question)
         return None
 

@@ -6,24 +6,28 @@ ace and (with more players) the 2 and the 3 ten more, the last ball ten more; th
 
 1. fouls: found from the facts (cue ball pocketed or off the table, the cue ball touched no
    ball) and declared by a referee; fouls the club waived are noted and ignored (PP-8);
-2. on a 5-point foul: 5 points move from the offender to the next player in turn, everything
-   that fell is spotted, the next player shoots, from hand in the house after the cue ball
-   fell or left the table (PP-8, PP-9, PP-11); on a non-counting stroke the same without the
-   5 points (PP-10);
+2. on a 5-point foul: 5 points move from the offender to the next player in turn (option
+   ``penalty_to``: to every other player), everything that fell is spotted, the called ball on
+   the third spot (option ``foul_uncalled``: the others stay down), the next player shoots,
+   from hand in the house after the cue ball fell or left the table (PP-8, PP-9, PP-11); a
+   direct hit in the house counts only on a shot from hand; on a non-counting stroke the same
+   without the 5 points (PP-10);
 3. without a foul: the shot scores when its called ball fell in its called pocket (in clean
    designation also as called, which the referee confirms): every ball that fell scores and
    the shooter continues; otherwise what fell is spotted and the turn passes (PP-5, PP-6);
 4. the end: the first to the target wins at once, whoever brought the points (a ball or a
-   penalty); a table cleared with nobody at the target is a draw (PP-4).
+   penalty); a table cleared with nobody at the target is a draw; «своя» (two players, or
+   with option ``svoya_more_players`` any number) draws against the last ball (PP-4).
 
 Which ball fell is never guessed: the referee core resolves every drop before the rules run
 (sensors, the one-drop-in-the-called-pocket presumption, or an ``identify`` question).
 
-Spotting: the first ball spotted on a shot is placed on the foot spot, the others on the foot
-short rail (``Spot.FOOT_SPOT`` / ``Spot.FOOT_RAIL``). The core does not see the cloth: when the
-foot spot is already taken by a ball that lies there, the person placing the ball uses the
-rail, as PP-9 says. Likewise the temporary house of PP-11 (every object ball in the house:
-the deep end by the third spot) is the placer's call; the snapshot says ``kitchen``.
+Spotting: the first ball spotted on a shot (the called ball, when it fell) is placed on the
+foot spot, the others on the foot short rail (``Spot.FOOT_SPOT`` / ``Spot.FOOT_RAIL``). The
+core does not see the cloth: when the foot spot is already taken by a ball that lies there,
+the person placing the ball uses the rail, as PP-9 says. Likewise the temporary house of
+PP-11 (every object ball in the house: the deep end by the third spot) is the placer's call;
+the snapshot says ``kitchen``.
 
 Readings of the original, where it is silent:
 - one 5-point penalty per shot, however many fouls it had;
@@ -62,7 +66,7 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.errors import InvalidInput
-from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind
+from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, ShotKind
 from rules.game import Asker, Game, Shot, register
 from rules.options import MatchOptions, option, parse_options
 from rules.state import MatchState, Status, Topic
@@ -138,14 +142,41 @@ class PyramidOptions(MatchOptions):
     )
     svoya: bool = option(
         True,
-        "«своя»: a player one point short of the target (70 with two players, 50 / 40 with "
-        "three / four) has secured at least a draw: if another player then reaches the target "
-        "with the shot that takes the last ball (possible with a handicap), the game is drawn "
-        "(noted 'svoya'); off: that player wins",
+        "«своя», two players: a player at 70 has secured at least a draw: if the other then "
+        "reaches 71 with the shot that takes the last ball (possible with a handicap), the "
+        "game is drawn (noted 'svoya'); off: that player wins",
+        rule="PP-4",
+    )
+    svoya_more_players: bool = option(
+        False,
+        "«своя» with three or four players too (a project decision, the original gives it for "
+        "two): a player at 50 / 40 secures a draw against another who reaches 51 / 41 with the "
+        "last ball; off, as the original reads: the player who reaches the target wins, and "
+        "the only draw is every player at 50 / 40",
         rule="PP-4",
         seed="Если один игрок набрал 70 очков («своя»), то даже в случае покладки последнего "
-        "шара его партнером в партии фиксируется ничья. … Если все трое сыграли по 50 очков, "
-        "фиксируется ничья.",
+        "шара его партнером в партии фиксируется ничья. … Чтобы выиграть, одному из партнеров "
+        "необходимо набрать 51 очко. Если все трое сыграли по 50 очков, фиксируется ничья.",
+    )
+    penalty_to: str = option(
+        "next",
+        "with three or four players, who receives a 5-point penalty: the next player in turn "
+        "('next', a project decision: the original speaks of two, «партнер»); or every other "
+        "player 5 points, the offender losing 5 for each ('each')",
+        ("next", "each"), rule="PP-8",
+        seed="а) 5 очков, которые снимаются со счета провинившегося и прибавляются к счету "
+        "партнера",
+    )
+    foul_uncalled: str = option(
+        "spotted",
+        "on a 5-point foul, balls that fell other than the called one: spotted like the called "
+        "ball ('spotted', a project decision: the original names only the called balls); or "
+        "they stay down and score for nobody ('stay_down')",
+        ("spotted", "stay_down"), rule="PP-9",
+        seed="При ошибках, предусмотренных пунктами а) и б), кроме штрафа в 5 очков, если "
+        "одновременно в лузу упадут «заказанные» шары, они не засчитываются и выставляются на "
+        "третью точку стола. Если же точка занята, то на короткий борт с внутренней стороны "
+        "пирамиды.",
     )
     handicap: tuple[int, ...] = option(
         (),
@@ -215,14 +246,19 @@ class PointPyramid(Game):
             return state, decisions
         if fouls:
             decisions.append(FoulCalled(shooter, tuple(fouls)))
-            if any(f in FIVE_POINT_FOULS for f in fouls):  # PP-8: one penalty per shot
-                state = _add(state, shooter, -PENALTY)
-                state = _add(state, following, PENALTY)
-                decisions.append(PointsMoved(shooter, following, PENALTY))
-            # PP-9, PP-10: nothing scores, what fell is spotted.
-            decisions += _spotted(shot.balls_pocketed + _off_table(state, shot))
-            if state.players[following].score >= target(state.n_players):
-                return _won(state, following, "penalty_points", decisions)
+            five = any(f in FIVE_POINT_FOULS for f in fouls)
+            if five:  # PP-8: one penalty per shot
+                for to in _receivers(state, shooter):
+                    state = _add(state, shooter, -PENALTY)
+                    state = _add(state, to, PENALTY)
+                    decisions.append(PointsMoved(shooter, to, PENALTY))
+            # PP-9, PP-10: nothing scores, what fell is spotted, the called ball first.
+            state, spotted = _foul_balls(state, shot, five, decisions)
+            decisions += _spotted(spotted + _off_table(state, shot))
+            reached = [to for to in _receivers(state, shooter) if five
+                       and state.players[to].score >= target(state.n_players)]
+            if reached:
+                return _won(state, reached[0], "penalty_points", decisions)
             scratch = Foul.SCRATCH in fouls or Foul.CUE_OFF_TABLE in fouls
             return _pass(state, following, decisions, InHand.KITCHEN if scratch else InHand.NONE)
 
@@ -230,7 +266,7 @@ class PointPyramid(Game):
         if scores is None:
             return state, decisions
         if not scores:  # PP-6 (decision): nothing scores, what fell is spotted
-            decisions += _spotted(shot.balls_pocketed + _off_table(state, shot))
+            decisions += _spotted(_fallen(shot) + _off_table(state, shot))
             return _pass(state, following, decisions)
 
         # PP-6: every ball that fell on the shot scores; PP-3: values and the last ball.
@@ -263,7 +299,10 @@ class PointPyramid(Game):
                   Foul.TOUCHED_BALL: not opts.penalise_touched_ball}
         fouls: list[Foul] = []
         for foul in dict.fromkeys(shot.record.fouls):
-            if waived.get(foul, False):
+            if foul is Foul.DIRECT_HIT_IN_KITCHEN and state.ball_in_hand is not InHand.KITCHEN:
+                # PP-8 и): «прямое попадание в шар, находящийся в «доме», при игре «с рук»»
+                decisions.append(Noted("foul_not_applicable", str(foul)))
+            elif waived.get(foul, False):
                 decisions.append(Noted("foul_waived", str(foul)))
             elif foul in FIVE_POINT_FOULS or foul in NON_COUNTING:
                 fouls.append(foul)
@@ -276,7 +315,10 @@ class PointPyramid(Game):
         if any(f in FIVE_POINT_FOULS for f in fouls):
             return list(dict.fromkeys(fouls))  # the penalty is due: contact changes nothing
         contact = shot.record.first_contact
-        if contact is UNKNOWN and not shot.pocketed:  # a ball that fell was touched
+        if contact is UNKNOWN and not shot.pocketed and shot.record.contact_unheard:
+            decisions.append(Noted("miss_unheard"))  # the click sensor heard nothing
+            contact = None
+        elif contact is UNKNOWN and not shot.pocketed:  # a ball that fell was touched
             if opts.presume_contact:
                 decisions.append(Noted("contact_presumed"))
             else:
@@ -318,17 +360,47 @@ class PointPyramid(Game):
         return answer
 
 
+def _receivers(state: MatchState, offender: int) -> list[int]:
+    """Returns who receives a 5-point penalty (PP-8, option ``penalty_to``)."""
+    if _opts(state).penalty_to == "each":
+        return [state.next_player(offender, k) for k in range(1, state.n_players)]
+    return [state.next_player(offender)]
+
+
+def _foul_balls(state: MatchState, shot: Shot, five: bool,
+                decisions: list[Decision]) -> tuple[MatchState, tuple[Ball, ...]]:
+    """Returns the state and the balls to spot on a foul shot: the called ball first, so it
+    takes the third spot (PP-9); on a 5-point foul with ``foul_uncalled`` 'stay_down' the
+    other balls stay down, scoring for nobody (noted)."""
+    called = [b for b in shot.balls_pocketed if any(c.ball == b for c in shot.calls)]
+    others = tuple(b for b in _fallen(shot) if b not in called)
+    if five and others and _opts(state).foul_uncalled == "stay_down":
+        decisions.append(Noted("stay_down", about=(("balls", others),)))
+        numbers = {b for b in others if isinstance(b, int)}
+        state = state.without_balls(numbers)
+        if len(others) > len(numbers):
+            state = state.without_unidentified(len(others) - len(numbers))
+        return state, tuple(called)
+    return state, (*called, *others)
+
+
+def _fallen(shot: Shot) -> tuple[Ball, ...]:
+    """Returns the object balls that fell: numbers, then ``OBJECT`` for each of no known
+    number (a "which ball?" nobody was asked, as it changed nothing: ``rules.moot``)."""
+    return (*shot.balls_pocketed, *(OBJECT for _ in shot.unidentified))
+
+
 def _add(state: MatchState, player: int, points: int) -> MatchState:
     return state.with_player(player, score=state.players[player].score + points)
 
 
-def _off_table(state: MatchState, shot: Shot) -> tuple[int, ...]:
+def _off_table(state: MatchState, shot: Shot) -> tuple[Ball, ...]:
     """Returns the object balls driven off the table (not pocketed): they are spotted."""
     return tuple(b for b in dict.fromkeys(shot.balls_off_table)
                  if b in state.on_table and b not in shot.balls_pocketed)
 
 
-def _spotted(balls: tuple[int, ...]) -> list[Decision]:
+def _spotted(balls: tuple[Ball, ...]) -> list[Decision]:
     """PP-9: the first ball on the foot spot, the others on the foot short rail."""
     return [BallSpotted(b, Spot.FOOT_SPOT if i == 0 else Spot.FOOT_RAIL)
             for i, b in enumerate(balls)]
@@ -341,7 +413,9 @@ def _won(state: MatchState, player: int, reason: str,
     state = replace(state, status=Status.GAME_OVER)
     short = target(state.n_players) - 1
     secured = [i for i, p in enumerate(state.players) if i != player and p.score == short]
-    if secured and not state.on_table and _opts(state).svoya:
+    opts = _opts(state)
+    svoya = opts.svoya if state.n_players == 2 else opts.svoya_more_players
+    if secured and not state.on_table and svoya:
         return state, [*decisions, Noted("svoya", str(secured[0])), GameDrawn(state.game_no)]
     return state, [*decisions, GameWon(player, state.game_no, reason)]
 

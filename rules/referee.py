@@ -14,6 +14,7 @@ and undone exactly. Nothing here does I/O or reads a clock.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,8 +33,9 @@ from rules.decisions import (
     ShotsUndone,
 )
 from rules.errors import InvalidInput
-from rules.facts import CUE, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
+from rules.facts import CUE, OBJECT, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
 from rules.game import GAMES, Asker, Game, Shot, normalise_answer
+from rules.moot import Ruled, Trials, presumption
 from rules.options import options_json
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
@@ -90,6 +92,9 @@ class _Frame:
     open: tuple[Question, ...]
     #: The answers this ruling took, by question identity.
     consumed: dict[QuestionKey, Any]
+    #: The answers taken for questions nobody was asked (``rules.moot``): they stand while
+    #: the shot's other questions are answered, and are found anew when its record changes.
+    presumed: dict[QuestionKey, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -266,7 +271,7 @@ class Referee:
             if again:
                 raise InvalidInput(f"ball {again[0]!r} was already named for another drop")
         answers = {**frame.answers, question.key: value}
-        new = self._rule(frame.before, frame.record, answers, frame.ids)
+        new = self._rule(frame.before, frame.record, answers, frame.ids, frame.presumed)
         self._frames[-1] = new
         return [QuestionAnswered(question.id, value)] + _difference(frame, new)
 
@@ -309,21 +314,66 @@ class Referee:
             return state
         return game.rack(_next_game(state))
 
-    def _rule(self, before: MatchState, record: ShotRecord, answers: dict[QuestionKey, Any],
-              ids: dict[QuestionKey, str]) -> _Frame:
-        game = self._game_of(before)
-        state = self._racked_if_over(before, game)
-        state = replace(state, shot=state.shot + 1)
-        ask = Asker(state.shot, answers, ids)
-        shot = _resolve(game, state, record, ask)
-        if shot is None:  # a drop is not identified yet: ask, hold the shot
-            return _Frame(before, record, answers, ask.ids, state, [], tuple(ask.open),
-                          ask.consumed)
-        after, decisions = game.rule(state, shot, ask)
-        decisions = [*shot.notes, *decisions]
-        after, decisions = _settle_game(after, decisions, ask)
-        return _Frame(before, record, answers, ask.ids, after, decisions, tuple(ask.open),
+    @staticmethod
+    def _rule(before: MatchState, record: ShotRecord, answers: dict[QuestionKey, Any],
+              ids: dict[QuestionKey, str],
+              presumed_before: Mapping[QuestionKey, Any] | None = None) -> _Frame:
+        """Returns the shot ruled with ``answers``. A question whose every answer rules the
+        shot the same is not asked (``rules.moot``): the ruling takes an answer and notes it,
+        first in the shot's decisions (``not_asked``); ``presumed_before``, those taken by
+        the shot's ruling before this answer, stand."""
+        presumed: dict[QuestionKey, Any] = {
+            k: v for k, v in (presumed_before or {}).items() if k not in answers}
+        notes: list[Decision] = [_not_asked(*item) for item in presumed.items()]
+
+        def trial(given: Mapping[QuestionKey, Any]) -> Ruled:
+            tried = _rule_once(before, record, answers, ids, given)
+            return tried.after, tried.decisions, tried.open
+
+        trials = Trials(trial)
+        frame = _rule_once(before, record, answers, ids, presumed)
+        while frame.open and len(presumed) < MAX_PRESUMED:
+            question = frame.open[0]  # the one a person answers next; the others after it
+            needless, value = presumption(trials, question, presumed)
+            if not needless:
+                break
+            presumed[question.key] = value
+            notes.append(_not_asked(question.key, value))
+            frame = _rule_once(before, record, answers, ids, presumed)
+        frame.decisions = [*notes, *frame.decisions]
+        frame.presumed = presumed
+        return frame
+
+
+def _not_asked(key: QuestionKey, value: Any) -> Noted:
+    """Returns the note of a question nobody was asked, the answer taken with it."""
+    _, topic, _, about, _ = key
+    return Noted("not_asked", str(topic), about=(*about, ("answer", value)))
+
+
+#: Questions one shot may leave unasked (each a search of ``rules.moot``).
+MAX_PRESUMED = 8
+
+
+def _rule_once(before: MatchState, record: ShotRecord, answers: Mapping[QuestionKey, Any],
+               ids: Mapping[QuestionKey, str], presumed: Mapping[QuestionKey, Any]) -> _Frame:
+    """Returns the shot ruled with ``answers`` and the ``presumed`` answers of questions
+    nobody is asked."""
+    assert before.setup is not None
+    game = GAMES[before.setup.game]
+    state = Referee._racked_if_over(before, game)
+    state = replace(state, shot=state.shot + 1)
+    ask = Asker(state.shot, answers, ids, presumed)
+    shot = _resolve(game, state, record, ask)
+    given = dict(answers)
+    if shot is None:  # a drop is not identified yet: ask, hold the shot
+        return _Frame(before, record, given, ask.ids, state, [], tuple(ask.open),
                       ask.consumed)
+    after, decisions = game.rule(state, shot, ask)
+    decisions = [*shot.notes, *decisions]
+    after, decisions = _settle_game(after, decisions, ask)
+    return _Frame(before, record, given, ask.ids, after, decisions, tuple(ask.open),
+                  ask.consumed)
 
 
 def _asked(q: Question) -> QuestionAsked:
@@ -449,6 +499,8 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         for ball in answer:
             if ball == CUE:
                 cue_pocketed, cue_pocket = True, pocket
+            elif ball == OBJECT and len(known) + len(unidentified) < capacity:
+                unidentified.append(pocket)  # a moot "which ball?" (rules.moot)
             elif len(known) + len(unidentified) < capacity:
                 known.append((int(ball), pocket))
             else:  # more balls named than are on the table: an earlier count was wrong

@@ -15,9 +15,11 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
    chooses ``rebreak`` / ``break`` / ``accept`` (no penalty ball);
 4. fouls (ST-15): declared, a miss (``first_contact`` None, sensed or declared; unknown with
    no object ball down, contact is presumed and noted, or asked: option ``presume_contact``),
-   a ball off the table, the cue ball off the table unless a called ball was legally pocketed
-   (ST-11; option ``cue_off_table``), the two-cushion rule when nothing fell (ST-14; options
-   ``two_cushions`` and ``two_cushions_when``).
+   a ball off the table (only with option ``ball_off_table`` 'penalty'; by default it counts
+   for the opponent and passes the turn, the shot ruled as usual, ST-10), the cue ball off
+   the table unless a called ball was legally pocketed (ST-11; option ``cue_off_table``),
+   the two-cushion rule when no ball was played (ST-14; options ``two_cushions`` and
+   ``two_cushions_when``).
    A foul: pocketed balls count for the opponent, or are spotted at the foot rail after a
    touched ball, the cue ball off the table, or feet off the floor (ST-17); balls off the
    table count for the opponent (ST-10); the opponent takes a ball of their choice off the
@@ -32,7 +34,8 @@ left counts as ``"cue"``). The rules of one shot, in the order they apply:
    opponent picks a table ball for the shooter (``pick_ball``), or with none left the cue ball
    itself is the point; the shooter continues from the kitchen. Uncalled play (ST-13):
    everything that fell counts for the shooter, who continues if anything fell.
-6. a handicap of k balls (ST-19): the first k balls the giver pockets count for the receiver;
+6. a handicap of k balls (ST-19): the first k balls the giver pockets, whatever they are,
+   count for the receiver;
 7. the end: six balls win; the table empty at 5:5 starts the shoot-out.
 
 Decisions taken where the originals are silent or ambiguous:
@@ -46,13 +49,16 @@ Decisions taken where the originals are silent or ambiguous:
 - An uncalled cue ball that fell (called play) scores nothing and is no foul; the next shot is
   from hand in the kitchen ("выставление битка по обычным правилам").
 - The two-cushion rule counts distinct cushions (a long rail's two halves are one cushion); a
-  ball crossing the centre line counts as one. It applies when no ball, object or cue, fell.
+  ball crossing the centre line counts as one. It applies when no ball was played (legally
+  pocketed as called), as the original says.
   A cushion count the referee declared stands over the sensors; hits presumed after the
   contact (no click sensor) are noted when a legal ruling rests on them.
-- The first shooter of the shoot-out is the shooter of the shot that cleared the table when the
-  last object ball fell in a pocket on that shot, else the player it was credited to.
+- The first shooter of the shoot-out is the player who last pocketed a ball that stayed down
+  (ST-20); a penalty ball or a ball off the table is nobody's pocketing.
 - In the shoot-out the same player shoots first in every round. A declared foul or a ball off
-  the table scores a bullet 0 (no retake); in "Игра" it loses the game, as a miss does.
+  the table scores a bullet 0 (no retake; the original is silent: option ``bullet_foul``); in
+  "Игра" it scores nothing and the turn passes (the original names only the miss as losing:
+  option ``igra_foul``).
 - An illegal break's ``break`` / ``rebreak`` re-racks the game (``GameRestarted``); nothing was
   credited, since a break is illegal only when nothing fell.
 
@@ -120,7 +126,9 @@ class SiberianOptions(MatchOptions):
     )
     handicap: int = option(
         0, "handicap (фора, ST-19): in each game, the first k balls the giver pockets count for "
-        "the receiver (penalty balls the giver takes are not pocketed, so they do not)",
+        "the receiver, whatever they are: a «дурак» or a ball pocketed on a foul, which is the "
+        "receiver's anyway, uses one up too (penalty balls and balls driven off the table are "
+        "not pocketed by the giver, so they do not)",
         (0, 1, 2, 3, 4, 5), rule="ST-19",
     )
     handicap_giver: int = option(
@@ -135,7 +143,11 @@ class SiberianOptions(MatchOptions):
     cushions_unknown: str = option(
         "ask",
         "with no cushion sensor reading for a shot the two-cushion rule applies to: 'ask' "
-        "(confirm), or presume it was met ('legal', noted)",
+        "(confirm), or presume it was met ('legal', noted). One policy in every game: a "
+        "cushion rule with no reading is asked where it decides a penalty on most shots, and "
+        "presumed (noted; one tap on the console corrects it) where it seldom decides "
+        "anything. The two-cushion rule applies to every shot that plays no ball and costs a "
+        "penalty ball: asked",
         ("ask", "legal"), rule="ST-14",
     )
     two_cushions: str = option(
@@ -154,11 +166,12 @@ class SiberianOptions(MatchOptions):
         "… ж) если биток после удара по прицельному шару не делает два борта и более.",
     )
     two_cushions_when: str = option(
-        "nothing_fell",
-        "when the two-cushion rule applies: when no ball at all fell ('nothing_fell'); or "
-        "when no ball was played, i.e. legally pocketed as called ('nothing_played'), so it "
-        "also applies when only a «дурак» or an uncalled cue ball fell",
-        ("nothing_fell", "nothing_played"), rule="ST-6, ST-7, ST-14",
+        "nothing_played",
+        "when the two-cushion rule applies: when no ball was played ('nothing_played', the "
+        "original's words: a played ball, «сыгравший шар», is one pocketed «без нарушения "
+        "правил», i.e. legally as called), so it also applies when only a «дурак» or an "
+        "uncalled cue ball fell; or only when no ball at all fell ('nothing_fell')",
+        ("nothing_played", "nothing_fell"), rule="ST-6, ST-7, ST-14",
         seed="Если ни один из шаров не сыгран, после соударения битка и прицельного шара как "
         "минимум один из них должен: … Игрок, забивший шар в лузу без нарушения правил "
         "(сыгравший шар), имеет право сделать следующий удар.",
@@ -182,24 +195,51 @@ class SiberianOptions(MatchOptions):
         "следующие нарушения правил: … д) при вылете за борт \"своего\" шара",
     )
     interference: str = option(
-        "replay",
-        "interference by someone else (a declared special): the position is restored and the "
-        "shot replayed ('replay'); or the injured player, the shooter, is asked whether to "
-        "restore it ('ask': 'restore', or 'as_lies': the shot is replayed from the position "
-        "as it is, balls that fell spotted on the foot spot)",
-        ("replay", "ask"), rule="ST-18",
+        "ask",
+        "interference by someone else (a declared special): the injured player, the shooter, "
+        "is asked whether the position is restored, as the original says ('ask': 'restore', "
+        "or 'as_lies': the shot is replayed from the position as it is, balls that fell "
+        "spotted on the foot spot); or the position is always restored and the shot replayed "
+        "('replay')",
+        ("ask", "replay"), rule="ST-18",
         seed="кто-либо из посторонних или партнёр во время удара случайно помешал: толкнул, "
         "задел и т. п. По желанию пострадавшего положение шаров может быть восстановлено. "
         "Удар переигрывается.",
     )
     bullet_foul: str = option(
         "zero",
-        "a declared foul on a bullet (such as touching a ball before the stroke): the bullet "
+        "a declared foul on a bullet (such as touching a ball before the stroke): the "
+        "original forbids it but gives no penalty, so this is a project decision: the bullet "
         "scores 0 and is not retaken ('zero'); or it is retaken like a miss, at most twice "
         "('retake'). A ball off the table scores 0 either way",
         ("zero", "retake"), rule="ST-20",
         seed="Игрок, выполняющий булит не имеет права касаться любого из шаров рукой или кием "
         "до произведения удара.",
+    )
+    ball_off_table: str = option(
+        "opponent",
+        "an object ball driven off the table: as the dedicated rule says, it counts for the "
+        "opponent and the turn passes, the rest of the shot ruled as usual (a called ball "
+        "legally pocketed still counts for the shooter; no penalty ball; noted "
+        "'ball_off_table_to_opponent') ('opponent'); or, as the penalty list has it, it is a "
+        "foul: every ball pocketed on the shot counts for the opponent, who also takes a "
+        "penalty ball ('penalty')",
+        ("opponent", "penalty"), rule="ST-10, ST-15",
+        seed="Выскочившие шары (кроме битка) засчитываются сопернику, при этом ход переходит "
+        "сопернику, игра продолжается по обычным правилам. … Штрафы налагаются, если игрок "
+        "выбил шар (хотя бы один) со стола …",
+    )
+    igra_foul: str = option(
+        "turn_passes",
+        "a foul other than a miss during «Игра» (ST-21): the original names only the miss as "
+        "losing, so the foul scores nothing and the turn passes ('turn_passes'; a ball that "
+        "fell on it is spotted on the foot spot, a cue ball that fell or left the table is "
+        "played from the kitchen); or it loses the game as a miss does ('loses')",
+        ("turn_passes", "loses"), rule="ST-21",
+        seed="Если при этом он забивает любой (или оба) шар(а) в лузу, он выигрывает «булит» и "
+        "партию. Если не забивает, право удара переходит к сопернику на тех же условиях после "
+        "полной остановки шаров. … Если один из игроков в «игре» промахивается по прицельному "
+        "шару, он проигрывает «булит» и партию.",
     )
     missing_call: str = option(
         "ask",
@@ -260,6 +300,8 @@ class SiberianExtra:
     #: Balls the giver still pockets for the receiver (ST-19).
     handicap_left: int = 0
     shootout: Shootout | None = None
+    #: The player who last pocketed a ball that stayed down: the shoot-out's first (ST-20).
+    last_pocketer: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,7 +470,7 @@ class SiberianTen(Game):
             counted = self._count(state, shot, None, decisions, ask)
             if counted is None:
                 return state, decisions
-            state, continues = counted
+            state, continues = self._jumped(state, shot, decisions, *counted)
             in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
             return self._next(state, shot, decisions, shooter if continues else opponent, in_hand)
         if Foul.BAD_BREAK in record.fouls:
@@ -439,6 +481,7 @@ class SiberianTen(Game):
             if legal is None:
                 return state, decisions
         if legal:
+            state, _ = self._jumped(state, shot, decisions, state, False)
             return self._next(state, shot, decisions, opponent, InHand.NONE)
         why = Foul.BAD_BREAK if Foul.BAD_BREAK in record.fouls else Foul.TWO_CUSHION
         decisions.append(FoulCalled(shooter, (why,)))
@@ -447,6 +490,7 @@ class SiberianTen(Game):
             return replace(state, to_shoot=opponent), decisions
         decisions.append(OptionChosen(opponent, choice))
         if choice == ACCEPT:
+            state, _ = self._jumped(state, shot, decisions, state, False)
             return self._next(state, shot, decisions, opponent, InHand.NONE)
         breaker = shooter if choice == REBREAK else opponent
         return self._rack(state, breaker), [*decisions, GameRestarted(state.game_no, breaker,
@@ -482,7 +526,7 @@ class SiberianTen(Game):
                               decisions, ask)
         if counted is None:
             return state, decisions
-        state, continues = counted
+        state, continues = self._jumped(state, shot, decisions, *counted)
         in_hand = InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table else InHand.NONE
         return self._next(state, shot, decisions, shooter if continues else opponent, in_hand)
 
@@ -516,6 +560,9 @@ class SiberianTen(Game):
             return True
         if record.first_contact is not UNKNOWN or shot.objects_fell:
             return False
+        if record.contact_unheard:  # the click sensor heard nothing: evidence of a miss
+            decisions.append(Noted("miss_unheard"))
+            return True
         if _opts(state).presume_contact:
             decisions.append(Noted("contact_presumed"))
             return False
@@ -529,8 +576,8 @@ class SiberianTen(Game):
         fouls = list(dict.fromkeys(record.fouls))
         if missed and Foul.MISS not in fouls:
             fouls.append(Foul.MISS)
-        if shot.balls_off_table:
-            fouls.append(Foul.BALL_OFF_TABLE)
+        if shot.balls_off_table and _opts(state).ball_off_table == "penalty":
+            fouls.append(Foul.BALL_OFF_TABLE)  # the penalty list's reading (ST-15)
         # ST-11: the cue ball off the table is no foul after a legal pot (its decision); without
         # one it is a foul (penalty item д) unless the option reads the dedicated rule
         if (shot.cue_off_table and _opts(state).cue_off_table == "penalty"
@@ -604,28 +651,30 @@ class SiberianTen(Game):
         opponent = state.next_player(shooter)
         for ball, pocket in shot.pocketed:
             if calls is None or any(c.ball == ball and c.pocket == pocket for c in calls):
-                state = self._credit(state, shooter, ball, decisions, own=True)  # ST-6, ST-13
+                state = self._credit(state, shooter, ball, decisions, by=shooter)  # ST-6, ST-13
             else:
-                state = self._credit(state, opponent, ball, decisions)  # ST-6…ST-8
+                state = self._credit(state, opponent, ball, decisions, by=shooter)  # ST-6…ST-8
         for _ in shot.unidentified:  # a number that changes nothing: no called pocket's ball
-            if calls is None:
-                state = self._credit(state, shooter, OBJECT, decisions, own=True)
-            else:
-                state = self._credit(state, opponent, OBJECT, decisions)
+            to = shooter if calls is None else opponent
+            state = self._credit(state, to, OBJECT, decisions, by=shooter)
+        cue_to: int | None = None
         if calls is None:
-            cue_counts = shot.cue_pocketed
+            cue_to = shooter if shot.cue_pocketed else None
             continues = shot.objects_fell or shot.cue_pocketed
         else:
-            cue_counts = any(c.ball == CUE and shot.fell_in(CUE, c.pocket) for c in calls)
+            if any(c.ball == CUE and shot.fell_in(CUE, c.pocket) for c in calls):
+                cue_to = shooter  # ST-9
+            elif _cue_elsewhere(shot, calls):
+                cue_to = opponent  # ST-8: «этот шар и очередность удара переходит сопернику»
             continues = bool(calls) and all(shot.fell_in(c.ball, c.pocket) for c in calls)
-        if cue_counts and self._winner(state) is None:  # ST-9
-            if state.on_table:
-                picked = self._pick(state, opponent, ask, Topic.CUE_BALL_COUNTS, to=shooter)
+        if cue_to is not None and self._winner(state) is None:
+            if state.on_table:  # the opponent takes a table ball for the cue ball (ST-9)
+                picked = self._pick(state, opponent, ask, Topic.CUE_BALL_COUNTS, to=cue_to)
                 if picked is None:
                     return None
-                state = self._credit(state, shooter, picked, decisions, own=True)
+                state = self._credit(state, cue_to, picked, decisions, by=shooter)
             else:
-                state = self._credit(state, shooter, CUE, decisions, own=True)
+                state = self._credit(state, cue_to, CUE, decisions, by=shooter)
         return state, continues and not shot.cue_off_table  # ST-11
 
     def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
@@ -640,10 +689,8 @@ class SiberianTen(Game):
             decisions += _spotted(shot, Spot.FOOT_RAIL)
         else:  # ST-16
             for ball in _fallen(shot):
-                state = self._credit(state, opponent, ball, decisions)
-        for ball in shot.balls_off_table:  # ST-10
-            if ball in state.on_table and ball not in shot.balls_pocketed:
-                state = self._credit(state, opponent, ball, decisions)
+                state = self._credit(state, opponent, ball, decisions, by=shooter)
+        state = self._off_table(state, shot, decisions)  # ST-10
         kitchen_only = fouls == [Foul.DIRECT_HIT_IN_KITCHEN] and not opts.kitchen_penalty
         if kitchen_only:  # ST-12: the opponent plays on from the kitchen
             return self._next(state, shot, decisions, opponent, InHand.KITCHEN)
@@ -682,17 +729,40 @@ class SiberianTen(Game):
             return OBJECT
         return ask.pick_ball(player, topic, state.on_table, **about)
 
+    def _jumped(self, state: MatchState, shot: Shot, decisions: list[Decision],
+                counted: MatchState, continues: bool) -> tuple[MatchState, bool]:
+        """ST-10 on a shot without a foul (option ``ball_off_table`` 'opponent'): returns the
+        state ``counted`` with the balls driven off the table credited to the opponent, and
+        whether the shooter continues (not after a ball left the table)."""
+        if not shot.balls_off_table:
+            return counted, continues
+        decisions.append(Noted("ball_off_table_to_opponent", about=(
+            ("balls", tuple(dict.fromkeys(shot.balls_off_table))),)))
+        return self._off_table(counted, shot, decisions), False
+
+    def _off_table(self, state: MatchState, shot: Shot, decisions: list[Decision]) -> MatchState:
+        """ST-10: credits the object balls driven off the table to the shooter's opponent."""
+        opponent = state.next_player(shot.shooter)
+        for ball in dict.fromkeys(shot.balls_off_table):
+            if ball in state.on_table and ball not in shot.balls_pocketed:
+                state = self._credit(state, opponent, ball, decisions)
+        return state
+
     @staticmethod
     def _credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision],
-                own: bool = False) -> MatchState:
-        """Credits ``ball`` (off the table) to ``player``; ``own``: the player pocketed it, so a
-        handicap still owed passes it to the receiver (ST-19)."""
+                by: int | None = None) -> MatchState:
+        """Credits ``ball`` (off the table) to ``player``; ``by``: the player who pocketed it
+        (None: a penalty ball, a ball off the table). The giver's first pocketed balls, whoever
+        they go to, use up the handicap, and one that would be the giver's goes to the
+        receiver (ST-19)."""
         opts = _opts(state)
         extra: SiberianExtra = state.extra
-        if own and player == opts.handicap_giver and extra.handicap_left > 0:
-            player = state.next_player(player)
+        if by is not None:
+            extra = replace(extra, last_pocketer=by)
+            state = replace(state, extra=extra)
+        if by == opts.handicap_giver and extra.handicap_left > 0:
+            player = state.next_player(by)  # the ball counts for the receiver
             state = replace(state, extra=replace(extra, handicap_left=extra.handicap_left - 1))
-            # the ball counts for the receiver
             decisions.append(Noted("handicap", str(ball), about=(("ball", ball), ("to", player))))
         p = state.players[player]
         state = state.with_player(player, score=p.score + 1, balls=(*p.balls, ball))
@@ -720,11 +790,10 @@ class SiberianTen(Game):
             return replace(state, status=Status.GAME_OVER), [
                 *decisions, GameWon(winner, state.game_no, "six_balls")]
         if not state.on_table:  # 5:5: ten balls credited, nobody at six
-            last = next((d for d in reversed(decisions) if isinstance(d, BallCredited)
-                         and (isinstance(d.ball, int) or d.ball == OBJECT)), None)
-            fell = last is not None and (last.ball in shot.balls_pocketed
-                                         or last.ball == OBJECT and bool(shot.unidentified))
-            first = shot.shooter if last is None or fell else last.player
+            # ST-20: «Первым бьет игрок, последним забившим шар» (a penalty ball or a ball off
+            # the table is nobody's pocketing)
+            pocketer = state.extra.last_pocketer
+            first = shot.shooter if pocketer is None else pocketer
             so = Shootout(first=first, shooting=first)
             state = replace(state, status=Status.SHOOTOUT, to_shoot=first,
                             ball_in_hand=InHand.NONE, extra=replace(state.extra, shootout=so))
@@ -761,12 +830,20 @@ class SiberianTen(Game):
             else:
                 decisions.append(Noted("igra_refused", "not after a legal bullet with nothing down"))
 
-        if so.igra:  # ST-21: first to pocket a ball wins; a miss (or a foul) loses
-            if missed or fouls:
-                if fouls:
-                    decisions.append(FoulCalled(shooter, tuple(fouls)))
+        if so.igra:  # ST-21: first to pocket a ball wins; a miss loses; a foul: an option
+            if fouls:
+                decisions.append(FoulCalled(shooter, tuple(fouls)))
+            if missed or fouls and _opts(state).igra_foul == "loses":
                 why = "igra_miss" if missed else "igra_foul"
                 return self._shootout_won(state, so, other, decisions, why)
+            if fouls:  # the original names only the miss: the foul scores nothing
+                decisions += [BallSpotted(BULLET_BALL, Spot.FOOT_SPOT)] * shot.objects_fell
+                in_hand = (InHand.KITCHEN if shot.cue_pocketed or shot.cue_off_table
+                           else InHand.NONE)
+                so = replace(so, shooting=other)
+                state = replace(state, to_shoot=other, ball_in_hand=in_hand,
+                                extra=replace(state.extra, shootout=so))
+                return state, [*decisions, TurnPassed(other, in_hand)]
             if fell:
                 return self._shootout_won(state, so, shooter, decisions, "igra")
             so = replace(so, shooting=other)
@@ -812,6 +889,14 @@ class SiberianTen(Game):
         so = replace(so, igra_allowed=None)
         state = replace(state, status=Status.GAME_OVER, extra=replace(state.extra, shootout=so))
         return state, [*decisions, GameWon(winner, state.game_no, why)]
+
+
+def _cue_elsewhere(shot: Shot, calls: tuple[Call, ...]) -> bool:
+    """Returns True when the cue ball was called and fell in a known pocket not called for it
+    (ST-8: «Если второй из заказанных шаров упал в другую (не заказанную) лузу»)."""
+    pockets = {c.pocket for c in calls if c.ball == CUE}
+    return (bool(pockets) and shot.cue_pocketed and shot.cue_pocket is not None
+            and shot.cue_pocket not in pockets)
 
 
 def _spotted(shot: Shot, spot: Spot) -> list[Decision]:

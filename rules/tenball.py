@@ -81,16 +81,20 @@ class TenBallOptions(MatchOptions):
         "legal",
         "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
         "cushions_without_click = \"unknown\"): the break's four balls to a cushion (TB-5) and "
-        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm)",
+        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm). "
+        "One policy in every game: a cushion rule with no reading is asked where it decides a "
+        "penalty on most shots, and presumed (noted; one tap on the console corrects it) where "
+        "it seldom decides anything. A shot that reaches no rail at all after contact is rare, "
+        "and a break is judged once a game: presumed",
         ("legal", "ask"), rule="TB-5, TB-11",
     )
     off_table_balls: str = option(
-        "spotted",
-        "object balls driven off the table are spotted, as rule 6.5 of the original says "
-        "('spotted'; when a spotted ball is then the lowest on the table, the shot's event "
-        "notes it); or, as §9.9 says, no ball but the 10 is ever spotted ('stay_off': they "
-        "stay out of play like pocketed balls)",
-        ("spotted", "stay_off"), rule="TB-10",
+        "stay_off",
+        "object balls driven off the table: as §9.9, the game's own rule, says, no ball but "
+        "the 10 is ever spotted ('stay_off': they stay out of play like pocketed balls); or, as "
+        "the general rule 6.5 says, they are spotted ('spotted'; when a spotted ball is then "
+        "the lowest on the table, the shot's event notes it)",
+        ("stay_off", "spotted"), rule="TB-10",
         seed="6.5 «Шар выбит со стола» (Все выбитые со стола шары выставляются) … 9.9 Если шар "
         "номер 10 шар забит с нарушением правил … либо выбит со стола, он выставляется. Другие "
         "прицельные шары не выставляются ни при каких условиях.",
@@ -171,6 +175,9 @@ class TenBall(Game):
             fouls.append(Foul.BALL_OFF_TABLE)
         if not push_out:  # TB-6: no wrong-ball or no-rail foul on a push-out
             first = record.first_contact
+            if first is UNKNOWN and record.contact_unheard and not shot.objects_fell:
+                first = None  # the click sensor heard nothing: evidence of a miss
+                decisions.append(Noted("miss_unheard"))
             if first is UNKNOWN:
                 if opts.presume_legal_contact:
                     first = lowest

@@ -90,8 +90,19 @@ def test_tb_9_and_tb_6_options_are_asked_and_answered_over_requests():
     assert all(r["status"] == "ok" for r in out.responses())
 
 
-def test_tb_10_a_ball_declared_off_the_table_is_spotted():
+def test_tb_10_a_ball_declared_off_the_table_stays_off():
+    # §9.9: «Другие прицельные шары не выставляются ни при каких условиях.»
     tb = ten_ball().shot(cushions=BREAK)
+    tb.call(1, "fl").shot(cushions=["h"]).request("declare", {"off_table": [7]})
+    out = run(tb.text())
+    assert 7 not in out.state["on_table"]
+    corrected = [e for e in out.events("shot_result") if e["data"]["corrected"]]
+    assert corrected and out.events("foul")[0]["data"]["fouls"] == ["ball_off_table"]
+
+
+def test_tb_10_option_a_ball_declared_off_the_table_is_spotted():
+    tb = TraceBuilder().new_match("ten-ball", race_to=1, transaction="nm",
+                                  options={"off_table_balls": "spotted"}).shot(cushions=BREAK)
     tb.call(1, "fl").shot(cushions=["h"]).request("declare", {"off_table": [7]})
     out = run(tb.text())
     assert 7 in out.state["on_table"]

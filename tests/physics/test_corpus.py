@@ -78,3 +78,13 @@ def test_a_pyramid_shot_scored_otherwise_than_the_truth_is_found() -> None:
     n, shot = next((n, s) for n, s in enumerate(record["shots"], start=1) if s["expected"]["points"])
     shot["expected"]["points"] = {p: v + 1 for p, v in shot["expected"]["points"].items()}
     assert [(d.shot, d.field) for d in disagreements(record)] == [(n, "points")]
+
+
+def test_a_ball_spotted_unnumbered_stands_for_one_ball_of_the_truth_not_more() -> None:
+    # pyramid seed 4, shot 73: the referee core did not ask which ball fell (it is spotted
+    # whatever it is, rules.moot); the truth spots the 12
+    record = next(r for r in racks("pyramid") if r["seed"] == 4)
+    assert record["shots"][72]["expected"]["spotted"] == [12]
+    assert not [d for d in disagreements(record) if d.shot == 73]
+    record["shots"][72]["expected"]["spotted"] = [3, 12]
+    assert [(d.shot, d.field) for d in disagreements(record)] == [(73, "spotted")]

@@ -81,12 +81,14 @@ def test_pp_3_with_three_players_the_2_scores_twelve_and_the_turn_goes_round() -
     assert four.rule(shot(shooter=3, call=(3, FL), drops=((3, FL),))).points == {3: 13}
 
 
-def test_pp_4_three_players_play_to_51_and_svoya_draws_the_last_ball() -> None:
+def test_pp_4_three_players_play_to_51_and_the_last_ball_wins_over_fifty() -> None:
     oracle = PyramidOracle(players=3, scores=[40, 20, 30])
     assert oracle.rule(shot(call=(11, FL), drops=((11, FL),))).winner == 0  # 51
-    # «своя»: the 2nd player has 50; the 1st reaches 51 with the last ball: a draw
+    # «своя» is the two-player rule («набрал 70 очков»); for three: «Чтобы выиграть, одному
+    # из партнеров необходимо набрать 51 очко. Если все трое сыграли по 50 очков,
+    # фиксируется ничья.» The 2nd player has 50; the 1st reaches 51 with the last ball: wins
     oracle = PyramidOracle(players=3, on_table={5}, scores=[40, 50, 45])
-    assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))) == PyramidRuling(False, 0, {0: 15}, drawn=True)
+    assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))) == PyramidRuling(False, 0, {0: 15}, winner=0)
     # not the last ball: the target wins at once, «своя» or not
     oracle = PyramidOracle(players=3, on_table={5, 9}, scores=[46, 50, 20])
     assert oracle.rule(shot(call=(5, FL), drops=((5, FL),))).winner == 0

@@ -57,8 +57,10 @@ def ruled(facts: SiberianFacts, oracle: SiberianOracle | None = None) -> tuple[b
     (shot(drops=((3, FL), ("cue", SR)), cue_call=SR), False, 0, {"0": 2}),
     # ST-8: of two called balls only the cue ball fell as called: it counts, turn passes
     (shot(drops=(("cue", SR),), cue_call=SR, after=0), False, 1, {"0": 1}),
-    # ST-8: the called cue ball into another pocket: the object ball counts, turn passes
-    (shot(drops=((3, FL), ("cue", HR)), cue_call=SR), False, 1, {"0": 1}),
+    # ST-8: the called cue ball into another pocket: the object ball counts, the cue ball
+    # goes to the opponent, turn passes («Если второй из заказанных шаров упал в другую (не
+    # заказанную) лузу, этот шар и очередность удара переходит сопернику.»)
+    (shot(drops=((3, FL), ("cue", HR)), cue_call=SR), False, 1, {"0": 1, "1": 1}),
     # ST-14: nothing fell, two cushions after the contact: legal
     (shot(after=2), False, 1, {}),
     # ST-14: one cushion and the centre line: legal; one cushion alone: a foul, penalty ball
@@ -115,10 +117,13 @@ def test_the_table_empty_at_five_all_starts_the_shoot_out_with_the_last_ball_s_s
     assert (ruling.shootout, ruling.winner, ruling.next_shooter, oracle.first) == (True, None, 0, 0)
 
 
-def test_a_penalty_ball_that_empties_the_table_gives_the_shoot_out_to_its_taker() -> None:
-    oracle = SiberianOracle(on_table={3}, balls=[5, 4])
-    ruling = oracle.rule(shot(first=None, after=0, shooter=0))
-    assert (ruling.shootout, ruling.picked, oracle.first) == (True, (3,), 1)
+def test_a_penalty_ball_that_empties_the_table_gives_the_shoot_out_to_the_last_pocketer() -> None:
+    # «Первым бьет игрок, последним забившим шар»: the penalty ball is nobody's pocketing
+    oracle = SiberianOracle(on_table={2, 3}, balls=[4, 4])
+    oracle.rule(shot(drops=((2, FL),), call=(2, FL), shooter=0))  # Ann pockets: 5:4, Ann on
+    ruling = oracle.rule(shot(first=None, after=0, call=(3, SR), shooter=0))  # Ann's foul
+    assert (ruling.shootout, ruling.picked, oracle.balls) == (True, (3,), [5, 5])
+    assert oracle.first == 0  # Ann, not Bob who took the penalty ball
 
 
 def test_bullets_score_what_fell_after_the_contact_and_a_miss_is_retaken_twice() -> None:

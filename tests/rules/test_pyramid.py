@@ -381,7 +381,6 @@ FIVE_POINT = [
     ({"fouls": ("touched_ball",)}, Foul.TOUCHED_BALL),
     ({"fouls": ("moving_balls",)}, Foul.MOVING_BALLS),
     ({"fouls": ("game_over_touch",)}, Foul.GAME_OVER_TOUCH),
-    ({"fouls": ("direct_hit_in_kitchen",)}, Foul.DIRECT_HIT_IN_KITCHEN),
 ]
 
 
@@ -568,3 +567,60 @@ def test_an_unidentified_drop_that_decides_points_is_asked_never_guessed():
     assert q.kind == "identify" and 7 not in q.choices
     out = answer(ref, 12)
     assert sorted(credited(out)) == [(7, 7), (12, 12)] and scores(ref) == [19, 0]
+
+
+# ---------------------------------------------------------------- issue 27: to the letter
+def test_pp_8_a_direct_hit_in_the_house_costs_five_only_when_playing_from_hand():
+    # «и) прямое попадание в шар, находящийся в «доме», при игре «с рук».»
+    ref = game(3)
+    play(ref, call=(7, "fl"), first=4, drops=[("cue", "fr")])  # Ann scratches: Bob from hand
+    assert ref.state.ball_in_hand is InHand.KITCHEN
+    out = play(ref, call=(7, "fl"), first=4, fouls=("direct_hit_in_kitchen",))
+    assert fouls_of(out) == [(Foul.DIRECT_HIT_IN_KITCHEN,)] and PointsMoved(1, 2, 5) in out
+    ref = game(3)
+    miss(ref)  # Bob plays the cue ball where it lies
+    out = play(ref, call=(7, "fl"), first=4, fouls=("direct_hit_in_kitchen",))
+    assert not fouls_of(out) and scores(ref) == [0, 0, 0]
+    assert Noted("foul_not_applicable", "direct_hit_in_kitchen") in out
+
+
+@pytest.mark.parametrize("more", [False, True])
+def test_pp_4_three_players_the_last_ball_to_51_wins_over_a_player_on_50(more):
+    # «Чтобы выиграть, одному из партнеров необходимо набрать 51 очко. Если все трое сыграли
+    # по 50 очков, фиксируется ничья.» «Своя» is the two-player rule («набрал 70 очков»).
+    ref = game(3, handicap=[0, 0, 20], svoya_more_players=more)  # Cy starts on 20
+    run(ref, 15, 14, 13, 8)  # Ann 50
+    miss(ref)  # Ann misses: Bob
+    miss(ref)  # Bob misses: Cy
+    out = run(ref, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12)  # Cy takes the rest, the last ball too
+    assert scores(ref) == [50, 0, 120]
+    if more:  # the project's extension, an option
+        assert Noted("svoya", "0") in out and GameDrawn(1) in out
+    else:
+        assert GameWon(2, 1, "points") in out and not any(isinstance(d, GameDrawn) for d in out)
+
+
+def test_pp_9_on_a_scratch_the_called_ball_takes_the_third_spot():
+    # «если одновременно в лузу упадут «заказанные» шары, они не засчитываются и
+    # выставляются на третью точку стола»: the called ball, not the first to fall
+    ref = game()
+    out = play(ref, call=(7, "fl"), first=7, drops=[(2, "sr"), (7, "fl"), ("cue", "fr")])
+    assert [d for d in out if isinstance(d, BallSpotted)] == [
+        BallSpotted(7, Spot.FOOT_SPOT), BallSpotted(2, Spot.FOOT_RAIL)]
+
+
+def test_pp_9_option_uncalled_balls_on_a_scratch_stay_down():
+    ref = game(foul_uncalled="stay_down")
+    out = play(ref, call=(7, "fl"), first=7, drops=[(2, "sr"), (7, "fl"), ("cue", "fr")])
+    assert [d for d in out if isinstance(d, BallSpotted)] == [BallSpotted(7, Spot.FOOT_SPOT)]
+    assert Noted("stay_down", about=(("balls", (2,)),)) in out
+    assert 2 not in ref.state.on_table and 7 in ref.state.on_table and scores(ref) == [-5, 5]
+
+
+def test_pp_8_option_with_three_players_every_other_player_receives_five():
+    # «5 очков, которые снимаются со счета провинившегося и прибавляются к счету партнера»
+    ref = game(3, penalty_to="each")
+    out = play(ref, call=(7, "fl"), first=None)  # Ann misses
+    assert [d for d in out if isinstance(d, PointsMoved)] == [
+        PointsMoved(0, 1, 5), PointsMoved(0, 2, 5)]
+    assert scores(ref) == [-10, 5, 5] and ref.state.to_shoot == 1

@@ -56,7 +56,7 @@ def test_st_14_a_centre_line_answer_is_not_taken_for_whether_a_late_drop_was_cal
 
 
 def test_st_16_a_penalty_ball_is_not_taken_for_the_two_cushion_answer():
-    ref = sib_after_break()
+    ref = sib_after_break(cushions_unknown="ask")
     play(ref, first=3, fouls=("miss",))  # a declared miss: Ann takes a penalty ball
     q = ref.questions[0]
     assert (q.kind, q.topic) == (QuestionKind.PICK_BALL, Topic.PENALTY_BALL)

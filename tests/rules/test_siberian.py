@@ -45,7 +45,8 @@ def scored(a: int, b: int, **options: object):
     play(ref, first=1, drops=[(i, "fl") for i in range(1, a + 1)])  # ST-4: all for Ann
     nxt = a + 1
     if b:  # ST-8: the called ball in another pocket, and the rest, count for Bob
-        play(ref, call=(nxt, "fl"), first=nxt, drops=[(i, "fr") for i in range(nxt, nxt + b)])
+        play(ref, call=(nxt, "fl"), first=nxt, drops=[(i, "fr") for i in range(nxt, nxt + b)],
+             cushions=TWO)
     else:
         play(ref, call=(nxt, "fl"), first=nxt, cushions=TWO)
     assert [p.score for p in ref.state.players] == [a, b]
@@ -203,7 +204,7 @@ def test_st_6_called_ball_counts_and_others_go_to_the_opponent():
 # ---------------------------------------------------------------- ST-7
 def test_st_7_called_ball_missed_a_fool_goes_to_the_opponent_turn_passes():
     ref = after_break()
-    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "sr")])
+    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "sr")], cushions=TWO)
     assert credits(out) == [(ANN, 5)] and not fouls_of(out)
     assert out[-1] == TurnPassed(ANN, InHand.NONE)
 
@@ -223,7 +224,7 @@ def test_st_7_called_ball_missed_nothing_down_turn_passes():
 ])
 def test_st_8_two_called_balls(drops, credited, to_shoot):
     ref = after_break()
-    out = play(ref, call=[(3, "fl"), (4, "fr")], first=3, drops=drops)
+    out = play(ref, call=[(3, "fl"), (4, "fr")], first=3, drops=drops, cushions=TWO)
     assert credits(out) == credited and ref.state.to_shoot == to_shoot
     assert not fouls_of(out)
 
@@ -264,16 +265,50 @@ def test_st_9_uncalled_cue_ball_scores_nothing_and_is_no_foul():
     assert out[-1] == ShooterContinues(BOB, InHand.KITCHEN)
 
 
-def test_st_9_cue_ball_in_a_pocket_other_than_called_does_not_count():
+def test_st_8_a_called_cue_ball_in_another_pocket_goes_to_the_opponent():
+    # «Если второй из заказанных шаров упал в другую (не заказанную) лузу, этот шар и
+    # очередность удара переходит сопернику.»
     ref = after_break()
-    out = play(ref, call=("cue", "hl"), first=3, drops=[("cue", "hr")])
-    assert credits(out) == [] and not ref.questions
-    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN)
+    out = play(ref, call=[(3, "fl"), ("cue", "hl")], first=3, drops=[(3, "fl"), ("cue", "hr")])
+    assert credits(out) == [(BOB, 3)]
+    (q,) = ref.questions  # the opponent takes a ball off the table for the cue ball, as ST-9
+    assert (q.topic, q.player, q.params) == ("cue_ball_counts", ANN, {"to": ANN})
+    out = answer(ref, 7)
+    assert credits(out) == [(ANN, 7)] and out[-1] == TurnPassed(ANN, InHand.KITCHEN)
+    assert [p.score for p in ref.state.players] == [1, 1] and accounted(ref)
 
 
 # ---------------------------------------------------------------- ST-10
-def test_st_10_ball_off_the_table_counts_for_the_opponent():
+def test_st_10_ball_off_the_table_counts_for_the_opponent_and_the_turn_passes():
+    # «Выскочившие шары (кроме битка) засчитываются сопернику, при этом ход переходит
+    # сопернику, игра продолжается по обычным правилам.»
     ref = after_break()
+    out = play(ref, call=(3, "fl"), first=3, off=(6,), cushions=TWO)
+    assert not fouls_of(out) and not ref.questions  # no penalty ball
+    assert credits(out) == [(ANN, 6)] and 6 not in ref.state.on_table
+    assert Noted("ball_off_table_to_opponent", about=(("balls", (6,)),)) in out
+    assert out[-1] == TurnPassed(ANN, InHand.NONE)
+
+
+def test_st_10_a_legal_pot_with_a_ball_off_the_table_counts_and_the_turn_passes():
+    ref = scored(1, 0)  # Bob to shoot, 1:0
+    out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], off=(8,))
+    assert credits(out) == [(BOB, 3), (ANN, 8)] and not fouls_of(out)
+    assert [p.score for p in ref.state.players] == [2, 1]  # not 1:3
+    assert out[-1] == TurnPassed(ANN, InHand.NONE) and accounted(ref)
+
+
+def test_st_10_a_break_with_two_down_and_one_off_the_table_is_two_to_one():
+    ref = sib()
+    out = play(ref, first=1, drops=[(2, "fl"), (5, "fr")], off=(9,))
+    assert credits(out) == [(ANN, 2), (ANN, 5), (BOB, 9)] and not fouls_of(out)
+    assert [p.score for p in ref.state.players] == [2, 1]  # not 0:4
+    assert out[-1] == TurnPassed(BOB, InHand.NONE) and not ref.questions
+
+
+def test_st_10_option_penalty_reads_the_penalty_list():
+    # «Штрафы налагаются, если игрок выбил шар (хотя бы один) со стола»
+    ref = after_break(ball_off_table="penalty")
     out = play(ref, call=(3, "fl"), first=3, off=(6,), cushions=TWO)
     assert fouls_of(out) == [(Foul.BALL_OFF_TABLE,)]
     assert credits(out) == [(ANN, 6)] and 6 not in ref.state.on_table
@@ -298,7 +333,7 @@ def test_st_11_cue_ball_off_the_table_without_a_legal_pot_is_a_foul_and_voids_th
 
 def test_st_11_option_turn_passes_reads_the_dedicated_rule():
     ref = after_break(cue_off_table="turn_passes")
-    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "fr")], off=("cue",))
+    out = play(ref, call=(3, "fl"), first=3, drops=[(5, "fr")], off=("cue",), cushions=TWO)
     assert not fouls_of(out) and not ref.questions  # no penalty ball
     assert credits(out) == [(ANN, 5)]  # the «дурак» counts for the opponent (ST-7)
     assert out[-1] == TurnPassed(ANN, InHand.KITCHEN)
@@ -388,13 +423,13 @@ def test_st_14_centre_line_default_option(default, foul):
     assert bool(fouls_of(out)) == foul
 
 
-def test_st_14_unknown_cushions_asked_or_presumed():
+def test_st_14_unknown_cushions_asked_or_presumed_and_noted():
     ref = after_break()
     play(ref, call=(3, "fl"), first=3)
     assert kinds(ref) == ["confirm"]
     ref = after_break(cushions_unknown="legal")
     out = play(ref, call=(3, "fl"), first=3)
-    assert not fouls_of(out) and not ref.questions
+    assert not fouls_of(out) and not ref.questions and Noted("two_cushions_presumed") in out
 
 
 def test_st_14_hits_presumed_after_contact_are_noted_when_they_make_the_shot_legal():
@@ -445,11 +480,13 @@ def test_st_14_option_item_zh_the_cue_ball_itself_makes_two_cushions():
     assert fouls_of(answer(ref, False)) == [(Foul.TWO_CUSHION,)]
 
 
-def test_st_6_st_7_option_two_cushion_rule_applies_when_only_a_durak_fell():
-    ref = after_break()
+def test_st_6_st_7_two_cushion_rule_applies_when_only_a_durak_fell():
+    # «Если ни один из шаров не сыгран, …» and «Игрок, забивший шар в лузу без нарушения
+    # правил (сыгравший шар)»: a «дурак» is no played ball, so the rule applies by default
+    ref = after_break(two_cushions_when="nothing_fell")
     out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
-    assert not fouls_of(out)  # by default something fell: the rule does not apply
-    ref = after_break(two_cushions_when="nothing_played")
+    assert not fouls_of(out)  # with the option, something fell: the rule does not apply
+    ref = after_break()
     out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
     assert fouls_of(out) == [(Foul.TWO_CUSHION,)]
     assert credits(out) == [(ANN, 7)]  # the «дурак» is the opponent's all the same
@@ -467,7 +504,7 @@ def test_st_6_st_7_option_two_cushion_rule_applies_after_an_uncalled_cue_ball():
 
 
 def test_st_14_does_not_apply_when_a_ball_fell():
-    ref = after_break()
+    ref = after_break(two_cushions_when="nothing_fell")
     out = play(ref, call=(3, "fl"), first=3, drops=[(7, "sl")], cushions=())
     assert not fouls_of(out)
 
@@ -546,12 +583,13 @@ def test_st_16_balls_pocketed_on_a_foul_count_for_the_opponent():
     assert credits(out) == [(ANN, 3), (ANN, 6)]
 
 
-def test_st_16_penalty_ball_that_makes_six_ends_the_game_without_the_option():
+def test_st_16_penalty_ball_that_makes_six_ends_the_game_unasked():
+    # any ball Ann takes is her sixth: which one changes nothing, so nobody is asked (issue 27)
     ref = scored(5, 2)  # Bob to shoot; 8, 9, 10 on the table
-    play(ref, call=(8, "fl"), first=None)
-    assert kinds(ref) == ["pick_ball"]
-    out = answer(ref, 9)
-    assert GameWon(ANN, 1, "six_balls") in out
+    out = play(ref, call=(8, "fl"), first=None)
+    assert not ref.questions and GameWon(ANN, 1, "six_balls") in out
+    assert Noted("not_asked", "penalty_ball", about=(("to", ANN), ("answer", 8))) in out
+    assert ref.snapshot()["status"] == "match_over"  # race to 1: no longer "awaiting"
 
 
 # ---------------------------------------------------------------- ST-17
@@ -564,8 +602,8 @@ def test_st_17_voiding_fouls_spot_pocketed_balls_at_the_foot_rail(declared):
 
 
 # ---------------------------------------------------------------- ST-18
-def test_st_18_interference_replays_the_shot():
-    ref = after_break()
+def test_st_18_interference_option_replay_replays_the_shot():
+    ref = after_break(interference="replay")
     before = ref.snapshot()
     out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="interference")
     assert out[-1] == ShooterContinues(BOB, InHand.NONE) and credits(out) == []
@@ -649,7 +687,8 @@ def at_shootout():
 def test_st_20_shootout_starts_at_five_all_with_the_table_empty():
     ref = sib()
     play(ref, first=1, drops=[(i, "fl") for i in range(1, 6)])
-    out = play(ref, call=(6, "fl"), first=6, drops=[(i, "fr") for i in range(6, 11)])
+    out = play(ref, call=(6, "fl"), first=6, drops=[(i, "fr") for i in range(6, 11)],
+               cushions=TWO)
     assert ShootoutStarted(ANN) in out and not any(isinstance(d, GameWon) for d in out)
     snap = ref.snapshot()
     assert snap["status"] == "shootout" and snap["on_table"] == [] and snap["to_shoot"] == ANN
@@ -869,7 +908,7 @@ def test_st_9_no_pick_once_the_called_ball_has_won():
 ])
 def test_st_6_missing_call_is_asked_by_default(was_called, credited, to_shoot):
     ref = after_break()
-    play(ref, first=3, drops=[(3, "fl")])
+    play(ref, first=3, drops=[(3, "fl")], cushions=TWO)
     assert kinds(ref) == ["confirm"]
     out = answer(ref, was_called)
     assert credits(out) == credited and ref.state.to_shoot == to_shoot
@@ -878,7 +917,7 @@ def test_st_6_missing_call_is_asked_by_default(was_called, credited, to_shoot):
 @pytest.mark.parametrize(("how", "credited"), [("count", [(BOB, 3)]), ("no_count", [(ANN, 3)])])
 def test_st_6_missing_call_options(how, credited):
     ref = after_break(missing_call=how)
-    out = play(ref, first=3, drops=[(3, "fl")])
+    out = play(ref, first=3, drops=[(3, "fl")], cushions=TWO)
     assert not ref.questions and credits(out) == credited
 
 
@@ -944,7 +983,7 @@ def test_st_6_a_drop_in_the_called_pocket_asks_only_whether_it_was_the_called_ba
 
 def test_st_8_another_ball_in_the_called_pocket_counts_for_the_opponent_unnumbered():
     ref = after_break(presume_called=False)
-    play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")])
+    play(ref, call=(3, "fl"), first=3, drops=[(None, "fl")], cushions=TWO)
     out = answer(ref, False)
     assert credits(out) == [(ANN, OBJECT)] and ref.state.to_shoot == ANN and accounted(ref)
     assert 3 in ref.state.on_table
@@ -960,7 +999,8 @@ def test_st_6_without_a_cue_detector_the_drop_in_the_called_pocket_is_identified
 
 def test_st_9_a_called_cue_ball_the_cue_detector_did_not_see_fall_is_not_presumed():
     ref = after_break()  # presume_called on: but the detector says the cue ball stayed up
-    out = play(ref, call=[("cue", "fr"), (3, "fl")], first=3, drops=[(None, "fr")])
+    out = play(ref, call=[("cue", "fr"), (3, "fl")], first=3, drops=[(None, "fr")],
+               cushions=TWO)
     assert not ref.questions  # an object ball, whichever: it counts the same (ST-8)
     assert not [d for d in out if isinstance(d, Noted) and d.what == "called_presumed"]
     assert credits(out) == [(ANN, OBJECT)] and ref.state.to_shoot == ANN and accounted(ref)
@@ -979,9 +1019,83 @@ def test_st_16_with_one_ball_left_of_unknown_number_the_penalty_takes_it_unasked
     ref = sib()
     play(ref, first=1, drops=[(None, "fl")] * 4)  # Ann 4, six balls left
     play(ref, call=(5, "fl"), first=5, drops=[(5, "fl"), (6, "fl"), (7, "fr"), (8, "sl")])
-    play(ref, call=(9, "fl"), first=9, drops=[(None, "sr")])  # Ann: the 9 missed, one fell
+    play(ref, call=(9, "fl"), first=9, drops=[(None, "sr")], cushions=TWO)  # Ann: the 9 missed, one fell
     assert [p.score for p in ref.state.players] == [5, 4] and ref.state.balls_left == 1
     assert ref.state.to_shoot == BOB
     out = play(ref, first=10, fouls=("miss",))  # Bob misses: Ann takes the last ball
     assert not ref.questions and credits(out) == [(ANN, OBJECT)]
     assert ref.state.winner == ANN and ref.state.on_table == () and accounted(ref)
+
+
+# ---------------------------------------------------------------- issue 27: to the letter
+def test_st_19_a_durak_the_giver_pockets_uses_up_the_handicap():
+    # «первый забитый им шар (или несколько по уговору) идут на счет соперника, далее счет
+    # шаров идет по обычным правилам»: the giver's first pocketed ball, whatever it is
+    ref = sib(handicap=1, handicap_giver=0)
+    play(ref, first=1, cushions=TWO)  # Ann gives and breaks, nothing down: Bob
+    play(ref, call=(3, "fl"), first=3, cushions=TWO)  # Bob misses: Ann
+    out = play(ref, call=(4, "fl"), first=4, drops=[(6, "sr")], cushions=TWO)  # a «дурак»
+    assert credits(out) == [(BOB, 6)]
+    assert Noted("handicap", "6", about=(("ball", 6), ("to", BOB))) in out
+    play(ref, call=(3, "fl"), first=3, cushions=TWO)  # Bob misses: Ann
+    out = play(ref, call=(4, "fl"), first=4, drops=[(4, "fl")])
+    assert credits(out) == [(ANN, 4)]  # the handicap is used up: 1:1, not 0:2
+    assert [p.score for p in ref.state.players] == [1, 1]
+
+
+def test_st_19_a_ball_the_giver_pockets_on_a_foul_uses_up_the_handicap():
+    ref = sib(handicap=1, handicap_giver=0)
+    play(ref, first=1, cushions=TWO)
+    play(ref, call=(3, "fl"), first=3, cushions=TWO)
+    out = play(ref, call=(4, "fl"), first=4, drops=[(6, "sr")], fouls=("push",))
+    assert credits(out) == [(BOB, 6)] and Noted("handicap", "6", about=(
+        ("ball", 6), ("to", BOB))) in out
+    out = answer(ref, 2)  # the penalty ball: never the giver's pocketing
+    assert credits(out) == [(BOB, 2)] and not [d for d in out if isinstance(d, Noted)]
+    answer(ref, "hand_back")
+    out = play(ref, call=(4, "fl"), first=4, drops=[(4, "fl")])
+    assert credits(out) == [(ANN, 4)]
+
+
+def test_st_20_after_a_penalty_ball_the_player_who_last_pocketed_shoots_first():
+    # «Первым бьет игрок, последним забившим шар» / «Начинает серию игрок, забивший
+    # последний шар»: a penalty ball is nobody's pocketing
+    ref = scored(4, 4)  # Ann pocketed last (her «дураки» went to Bob); 9 and 10 left, Bob on
+    play(ref, call=(9, "fl"), first=9, drops=[(9, "fl")])  # Bob 5, Bob continues
+    out = play(ref, call=(10, "fl"), first=None)  # Bob misses: Ann takes the 10, 5:5
+    assert credits(out) == [(ANN, 10)]
+    assert ShootoutStarted(BOB) in out and ref.state.to_shoot == BOB
+
+
+def test_st_20_after_a_ball_off_the_table_the_player_who_last_pocketed_shoots_first():
+    ref = scored(5, 3)  # 9 and 10 left, Bob to shoot; Ann pocketed last
+    play(ref, call=(9, "fl"), first=9, drops=[(9, "fl")])  # Bob 4
+    out = play(ref, call=(10, "fl"), first=10, off=(10,), cushions=TWO)
+    assert credits(out) == [(ANN, 10)] and GameWon(ANN, 1, "six_balls") in out
+    ref = scored(4, 4)
+    play(ref, call=(9, "fl"), first=9, drops=[(9, "fl")])  # Bob 5: the last to pocket
+    out = play(ref, call=(10, "fl"), first=10, off=(10,), cushions=TWO)  # Ann's, 5:5
+    assert ShootoutStarted(BOB) in out
+
+
+def test_st_21_a_foul_in_igra_is_not_a_miss_the_turn_passes_by_default():
+    # «Если один из игроков в «игре» промахивается по прицельному шару, он проигрывает»:
+    # only the miss is named; a foul scores nothing
+    ref = after_blank_bullet()
+    play(ref, kind="igra", first=1, cushions=("f",))  # Ann declared «Игра»; Bob left it
+    out = play(ref, first=1, drops=[(None, "fl")], fouls=("touched_ball",))
+    assert fouls_of(out) == [(Foul.TOUCHED_BALL,)] and ref.state.status is Status.SHOOTOUT
+    assert BallSpotted(1, Spot.FOOT_SPOT) in out and out[-1] == TurnPassed(BOB, InHand.NONE)
+    ref = scored(5, 5, igra_foul="loses")
+    play(ref, first=1, cushions=("f",))
+    play(ref, kind="igra", first=1, cushions=("f",))
+    out = play(ref, first=1, fouls=("touched_ball",))
+    assert GameWon(BOB, 1, "igra_foul") in out
+
+
+def test_st_18_interference_asks_the_injured_player_by_default():
+    # «По желанию пострадавшего положение шаров может быть восстановлено.»
+    ref = after_break()
+    play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], special="interference")
+    (q,) = ref.questions
+    assert (q.topic, q.player) == ("interference", BOB)

@@ -189,6 +189,10 @@ def test_siberian_random_play_keeps_the_invariants(data: st.DataObject) -> None:
         "presume_called": st.booleans(),
         "after_foul": st.sampled_from(["kitchen", "as_lies"]),
         "kitchen_penalty": st.booleans(),
+        "ball_off_table": st.sampled_from(["opponent", "penalty"]),
+        "igra_foul": st.sampled_from(["turn_passes", "loses"]),
+        "two_cushions_when": st.sampled_from(["nothing_played", "nothing_fell"]),
+        "interference": st.sampled_from(["ask", "replay"]),
     }))
     setup = MatchSetup("siberian-ten", ("Ann", "Bob"), race_to=data.draw(st.integers(1, 3)),
                        breaker=data.draw(st.integers(0, 1)), options=options)
@@ -209,7 +213,7 @@ def test_siberian_random_shootout_stays_five_all_until_a_winner(
     ref.feed(inputs[0])
     for record in (  # Ann breaks in five; her next shot puts five in the wrong pocket: 5:5
         ShotRecord(drops=tuple(Drop(Pocket.FOOT_LEFT, b) for b in range(1, 6)), cue_sensed=True),
-        ShotRecord(calls=(Call(6, Pocket.FOOT_LEFT),), cue_sensed=True,
+        ShotRecord(calls=(Call(6, Pocket.FOOT_LEFT),), cue_sensed=True, cushion_count=2,
                    drops=tuple(Drop(Pocket.FOOT_RIGHT, b) for b in range(6, 11))),
     ):
         play(ref, record)

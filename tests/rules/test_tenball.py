@@ -315,8 +315,8 @@ def test_tb_10_ten_is_spotted(kw):
     assert 10 in ref.state.on_table
 
 
-def test_tb_10_balls_off_the_table_are_spotted_others_never():
-    ref = after_break()
+def test_tb_10_option_balls_off_the_table_are_spotted_others_never():
+    ref = after_break(off_table_balls="spotted")
     out = play(ref, call=(1, "fl"), first=1, drops=[(1, "fl"), (5, "sr")], off=(7,))
     assert BallSpotted(7, "foot_spot") in out
     assert BallStaysDown(1) in out and BallStaysDown(5) in out
@@ -325,15 +325,16 @@ def test_tb_10_balls_off_the_table_are_spotted_others_never():
 
 
 def test_tb_10_a_spotted_ball_that_is_then_the_lowest_is_noted():
-    ref = after_break()
+    ref = after_break(off_table_balls="spotted")
     out = play(ref, call=(1, "fl"), first=1, drops=[(1, "fl")], off=(2,))
     assert fouls_of(out) == [(Foul.BALL_OFF_TABLE,)]
     assert BallSpotted(2, "foot_spot") in out and Noted("lowest_ball_spotted", "2") in out
     assert min(ref.state.on_table) == 2
 
 
-def test_tb_10_option_balls_off_the_table_stay_off_but_the_ten():
-    ref = after_break(off_table_balls="stay_off")
+def test_tb_10_balls_off_the_table_stay_off_but_the_ten():
+    # §9.9: «Другие прицельные шары не выставляются ни при каких условиях.»
+    ref = after_break()
     out = play(ref, call=(1, "fl"), first=1, drops=[(1, "fl")], off=(2, 10))
     assert BallStaysDown(2) in out and BallSpotted(10, "foot_spot") in out
     assert BallSpotted(2, "foot_spot") not in out

@@ -18,7 +18,10 @@ from controller.pipeline.trace import BadLine
 #: The fields of a ruling the pipeline's decisions give; a corpus shot's ``expected`` names
 #: those its game's oracle rules (Ten-ball: ``controller.sim.physics.truth.Ruling``), and only
 #: those are compared. ``points``: each player's points won or lost on the shot (by player
-#: number, as a string; none when zero); ``spotted``: the numbered balls spotted, sorted.
+#: number, as a string; none when zero); ``spotted``: the numbered balls spotted, sorted, then
+#: ``"object"`` for each ball spotted whose number the table did not need (a "which ball?" the
+#: referee core did not ask, its every answer ruling the same: ``rules.moot``), which stands
+#: for any one ball of the truth's.
 FIELDS = ("foul", "next_shooter", "spotted_ten", "winner", "drawn", "points", "spotted")
 
 
@@ -54,8 +57,9 @@ def pipeline_rulings(trace: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
         decisions = decided[shot]  # an answered question's result adds to them
         decisions += data["decisions"]
         won = [d["player"] for d in decisions if d["decision"] == "GameWon"]
-        spotted = sorted(d["ball"] for d in decisions
-                         if d["decision"] == "BallSpotted" and isinstance(d["ball"], int))
+        spots = [d["ball"] for d in decisions if d["decision"] == "BallSpotted"]
+        numbered = sorted(b for b in spots if isinstance(b, int))
+        spotted: list[int | str] = [*numbered, *["object"] * (len(spots) - len(numbered))]
         rulings[shot] = {
             "foul": any(d["decision"] == "FoulCalled" for d in decisions),
             "next_shooter": data["to_shoot"],
@@ -105,9 +109,22 @@ def disagreements(record: dict[str, Any]) -> list[Disagreement]:
             if name == "next_shooter" and over:
                 continue  # who would shoot after a game's end means nothing
             actual = None if ruled is None else ruled[name]
+            if name == "spotted" and actual is not None and _unnamed_fit(expected, actual):
+                continue
             if actual != expected:
                 found.append(Disagreement(record["seed"], n, name, expected, actual))
     return found
+
+
+def _unnamed_fit(expected: list[Any], actual: list[Any]) -> bool:
+    """Returns True when ``actual``'s numbered balls are among ``expected`` and its unnamed
+    ones (``"object"``) make up the rest."""
+    rest = list(expected)
+    for ball in (b for b in actual if b != "object"):
+        if ball not in rest:
+            return False
+        rest.remove(ball)
+    return len(rest) == actual.count("object")
 
 
 def agreement(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:

@@ -30,7 +30,13 @@ from controller.sim.physics.player import aim, in_hand, plan
 from controller.sim.physics.rack import PLAYERS, RackPlay, RackRecord, Refused, declared_drops, triangle
 from controller.sim.physics.sensors import CLICK_MPS, Sensors, felt
 from controller.sim.physics.truth import CUE, Ball, Happening, ShotTruth, one_rail, shot_truth
-from controller.sim.physics.truth_siberian import SiberianFacts, SiberianOracle, SiberianRuling, two_cushions
+from controller.sim.physics.truth_siberian import (
+    ORACLE_OPTIONS,
+    SiberianFacts,
+    SiberianOracle,
+    SiberianRuling,
+    two_cushions,
+)
 from vocabulary import POCKETS, Pocket
 
 XY = tuple[float, float]
@@ -79,7 +85,7 @@ class SiberianRack(RackPlay):
         rng = self.rng
         size = self.engine.size
         self._request("new_match", {"game": self.game, "players": list(PLAYERS), "race_to": 1,
-                                    "breaker": 0}, dt=1.0)
+                                    "breaker": 0, "options": dict(ORACLE_OPTIONS)}, dt=1.0)
         order = list(range(1, 11))
         rng.shuffle(order)
         balls = siberian_rack(self.engine, order)

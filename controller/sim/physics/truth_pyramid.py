@@ -9,10 +9,12 @@ PP-1…PP-13), two, three or four players each for themselves, in turn, no handi
 - **The end** (PP-4): the first to 71 (three players: 51, four: 41) wins («Выигравшим
   считается тот, кто первым наберет 71 очко»), penalty points included; the table cleared
   with nobody there (70:70, 50:50:50) is a draw. «Своя» (option ``svoya``, its default on,
-  which the oracle follows): a player one point short has secured a draw, so another who
-  reaches the target with the shot that takes the last ball draws («Если один игрок набрал
+  which the oracle follows) is the two-player rule: a player on 70 has secured a draw, so the
+  other reaching 71 with the shot that takes the last ball draws («Если один игрок набрал
   70 очков («своя»), то даже в случае покладки последнего шара его партнером в партии
-  фиксируется ничья»); it can decide a game of three or four only.
+  фиксируется ничья»); without a handicap it cannot happen (70 + 71 > 140). With three or
+  four players the one who reaches 51 / 41 wins, a player on 50 / 40 or not (option
+  ``svoya_more_players``, off).
 - **A shot that scores** (PP-6): the called ball in the called pocket («При правильно
   сыгранном назначенном (заказном) шаре все остальные шары, упавшие в лузы вследствие этого
   же удара, засчитываются как сыгранные»): every object ball that fell scores for the
@@ -102,7 +104,9 @@ class PyramidOracle:
         gained = sum(b + (BONUS if b in bonus else 0) for b in down) + (0 if self.on_table else BONUS)
         self.scores[shooter] += gained
         points = {shooter: gained}
-        svoya = any(n == target - 1 for p, n in enumerate(self.scores) if p != shooter)
+        # «своя» (PP-4): the seed gives it for two players («набрал 70 очков»)
+        svoya = self.players == 2 and any(
+            n == target - 1 for p, n in enumerate(self.scores) if p != shooter)
         if self.scores[shooter] >= target and not (svoya and not self.on_table):
             return PyramidRuling(False, shooter, points, winner=shooter)
         return PyramidRuling(False, shooter, points, drawn=not self.on_table)

@@ -15,10 +15,11 @@ opponent shoots (never hands the shot back); an illegal break is accepted (the o
 shoots as the balls lie); nobody declares «Игра» in the shoot-out.
 
 Where docs/options.md lists readings of an unclear clause, the oracle follows the default
-(``two_cushions = after_contact``, ``two_cushions_when = nothing_fell``, ``after_foul =
-kitchen``, ``kitchen_penalty`` off), and follows docs/rules.md's decisions where the seed is
-silent (an uncalled cue ball that fell is no foul; the shoot-out's first shooter). Balls off
-the table (ST-10, ST-11, ST-17) never happen: pooltool keeps every ball on the cloth.
+(``two_cushions = after_contact``, ``after_foul = kitchen``, ``kitchen_penalty`` off) or, where
+it reads otherwise, the option its racks are played under (``ORACLE_OPTIONS``:
+``two_cushions_when = nothing_fell``, the default before issue 27), and follows docs/rules.md's
+decisions where the seed is silent (an uncalled cue ball that fell is no foul). Balls off the
+table (ST-10, ST-11, ST-17) never happen: pooltool keeps every ball on the cloth.
 
 Two clauses of the two-cushion rule's full wording are not modelled on their own: a ball
 touched while frozen to a cushion counts that cushion only where the engine reports it
@@ -35,6 +36,9 @@ from controller.sim.physics.truth import CUE, Ball, ShotTruth
 from vocabulary import Pocket
 
 GOAL = 6  # «Первым забить шесть шаров»
+#: The options a rack is played under where the oracle reads a clause otherwise than the
+#: default: the two-cushion rule only when no ball at all fell.
+ORACLE_OPTIONS = {"two_cushions_when": "nothing_fell"}
 MAX_RETAKES = 2  # a missed bullet is retaken «но не более двух раз»
 
 
@@ -110,10 +114,13 @@ class SiberianOracle:
       called pocket counts for the shooter, who continues when every called ball fell so;
       any other ball that fell counts for the opponent; a called cue ball («свояк») that
       fell as called takes a ball off the table for the shooter (the cue ball itself counts
-      when none is left) and the shooter plays on from the kitchen; an uncalled cue ball
-      that fell counts for nobody;
+      when none is left) and the shooter plays on from the kitchen; a called cue ball that
+      fell in another pocket takes a ball off the table for the opponent («этот шар и
+      очередность удара переходит сопернику»); an uncalled cue ball that fell counts for
+      nobody;
     - six balls win; the table empty at 5:5 starts the shoot-out («Булиты», ST-20): the
-      player who pocketed the last ball shoots first; a bullet scores the balls that fell
+      player who last pocketed a ball shoots first («Первым бьет игрок, последним забившим
+      шар»: a penalty ball is nobody's pocketing); a bullet scores the balls that fell
       after the contact; a bullet that touched nothing is retaken at most twice; the
       higher score of a round wins, a tied round is played again.
     """
@@ -124,7 +131,7 @@ class SiberianOracle:
     first: int | None = None
     misses: int = 0
     round_points: dict[int, int] = field(default_factory=dict)
-    _taker: int = 0  # who was credited the last ball taken off the table
+    _pocketer: int | None = None  # who last pocketed a ball that counted
 
     def rule(self, shot: SiberianFacts) -> SiberianRuling:
         """Returns the ruling of ``shot`` and applies it to the table's balls and the score."""
@@ -137,6 +144,8 @@ class SiberianOracle:
         points: dict[int, int] = {}
         picked: list[int] = []
         self.on_table -= {int(b) for b in down}
+        if down:
+            self._pocketer = shooter
         missed = facts.first_contact is None
         nothing_fell = not facts.drops
         broken = (not missed and nothing_fell
@@ -145,6 +154,7 @@ class SiberianOracle:
             if not nothing_fell:  # everything counts for the breaker, the cue ball too
                 self._credit(shooter, len(down), points)
                 if cue_down and not self._won():
+                    self._pocketer = shooter
                     self._take(shooter, points, picked)
                 return self._next(facts, points, picked, shooter)
             return self._next(facts, points, picked, other, foul=broken)  # accepted if illegal
@@ -161,7 +171,11 @@ class SiberianOracle:
         self._credit(shooter, own, points)
         self._credit(other, len(down) - own, points)
         if (CUE, shot.cue_call) in facts.drops and not self._won():  # ST-9: «свояк»
+            self._pocketer = shooter
             self._take(shooter, points, picked)
+        elif shot.cue_call is not None and cue_down and not self._won():  # ST-8: elsewhere
+            self._pocketer = shooter
+            self._take(other, points, picked)
         every = bool(calls) and all(call in facts.drops for call in calls)  # ST-8
         return self._next(facts, points, picked, shooter if every else other)
 
@@ -173,7 +187,6 @@ class SiberianOracle:
     def _take(self, player: int, points: dict[int, int], picked: list[int]) -> None:
         """``player`` is credited the lowest ball on the table (a penalty ball, or the ball
         a called cue ball takes); with none left, the cue ball itself counts (ST-9)."""
-        self._taker = player
         if self.on_table:
             ball = min(self.on_table)
             self.on_table.discard(ball)
@@ -189,14 +202,13 @@ class SiberianOracle:
     def _next(self, facts: ShotTruth, points: dict[int, int], picked: list[int], to: int,
               foul: bool = False) -> SiberianRuling:
         """Ends the game at six balls, starts the shoot-out on an empty table (its first
-        shooter: the shooter when the last ball fell on the shot, else the player credited
-        the last ball taken off the table), or gives the next shot to ``to``."""
+        shooter: the player who last pocketed a ball), or gives the next shot to ``to``."""
         out = {str(p): n for p, n in sorted(points.items())}
         winner = next((p for p in (0, 1) if self.balls[p] >= GOAL), None)
         if winner is not None:
             return SiberianRuling(foul, to, out, winner, tuple(picked))
         if not self.on_table:
-            self.first = self._taker if picked else facts.shooter
+            self.first = facts.shooter if self._pocketer is None else self._pocketer
             return SiberianRuling(foul, self.first, out, None, tuple(picked), shootout=True)
         return SiberianRuling(foul, to, out, None, tuple(picked))
 
