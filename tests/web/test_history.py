@@ -140,11 +140,11 @@ async def test_a_server_beside_a_table_reads_the_history_in_a_process_of_its_own
     async with WebServer(WebConfig(), history=history, history_process=True) as server:
         status, _, body = await http_get(server, "/history.json")
         assert status == 200 and json.loads(body)["matches"] == history.matches()
-        assert server._pool is not None  # the answer came from the worker process
+        assert server.history_site._pool is not None  # the answer came from the worker process
         ident = history.matches()[0]["id"]
         status, _, body = await http_get(server, f"/history/{ident}.csv")
         assert status == 200 and body.decode() == csv_text(history.match(ident) or {})
-    assert server._pool is None  # closed with the server
+    assert server.history_site._pool is None  # closed with the server
 
 
 def test_the_history_page_lists_the_matches_and_shares_each_one(
