@@ -177,6 +177,9 @@ class Table:
         self.language = language
         self.fusion = Fusion(fusion)
         self.match_id: str | None = None
+        #: The table's time when the match began (``match_t0`` in the state): pages time the
+        #: match on the table's clock, never on their own.
+        self.match_t0: float | None = None
         self.now = 0.0
         self._seq = 0
         self._matches = matches
@@ -214,8 +217,8 @@ class Table:
 
     def snapshot(self, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self._stamp(t), "match_id": self.match_id, "language": self.language,
-                **texts.with_prompts(self.referee.snapshot(), self.language)}
+        return {**self._stamp(t), "match_id": self.match_id, "match_t0": self.match_t0,
+                "language": self.language, **texts.with_prompts(self.referee.snapshot(), self.language)}
 
     def prompt(self, question: dict[str, Any]) -> str:
         """Returns a question's text (its snapshot form) in the table's language."""
@@ -393,7 +396,7 @@ class Table:
                 self.fusion.forget()
                 self._deferred.clear()
                 self._after(t, decisions)
-                self.match_id = None
+                self.match_id = self.match_t0 = None
                 return None
             case GetRequest():
                 self._publish_all(t)
@@ -431,6 +434,7 @@ class Table:
         self._deferred.clear()
         self._matches += 1
         self.match_id = self._match_id(self._matches)
+        self.match_t0 = round(t, 6)
         self._after(t, decisions)
         return {"match_id": self.match_id}
 
@@ -587,7 +591,8 @@ class Table:
             return  # nothing a subscriber could see has changed
         self._last_state, self._last_match_id = snap, self.match_id
         self._out.append(Message("state", {**self._stamp(t), "match_id": self.match_id,
-                                           "language": self.language, **snap}, retain=True))
+                                           "match_t0": self.match_t0, "language": self.language,
+                                           **snap}, retain=True))
         self._out.append(Message("display", {**self._stamp(t), **display(snap, self.language)},
                                  retain=True))
 

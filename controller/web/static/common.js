@@ -118,6 +118,7 @@ class TableModel {
     this.answers = new Map();    // request transaction -> answer request payload
     this.racks = new Map();      // game_no -> {breaker, winner, draw}
     this.matchStart = null;      // {ts, at}: the match_started event's table time, our Date
+    this.tableClock = null;      // {ts, at}: the newest table time heard, and our Date.now() then
     this.matchId = null;
   }
   playerName(i) {
@@ -130,6 +131,9 @@ class TableModel {
   // else shown changed, false when nothing did.
   take(kind, data) {
     this.updated = new Date();
+    if (data && typeof data.ts === "number" && (!this.tableClock || data.ts > this.tableClock.ts)) {
+      this.tableClock = { ts: data.ts, at: Date.now() };  // an offset, never the browser's time of day
+    }
     if (kind === "status") { this.status = data; return true; }
     if (kind === "health") { this.health = data; return true; }
     if (kind === "state") { this.takeState(data); return true; }
@@ -202,8 +206,18 @@ class TableModel {
       });
     }
   }
-  // Seconds the match has run, when its start was seen; else null.
+  // The table's time now: the newest it said, run on by how long ago we heard it.
+  tableNow() {
+    return this.tableClock ? this.tableClock.ts + (Date.now() - this.tableClock.at) / 1000 : null;
+  }
+  // Seconds the match has run, on the table's clock (the state's match_t0) where the table
+  // says when it began; else since its start was seen; else null.
   matchSeconds() {
+    const s = this.state;
+    if (s && s.game && typeof s.match_t0 === "number" && this.tableClock) {
+      const now = s.status === "match_over" ? s.ts : this.tableNow();
+      return Math.max(0, now - s.match_t0);
+    }
     if (!this.matchStart || !this.state || !this.state.game) return null;
     return (Date.now() - this.matchStart.at.getTime()) / 1000;
   }
