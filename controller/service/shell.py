@@ -380,6 +380,7 @@ def web_server(config: Config, tables: Mapping[str, Path] | None = None,
         tables = {config.table: config.data} if config.recording.enabled else {}
     pages = WebConfig(broker=w.broker_ws, venue=config.venue, prefix=config.prefix,
                       dashboard=dashboard, referee=referee, tables=tuple(tables) or (config.table,),
-                      language=config.language if isinstance(language, Unset) else language)
+                      language=config.language if isinstance(language, Unset) else language,
+                      public_url=w.public_url)
     return WebServer(pages, host=w.host, port=w.port, history=History(dict(tables)) if tables else None,
                      history_process=True)

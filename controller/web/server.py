@@ -7,13 +7,16 @@ is, which venue to show, and (where configured) the credentials to log in with::
 
     {"broker": "ws://{host}:9001", "prefix": "billiards", "venue": "club",
      "dashboard": {"username": "dashboard", "password": "..."},
-     "referee": null, "tables": ["t1"], "language": "ru", "request_ttl_s": 30}
+     "referee": null, "tables": ["t1"], "language": "ru", "request_ttl_s": 30,
+     "public_url": "http://billiards.club.lan:8080/"}
 
 ``{host}`` in ``broker`` is replaced by the page with the host the page was loaded from, so
 one configuration works from every machine on the venue's network. Without ``referee``
 credentials the console asks for them. ``language`` is the venue's language for the pages
 (a browser may pick another; ``null``: the browser's own); ``request_ttl_s`` how long a
-console's request stays wanted (its MQTT 5 message expiry and its ``deadline``). A venue may
+console's request stays wanted (its MQTT 5 message expiry and its ``deadline``);
+``public_url`` the pages' address for a phone (the QR codes of the consoles hold it, since
+the TV's own address may be ``127.0.0.1``). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
 Given a ``History`` (the tables' data directories), it also answers the match history, read
@@ -94,6 +97,8 @@ class WebConfig:
     tables: tuple[str, ...] = field(default=())
     language: str | None = None
     request_ttl_s: float = 30.0
+    #: The address phones reach the pages at (the QR codes hold it); None: the page's own.
+    public_url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Returns the payload of ``config.json``."""
@@ -102,7 +107,7 @@ class WebConfig:
             "dashboard": self.dashboard.to_json() if self.dashboard else None,
             "referee": self.referee.to_json() if self.referee else None,
             "tables": list(self.tables), "language": self.language,
-            "request_ttl_s": self.request_ttl_s,
+            "request_ttl_s": self.request_ttl_s, "public_url": self.public_url,
         }
 
 

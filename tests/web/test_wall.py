@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from controller.web import WebConfig
 from tests.broker import Broker
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
@@ -27,18 +28,41 @@ SKEWED = """(() => {
 })();"""
 
 
+#: The longest names and badges a Russian club shows.
+LONG_RU = ["Александра Константинопольская", "Вячеслав Преображенский-Задунайский"]
+PUBLIC = "http://billiards.club.lan:8080/"
+
+
 @pytest.fixture(scope="module")
-def clocked(ws_broker: Broker) -> Iterator[LiveTable]:
-    """t21: a match that began ten minutes ago on the table's clock."""
-    table = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t21").start()
-    assert table.request("new_match", {"game": "pyramid", "players": ["Борис", "Анна"],
-                                       "race_to": 2})["status"] == "ok"
-    with table.lock:
-        table.t0 -= 600  # the table's clock runs on: ten minutes of play
+def wall(ws_broker: Broker) -> Iterator[dict[str, LiveTable]]:
+    """Twelve tables t21…t32 in Russian; t21 a match that began ten minutes ago on the
+    table's clock, t22 long names."""
+    tables = {f"t{n}": LiveTable(ws_broker.host, ws_broker.port, VENUE, f"t{n}").start()
+              for n in range(21, 33)}
+    assert tables["t21"].request("new_match", {"game": "pyramid", "players": ["Борис", "Анна"],
+                                               "race_to": 2})["status"] == "ok"
+    with tables["t21"].lock:
+        tables["t21"].t0 -= 600  # the table's clock runs on: ten minutes of play
+    tables["t22"].request("new_match", {"game": "siberian-ten", "players": LONG_RU, "race_to": 3})
+    for n in range(23, 33):
+        tables[f"t{n}"].request("new_match", {"game": "ten-ball", "race_to": 4,
+                                              "players": [f"Игрок {n}А", f"Игрок {n}Б"]})
     try:
-        yield table
+        yield tables
     finally:
-        table.stop()
+        for t in tables.values():
+            t.stop()
+
+
+@pytest.fixture(scope="module")
+def public_web(ws_broker: Broker) -> Iterator[WebThread]:
+    """The pages with the venue's public address configured (``web.public_url``)."""
+    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_broker.ws_port}",  # type: ignore[attr-defined]
+                                 venue=VENUE, language="ru", public_url=PUBLIC)).start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _open(browser: Browser, url: str, size: tuple[int, int], init: str | None = None) -> Page:
@@ -63,23 +87,79 @@ def _seconds(page: Page, table: str) -> int:
 
 
 def test_a_tv_and_a_console_opened_at_different_times_show_the_tables_match_time(
-        browser: Browser, web: WebThread, clocked: LiveTable, artifacts: Path) -> None:
+        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
     """Before, each page timed the match from when it saw the start on its own clock: a page
     opened mid-match showed no clock (or the server's start against the browser's clock)."""
-    wall = _open(browser, f"{web.url}?lang=ru&tv=1&table=t21", (1920, 1080))
+    clocked = wall["t21"]
+    tv = _open(browser, f"{web.url}?lang=ru&tv=1&table=t21", (1920, 1080))
     clocked.pot("fl")  # a shot: the table speaks, with its time
     clocked.settle()
-    first = _seconds(wall, "t21")
+    first = _seconds(tv, "t21")
     assert 600 <= first <= 600 + 30
     console = _open(browser, f"{web.url}console.html?table=t21&lang=ru", (1180, 820), SKEWED)
     expect(console.locator('[data-table="t21"] [data-field="clock"]')).to_be_visible(timeout=TIMEOUT)
     clocked.pot("fr")
     clocked.settle()
     table_now = clocked.now() - (clocked.table.match_t0 or 0.0)
-    on_wall, on_console = _seconds(wall, "t21"), _seconds(console, "t21")
+    on_wall, on_console = _seconds(tv, "t21"), _seconds(console, "t21")
     assert abs(on_wall - on_console) <= 2, (on_wall, on_console)
     assert abs(on_wall - table_now) <= 3, (on_wall, table_now)
-    wall.screenshot(path=str(artifacts / "wall-clock-ru.png"))
-    for page in (wall, console):
+    tv.screenshot(path=str(artifacts / "wall-clock-ru.png"))
+    for page in (tv, console):
         assert page.errors == []  # type: ignore[attr-defined]
         page.close()
+
+
+#: How many pixels wide a 55-inch TV is in a phone's 1080p camera preview from 1 m (a 70°
+#: view: 1.4 m across at 1 m, the TV 1.22 m of it).
+PHONE_PX = 1650
+
+
+def _decoded(png: Path, scale: float = 1.0) -> list[str]:
+    """The QR codes a real decoder (ZXing's C++ port) reads in a screenshot, scaled."""
+    import zxingcpp
+    from PIL import Image
+
+    image = Image.open(png).convert("L")
+    if scale != 1.0:
+        image = image.resize((round(image.width * scale), round(image.height * scale)),
+                             Image.Resampling.BILINEAR)
+    return sorted(r.text for r in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode))
+
+
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
+def test_the_walls_qr_codes_hold_the_venues_address_and_scan_from_a_metre(
+        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
+        width: int, height: int) -> None:
+    """Before: 43 px for 34 modules at 1080p, 38 at 720p, and the TV's own address (127.0.0.1).
+    Now 10.5 % of the screen's height (about 7 cm on a 55-inch TV at any resolution); read
+    from the screenshot, and from it at a phone camera's resolution (its camera at a metre sees
+    the TV in about 1,650 pixels across, ``PHONE_PX``)."""
+    page = _open(browser, f"{public_web.url}?tv=1", (width, height))
+    codes = page.locator('article.table [data-field="qr"]:not([hidden]) svg')
+    # every card carries its code but, on the 12-table wall, t22's: its long names take two
+    # lines each and leave no room under them (a code never covers a player)
+    expect(codes).to_have_count(11 if height > 1000 else 6, timeout=TIMEOUT)
+    shot = artifacts / f"wall-qr-{height}p.png"
+    page.screenshot(path=str(shot))
+    sizes = codes.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    assert min(sizes) >= 0.105 * height - 1, sizes
+    overlaps = page.evaluate('''() => [...document.querySelectorAll("article.table")].flatMap(card => {
+      const code = card.querySelector(".qr:not([hidden]) svg");
+      if (!code) return [];
+      const q = code.getBoundingClientRect();
+      return [...card.querySelectorAll(".player, .meta, h2")].filter(p => {
+        const r = p.getBoundingClientRect();
+        return r.bottom > q.top && r.top < q.bottom && r.right > q.left && r.left < q.right;
+      }).map(p => `${card.dataset.table}: ${p.textContent}`);
+    })''')
+    assert overlaps == []  # never over a name or a score
+    shown = page.evaluate("[...document.querySelectorAll('article.table:has(.qr:not([hidden]))')]"
+                          ".map(a => a.dataset.table)")
+    expected = sorted(f"{PUBLIC}console.html?table={t}" for t in shown)
+    assert _decoded(shot) == expected
+    assert _decoded(shot, PHONE_PX / width) == expected
+    ids = page.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)")
+    assert len(ids) == len(set(ids))  # no id twice (each code had its own <title id=...>)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()

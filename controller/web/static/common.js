@@ -55,6 +55,9 @@ function ballChip(ball, game, attrs = {}) {
 }
 
 // ------------------------------------------------------------------ configuration, connection
+// The venue's address for phones (config.json's public_url): what the QR codes hold, since the
+// TV's own address may be 127.0.0.1. Null: the page's own address.
+let PUBLIC_URL = null;
 async function loadConfig() {
   const params = new URLSearchParams(location.search);
   let config = {};
@@ -71,6 +74,7 @@ async function loadConfig() {
     prefix: config.prefix || "billiards",
     request_ttl_s: ttl > 0 ? ttl : 30,
   };
+  PUBLIC_URL = config.public_url || null;
   await chooseLanguage(out);
   return out;
 }
@@ -381,8 +385,8 @@ function renderTable(table, options = {}) {
     options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
       "data-key": "referee", "aria-label": t("page.referee_title", { table: table.id }) }, t("page.referee")) : null));
   if (options.qr) {
-    const code = qrCode(new URL(`console.html?table=${encodeURIComponent(table.id)}`, location.href).href);
-    if (code) card.firstChild.append(el("figure", { class: "qr", "data-field": "qr" }, code, el("figcaption", {}, t("page.scan"))));
+    const code = qrCode(new URL(`console.html?table=${encodeURIComponent(table.id)}`, PUBLIC_URL || location.href).href);
+    if (code) card.append(el("figure", { class: "qr", "data-field": "qr" }, code, el("figcaption", {}, t("page.scan"))));
   }
   const body = el("div", { class: "body" });
   card.append(body);
@@ -459,12 +463,13 @@ const QR_CACHE = new Map();
 function qrCode(text) {
   if (typeof qrcode !== "function") return null;
   if (QR_CACHE.has(text)) return QR_CACHE.get(text).cloneNode(true);
-  const qr = qrcode(0, "M");
+  const qr = qrcode(0, "L");  // the fewest modules, so each is largest on the screen
   qr.addData(text);
   qr.make();
   const holder = document.createElement("div");
-  holder.innerHTML = qr.createSvgTag({ cellSize: 4, margin: 2, scalable: true, alt: t("page.scan") });
+  holder.innerHTML = qr.createSvgTag({ cellSize: 4, margin: 2, scalable: true });  // the card around is dark: a white border
   const svg = holder.firstElementChild;
+  svg.removeAttribute("aria-labelledby");  // one label per code, no ids to repeat on the wall
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `${t("page.scan")}: ${text}`);
   QR_CACHE.set(text, svg);

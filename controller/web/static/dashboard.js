@@ -91,6 +91,13 @@ const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
     const body = card.querySelector(":scope > .body");
     if (!body) return;
     const bottom = body.getBoundingClientRect().bottom;
+    // a QR code (its corner, its phone-readable size) never covers a player: where two-line
+    // names leave no room under them, that card goes without
+    const qr = card.querySelector(":scope > .qr"), players = body.querySelector(".players");
+    if (qr) {
+      qr.hidden = false;
+      if (players && players.getBoundingClientRect().bottom > qr.getBoundingClientRect().top) qr.hidden = true;
+    }
     for (const item of body.children) item.style.visibility = item.getBoundingClientRect().bottom > bottom + 0.5 ? "hidden" : "";
   }
   function soon() { if (!pending) { pending = true; requestAnimationFrame(render); } }
