@@ -25,8 +25,11 @@ same process: ``run``, ``demo``) in a worker process of its own, so that replayi
 recording never holds the interpreter the table needs::
 
     /history.json            {"matches": [finished matches, newest first, without shots]}
+    /history.json?page=2&per_page=50&table=t1&player=Бор&since=2026-12-01&until=2026-12-03
+                             one page of those selected: {"matches", "total", "page", "pages",
+                             "per_page"} (400 for an argument it cannot take)
     /history/<id>.json       one match with every shot (``controller.web.history``)
-    /history/<id>.csv        its shots as CSV
+    /history/<id>.csv?lang=ru  its shots as CSV in that language (``csv_text``)
     /history/live/<table>.json   the match being played there, as recorded so far (no shots)
 
 ``WebServer`` is the one ``controller.web.http.HttpServer`` with these sites (``Pages``,
@@ -47,9 +50,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
-from controller.web.history import History, csv_text
+from controller.web.history import History, HistoryQuery, csv_text
 from controller.web.http import DEFAULT_LIMITS, TEXT, HttpServer, Limits, Request, Response, Site
 from controller.web.options import text as options_text
 from controller.words import catalogue
@@ -165,7 +168,7 @@ class HistorySite:
         if not path.startswith("/history") or request.method not in ("GET", "HEAD"):
             return None
         try:
-            found = await self._read(path)
+            found = await self._read(request.target)
         except Exception:  # a recording it cannot read: said, and the page says so
             log.exception("match history: cannot read %s", path)
             return Response.text(500, "the match history could not be read\n")
@@ -174,13 +177,20 @@ class HistorySite:
         status, body, kind = found
         return Response(status, body, kind, headers=_disposition(request.target, kind))
 
-    async def _read(self, path: str) -> tuple[int, bytes, str] | None:
+    async def warm(self) -> None:
+        """Reads every recording once (the list's index), so that the first visitor does not."""
+        try:
+            await self._read("/history.json?page=1")
+        except Exception:  # said again, with its traceback, when a page asks
+            log.warning("match history: the index could not be read yet", exc_info=True)
+
+    async def _read(self, target: str) -> tuple[int, bytes, str] | None:
         if self.history is not None and self.in_process:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, _in_worker, self.history.tables, path)
-        return await asyncio.to_thread(history_answer, self.history, path)
+            return await loop.run_in_executor(self._pool, _in_worker, self.history.tables, target)
+        return await asyncio.to_thread(history_answer, self.history, target)
 
 
 class WebServer(HttpServer):
@@ -195,6 +205,7 @@ class WebServer(HttpServer):
         self.history = history
         self.pages = Pages(config, root, history is not None)
         self.history_site = HistorySite(history, history_process)
+        self._warm: asyncio.Task[None] | None = None
         super().__init__([*extra, self.history_site, self.pages], host, port, limits)
 
     @property
@@ -213,8 +224,12 @@ class WebServer(HttpServer):
     async def start(self) -> None:
         await super().start()
         log.info("web pages at %s", self.url)
+        if self.history is not None:  # the index read once now, not by the first visitor
+            self._warm = asyncio.create_task(self.history_site.warm(), name="history-index")
 
     async def close(self) -> None:
+        if self._warm is not None:
+            self._warm.cancel()
         self.history_site.close()
         await super().close()
 
@@ -229,12 +244,22 @@ def lang_answer(code: str) -> tuple[int, bytes, str]:
     return 200, body, _TYPES[".json"]
 
 
-def history_answer(history: History | None, path: str) -> tuple[int, bytes, str] | None:
+def history_answer(history: History | None, target: str) -> tuple[int, bytes, str] | None:
     """Returns ``(status, body, content type)`` for a history target (see the module
     docstring), None for another target; an empty history without ``history``."""
+    parts = urlsplit(target)
+    path, query = unquote(parts.path), parse_qs(parts.query)
     if path == "/history.json":
-        matches = history.matches() if history else []
-        return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
+        if not _LIST_ARGS & query.keys():
+            matches = history.matches() if history else []
+            return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
+        try:
+            selected = _query(query)
+        except ValueError as exc:
+            return 400, f"{exc}\n".encode(), TEXT
+        listed = history.page(selected) if history else {
+            "matches": [], "total": 0, "page": 1, "pages": 1, "per_page": selected.per_page}
+        return 200, json.dumps(listed, ensure_ascii=False).encode(), _TYPES[".json"]
     live = _HISTORY_LIVE.match(path)
     if live:
         playing = history.live(live.group(1)) if history else None
@@ -248,19 +273,47 @@ def history_answer(history: History | None, path: str) -> tuple[int, bytes, str]
     if match is None:
         return 404, b"no such match\n", TEXT
     if found.group(2) == "csv":
-        return 200, csv_text(match).encode(), _TYPES[".csv"]
+        language = query.get("lang", ["en"])[0]
+        return 200, csv_text(match, language if language in LANGUAGES else "en").encode(), _TYPES[".csv"]
     return 200, json.dumps(match, ensure_ascii=False).encode(), _TYPES[".json"]
+
+
+#: The list's arguments: with any of them ``/history.json`` answers one page.
+_LIST_ARGS = {"page", "per_page", "table", "player", "since", "until"}
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _query(query: dict[str, list[str]]) -> HistoryQuery:
+    """Returns the list's selection; raises ValueError naming an argument it cannot take."""
+    def one(name: str) -> str | None:
+        value = query.get(name, [""])[0].strip()
+        return value or None
+
+    def number(name: str, default: int, top: int) -> int:
+        raw = one(name)
+        if raw is None:
+            return default
+        if not raw.isdigit() or not 1 <= int(raw) <= top:
+            raise ValueError(f"{name}: a whole number from 1 to {top}")
+        return int(raw)
+
+    for day in ("since", "until"):
+        if (value := one(day)) is not None and not _DAY.match(value):
+            raise ValueError(f"{day}: a date as YYYY-MM-DD")
+    return HistoryQuery(table=one("table"), player=one("player"), since=one("since"),
+                        until=one("until"), page=number("page", 1, 1_000_000),
+                        per_page=number("per_page", 50, 500))
 
 
 _WORKER_HISTORIES: dict[tuple[tuple[str, str], ...], History] = {}
 
 
-def _in_worker(tables: dict[str, Path], path: str) -> tuple[int, bytes, str] | None:
+def _in_worker(tables: dict[str, Path], target: str) -> tuple[int, bytes, str] | None:
     """``history_answer`` in the history's worker process, which keeps its replays cached."""
     key = tuple(sorted((table, str(data)) for table, data in tables.items()))
     if key not in _WORKER_HISTORIES:
         _WORKER_HISTORIES[key] = History(tables)
-    return history_answer(_WORKER_HISTORIES[key], path)
+    return history_answer(_WORKER_HISTORIES[key], target)
 
 
 def _disposition(target: str, kind: str) -> tuple[tuple[str, str], ...]:

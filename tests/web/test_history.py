@@ -23,6 +23,7 @@ from controller.pipeline.replay import replay
 from controller.sim.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
 from controller.web.history import History, csv_text
+from controller.words import catalogue
 from tests.web.harness import WebThread, http_get
 
 TIMEOUT = 8000
@@ -184,3 +185,85 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         other.close()
     finally:
         server.stop()
+
+
+async def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
+    async with WebServer(WebConfig(), history=recordings["history"]) as server:
+        async def listed(query: str) -> dict[str, Any]:
+            status, _, body = await http_get(server, "/history.json?" + query)
+            assert status == 200, body
+            return dict(json.loads(body))
+
+        first = await listed("per_page=1")
+        assert (first["total"], first["pages"], first["page"]) == (2, 2, 1)
+        second = await listed("per_page=1&page=2")
+        assert [m["game"] for m in first["matches"] + second["matches"]] == ["pyramid", "siberian-ten"]
+        assert [m["table"] for m in (await listed("table=t2"))["matches"]] == ["t2"]
+        pyramid_players = first["matches"][0]["players"]
+        by_player = await listed("player=" + pyramid_players[0][:3].upper())
+        assert pyramid_players[0] in by_player["matches"][0]["players"]
+        assert (await listed("since=2026-12-04"))["total"] == 0
+        assert (await listed("since=2026-12-03&until=2026-12-03"))["total"] == 2
+        for bad in ("page=0", "page=x", "per_page=501", "since=yesterday"):
+            assert (await http_get(server, "/history.json?" + bad))[0] == 400, bad
+
+
+def test_a_session_is_followed_as_it_grows(tmp_path: Path) -> None:
+    """The index is kept as matches finish: a look takes what was appended since the last
+    one (a line being written waits), and says what a fresh read of the files says."""
+    lines = simulate_lines("pyramid", 400, 5)
+    traces = tmp_path / "t1" / "traces"
+    cut = len(lines) * 2 // 3
+    _write(traces, "trace-000001.jsonl", lines[:cut])
+    history = History({"t1": tmp_path / "t1"})
+    assert history.matches() == [] and history.live("t1") is not None
+    with (traces / "trace-000001.jsonl").open("a", encoding="utf-8") as f:
+        rest = "".join(json.dumps(x) + "\n" for x in lines[cut:])
+        f.write(rest[:-7])  # all but the end of the last line
+        f.flush()
+        assert history.matches() == []
+        f.write(rest[-7:])
+    assert [m["game"] for m in history.matches()] == ["pyramid"]
+    assert history.matches() == History({"t1": tmp_path / "t1"}).matches()
+
+
+def _libreoffice_cells(csv_file: Path) -> list[list[str]]:
+    """The cells LibreOffice (headless, a UTF-8 system) reads from a CSV with the options of
+    its import dialog as a Russian user finds them: fields split at ``;`` (what Excel on a
+    Russian Windows splits at too), the character set the system's. (The byte-order mark,
+    which Excel needs to read UTF-8, is checked on the bytes.)"""
+    import shutil
+    import subprocess
+
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    assert soffice, "the CSV test opens the file in LibreOffice: apt-get install libreoffice-calc-nogui"
+    out = csv_file.parent / "opened"
+    subprocess.run([soffice, "--headless", "--infilter=CSV:59,34,,1",
+                    "--convert-to", "csv:Text - txt - csv (StarCalc):9,34,76", "--outdir", str(out),
+                    str(csv_file)], check=True, capture_output=True, timeout=120,
+                   env={"HOME": str(csv_file.parent), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    text = (out / csv_file.name).read_text(encoding="utf-8")
+    return [row.split("\t") for row in text.splitlines()]
+
+
+def test_the_russian_csv_opens_in_libreoffice_as_is_in_columns_and_in_russian(
+        recordings: dict[str, Any], tmp_path: Path) -> None:
+    """Before: UTF-8 without a byte-order mark, commas, English headers and codes
+    (``two_cushion``): one column of «ÐÐ½Ð½Ð°…» in a Russian spreadsheet."""
+    history: History = recordings["history"]
+    match = next(m for m in map(history.match, (r["id"] for r in history.matches()))
+                 if m and any(s["fouls"] for s in m["shots"]))
+    body = csv_text(match, "ru")
+    assert body.startswith("\ufeff")
+    path = tmp_path / f"{match['id']}.csv"
+    path.write_bytes(body.encode("utf-8"))
+    cells = _libreoffice_cells(path)
+    assert cells[0][:5] == ["Матч", "Стол", "Партия", "Удар", "Игрок"], cells[0]
+    assert all(len(row) == 10 for row in cells)
+    assert len(cells) == len(match["shots"]) + 1
+    fouled = next(s for s in match["shots"] if s["fouls"])
+    row = cells[match["shots"].index(fouled) + 1]
+    assert row[4] == match["players"][fouled["player"]]
+    ru = catalogue.words("ru").pages
+    assert row[7] == ", ".join(ru[f"foul.{f}"] for f in fouled["fouls"])
+    assert re.search("[а-яё]", row[7]) and "_" not in row[7]
