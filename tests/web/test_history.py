@@ -187,25 +187,40 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         server.stop()
 
 
-async def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
-    async with WebServer(WebConfig(), history=recordings["history"]) as server:
-        async def listed(query: str) -> dict[str, Any]:
-            status, _, body = await http_get(server, "/history.json?" + query)
-            assert status == 200, body
-            return dict(json.loads(body))
+def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
 
-        first = await listed("per_page=1")
+    server = WebThread(WebConfig(), history=recordings["history"]).start()
+
+    def get(query: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(server.url + "history.json?" + query, timeout=10) as r:
+                return int(r.status), r.read()
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), exc.read()
+
+    def listed(query: str) -> dict[str, Any]:
+        status, body = get(query)
+        assert status == 200, body
+        return dict(json.loads(body))
+
+    try:
+        first = listed("per_page=1")
         assert (first["total"], first["pages"], first["page"]) == (2, 2, 1)
-        second = await listed("per_page=1&page=2")
+        second = listed("per_page=1&page=2")
         assert [m["game"] for m in first["matches"] + second["matches"]] == ["pyramid", "siberian-ten"]
-        assert [m["table"] for m in (await listed("table=t2"))["matches"]] == ["t2"]
-        pyramid_players = first["matches"][0]["players"]
-        by_player = await listed("player=" + pyramid_players[0][:3].upper())
-        assert pyramid_players[0] in by_player["matches"][0]["players"]
-        assert (await listed("since=2026-12-04"))["total"] == 0
-        assert (await listed("since=2026-12-03&until=2026-12-03"))["total"] == 2
+        assert [m["table"] for m in listed("table=t2")["matches"]] == ["t2"]
+        players = first["matches"][0]["players"]
+        by_player = listed("player=" + urllib.parse.quote(players[0][:3].upper()))
+        assert players[0] in by_player["matches"][0]["players"]
+        assert listed("since=2026-12-04")["total"] == 0
+        assert listed("since=2026-12-03&until=2026-12-03")["total"] == 2
         for bad in ("page=0", "page=x", "per_page=501", "since=yesterday"):
-            assert (await http_get(server, "/history.json?" + bad))[0] == 400, bad
+            assert get(bad)[0] == 400, bad
+    finally:
+        server.stop()
 
 
 def test_a_session_is_followed_as_it_grows(tmp_path: Path) -> None:
@@ -267,3 +282,58 @@ def test_the_russian_csv_opens_in_libreoffice_as_is_in_columns_and_in_russian(
     ru = catalogue.words("ru").pages
     assert row[7] == ", ".join(ru[f"foul.{f}"] for f in fouled["fouls"])
     assert re.search("[а-яё]", row[7]) and "_" not in row[7]
+
+
+#: Words of the elements ``selector`` finds that the browser broke over two lines.
+MID_WORD = """(selector) => {
+  const broken = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def test_results_are_worded_for_people_and_each_shot_says_what_happened(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Before: «Bob 0:1» when the second player won; «Что было» only said who shot next."""
+    history: History = recordings["history"]
+    server = WebThread(WebConfig(), history=history).start()
+    try:
+        for size, name in (((1920, 1080), "tv"), ((390, 844), "phone")):
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.goto(server.url + "history.html?lang=ru")
+            rows = page.locator("#history tbody tr")
+            expect(rows).to_have_count(2, timeout=TIMEOUT)
+            for row, m in zip(rows.all(), history.matches(), strict=True):
+                w = m["winner"]
+                others = [g for i, g in enumerate(m["games"]) if i != w]
+                score = ":".join(str(g) for g in [m["games"][w], *others])
+                expect(row).to_contain_text(f"{m['players'][w]}: победа {score}")
+            expect(page.locator('[data-field="page"]')).to_have_text("страница 1 из 1 · матчей: 2")
+            assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
+            page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)
+            page.close()
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        ident = history.matches()[0]["id"]
+        page.goto(server.url + f"history.html?lang=ru&match={ident}")
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_be_visible(timeout=TIMEOUT)
+        match = history.match(ident)
+        assert match is not None
+        potted = next(i for i, s in enumerate(match["shots"]) if s["balls"])
+        expect(shots.nth(potted)).to_contain_text("забиты: ")
+        csv_link = page.get_by_role("link", name="Скачать CSV")
+        expect(csv_link).to_have_attribute("href", re.compile(r"\.csv\?lang=ru$"))
+        page.close()
+    finally:
+        server.stop()
