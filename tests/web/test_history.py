@@ -284,13 +284,14 @@ def test_the_russian_csv_opens_in_libreoffice_as_is_in_columns_and_in_russian(
     assert re.search("[а-яё]", row[7]) and "_" not in row[7]
 
 
-#: Words of the elements ``selector`` finds that the browser broke over two lines.
+#: Words (between spaces and hyphens) of the elements ``selector`` finds that the browser
+#: broke over two lines.
 MID_WORD = """(selector) => {
   const broken = [];
   for (const cell of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const m of node.data.matchAll(/\\S+/g)) {
+      for (const m of node.data.matchAll(/[^\\s-]+/g)) {  // after a hyphen is between words
         const range = document.createRange();
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);

@@ -15,6 +15,7 @@ from controller.web import WebConfig
 from tests.broker import Broker
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
+from tests.web.test_history import MID_WORD
 
 TIMEOUT = 8000  # ms
 #: A browser whose clock is three hours and a bit behind (a TV never set, a tablet abroad).
@@ -161,5 +162,34 @@ def test_the_walls_qr_codes_hold_the_venues_address_and_scan_from_a_metre(
     assert _decoded(shot, PHONE_PX / width) == expected
     ids = page.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)")
     assert len(ids) == len(set(ids))  # no id twice (each code had its own <title id=...>)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_language(
+        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+    """overlay.html?table=… for OBS's browser source: players, score, race, who shoots and the
+    last event over a transparent page, in Russian (the venue's language)."""
+    from PIL import Image
+
+    page = _open(browser, f"{public_web.url}overlay.html?table=t22", (1920, 1080))
+    bar = page.locator(".bar")
+    expect(bar).to_contain_text(LONG_RU[0], timeout=TIMEOUT)
+    expect(bar).to_contain_text(LONG_RU[1])
+    expect(page.locator('[data-field="race"]')).to_contain_text("до 3 побед")
+    expect(page.locator('[data-player="0"] .visually-hidden')).to_have_text("бьёт")  # announced
+    wall["t22"].pot("fl")
+    wall["t22"].settle()
+    expect(page.locator('[data-field="last"]')).not_to_be_empty(timeout=TIMEOUT)
+    shot = artifacts / "overlay-ru.png"
+    page.screenshot(path=str(shot), omit_background=True)
+    image = Image.open(shot).convert("RGBA")
+    assert image.getpixel((10, 10))[3] == image.getpixel((960, 300))[3] == 0  # the picture shows through
+    names = page.locator(".bar .name")
+    sizes = names.evaluate_all("ns => ns.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert min(sizes) >= 40, sizes  # letters a viewer reads on a phone's stream
+    assert names.evaluate_all("ns => ns.filter(e => e.scrollWidth > e.clientWidth + 0.5).length") == 0
+    assert page.evaluate(MID_WORD, ".bar") == []  # long names wrap between words, never cut
+    assert "…" not in page.locator("#board").inner_text()
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
