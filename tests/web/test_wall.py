@@ -193,3 +193,24 @@ def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_languag
     assert "…" not in page.locator("#board").inner_text()
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_the_russian_wall_passes_axe_with_label_checks_and_stills_with_reduced_motion(
+        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable]) -> None:
+    """Before: «label doesn't match visible text» ×12 (the referee links), the «бьёт» marker
+    not announced, duplicate ids in the QR codes, the foul badge pulsing with reduced motion."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(f"{public_web.url}?lang=ru")
+    expect(page.locator('[data-table="t23"] .player.shooting')).to_have_count(1, timeout=TIMEOUT)
+    page.add_script_tag(path=str(Path(__file__).parent / "vendor" / "axe.min.js"))
+    found = page.evaluate("""async () => (await axe.run({runOnly: {type: "rule", values: [
+        "label-content-name-mismatch", "duplicate-id", "duplicate-id-aria", "aria-allowed-attr",
+        "color-contrast"]}, rules: {"label-content-name-mismatch": {enabled: true}}})).violations""")
+    assert [(v["id"], len(v["nodes"])) for v in found] == []
+    # who shoots is read out, not only drawn
+    assert "бьёт" in page.locator('[data-table="t23"] .player.shooting').inner_text()
+    motion = page.evaluate("""() => { const b = document.createElement("span"); b.className = "badge warn";
+        document.body.append(b); return getComputedStyle(b).animationName; }""")
+    assert motion == "none"
+    context.close()

@@ -410,7 +410,8 @@ function renderTable(table, options = {}) {
     rows.append(el("div", {
       class: "player" + (shooting ? " shooting" : "") + (won ? " won" : ""), "data-player": i,
     },
-      el("span", { class: "turn", "aria-label": shooting ? t("card.to_shoot") : null }, shooting ? "▶" : won ? "★" : ""),
+      el("span", { class: "turn", "aria-hidden": "true" }, shooting ? "▶" : won ? "★" : ""),
+      shooting ? el("span", { class: "visually-hidden" }, t("card.to_shoot") + ":") : null,  // read out, the ▶ is not
       el("span", { class: "name", title: p.name }, p.name),
       p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
         p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
