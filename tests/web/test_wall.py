@@ -138,9 +138,10 @@ def test_the_walls_qr_codes_hold_the_venues_address_and_scan_from_a_metre(
     the TV in about 1,650 pixels across, ``PHONE_PX``)."""
     page = _open(browser, f"{public_web.url}?tv=1", (width, height))
     codes = page.locator('article.table [data-field="qr"]:not([hidden]) svg')
-    # every card carries its code but, on the 12-table wall, t22's: its long names take two
-    # lines each and leave no room under them (a code never covers a player)
-    expect(codes).to_have_count(11 if height > 1000 else 6, timeout=TIMEOUT)
+    # every card carries its code but, on the 12-table wall, t21's and t22's: a two-line info
+    # line (t21 waits for an answer) or two-line names (t22) leave no room under the players,
+    # and a code never covers a player
+    expect(codes).to_have_count(10 if height > 1000 else 6, timeout=TIMEOUT)
     shot = artifacts / f"wall-qr-{height}p.png"
     page.screenshot(path=str(shot))
     sizes = codes.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
@@ -214,3 +215,25 @@ def test_the_russian_wall_passes_axe_with_label_checks_and_stills_with_reduced_m
         document.body.append(b); return getComputedStyle(b).animationName; }""")
     assert motion == "none"
     context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
+def test_the_walls_info_line_is_never_cut_and_the_top_bar_scales(
+        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
+        width: int, height: int) -> None:
+    """Before: the line under the table number ended in «…» on every card at every size (the
+    shot number lost), and at 4K the top bar stayed 16-28 px."""
+    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    metas = page.locator("article.table .meta")
+    expect(metas.first).to_contain_text("удар", timeout=TIMEOUT)
+    cut = metas.evaluate_all("ms => ms.filter(m => m.scrollWidth > m.clientWidth + 0.5"
+                             " || getComputedStyle(m).textOverflow === 'ellipsis').map(m => m.textContent)")
+    assert cut == []
+    assert page.evaluate(MID_WORD, "article.table .meta") == []
+    for meta in metas.all():
+        if meta.is_visible():
+            assert re.search(r"удар \d+", meta.inner_text()), meta.inner_text()
+    top = page.locator(".top h1").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert top >= 0.025 * height, top  # 28 px at 1080p, 56 at 4K
+    page.screenshot(path=str(artifacts / f"wall-ru-{height}p.png"))
+    page.close()
