@@ -319,3 +319,21 @@ def test_1100_idle_connections_leave_the_pages_available_and_write_two_log_lines
         _, err = proc.communicate(timeout=10)
     lines = err.splitlines()
     assert len(lines) <= 2 and "Too many open files" not in err, err[:2000]
+
+
+def test_the_service_puts_its_web_server_together_in_one_place(tmp_path: Path) -> None:
+    """``run`` and the demo both call ``web_server``: the configuration's [web] (the venue's
+    public address for the QR codes included) is what config.json says."""
+    from controller.service.config import ConfigError, validate
+    from controller.service.shell import web_server
+
+    config = validate({"venue": "hall", "table": "t3", "data": str(tmp_path), "language": "ru",
+                       "web": {"port": 0, "public_url": "http://billiards.hall.lan:8080/",
+                               "dashboard_username": "dashboard"}}, "test")
+    server = web_server(config)
+    shown = {**server.config.to_json(), "history": server.history is not None}
+    assert shown["public_url"] == "http://billiards.hall.lan:8080/" and shown["tables"] == ["t3"]
+    assert shown["language"] == "ru" and shown["venue"] == "hall" and shown["history"] is True
+    assert web_server(config, {"t1": tmp_path, "t2": tmp_path}, language=None).config.tables == ("t1", "t2")
+    with pytest.raises(ConfigError):
+        validate({"web": {"public_url": "javascript:alert(1)"}}, "test")
