@@ -218,11 +218,12 @@ def test_the_russian_wall_passes_axe_with_label_checks_and_stills_with_reduced_m
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
-def test_the_walls_info_line_is_never_cut_and_the_top_bar_scales(
+def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
         browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before: the line under the table number ended in «…» on every card at every size (the
-    shot number lost), and at 4K the top bar stayed 16-28 px."""
+    shot number lost), the longest names were cut with «…», and at 4K the top bar stayed
+    16-28 px."""
     page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
     metas = page.locator("article.table .meta")
     expect(metas.first).to_contain_text("удар", timeout=TIMEOUT)
@@ -233,6 +234,11 @@ def test_the_walls_info_line_is_never_cut_and_the_top_bar_scales(
     for meta in metas.all():
         if meta.is_visible():
             assert re.search(r"удар \d+", meta.inner_text()), meta.inner_text()
+    names = page.locator("article.table .player .name")
+    cut_names = names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
+                                   " || n.scrollHeight > n.clientHeight + 0.5).map(n => n.textContent)")
+    assert cut_names == []  # before: «Константино…», «Преображен…»
+    assert page.evaluate(MID_WORD, "article.table .player .name") == []
     top = page.locator(".top h1").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert top >= 0.025 * height, top  # 28 px at 1080p, 56 at 4K
     page.screenshot(path=str(artifacts / f"wall-ru-{height}p.png"))

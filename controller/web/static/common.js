@@ -401,8 +401,8 @@ function renderTable(table, options = {}) {
   // the state of play first: a narrow card cuts the end of the line, never this
   body.append(el("p", { class: "meta" },
     el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), " · ",
-    el("span", { class: "game-name" }, gameName(s.game)), " · ", t("card.race", { n: s.race_to }), " · ",
-    t("card.game", { n: s.game_no }), " · ", t("card.shot", { n: s.shot })));
+    el("span", { class: "game-name" }, gameName(s.game)), " · ", el("span", { class: "item" }, t("card.race", { n: s.race_to })), " · ",
+    el("span", { class: "item" }, t("card.game", { n: s.game_no })), " · ", el("span", { class: "item" }, t("card.shot", { n: s.shot }))));
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
