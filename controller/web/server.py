@@ -224,7 +224,9 @@ class WebServer(HttpServer):
     async def start(self) -> None:
         await super().start()
         log.info("web pages at %s", self.url)
-        if self.history is not None:  # the index read once now, not by the first visitor
+        # the index read once now, not by the first visitor; beside a table (history_process)
+        # only when asked, so that a Pi spends a worker process on it only if someone looks
+        if self.history is not None and not self.history_site.in_process:
             self._warm = asyncio.create_task(self.history_site.warm(), name="history-index")
 
     async def close(self) -> None:
