@@ -142,6 +142,10 @@ def test_the_walls_qr_codes_hold_the_venues_address_and_scan_from_a_metre(
     # line (t21 waits for an answer) or two-line names (t22) leave no room under the players,
     # and a code never covers a player
     expect(codes).to_have_count(10 if height > 1000 else 6, timeout=TIMEOUT)
+    page.wait_for_function(  # laid out at their size (a page of the wall just turned or drawn)
+        """([n, px]) => [...document.querySelectorAll('article.table [data-field="qr"]:not([hidden]) svg')]
+             .filter(e => e.getBoundingClientRect().width >= px).length === n""",
+        arg=[10 if height > 1000 else 6, 0.105 * height - 1], timeout=TIMEOUT)
     shot = artifacts / f"wall-qr-{height}p.png"
     page.screenshot(path=str(shot))
     sizes = codes.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
