@@ -4,8 +4,8 @@ The same session as at the terminal: the page shows the step to do, what the sen
 it happens, and a button to say the step is done; at the end, the report and the suggested
 change of the configuration, with a button to write it (a backup is kept). The service is
 stopped while a table is commissioned, so the page is served on the service's own web address
-(``[web]``). Only someone with the address printed at the terminal can act: it carries a
-random key that every action must show.
+(``[web]``), by the house's one HTTP server (``controller.web.http``). Only someone with the
+address printed at the terminal can act: it carries a random key that every action must show.
 
     GET  /?key=K        the page
     GET  /state         the session so far (JSON)
@@ -15,7 +15,6 @@ random key that every action must show.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
@@ -24,10 +23,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction
-from controller.web.server import one_exchange, response_head
+from controller.web.http import JSON, HttpServer, Limits, Request, Response
 from hardware.events import SensorEvent
 
 log = logging.getLogger(__name__)
@@ -90,35 +88,28 @@ class WebInstaller:
 
 
 class CommissionPage:
-    """Serves the page (``async with``; ``url`` is its address, key included)."""
+    """The page as a site of the house's one HTTP server (``async with``; ``url`` is its
+    address, key included)."""
 
     def __init__(self, board: Board, installer: WebInstaller, host: str, port: int,
                  apply: Callable[[], Awaitable[str]]) -> None:
         self.board = board
         self.installer = installer
-        self.host = host
-        self.port = port
         self.key = secrets.token_urlsafe(12)
         self._apply = apply
-        self._server: asyncio.Server | None = None
+        self.server = HttpServer([self], host, port, Limits(body=MAX_BODY))
         self.closed = asyncio.Event()
 
     @property
     def url(self) -> str:
-        host = self.host if self.host not in ("", "0.0.0.0", "::") else "127.0.0.1"
-        return f"http://{host}:{self.port}/?key={self.key}"
+        return f"{self.server.url}?key={self.key}"
 
     async def __aenter__(self) -> CommissionPage:
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        await self.server.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(1.0):
-                    await self._server.wait_closed()
+        await self.server.close()
 
     async def act(self, action: str) -> tuple[int, dict[str, Any]]:
         """Returns the status and answer of an action from the page."""
@@ -143,43 +134,26 @@ class CommissionPage:
             return 200, {"ok": True}
         return 400, {"error": f"unknown action {action!r}"}
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        async with one_exchange(writer):
-            async with asyncio.timeout(10.0):
-                head = await reader.readuntil(b"\r\n\r\n")
-            method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
-            length = 0
-            for line in head.decode("latin-1").split("\r\n")[1:]:
-                name, _, value = line.partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value.strip())
-            if length > MAX_BODY:
-                raise ValueError("body too long")
-            body = b""
-            if length:
-                async with asyncio.timeout(10.0):
-                    body = await reader.readexactly(length)
-            status, kind, out = await self._route(method, target, body)
-            writer.write(response_head(status, kind, len(out), cache="no-store") + out)
-            await writer.drain()
+    async def answer(self, request: Request) -> Response:
+        """The site: the page, its state and its actions (module docstring)."""
+        status, kind, out = await self._route(request)
+        return Response(status, out, kind, cache="no-store")
 
-    async def _route(self, method: str, target: str, body: bytes) -> tuple[int, str, bytes]:
-        parts = urlsplit(target)
-        key = parse_qs(parts.query).get("key", [""])[0]
-        as_json = "application/json"
-        if method == "GET" and parts.path == "/":
+    async def _route(self, request: Request) -> tuple[int, str, bytes]:
+        method, path = request.method, request.path
+        if method in ("GET", "HEAD") and path == "/":
             return 200, "text/html; charset=utf-8", PAGE.read_bytes()
-        if method == "GET" and parts.path == "/state":
-            return 200, as_json, json.dumps(self.board.to_json()).encode()
-        if parts.path == "/action":
+        if method in ("GET", "HEAD") and path == "/state":
+            return 200, JSON, json.dumps(self.board.to_json()).encode()
+        if path == "/action":
             if method != "POST":
-                return 405, as_json, b'{"error": "POST"}'
-            if not secrets.compare_digest(key, self.key):
-                return 403, as_json, b'{"error": "the key of this session is needed"}'
+                return 405, JSON, b'{"error": "POST"}'
+            if not secrets.compare_digest(request.arg("key"), self.key):
+                return 403, JSON, b'{"error": "the key of this session is needed"}'
             try:
-                action = json.loads(body or b"{}").get("action")
+                action = json.loads(request.body or b"{}").get("action")
             except (ValueError, AttributeError):
-                return 400, as_json, b'{"error": "not JSON"}'
+                return 400, JSON, b'{"error": "not JSON"}'
             status, answer = await self.act(str(action))
-            return status, as_json, json.dumps(answer).encode()
-        return 404, as_json, b'{"error": "not found"}'
+            return status, JSON, json.dumps(answer).encode()
+        return 404, JSON, b'{"error": "not found"}'

@@ -67,13 +67,16 @@ class Publisher:
         self._status_health: dict[str, object] | None = None  # the summary last in B/status
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
+        #: The table's time when the match began (``match_t0`` in the state): pages time the
+        #: match on the table's clock, never on their own.
+        self.match_t0: float | None = None
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
         other = Publisher(self.language, self._health)
         other.press = self.press.fork()
         other._status_health, other._last_state = self._status_health, self._last_state
-        other._last_match_id = self._last_match_id
+        other._last_match_id, other.match_t0 = self._last_match_id, self.match_t0
         return other
 
     def take(self) -> list[Message]:
@@ -82,8 +85,8 @@ class Publisher:
 
     def snapshot(self, referee: Referee, match_id: str | None, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
-        return {**self.press.stamp(t), "match_id": match_id, "language": self.language,
-                **texts.with_prompts(referee.snapshot(), self.language)}
+        return {**self.press.stamp(t), "match_id": match_id, "match_t0": self.match_t0,
+                "language": self.language, **texts.with_prompts(referee.snapshot(), self.language)}
 
     def decided(self, t: float, decisions: list[Decision], referee: Referee,
                 match_id: str | None) -> None:
@@ -113,7 +116,8 @@ class Publisher:
         if not force and snap == self._last_state and match_id == self._last_match_id:
             return
         self._last_state, self._last_match_id = snap, match_id
-        self.press.retained("state", {"match_id": match_id, "language": self.language, **snap}, t)
+        self.press.retained("state", {"match_id": match_id, "match_t0": self.match_t0,
+                                      "language": self.language, **snap}, t)
         self.press.retained("display", display(snap, self.language), t)
 
     def everything(self, t: float, referee: Referee, match_id: str | None) -> None:

@@ -112,6 +112,11 @@ class Table:
 
     # -------------------------------------------------------------- reading
     @property
+    def match_t0(self) -> float | None:
+        """Returns the table's time when the match began (None with no match)."""
+        return self._pub.match_t0
+
+    @property
     def language(self) -> str:
         """Returns the language of the table's words (``controller.words.texts``)."""
         return self._pub.language
@@ -275,7 +280,7 @@ class Table:
                 self.fusion.forget()
                 self._deferred.clear()
                 self._after(t, decisions)
-                self.match_id = None
+                self.match_id = self._pub.match_t0 = None
                 return None
             case GetRequest():
                 self._pub.everything(t, self.referee, self.match_id)
@@ -313,6 +318,7 @@ class Table:
         self._deferred.clear()
         self._matches += 1
         self.match_id = self._match_id(self._matches)
+        self._pub.match_t0 = round(t, 6)
         self._after(t, decisions)
         return {"match_id": self.match_id}
 

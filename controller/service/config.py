@@ -201,6 +201,8 @@ class WebSection(_Section):
     dashboard_username: str | None = None
     dashboard_password: str | None = None
     referee_username: str | None = None
+    #: The pages' address as a phone reaches it (the TV wall's QR codes hold it).
+    public_url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")] | None = None
 
 
 class Config(_Section):

@@ -25,8 +25,9 @@ import json
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.pipeline.table import Table, status_payload
@@ -41,6 +42,8 @@ from controller.service.mqtt import (
     Refusal,
     cancel_and_wait,
 )
+from controller.web import Credentials, WebConfig, WebServer
+from controller.web.history import History
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
@@ -48,6 +51,13 @@ from .systemd import Notifier
 from .timesync import synchronised
 
 log = logging.getLogger(__name__)
+
+
+class Unset:
+    """A keyword left out (where None means something)."""
+
+
+UNSET = Unset()
 
 QUEUE_SIZE = 10000
 #: The health link that stands for the broker taking (up) or refusing (down) what we publish.
@@ -372,7 +382,7 @@ async def serve(config: Config, source: str = "the configuration",
     async with contextlib.AsyncExitStack() as stack:
         if config.web.enabled:
             try:
-                web = await stack.enter_async_context(_web_server(config))
+                web = await stack.enter_async_context(web_server(config))
             except OSError as exc:  # the pages are a convenience: the table referees on
                 log.error("cannot serve the web pages on %s:%d: %s", config.web.host,
                           config.web.port, exc)
@@ -382,18 +392,21 @@ async def serve(config: Config, source: str = "the configuration",
         await service.run()
 
 
-def _web_server(config: Config) -> Any:
-    """Returns the server of the dashboard and the referee console (``controller.web``)."""
-    from controller.web import WebConfig, WebServer
-    from controller.web.server import Credentials
+def web_server(config: Config, tables: Mapping[str, Path] | None = None,
+               language: str | None | Unset = UNSET) -> WebServer:
+    """Returns the venue's web server for ``config`` (``[web]``): the pages and the match
+    history of ``tables`` (table: data directory; default: this table's, when it records).
+    ``language``: the pages' (None: each browser's own; default: the configuration's).
 
+    The one place the server is put together: ``run`` and the demo both call it."""
     w = config.web
     dashboard = Credentials(w.dashboard_username, w.dashboard_password) if w.dashboard_username else None
     referee = Credentials(w.referee_username) if w.referee_username else None
+    if tables is None:
+        tables = {config.table: config.data} if config.recording.enabled else {}
     pages = WebConfig(broker=w.broker_ws, venue=config.venue, prefix=config.prefix,
-                      dashboard=dashboard, referee=referee, tables=(config.table,),
-                      language=config.language)
-    from controller.web.history import History
-
-    history = History({config.table: config.data}) if config.recording.enabled else None
-    return WebServer(pages, host=w.host, port=w.port, history=history, history_process=True)
+                      dashboard=dashboard, referee=referee, tables=tuple(tables) or (config.table,),
+                      language=config.language if isinstance(language, Unset) else language,
+                      public_url=w.public_url)
+    return WebServer(pages, host=w.host, port=w.port, history=History(dict(tables)) if tables else None,
+                     history_process=True)

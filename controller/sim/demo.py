@@ -28,12 +28,10 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
-from controller.service.config import ConfigError, validate
-from controller.service.shell import Service
+from controller.service.config import ConfigError, WebSection, validate
+from controller.service.shell import Service, web_server
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
-from controller.web import WebConfig, WebServer
-from controller.web.history import History
 from rules import GAMES as RULES_GAMES
 from rules.tenball import TenBall
 from vocabulary import RAIL_OF_CUSHION
@@ -166,11 +164,10 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         services.append(Service(config, backend=hand or sim_backend))
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
-        web = WebServer(WebConfig(broker=f"ws://{{host}}:{embedded.ws_port}", venue="demo",
-                                  tables=tuple(s.config.table for s in services),
-                                  language=args.language),
-                        history=History({s.config.table: s.config.data for s in services}),
-                        history_process=True)
+        shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
+            host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
+        web = web_server(shown, {s.config.table: s.config.data for s in services},
+                         language=args.language)
         await web.start()
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
         for table in args.hand:

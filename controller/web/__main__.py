@@ -36,6 +36,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--data", action="append", default=[], metavar="TABLE=DIR",
                    help="a table's data directory (its recordings make the match history); "
                         "again for each table")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the pages' address as a phone reaches it (the TV wall's QR codes hold it)")
     p.add_argument("--request-ttl", type=float, default=30.0, metavar="SECONDS",
                    help="how long a console's request stays wanted before the table refuses it")
     return p
@@ -47,7 +49,7 @@ def config_of(args: argparse.Namespace) -> WebConfig:
         broker=args.broker, venue=args.venue, prefix=args.prefix,
         dashboard=Credentials(args.dashboard_user, args.dashboard_password) if args.dashboard_user else None,
         referee=Credentials(args.referee_user, args.referee_password) if args.referee_user else None,
-        language=args.language, request_ttl_s=args.request_ttl)
+        language=args.language, request_ttl_s=args.request_ttl, public_url=args.public_url)
 
 
 def history_of(args: argparse.Namespace) -> History | None:

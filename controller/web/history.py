@@ -2,11 +2,12 @@
 
 A table records every session as a trace under ``<data>/traces`` (``controller.pipeline.trace``); a
 session that resumed a match starts with that match's inputs again, and a long session goes
-on in further files with the same header. ``History`` replays each session (``controller.
-replay``, no broker, in a thread: never on the table's own loop) and keeps, per match, what
-was published about it: its shots, fouls, racks and result. A match seen in two sessions (a
-restart in the middle) is the later session's, which holds all of it. Replays are cached by
-the files' size and time, so a finished session is read once.
+on in further files with the same header. ``History`` follows each session through the
+pipeline as the table did (no broker, in a thread: never on the table's own loop), reading
+only what was appended since it last looked, and keeps, per match, what was published
+about it: its shots, fouls, racks and result. A match seen in two sessions (a restart in
+the middle) is the later session's, which holds all of it. A finished session is read once;
+a finished match's row is made once.
 
 A match is a dict (``Match.to_json``)::
 
@@ -22,6 +23,7 @@ A match is a dict (``Match.to_json``)::
 
 from __future__ import annotations
 
+import copy
 import csv
 import hashlib
 import io
@@ -34,9 +36,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from controller.pipeline.replay import replay
-from controller.pipeline.table import Message
-from controller.pipeline.trace import BadLine
+from controller.pipeline.fusion import FusionConfig, fusion_config
+from controller.pipeline.table import Message, Table, feed
+from controller.pipeline.trace import HealthLine, RequestLine, parse_line
+from controller.words import catalogue
+from controller.words.texts import LANGUAGES
+from hardware.events import SensorEvent
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +68,15 @@ class _Match:
     fouls: dict[int, list[tuple[int, list[str]]]] = field(default_factory=dict)
     breakers: dict[int, int] = field(default_factory=dict)
     rack_winners: dict[int, int | None] = field(default_factory=dict)
+    ident: str = ""  # made once (below): what names the match never changes
+
+    def __post_init__(self) -> None:
+        key = json.dumps([self.table, self.start_ts, self.game, self.players], ensure_ascii=False)
+        self.ident = f"{self.table}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
 
     @property
     def id(self) -> str:
-        key = json.dumps([self.table, self.start_ts, self.game, self.players], ensure_ascii=False)
-        return f"{self.table}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+        return self.ident
 
     @property
     def finished(self) -> bool:
@@ -228,41 +237,118 @@ def _lines(files: list[Path]) -> Iterator[str]:
                 yield line
 
 
-def _replay_session(table: str, files: list[Path]) -> list[_Match]:
-    """Returns the matches one session's recording shows."""
+def _header_and_anchor(first: Path) -> tuple[dict[str, Any], float | None]:
+    """Returns a session's header and the table's time when the session began (its first
+    input after those it resumed with)."""
     header: dict[str, Any] = {}
     anchor: float | None = None
-    with files[0].open(encoding="utf-8", errors="replace") as f:
+    with first.open(encoding="utf-8", errors="replace") as f:
         try:
             header = json.loads(f.readline() or "{}")
         except ValueError:
             header = {}
         resumed = int(header.get("resumed") or 0)
-        for i, line in enumerate(f):  # the table's time when the session began
+        for i, line in enumerate(f):
             if i >= resumed:
                 try:
                     anchor = float(json.loads(line)["t"])
                 except (ValueError, KeyError, TypeError):
                     continue
                 break
-    try:
-        recorded = datetime.strptime(str(header.get("recorded")), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    except ValueError:
-        recorded = datetime.fromtimestamp(files[0].stat().st_mtime, UTC)
-    session = _Session(table, recorded, anchor)
-    bad: list[BadLine] = []
-    replay(_lines(files), session.take, bad.append)
-    if bad:
-        log.warning("history of %s: %d unreadable trace lines in %s", table, len(bad), files[0])
-    return session.matches
+    return header, anchor
+
+
+class _Follower:
+    """One session's recording, followed as it grows: each look reads only the lines appended
+    since the last (a trace is append-only), through a table kept from one look to the next.
+    So a request never replays a session again; a finished session is read once."""
+
+    def __init__(self, table: str, files: list[Path]) -> None:
+        header, anchor = _header_and_anchor(files[0])
+        try:
+            recorded = datetime.strptime(str(header.get("recorded")),
+                                         "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        except ValueError:
+            recorded = datetime.fromtimestamp(files[0].stat().st_mtime, UTC)
+        self.session = _Session(table, recorded, anchor)
+        day = str(header.get("recorded", ""))[:10].replace("-", "")
+        self._prefix = f"m-{day}" if day else "m-replay"
+        self._language = str(header["language"]) if header.get("language") in LANGUAGES else "en"
+        self._fusion: FusionConfig | None = None
+        if isinstance(header.get("fusion"), dict):
+            try:
+                self._fusion = fusion_config(header["fusion"])
+            except ValueError:
+                self._fusion = None
+        self._table: Table | None = None
+        self._read: dict[str, int] = {}  # file name: bytes taken
+        self._last_t = float("-inf")
+        self._settled: tuple[int, list[_Match]] | None = None  # (bytes taken, matches then)
+        self.bad = 0
+
+    def update(self, files: list[Path]) -> list[_Match]:
+        """Takes what was appended to ``files`` since the last look; returns the matches."""
+        for path in files:
+            start = self._read.get(path.name, 0)
+            try:
+                with path.open("rb") as f:
+                    f.seek(start)
+                    data = f.read()
+            except OSError:
+                continue
+            end = data.rfind(b"\n") + 1  # a line still being written waits for the next look
+            if not end:
+                continue
+            self._read[path.name] = start + end
+            for i, raw in enumerate(data[:end].splitlines()):
+                if start == 0 and i == 0:
+                    continue  # every file's header (the first was read when following began)
+                self._feed(raw.decode("utf-8", "replace"))
+        return self._as_settled()
+
+    def _as_settled(self) -> list[_Match]:
+        """Returns the matches as they stand once the open shot has settled (as the live
+        table's clock settles it a moment later): worked out on a copy, kept until more
+        lines come, so that the followed table takes the next lines as the live one did."""
+        if self._table is None or self._table.next_deadline == float("inf"):
+            return self.session.matches
+        taken = sum(self._read.values())
+        if self._settled is None or self._settled[0] != taken:
+            table, session = copy.deepcopy((self._table, self.session))
+            for msg in table.settle():
+                session.take(msg)
+            self._settled = (taken, session.matches)
+        return self._settled[1]
+
+    def _feed(self, text: str) -> None:
+        if not text.strip():
+            return
+        item = parse_line(text, 0)
+        if not isinstance(item, SensorEvent | RequestLine | HealthLine) or item.t < self._last_t:
+            self.bad += 1
+            return
+        self._last_t = item.t
+        if self._table is None:
+            prefix = self._prefix
+            self._table = Table(fusion=self._fusion, match_id=lambda n: f"{prefix}-{n}",
+                                language=self._language)
+            for msg in self._table.start(item.t):
+                self.session.take(msg)
+        for msg in feed(self._table, item):
+            self.session.take(msg)
 
 
 class History:
-    """The finished matches of the tables whose data directories it is given."""
+    """The finished matches of the tables whose data directories it is given.
+
+    Each session's recording is followed (``_Follower``): a look reads what was appended
+    since the last one. A finished match's row is made once; the list is filtered and cut
+    into pages from those rows."""
 
     def __init__(self, tables: dict[str, Path]) -> None:
         self.tables = dict(tables)
-        self._cache: dict[tuple[str, tuple[tuple[str, int, int], ...]], list[_Match]] = {}
+        self._followers: dict[tuple[str, str], _Follower] = {}
+        self._rows: dict[str, dict[str, Any]] = {}  # finished matches' rows, by id
         self._lock = threading.Lock()
 
     def _matches(self, only: str | None = None) -> Iterable[_Match]:
@@ -270,27 +356,49 @@ class History:
         for table, data in sorted(self.tables.items()):
             if only is not None and table != only:
                 continue
-            for files in _sessions(data / "traces"):
-                try:
-                    stamp = tuple((p.name, (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
-                except OSError:
-                    continue
-                key = (table, stamp)
-                if key not in self._cache:
-                    # the same session's files as they were before they grew: read again
-                    self._cache = {k: v for k, v in self._cache.items()
-                                   if k[0] != table or k[1][0] != stamp[0]}
-                    self._cache[key] = _replay_session(table, files)
-                for m in self._cache[key]:
+            groups = _sessions(data / "traces")
+            present = {(table, files[0].name) for files in groups}
+            for gone in [k for k in self._followers if k[0] == table and k not in present]:
+                del self._followers[gone]  # its files were removed
+            for files in groups:
+                key = (table, files[0].name)
+                if key not in self._followers:
+                    try:
+                        self._followers[key] = _Follower(table, files)
+                    except OSError:
+                        continue
+                follower = self._followers[key]
+                bad = follower.bad
+                for m in follower.update(files):
                     seen[m.id] = m  # a later session holds all of a resumed match
+                if follower.bad > bad:
+                    log.warning("history of %s: %d unreadable trace lines in %s", table,
+                                follower.bad - bad, files[0])
         return seen.values()
+
+    def _row(self, m: _Match) -> dict[str, Any]:
+        row = self._rows.get(m.id)
+        if row is None:
+            row = {k: v for k, v in m.to_json().items() if k not in ("shots", "racks")}
+            self._rows[m.id] = row
+        return row
 
     def matches(self) -> list[dict[str, Any]]:
         """Returns the finished matches, newest first, without their shots (the list's rows)."""
         with self._lock:
-            found = [m.to_json() for m in self._matches() if m.finished]
+            found = [self._row(m) for m in self._matches() if m.finished]
         found.sort(key=lambda m: m["started"], reverse=True)
-        return [{k: v for k, v in m.items() if k not in ("shots", "racks")} for m in found]
+        return found
+
+    def page(self, query: HistoryQuery) -> dict[str, Any]:
+        """Returns one page of the finished matches ``query`` selects, newest first:
+        ``{"matches": [...], "total": N, "page": p, "pages": P, "per_page": n}``."""
+        rows = [r for r in self.matches() if query.selects(r)]
+        pages = max(1, -(-len(rows) // query.per_page))
+        page = min(max(1, query.page), pages)
+        cut = rows[(page - 1) * query.per_page:page * query.per_page]
+        return {"matches": cut, "total": len(rows), "page": page, "pages": pages,
+                "per_page": query.per_page}
 
     def live(self, table: str) -> dict[str, Any] | None:
         """Returns the match being played on ``table`` as recorded so far (its start, racks
@@ -310,18 +418,66 @@ class History:
         return None
 
 
-def csv_text(match: dict[str, Any]) -> str:
-    """Returns a match's shots as CSV (one row a shot; players by name)."""
+@dataclass(frozen=True, slots=True)
+class HistoryQuery:
+    """Which finished matches a list shows: a table, a player (part of a name, any case), a
+    date range (``YYYY-MM-DD``, inclusive, by the match's start) and the page."""
+
+    table: str | None = None
+    player: str | None = None
+    since: str | None = None
+    until: str | None = None
+    page: int = 1
+    per_page: int = 50
+
+    def selects(self, row: dict[str, Any]) -> bool:
+        """Returns whether the list shows ``row``."""
+        if self.table and row["table"] != self.table:
+            return False
+        if self.player and not any(self.player.casefold() in p.casefold() for p in row["players"]):
+            return False
+        day = str(row["started"])[:10]
+        return not (self.since and day < self.since) and not (self.until and day > self.until)
+
+
+#: Where a spreadsheet expects ``;`` between fields (the decimal separator is a comma): what
+#: Excel on a Russian Windows and LibreOffice in Russian split on.
+SEMICOLON_LANGUAGES = frozenset({"ru"})
+
+
+def _words(language: str) -> dict[str, str]:
+    """Returns the pages' words in ``language`` (the catalogue's; English where it has none)."""
+    found = dict(catalogue.words("en").pages)
+    if language != "en" and language in catalogue.languages():
+        found |= catalogue.words(language).pages
+    return found
+
+
+def csv_text(match: dict[str, Any], language: str = "en") -> str:
+    """Returns a match's shots as CSV that Excel and LibreOffice open as is, in ``language``:
+    a byte-order mark (so both read UTF-8), ``;`` between fields where the language's
+    spreadsheets expect it, the pages' words for the headers and the fouls, players by name;
+    text fields quoted. One row a shot."""
+    words = _words(language)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    delimiter = ";" if language in SEMICOLON_LANGUAGES else ","
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
+    if language == "en":
+        writer.writerow(CSV_COLUMNS)
+    else:
+        writer.writerow([words[k] for k in ("h.match", "h.table", "h.game", "h.shot", "h.player",
+                                            "h.balls", "h.points", "h.fouls", "h.next", "h.corrected")])
     names = match["players"]
 
     def name(i: Any) -> str:
         return names[i] if isinstance(i, int) and 0 <= i < len(names) else ""
 
+    def ball(b: Any) -> str:
+        return words["h.unidentified"] if b == "object" else str(b)
+
     for s in match["shots"]:
+        fouls = ", ".join(words.get(f"foul.{f}", f) for f in s["fouls"])
         writer.writerow([match["id"], match["table"], s["game_no"], s["shot"], name(s["player"]),
-                         " ".join(str(b) for b in s["balls"]), s["points"], " ".join(s["fouls"]),
-                         name(s["next"]), "yes" if s["corrected"] else ""])
-    return out.getvalue()
+                         ", ".join(ball(b) for b in s["balls"]), s["points"], fouls,
+                         name(s["next"]), words["h.yes"] if s["corrected"] else ""])
+    return "\ufeff" + out.getvalue()

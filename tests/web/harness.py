@@ -193,7 +193,7 @@ class WebThread:
 async def http_get(server: WebServer, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
     """GETs (or HEADs) ``target`` from a running server; returns status, headers, body."""
     reader, writer = await asyncio.open_connection(server.host, server.port)
-    writer.write(f"{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    writer.write(f"{method} {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
     await writer.drain()
     raw = await reader.read()
     writer.close()

@@ -23,6 +23,7 @@ from controller.pipeline.replay import replay
 from controller.sim.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
 from controller.web.history import History, csv_text
+from controller.words import catalogue
 from tests.web.harness import WebThread, http_get
 
 TIMEOUT = 8000
@@ -140,11 +141,11 @@ async def test_a_server_beside_a_table_reads_the_history_in_a_process_of_its_own
     async with WebServer(WebConfig(), history=history, history_process=True) as server:
         status, _, body = await http_get(server, "/history.json")
         assert status == 200 and json.loads(body)["matches"] == history.matches()
-        assert server._pool is not None  # the answer came from the worker process
+        assert server.history_site._pool is not None  # the answer came from the worker process
         ident = history.matches()[0]["id"]
         status, _, body = await http_get(server, f"/history/{ident}.csv")
         assert status == 200 and body.decode() == csv_text(history.match(ident) or {})
-    assert server._pool is None  # closed with the server
+    assert server.history_site._pool is None  # closed with the server
 
 
 def test_the_history_page_lists_the_matches_and_shares_each_one(
@@ -182,5 +183,158 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         assert errors == []
         page.close()
         other.close()
+    finally:
+        server.stop()
+
+
+def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    server = WebThread(WebConfig(), history=recordings["history"]).start()
+
+    def get(query: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(server.url + "history.json?" + query, timeout=10) as r:
+                return int(r.status), r.read()
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), exc.read()
+
+    def listed(query: str) -> dict[str, Any]:
+        status, body = get(query)
+        assert status == 200, body
+        return dict(json.loads(body))
+
+    try:
+        first = listed("per_page=1")
+        assert (first["total"], first["pages"], first["page"]) == (2, 2, 1)
+        second = listed("per_page=1&page=2")
+        assert [m["game"] for m in first["matches"] + second["matches"]] == ["pyramid", "siberian-ten"]
+        assert [m["table"] for m in listed("table=t2")["matches"]] == ["t2"]
+        players = first["matches"][0]["players"]
+        by_player = listed("player=" + urllib.parse.quote(players[0][:3].upper()))
+        assert players[0] in by_player["matches"][0]["players"]
+        assert listed("since=2026-12-04")["total"] == 0
+        assert listed("since=2026-12-03&until=2026-12-03")["total"] == 2
+        for bad in ("page=0", "page=x", "per_page=501", "since=yesterday"):
+            assert get(bad)[0] == 400, bad
+    finally:
+        server.stop()
+
+
+def test_a_session_is_followed_as_it_grows(tmp_path: Path) -> None:
+    """The index is kept as matches finish: a look takes what was appended since the last
+    one (a line being written waits), and says what a fresh read of the files says."""
+    lines = simulate_lines("pyramid", 400, 5)
+    traces = tmp_path / "t1" / "traces"
+    cut = len(lines) * 2 // 3
+    _write(traces, "trace-000001.jsonl", lines[:cut])
+    history = History({"t1": tmp_path / "t1"})
+    assert history.matches() == [] and history.live("t1") is not None
+    with (traces / "trace-000001.jsonl").open("a", encoding="utf-8") as f:
+        rest = "".join(json.dumps(x) + "\n" for x in lines[cut:])
+        f.write(rest[:-7])  # all but the end of the last line
+        f.flush()
+        assert history.matches() == []
+        f.write(rest[-7:])
+    assert [m["game"] for m in history.matches()] == ["pyramid"]
+    assert history.matches() == History({"t1": tmp_path / "t1"}).matches()
+
+
+def _libreoffice_cells(csv_file: Path) -> list[list[str]]:
+    """The cells LibreOffice (headless, a UTF-8 system) reads from a CSV with the options of
+    its import dialog as a Russian user finds them: fields split at ``;`` (what Excel on a
+    Russian Windows splits at too), the character set the system's. (The byte-order mark,
+    which Excel needs to read UTF-8, is checked on the bytes.)"""
+    import shutil
+    import subprocess
+
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    assert soffice, "the CSV test opens the file in LibreOffice: apt-get install libreoffice-calc-nogui"
+    out = csv_file.parent / "opened"
+    subprocess.run([soffice, "--headless", "--infilter=CSV:59,34,,1",
+                    "--convert-to", "csv:Text - txt - csv (StarCalc):9,34,76", "--outdir", str(out),
+                    str(csv_file)], check=True, capture_output=True, timeout=120,
+                   env={"HOME": str(csv_file.parent), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    text = (out / csv_file.name).read_text(encoding="utf-8")
+    return [row.split("\t") for row in text.splitlines()]
+
+
+def test_the_russian_csv_opens_in_libreoffice_as_is_in_columns_and_in_russian(
+        recordings: dict[str, Any], tmp_path: Path) -> None:
+    """Before: UTF-8 without a byte-order mark, commas, English headers and codes
+    (``two_cushion``): one column of «ÐÐ½Ð½Ð°…» in a Russian spreadsheet."""
+    history: History = recordings["history"]
+    match = next(m for m in map(history.match, (r["id"] for r in history.matches()))
+                 if m and any(s["fouls"] for s in m["shots"]))
+    body = csv_text(match, "ru")
+    assert body.startswith("\ufeff")
+    path = tmp_path / f"{match['id']}.csv"
+    path.write_bytes(body.encode("utf-8"))
+    cells = _libreoffice_cells(path)
+    assert cells[0][:5] == ["Матч", "Стол", "Партия", "Удар", "Игрок"], cells[0]
+    assert all(len(row) == 10 for row in cells)
+    assert len(cells) == len(match["shots"]) + 1
+    fouled = next(s for s in match["shots"] if s["fouls"])
+    row = cells[match["shots"].index(fouled) + 1]
+    assert row[4] == match["players"][fouled["player"]]
+    ru = catalogue.words("ru").pages
+    assert row[7] == ", ".join(ru[f"foul.{f}"] for f in fouled["fouls"])
+    assert re.search("[а-яё]", row[7]) and "_" not in row[7]
+
+
+#: Words (between spaces and hyphens) of the elements ``selector`` finds that the browser
+#: broke over two lines.
+MID_WORD = """(selector) => {
+  const broken = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\\s-]+/g)) {  // after a hyphen is between words
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def test_results_are_worded_for_people_and_each_shot_says_what_happened(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Before: «Bob 0:1» when the second player won; «Что было» only said who shot next."""
+    history: History = recordings["history"]
+    server = WebThread(WebConfig(), history=history).start()
+    try:
+        for size, name in (((1920, 1080), "tv"), ((390, 844), "phone")):
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.goto(server.url + "history.html?lang=ru")
+            rows = page.locator("#history tbody tr")
+            expect(rows).to_have_count(2, timeout=TIMEOUT)
+            for row, m in zip(rows.all(), history.matches(), strict=True):
+                w = m["winner"]
+                others = [g for i, g in enumerate(m["games"]) if i != w]
+                score = ":".join(str(g) for g in [m["games"][w], *others])
+                expect(row).to_contain_text(f"{m['players'][w]}: победа {score}")
+            expect(page.locator('[data-field="page"]')).to_have_text("страница 1 из 1 · матчей: 2")
+            assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
+            page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)
+            page.close()
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        ident = history.matches()[0]["id"]
+        page.goto(server.url + f"history.html?lang=ru&match={ident}")
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_be_visible(timeout=TIMEOUT)
+        match = history.match(ident)
+        assert match is not None
+        potted = next(i for i, s in enumerate(match["shots"]) if s["balls"])
+        expect(shots.nth(potted)).to_contain_text("забиты: ")
+        csv_link = page.get_by_role("link", name="Скачать CSV")
+        expect(csv_link).to_have_attribute("href", re.compile(r"\.csv\?lang=ru$"))
+        page.close()
     finally:
         server.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import hashlib
 import json
@@ -14,11 +15,13 @@ import pytest
 from controller.web import STATIC, Credentials, WebConfig, WebServer
 from controller.web import options as web_options
 from controller.web.__main__ import config_of, parser
+from controller.web.http import HttpServer, Limits
 from controller.web.server import LANGUAGES
 from controller.words import catalogue
 from hardware.health import Health, Reason
 from rules import GAMES, Topic
 from rules.facts import DECLARABLE_FOULS, Foul, ShotKind, Special
+from tests.waiting import until
 from tests.web.harness import http_get
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +41,7 @@ async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> No
         assert json.loads(body) == {"broker": "ws://{host}:9001", "venue": "club", "prefix": "billiards",
                                     "dashboard": {"username": "dashboard", "password": "pw"},
                                     "referee": None, "tables": [], "language": None,
-                                    "request_ttl_s": 30.0, "history": False}
+                                    "request_ttl_s": 30.0, "public_url": None, "history": False}
         status, headers, body = await http_get(server, "/vendor/mqtt.min.js")
         assert status == 200 and headers["Content-Type"].startswith("text/javascript")
         assert int(headers["Content-Length"]) == len(body) > 100_000
@@ -207,3 +210,130 @@ def test_every_option_explanation_translates_the_rules_english_as_it_is_now() ->
         assert not stale, (f"{code}: the English of these options changed since they were "
                            f"translated (translate again, then record the English): {stale}")
         assert made_from.keys() == now.keys(), code
+
+
+# ---------------------------------------------------------------- the one HTTP server (h11)
+async def _exchange(server: WebServer | HttpServer, raw: bytes) -> bytes:
+    """Sends ``raw`` on a fresh connection; returns everything the server says until it closes."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    writer.write(raw)
+    await writer.drain()
+    async with asyncio.timeout(10):
+        answer = await reader.read()
+    writer.close()
+    return answer
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+async def test_a_5_kb_path_gets_414_and_a_name_the_file_system_refuses_a_404() -> None:
+    async with WebServer(WebConfig()) as server:
+        answer = await _exchange(server, b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _status(answer) == 414
+        # under the target's limit, but a file name longer than the file system's (ENAMETOOLONG)
+        assert (await http_get(server, "/" + "b" * 1500 + ".html"))[0] == 404
+        assert (await http_get(server, "/x%00y.html"))[0] == 404
+        assert (await http_get(server, "/index.html"))[0] == 200  # and it serves on
+
+
+@pytest.mark.parametrize(("raw", "status"), [
+    (b"GARBAGE\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: lots\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"y" * 20_000 + b"\r\n\r\n", 431),
+    (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+    (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+     + (b"8000\r\n" + b"z" * 0x8000 + b"\r\n") * 2 + b"1\r\nz\r\n0\r\n\r\n", 413),
+])
+async def test_what_is_not_a_request_the_server_takes_is_answered_and_closed(raw: bytes, status: int) -> None:
+    async with WebServer(WebConfig()) as server:
+        assert _status(await _exchange(server, raw)) == status
+        assert (await http_get(server, "/"))[0] == 200
+
+
+async def test_one_connection_carries_several_requests_and_an_idle_one_is_closed() -> None:
+    async with WebServer(WebConfig(), limits=Limits(idle_s=0.5)) as server:
+        reader, writer = await asyncio.open_connection(server.host, server.port)
+        for target in (b"/config.json", b"/options.json"):
+            writer.write(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+            json.loads(await reader.readexactly(length))
+        assert server.connections == 1
+        async with asyncio.timeout(10):  # nothing more asked: closed after idle_s
+            assert await reader.read() == b""
+        await until(lambda: server.connections == 0, what="the idle connection to be let go")
+        writer.close()
+
+
+async def test_at_the_connection_limit_the_longest_idle_is_closed_and_it_is_said_once(
+        caplog: pytest.LogCaptureFixture) -> None:
+    async with WebServer(WebConfig(), limits=Limits(connections=8)) as server:
+        idle = [await asyncio.open_connection(server.host, server.port) for _ in range(30)]
+        await until(lambda: server.closed_at_limit >= 22, what="the oldest idle connections closed")
+        assert (await http_get(server, "/"))[0] == 200
+        async with asyncio.timeout(10):  # the first ones were closed, the last ones wait on
+            assert await idle[0][0].read() == b""
+        assert server.connections <= 8
+        for _, writer in idle:
+            writer.close()
+        await until(lambda: server.connections == 0, what="the crowd to go")
+    said = [r.getMessage() for r in caplog.records if r.name == "controller.web.http"]
+    assert len(said) == 2 and "limit" in said[0] and "were closed at the limit" in said[1], said
+
+
+def test_1100_idle_connections_leave_the_pages_available_and_write_two_log_lines() -> None:
+    """As a venue's service runs (systemd's default soft limit of 1,024 open files): before,
+    the 1,024th connection stopped ``accept`` and asyncio logged each failure, the page timed out."""
+    import resource
+    import subprocess
+    import sys
+    import urllib.request
+
+    def files_as_under_systemd() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    proc = subprocess.Popen([sys.executable, "-m", "controller.web", "--host", "127.0.0.1",
+                             "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=files_as_under_systemd)
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"(http://127\.0\.0\.1:(\d+)/)", proc.stdout.readline())
+        assert found, proc.stderr.read() if proc.poll() is not None else ""  # type: ignore[union-attr]
+        url, port = found.group(1), int(found.group(2))
+
+        async def crowd() -> int:
+            held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(1100)]
+            try:
+                with urllib.request.urlopen(url, timeout=5) as r:  # noqa: ASYNC210 (the one request)
+                    return int(r.status)
+            finally:
+                for _, writer in held:
+                    writer.close()
+
+        assert asyncio.run(crowd()) == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    lines = err.splitlines()
+    assert len(lines) <= 2 and "Too many open files" not in err, err[:2000]
+
+
+def test_the_service_puts_its_web_server_together_in_one_place(tmp_path: Path) -> None:
+    """``run`` and the demo both call ``web_server``: the configuration's [web] (the venue's
+    public address for the QR codes included) is what config.json says."""
+    from controller.service.config import ConfigError, validate
+    from controller.service.shell import web_server
+
+    config = validate({"venue": "hall", "table": "t3", "data": str(tmp_path), "language": "ru",
+                       "web": {"port": 0, "public_url": "http://billiards.hall.lan:8080/",
+                               "dashboard_username": "dashboard"}}, "test")
+    server = web_server(config)
+    shown = {**server.config.to_json(), "history": server.history is not None}
+    assert shown["public_url"] == "http://billiards.hall.lan:8080/" and shown["tables"] == ["t3"]
+    assert shown["language"] == "ru" and shown["venue"] == "hall" and shown["history"] is True
+    assert web_server(config, {"t1": tmp_path, "t2": tmp_path}, language=None).config.tables == ("t1", "t2")
+    with pytest.raises(ConfigError):
+        validate({"web": {"public_url": "javascript:alert(1)"}}, "test")

@@ -55,6 +55,9 @@ function ballChip(ball, game, attrs = {}) {
 }
 
 // ------------------------------------------------------------------ configuration, connection
+// The venue's address for phones (config.json's public_url): what the QR codes hold, since the
+// TV's own address may be 127.0.0.1. Null: the page's own address.
+let PUBLIC_URL = null;
 async function loadConfig() {
   const params = new URLSearchParams(location.search);
   let config = {};
@@ -71,6 +74,7 @@ async function loadConfig() {
     prefix: config.prefix || "billiards",
     request_ttl_s: ttl > 0 ? ttl : 30,
   };
+  PUBLIC_URL = config.public_url || null;
   await chooseLanguage(out);
   return out;
 }
@@ -118,6 +122,7 @@ class TableModel {
     this.answers = new Map();    // request transaction -> answer request payload
     this.racks = new Map();      // game_no -> {breaker, winner, draw}
     this.matchStart = null;      // {ts, at}: the match_started event's table time, our Date
+    this.tableClock = null;      // {ts, at}: the newest table time heard, and our Date.now() then
     this.matchId = null;
   }
   playerName(i) {
@@ -130,6 +135,9 @@ class TableModel {
   // else shown changed, false when nothing did.
   take(kind, data) {
     this.updated = new Date();
+    if (data && typeof data.ts === "number" && (!this.tableClock || data.ts > this.tableClock.ts)) {
+      this.tableClock = { ts: data.ts, at: Date.now() };  // an offset, never the browser's time of day
+    }
     if (kind === "status") { this.status = data; return true; }
     if (kind === "health") { this.health = data; return true; }
     if (kind === "state") { this.takeState(data); return true; }
@@ -202,8 +210,18 @@ class TableModel {
       });
     }
   }
-  // Seconds the match has run, when its start was seen; else null.
+  // The table's time now: the newest it said, run on by how long ago we heard it.
+  tableNow() {
+    return this.tableClock ? this.tableClock.ts + (Date.now() - this.tableClock.at) / 1000 : null;
+  }
+  // Seconds the match has run, on the table's clock (the state's match_t0) where the table
+  // says when it began; else since its start was seen; else null.
   matchSeconds() {
+    const s = this.state;
+    if (s && s.game && typeof s.match_t0 === "number" && this.tableClock) {
+      const now = s.status === "match_over" ? s.ts : this.tableNow();
+      return Math.max(0, now - s.match_t0);
+    }
     if (!this.matchStart || !this.state || !this.state.game) return null;
     return (Date.now() - this.matchStart.at.getTime()) / 1000;
   }
@@ -367,8 +385,8 @@ function renderTable(table, options = {}) {
     options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
       "data-key": "referee", "aria-label": t("page.referee_title", { table: table.id }) }, t("page.referee")) : null));
   if (options.qr) {
-    const code = qrCode(new URL(`console.html?table=${encodeURIComponent(table.id)}`, location.href).href);
-    if (code) card.firstChild.append(el("figure", { class: "qr", "data-field": "qr" }, code, el("figcaption", {}, t("page.scan"))));
+    const code = qrCode(new URL(`console.html?table=${encodeURIComponent(table.id)}`, PUBLIC_URL || location.href).href);
+    if (code) card.append(el("figure", { class: "qr", "data-field": "qr" }, code, el("figcaption", {}, t("page.scan"))));
   }
   const body = el("div", { class: "body" });
   card.append(body);
@@ -383,8 +401,8 @@ function renderTable(table, options = {}) {
   // the state of play first: a narrow card cuts the end of the line, never this
   body.append(el("p", { class: "meta" },
     el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), " · ",
-    el("span", { class: "game-name" }, gameName(s.game)), " · ", t("card.race", { n: s.race_to }), " · ",
-    t("card.game", { n: s.game_no }), " · ", t("card.shot", { n: s.shot })));
+    el("span", { class: "game-name" }, gameName(s.game)), " · ", el("span", { class: "item" }, t("card.race", { n: s.race_to })), " · ",
+    el("span", { class: "item" }, t("card.game", { n: s.game_no })), " · ", el("span", { class: "item" }, t("card.shot", { n: s.shot }))));
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
@@ -392,7 +410,8 @@ function renderTable(table, options = {}) {
     rows.append(el("div", {
       class: "player" + (shooting ? " shooting" : "") + (won ? " won" : ""), "data-player": i,
     },
-      el("span", { class: "turn", "aria-label": shooting ? t("card.to_shoot") : null }, shooting ? "▶" : won ? "★" : ""),
+      el("span", { class: "turn", "aria-hidden": "true" }, shooting ? "▶" : won ? "★" : ""),
+      shooting ? el("span", { class: "visually-hidden" }, t("card.to_shoot") + ":") : null,  // read out, the ▶ is not
       el("span", { class: "name", title: p.name }, p.name),
       p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
         p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
@@ -445,12 +464,13 @@ const QR_CACHE = new Map();
 function qrCode(text) {
   if (typeof qrcode !== "function") return null;
   if (QR_CACHE.has(text)) return QR_CACHE.get(text).cloneNode(true);
-  const qr = qrcode(0, "M");
+  const qr = qrcode(0, "L");  // the fewest modules, so each is largest on the screen
   qr.addData(text);
   qr.make();
   const holder = document.createElement("div");
-  holder.innerHTML = qr.createSvgTag({ cellSize: 4, margin: 2, scalable: true, alt: t("page.scan") });
+  holder.innerHTML = qr.createSvgTag({ cellSize: 4, margin: 2, scalable: true });  // the card around is dark: a white border
   const svg = holder.firstElementChild;
+  svg.removeAttribute("aria-labelledby");  // one label per code, no ids to repeat on the wall
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `${t("page.scan")}: ${text}`);
   QR_CACHE.set(text, svg);

@@ -10,6 +10,7 @@
 const ROTATE_S = 15;           // a TV page stays this long
 const MIN_FONT_PX = 15;        // below this a card is not legible across the room: paginate
 const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
+const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of the others', no further
 
 (async function main() {
   const config = await loadConfig();
@@ -91,7 +92,31 @@ const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
     const body = card.querySelector(":scope > .body");
     if (!body) return;
     const bottom = body.getBoundingClientRect().bottom;
+    // a QR code (its corner, its phone-readable size) never covers a player: where two-line
+    // names leave no room under them, that card goes without
+    const qr = card.querySelector(":scope > .qr"), players = body.querySelector(".players");
+    if (qr) {
+      qr.hidden = false;
+      if (players && players.getBoundingClientRect().bottom > qr.getBoundingClientRect().top) qr.hidden = true;
+    }
+    fitNames(card);
     for (const item of body.children) item.style.visibility = item.getBoundingClientRect().bottom > bottom + 0.5 ? "hidden" : "";
+  }
+  // TV: a long name is never cut («…») nor broken inside a word: its letters shrink, down to
+  // NAME_FLOOR of the card's, until its words fit their line and the name its two lines (three
+  // where two cannot hold it).
+  function fitNames(card) {
+    for (const name of card.querySelectorAll(".player .name")) {
+      name.style.fontSize = name.style.webkitLineClamp = "";
+      const full = parseFloat(getComputedStyle(name).fontSize);
+      const cut = () => name.scrollWidth > name.clientWidth + 0.5 || name.scrollHeight > name.clientHeight + 0.5;
+      for (const lines of ["", "3"]) {
+        name.style.webkitLineClamp = lines;
+        name.style.fontSize = "";
+        for (let k = 0.95; cut() && k >= NAME_FLOOR - 0.001; k -= 0.05) name.style.fontSize = `${full * k}px`;
+        if (!cut()) break;
+      }
+    }
   }
   function soon() { if (!pending) { pending = true; requestAnimationFrame(render); } }
   render();
