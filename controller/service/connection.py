@@ -24,6 +24,24 @@
   through ``_client``). aiomqtt 2.5 has none of these; here and nowhere else.
 - ``publish(client, …)``: aiomqtt's publish, not losing a cancellation on Python 3.11.
 
+The workarounds, each checked against aiomqtt 2.5.1 and paho-mqtt 2.2 on Python 3.11 (the
+test of this module fails when aiomqtt's major.minor moves off ``AIOMQTT_CHECKED``), and when
+each can go:
+
+- manual acknowledgement (``AckingClient``): empicano/aiomqtt#345 (open; its PR #346 adds
+  it); paho has had it since eclipse-paho/paho.mqtt.python#753. Delete it for aiomqtt's own
+  once #346 is released.
+- the queue left behind (``left_behind``) and the bounded QoS 0 queue: no upstream issue
+  found; aiomqtt 2.5.1 ends ``messages`` on a disconnect with its queue unread. Revisit
+  with #346 (once acknowledged late, a message left unread is sent again by the broker).
+- PUBACK reason codes (``Pubacks``): aiomqtt 2.5.1's ``publish`` returns nothing of the
+  PUBACK (paho reports the code to ``on_publish``; a refusal is otherwise silent, as
+  eclipse-paho/paho.mqtt.python#474 shows for ``is_published``). No aiomqtt issue found.
+- leaving without DISCONNECT (``abandon``): MQTT has no packet for it; aiomqtt 2.5.1 exposes
+  no socket. No upstream issue found.
+- a cancellation lost with the PUBACK (``publish``): CPython gh-86296 (``asyncio.wait_for``
+  on 3.11, fixed in 3.12): delete it when the project requires Python 3.12.
+
 Errors::
 
     BadBrokerUrl (ControllerError, ValueError)   a broker URL that cannot be used
