@@ -24,6 +24,12 @@ and ``outbox`` still holds what the broker has not acknowledged.
 With ``sync = "normal"`` nothing waits for the disk (only checkpoints sync it): a power cut
 may take back the last transactions, never leave a half-written one.
 
+Beside the database, the **seq mark** (``journal.seq``, a few bytes written in place, so that a
+full disk still takes it) says how far seqs are reserved and whether the last run published
+what the database does not hold (refereeing from memory on a full disk). It is written by
+``sync()`` after the log is, and at once by ``write_mark()``. A database that lost what it had
+synced (its log cut, overwritten or deleted) holds a reservation below the mark's: the
+rebuild then knows it came back with less than it published, and numbers on after the mark.
 """
 
 from __future__ import annotations
@@ -51,10 +57,40 @@ CREATE TABLE IF NOT EXISTS answers (
 
 #: ``sync()`` checkpoints the write-ahead log into the database past this size.
 CHECKPOINT_BYTES = 4 << 20
+#: The seq mark's size: always written whole, in place (no new block on a full disk).
+MARK_BYTES = 64
+#: The path of a journal held in memory (tests): no files, no mark on disk.
+MEMORY = Path(":memory:")
 
 
 class JournalError(ControllerError, OSError):
     """The journal cannot be opened or written."""
+
+
+class JournalDamaged(JournalError):
+    """The journal's database cannot be read (a damaged file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The seq mark: seqs up to ``reserved`` may have been given out; ``behind``: the last
+    run published what the database does not hold."""
+
+    reserved: int = 0
+    behind: bool = False
+
+    def to_bytes(self) -> bytes:
+        text = json.dumps({"reserved": self.reserved, "behind": self.behind})
+        return text.encode().ljust(MARK_BYTES - 1) + b"\n"
+
+    @classmethod
+    def parse(cls, data: bytes) -> Mark:
+        """Returns the mark ``data`` holds. Raises ValueError if it holds none."""
+        obj = json.loads(data.decode("ascii").strip() or "{}")
+        reserved, behind = obj.get("reserved", 0), obj.get("behind", False)
+        if not isinstance(reserved, int) or not isinstance(behind, bool):
+            raise ValueError(f"not a seq mark: {data[:MARK_BYTES]!r}")
+        return cls(reserved, behind)
 
 
 @dataclass(slots=True)
@@ -106,8 +142,11 @@ class Journal:
     def __init__(self, path: Path, *, sync: str = "full") -> None:
         self.path = path
         self.sync_full = sync == "full"
+        self.in_memory = path == MEMORY
+        self._mark_fd: int | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.in_memory:
+                path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             # a commit does not wait for the disk: sync() does, in the background, and
@@ -121,36 +160,94 @@ class Journal:
             self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
             self._next_input = self._max("inputs") + 1
             self._next_out = self._max("outbox") + 1
+        except sqlite3.DatabaseError as exc:
+            raise JournalDamaged(f"cannot read the journal {path}: {exc}") from exc
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from exc
+        #: The seq mark as this run found it (``mark_problem``: why it could not be read).
+        self.found_mark, self.mark_problem = self._open_mark()
+        self._mark = self._mark_written = self.found_mark
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
         self._writing = threading.Lock()  # one transaction at a time
         self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
+        self._marking = threading.Lock()  # one write of the seq mark at a time
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None
         self._pending = Batch()
+
+    @property
+    def mark_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".seq")
+
+    def _open_mark(self) -> tuple[Mark, str | None]:
+        if self.in_memory:
+            return Mark(), None
+        try:
+            fd = os.open(self.mark_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            return Mark(), f"cannot open the seq mark {self.mark_path}: {exc}"
+        self._mark_fd = fd
+        try:
+            data = os.pread(fd, MARK_BYTES, 0)
+            mark = Mark.parse(data) if data.strip() else Mark()
+        except (OSError, ValueError) as exc:
+            return Mark(), f"cannot read the seq mark {self.mark_path}: {exc}"
+        if len(data) < MARK_BYTES:  # new: its bytes taken now, while the disk has room
+            try:
+                os.pwrite(fd, mark.to_bytes(), 0)
+                os.fsync(fd)
+            except OSError as exc:
+                return mark, f"cannot write the seq mark {self.mark_path}: {exc}"
+        return mark, None
 
     def _max(self, table: str) -> int:
         (value,) = self._db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()
         return int(value)
 
     # ------------------------------------------------------------------ reading
+    def _select(self, sql: str) -> list[tuple[Any, ...]]:
+        try:
+            return list(self._db.execute(sql))
+        except sqlite3.DatabaseError as exc:
+            raise JournalDamaged(f"cannot read the journal {self.path}: {exc}") from exc
+
+    def rows(self) -> list[tuple[int, str]]:
+        """Returns every journaled input as written, ``(id, text)``, oldest first. Raises
+        JournalDamaged if the database cannot be read."""
+        return [(int(n), str(line)) for n, line in self._select(
+            "SELECT id, line FROM inputs ORDER BY id")]
+
     def inputs(self) -> list[dict[str, Any]]:
-        """Returns every journaled input, oldest first."""
-        return [json.loads(line) for (line,) in self._db.execute(
-            "SELECT line FROM inputs ORDER BY id")]
+        """Returns every journaled input that reads as a JSON object, oldest first (the
+        rebuild reads ``rows`` and reports the others)."""
+        out = []
+        for _, text in self.rows():
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(line, dict):
+                out.append(line)
+        return out
 
     def outbox(self) -> list[Outgoing]:
         """Returns the messages not yet delivered, oldest first."""
-        rows = self._db.execute(
+        rows = self._select(
             "SELECT id, topic, payload, retain, qos, expiry, correlation FROM outbox ORDER BY id")
         return [Outgoing(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
                 for i, t, p, r, q, e, c in rows]
 
     def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the kept answers of compacted transactions, oldest first."""
-        return [(tx, name, json.loads(resp)) for tx, name, resp in self._db.execute(
-            "SELECT tx, name, response FROM answers ORDER BY n")]
+        """Returns the kept answers of compacted transactions that can be read, oldest first."""
+        out = []
+        for tx, name, resp in self._select("SELECT tx, name, response FROM answers ORDER BY n"):
+            try:
+                response = json.loads(resp)
+            except ValueError:
+                continue
+            if isinstance(response, dict):
+                out.append((tx, name, response))
+        return out
 
     # ------------------------------------------------------------------ noting writes
     def add_input(self, line: dict[str, Any]) -> int:
@@ -186,6 +283,35 @@ class Journal:
     @property
     def pending(self) -> bool:
         return bool(self._pending)
+
+    @property
+    def next_input(self) -> int:
+        """Returns the id the next input noted will have."""
+        return self._next_input
+
+    # ------------------------------------------------------------------ the seq mark
+    def reserve(self, limit: int) -> None:
+        """Notes that seqs up to ``limit`` may be given out (on disk with the next sync)."""
+        if limit > self._mark.reserved:
+            self._mark = Mark(limit, self._mark.behind)
+
+    def fell_behind(self, behind: bool) -> None:
+        """Notes whether messages were published that the database does not hold."""
+        self._mark = Mark(self._mark.reserved, behind)
+
+    def write_mark(self) -> None:
+        """Writes the seq mark now, in place, and waits for the disk (thread-safe). Raises
+        JournalError if it cannot."""
+        with self._marking:
+            mark = self._mark
+            if mark == self._mark_written or self._mark_fd is None:
+                return
+            try:
+                os.pwrite(self._mark_fd, mark.to_bytes(), 0)
+                os.fsync(self._mark_fd)
+            except OSError as exc:
+                raise JournalError(f"cannot write the seq mark {self.mark_path}: {exc}") from exc
+            self._mark_written = mark
 
     # ------------------------------------------------------------------ writing
     def take(self) -> Batch:
@@ -238,22 +364,28 @@ class Journal:
         checkpoints the write-ahead log once it is larger than CHECKPOINT_BYTES. Thread-safe
         with ``write``. Raises JournalError if it cannot."""
         with self._syncing:
-            try:
-                if self._wal_fd is None:
-                    try:
-                        self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
-                    except FileNotFoundError:
-                        return  # nothing written yet
-                if self.sync_full:
-                    os.fsync(self._wal_fd)
-                if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
-                    if self._checkpointer is None:
-                        self._checkpointer = sqlite3.connect(
-                            self.path, isolation_level=None, check_same_thread=False)
-                    # PASSIVE: copies what no reader needs, never blocks the writer
-                    self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except (OSError, sqlite3.Error) as exc:
-                raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
+            self._sync_log()
+            self.write_mark()  # after the log: a mark never says less than the log holds
+
+    def _sync_log(self) -> None:
+        if self.in_memory:
+            return
+        try:
+            if self._wal_fd is None:
+                try:
+                    self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+                except FileNotFoundError:
+                    return  # nothing written yet
+            if self.sync_full:
+                os.fsync(self._wal_fd)
+            if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
+                if self._checkpointer is None:
+                    self._checkpointer = sqlite3.connect(
+                        self.path, isolation_level=None, check_same_thread=False)
+                # PASSIVE: copies what no reader needs, never blocks the writer
+                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
 
     def abandon(self) -> None:
         """Closes the database without writing what is noted (when it cannot be written)."""
@@ -263,6 +395,9 @@ class Journal:
             if self._wal_fd is not None:
                 os.close(self._wal_fd)
                 self._wal_fd = None
+            if self._mark_fd is not None:
+                os.close(self._mark_fd)
+                self._mark_fd = None
             self._db.close()
 
     def close(self) -> None:

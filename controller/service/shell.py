@@ -32,7 +32,7 @@ from typing import Any
 from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
-from controller.service.core import Connected, Release, Request, TableCore
+from controller.service.core import Connected, Release, Request
 from controller.service.journal import JournalError, Outgoing
 from controller.service.mqtt import (
     Incoming,
@@ -41,6 +41,7 @@ from controller.service.mqtt import (
     Refusal,
     cancel_and_wait,
 )
+from controller.service.opening import open_core
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
@@ -98,7 +99,7 @@ class Service:
         self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._stopping = asyncio.Event()
-        self.core = TableCore(config, clock=clock)
+        self.core = open_core(config, clock=clock)
         self.journal = self.core.journal
         self.health = self.core.health
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
@@ -206,7 +207,7 @@ class Service:
         while True:
             item: _Input | None = None
             try:  # asyncio.timeout, not wait_for: no task per wait on the latency path
-                async with asyncio.timeout(core.wait()):
+                async with asyncio.timeout(core.idle_for()):
                     item = await self._queue.get()
             except TimeoutError:
                 pass

@@ -1,0 +1,113 @@
+"""Opening a table's core: the I/O ``TableCore`` does not do. Builds the journal (a database that
+cannot be read is moved aside, kept for a look, and replaced by an empty one), reads the last
+trace session to check the journal against, makes the trace writer and reads this boot's id.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from controller.pipeline.trace import TraceWriter
+from controller.service.config import Config
+from controller.service.core import TableCore
+from controller.service.journal import Journal, JournalDamaged
+
+log = logging.getLogger(__name__)
+
+#: The most of the last trace session read to check the journal against (its newest lines).
+TRACE_READ_BYTES = 64 << 20
+
+
+def wall_clock() -> float:
+    """Returns the wall clock's time now (``time.time``, looked up at each call)."""
+    return time.time()
+
+
+def boot_id() -> str:
+    """Returns this boot of the machine's id (Linux), or "" where there is none."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def open_journal(config: Config) -> tuple[Journal, str | None]:
+    """Returns the table's journal and, when its database could not be read and was moved
+    aside for a new one, why. Raises JournalError when it cannot be opened at all."""
+    path = config.data / "journal.sqlite3"
+    journal: Journal | None = None
+    try:
+        journal = Journal(path, sync=config.journal.sync)
+        journal.rows()  # every row readable by SQLite (a bad JSON row is the rebuild's)
+        journal.answers()
+        journal.outbox()
+        return journal, None
+    except JournalDamaged as exc:
+        if journal is not None:
+            journal.abandon()
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        for suffix in ("", "-wal", "-shm"):
+            old = path.with_name(path.name + suffix)
+            if old.exists():
+                old.rename(old.with_name(f"{path.name}.damaged-{stamp}{suffix}"))
+        why = f"{exc}; moved aside as {path.name}.damaged-{stamp}"
+        log.error("%s: starting a new journal, recovering from the trace", why)
+        return Journal(path, sync=config.journal.sync), why
+
+
+def last_session(directory: Path, limit: int = TRACE_READ_BYTES) -> list[str]:
+    """Returns the lines (headers left out) of the last session recorded in ``directory``: the
+    newest trace files with the newest file's header, the newest ``limit`` bytes of them."""
+    files = sorted(directory.glob("trace-*.jsonl"))
+    parts: list[list[str]] = []
+    header: str | None = None
+    size = 0
+    for path in reversed(files):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            log.error("cannot read the trace %s: %s", path, exc)
+            break
+        if not lines or (header is not None and lines[0] != header):
+            break
+        header = lines[0]
+        parts.append(lines[1:])
+        size += path.stat().st_size
+        if size >= limit:
+            break
+    return [line for part in reversed(parts) for line in part]
+
+
+def trace_writer(config: Config) -> TraceWriter | None:
+    """Returns the session's trace writer (None when recording is off); it opens its file at
+    the first line."""
+    if not config.recording.enabled:
+        return None
+    rec = config.recording
+    return TraceWriter(
+        config.data / "traces",
+        {"venue": config.venue, "table": config.table,
+         "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+         "session": uuid.uuid4().hex[:12],
+         "fusion": config.fusion, "language": config.language},
+        max_bytes=int(rec.max_mb * (1 << 20)), keep=rec.keep,
+        max_total_bytes=int(rec.total_mb * (1 << 20)))
+
+
+def open_core(config: Config, *, clock: Callable[[], float] = time.monotonic,
+              wall: Callable[[], float] = wall_clock, boot: str | None = None) -> TableCore:
+    """Returns the table's core, its journal opened and checked and the table rebuilt.
+
+    ``clock`` is the host's monotonic clock, ``wall`` its wall clock, ``boot`` this boot's id
+    (``boot_id()`` when None). Raises JournalError when the journal cannot be opened."""
+    journal, replaced = open_journal(config)
+    traces = config.data / "traces"
+    traced = last_session(traces) if traces.is_dir() else []
+    return TableCore(config, journal, trace=trace_writer(config), traced=traced,
+                     replaced=replaced, clock=clock, wall=wall,
+                     boot=boot_id() if boot is None else boot)
