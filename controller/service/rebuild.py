@@ -137,6 +137,14 @@ class Rebuild:
         found.damaged = self.replaced is not None or any(e.line is None for e in entries)
         lines: list[dict[str, Any]] = []
         k = align(entries, self.traced) if entries else (0 if self._lost_all() else None)
+        if k is None and found.damaged and entries:  # were the unreadable rows the clock's ticks?
+            readable = [e for e in entries if e.line is not None]
+            k = align(readable, self.traced)
+            if k is not None:
+                found.recovered += [f"journal row {e.row} ({e.problem}): a tick of the clock, "
+                                    "which the trace does not need" for e in entries
+                                    if e.line is None]
+                entries = readable
         n = 0  # the journal's non-tick inputs so far
         for e in entries:
             if e.line is not None:

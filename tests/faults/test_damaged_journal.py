@@ -274,3 +274,28 @@ def test_a_restart_on_a_full_disk_says_it_has_less_than_it_published_and_reuses_
         again.commit()  # as the shell does: the full disk takes nothing, the table goes on
         again.close()
         filler.unlink()
+
+
+def test_an_unreadable_tick_of_the_clock_is_found_not_needed_by_the_trace(tmp_path: Path) -> None:
+    run = Run(tmp_path / "data")
+    run.play(recorded_match()[:1])
+    s = run.stepper
+    for t in (20.0, 30.0):  # a ball drops; quiet long enough, the shot is ruled by the clock
+        for dt, ch, v in ((0.0, "cushion.f", 1), (0.01, "cushion.f", 0), (0.2, "beam.fl", 1),
+                          (0.23, "beam.fl", 0)):
+            s.step({"t": t + dt, "ch": ch, "v": v})
+        s.settle(t + 5.0)
+    s.commit()
+    s.sync()
+    shown = s.core.table.referee.snapshot()
+    s.close()
+    db = sqlite3.connect(run.data / JOURNAL)
+    (row,) = db.execute("SELECT id FROM inputs WHERE line LIKE '%\"tick\"%' LIMIT 1")
+    db.execute("UPDATE inputs SET line = '{\"t\": 2' WHERE id = ?", row)
+    db.commit()
+    db.close()
+    again = run.again()
+    link = rebuild_link(again)
+    assert link is not None and link["up"] and "tick" in link["reason"], link
+    assert again.core.table.referee.snapshot() == shown
+    again.close()
