@@ -153,7 +153,8 @@ class TableCore:
         self.durability.last_out = max((o.id for o in self.restored), default=0)
         self._last_input = 0  # the journal id of the last input noted
         self._shot_ended = False  # a message made since the input began ended a shot
-        self._rebuilt = rebuild.news(self.table, trace)
+        #: What health says of how the table came back from its journal (None: nothing).
+        self.rebuilt = rebuild.news(self.table, trace)
 
     def _new_table(self) -> Table:
         meta = self.journal.meta
@@ -194,8 +195,8 @@ class TableCore:
         """Returns what a started service publishes first: status, state, display, health
         (which says how the table came back from a damaged journal, if it did)."""
         now = self.now()
-        if self._rebuilt is not None:
-            self.health.feed(dataclasses.replace(self._rebuilt, t=now))
+        if self.rebuilt is not None:
+            self.health.feed(dataclasses.replace(self.rebuilt, t=now))
         return self._outgoing(self.table.start(now))
 
     def handle(self, item: Input) -> list[Outgoing]:

@@ -19,8 +19,9 @@ from controller.service.journal import Journal, JournalDamaged
 
 log = logging.getLogger(__name__)
 
-#: The most of the last trace session read to check the journal against (its newest lines).
-TRACE_READ_BYTES = 64 << 20
+#: The most of the last trace session read to check the journal against (its newest lines:
+#: a match's inputs are a few hundred kB; the start-up's memory stays small).
+TRACE_READ_BYTES = 16 << 20
 
 
 def wall_clock() -> float:
@@ -66,19 +67,28 @@ def last_session(directory: Path, limit: int = TRACE_READ_BYTES) -> list[str]:
     files = sorted(directory.glob("trace-*.jsonl"))
     parts: list[list[str]] = []
     header: str | None = None
-    size = 0
+    left = limit
     for path in reversed(files):
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            with path.open("rb") as f:
+                first = f.readline()
+                size = f.seek(0, 2)
+                start = max(len(first), size - left)
+                f.seek(start)
+                data = f.read()
         except OSError as exc:
             log.error("cannot read the trace %s: %s", path, exc)
             break
-        if not lines or (header is not None and lines[0] != header):
+        head = first.decode("utf-8", "replace").rstrip("\n")
+        if not head or (header is not None and head != header):
             break
-        header = lines[0]
-        parts.append(lines[1:])
-        size += path.stat().st_size
-        if size >= limit:
+        header = head
+        lines = data.decode("utf-8", "replace").splitlines()
+        if start > len(first):  # began mid-line: that line is not whole
+            lines = lines[1:]
+        parts.append(lines)
+        left -= len(data)
+        if left <= 0:
             break
     return [line for part in reversed(parts) for line in part]
 

@@ -269,6 +269,9 @@ class Service:
         backend = self._make_backend()
         self._backend = backend
         self._publish(self.core.start())
+        rebuilt = self.core.rebuilt
+        if rebuilt is not None and not rebuilt.up:  # systemctl status says it too
+            notifier.status(f"the table {rebuilt.reason}")
         self._commit()
         try:
             async with backend, asyncio.TaskGroup() as tg:

@@ -23,8 +23,11 @@ import pytest
 
 from controller.service import durability
 from controller.service.journal import Journal
+from tests.broker import Broker
 from tests.faults.test_power_cut import KEYS, recorded_match
+from tests.service.conftest import Collector, make_config, requester, running
 from tests.service.corekit import FakeClock, Stepper, core_config, payloads
+from tests.service.plays import MATCH
 from tests.smallfs import fill, small_filesystem
 
 JOURNAL = "journal.sqlite3"
@@ -299,3 +302,21 @@ def test_an_unreadable_tick_of_the_clock_is_found_not_needed_by_the_trace(tmp_pa
     assert link is not None and link["up"] and "tick" in link["reason"], link
     assert again.core.table.referee.snapshot() == shown
     again.close()
+
+
+async def test_the_running_service_says_it_came_back_with_less_on_b_health_and_b_status(
+        tmp_path: Path, broker: Broker) -> None:
+    config = make_config(tmp_path, broker, recording={"enabled": False})
+    async with Collector(broker) as col:
+        async with running(config), requester(broker) as req:
+            await req.play(col, MATCH)
+        published = max(s.payload["seq"] for s in col.seen if "seq" in s.payload)
+        bad_row(config.data)
+        before = len(col.seen)
+        async with running(config), requester(broker) as req:
+            await req.play(col, [("get", {"transaction": "g"})])
+            link = (await col.wait(lambda: col.last("health")["links"].get("rebuild")))
+            assert not link["up"] and "less than it had published" in link["reason"]
+            assert col.last("status")["health"]["ok"] is False
+        fresh = [s.payload["seq"] for s in col.seen[before:] if "seq" in s.payload]
+        assert min(fresh) > published, "a seq published before given again"
