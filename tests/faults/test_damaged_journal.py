@@ -23,6 +23,7 @@ import pytest
 
 from controller.service import durability
 from controller.service.journal import Journal
+from controller.service.opening import last_session
 from tests.broker import Broker
 from tests.faults.test_power_cut import KEYS, recorded_match
 from tests.service.conftest import Collector, make_config, requester, running
@@ -320,3 +321,13 @@ async def test_the_running_service_says_it_came_back_with_less_on_b_health_and_b
             assert col.last("status")["health"]["ok"] is False
         fresh = [s.payload["seq"] for s in col.seen[before:] if "seq" in s.payload]
         assert min(fresh) > published, "a seq published before given again"
+
+
+def test_the_last_trace_session_is_its_newest_files_with_one_header_newest_bytes_first(
+        tmp_path: Path) -> None:
+    (tmp_path / "trace-000001.jsonl").write_text('{"trace":1,"session":"a"}\nA1\nA2\n')
+    (tmp_path / "trace-000002.jsonl").write_text('{"trace":1,"session":"b"}\nB1\nB2\n')
+    (tmp_path / "trace-000003.jsonl").write_text('{"trace":1,"session":"b"}\nB3\nB4\n')
+    assert last_session(tmp_path) == ["B1", "B2", "B3", "B4"]
+    assert last_session(tmp_path, limit=7) == ["B3", "B4"]  # a line cut by the limit: left out
+    assert last_session(tmp_path / "none") == []
