@@ -60,10 +60,9 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from controller.pipeline.table import Message, Role, Table
+from controller.pipeline.table import Message, Role
 from controller.pipeline.trace import HealthLine
 from controller.service.clock import HOLD_S, LAG, ServiceClock
 from controller.service.config import Config
@@ -144,7 +143,7 @@ class TableCore:
                                     publish_interval_s=config.health.publish_interval_s)
         #: What the last run left undelivered (already journaled): the outbox's first messages.
         self.restored = journal.outbox()
-        self.table = self._new_table()
+        self.table = rebuild.new_table(config, self.health)
         rebuild.feed(self.table, lines)
         self._told = ToldHealth(rebuild.found.told)
         journal.set_meta("boot", boot)
@@ -155,16 +154,6 @@ class TableCore:
         self._shot_ended = False  # a message made since the input began ended a shot
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
-
-    def _new_table(self) -> Table:
-        meta = self.journal.meta
-        prefix = meta.get("prefix")
-        if prefix is None:
-            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
-            self.journal.set_meta("prefix", prefix)
-        return Table(fusion=self.config.fusion_settings(), match_id=lambda n: f"{prefix}-{n}",
-                     matches=int(meta.get("matches_before", "0")), health=self.health,
-                     language=self.config.language)
 
     # ------------------------------------------------------------------ the clock
     @property

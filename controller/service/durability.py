@@ -4,7 +4,7 @@ Journal before publish: every input is noted in the journal before the messages 
 and they are written together by ``commit``. A live ``ball_pocketed`` may leave once written;
 anything else once synced (``journal.sync = "full"``; with ``"normal"`` everything written
 leaves at once). Seqs up to ``seq_limit`` are reserved on disk (in the journal and in its seq
-mark, ``Journal.reserve``) before any is published early, so that after a power cut numbering
+mark, ``controller.service.seqmark``) before any is published early, so that after a power cut numbering
 continues after the reservation and never gives a published seq to another message.
 
 When the journal cannot be written (a full disk) the table goes on from memory: what was not
@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.service.journal import Batch, Journal, JournalError
+from controller.service.seqmark import MarkError
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class Durability:
             if seq + SEQ_RESERVE // 2 > self.seq_limit:
                 self.seq_limit = seq + SEQ_RESERVE
                 journal.set_meta("seq_limit", self.seq_limit)
-                journal.reserve(self.seq_limit)
+                journal.mark.reserve(self.seq_limit)
         batch = journal.take()
         if self._unwritten is not None:
             batch = self._unwritten.then(batch)
@@ -109,7 +110,7 @@ class Durability:
                             len(batch.inputs))
                 self._unwritten = None
                 self.error = None
-                journal.fell_behind(False)  # said on disk with the next sync
+                journal.mark.fell_behind(False)  # said on disk with the next sync
         if not journal.sync_full:
             release = Release(upto=self.last_out)
         elif seq < self._seq_durable:
@@ -125,11 +126,11 @@ class Durability:
         if seq >= self.seq_limit - SEQ_RESERVE // 2:
             self.seq_limit = seq + SEQ_RESERVE
             journal.set_meta("seq_limit", self.seq_limit)
-        journal.reserve(self.seq_limit)
-        journal.fell_behind(True)
+        journal.mark.reserve(self.seq_limit)
+        journal.mark.fell_behind(True)
         try:
-            journal.write_mark()
-        except JournalError as exc:
+            journal.mark.write()
+        except MarkError as exc:
             log.error("%s: a restart may number messages already published", exc)
         return Commit(Release(upto=self.last_out), False)
 
@@ -159,5 +160,5 @@ class Durability:
                 self.journal.abandon()
                 return
             self._unwritten = None
-            self.journal.fell_behind(False)
+            self.journal.mark.fell_behind(False)
         self.journal.close()

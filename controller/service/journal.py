@@ -24,12 +24,9 @@ and ``outbox`` still holds what the broker has not acknowledged.
 With ``sync = "normal"`` nothing waits for the disk (only checkpoints sync it): a power cut
 may take back the last transactions, never leave a half-written one.
 
-Beside the database, the **seq mark** (``journal.seq``, a few bytes written in place, so that a
-full disk still takes it) says how far seqs are reserved and whether the last run published
-what the database does not hold (refereeing from memory on a full disk). It is written by
-``sync()`` after the log is, and at once by ``write_mark()``. A database that lost what it had
-synced (its log cut, overwritten or deleted) holds a reservation below the mark's: the
-rebuild then knows it came back with less than it published, and numbers on after the mark.
+Beside the database, the **seq mark** (``journal.mark``: ``controller.service.seqmark``) says
+how far seqs are reserved and whether the last run published what the database does not hold;
+``sync()`` writes it after the log.
 """
 
 from __future__ import annotations
@@ -43,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
+from controller.service.seqmark import MarkError, SeqMark
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,8 +55,6 @@ CREATE TABLE IF NOT EXISTS answers (
 
 #: ``sync()`` checkpoints the write-ahead log into the database past this size.
 CHECKPOINT_BYTES = 4 << 20
-#: The seq mark's size: always written whole, in place (no new block on a full disk).
-MARK_BYTES = 64
 #: The path of a journal held in memory (tests): no files, no mark on disk.
 MEMORY = Path(":memory:")
 
@@ -69,28 +65,6 @@ class JournalError(ControllerError, OSError):
 
 class JournalDamaged(JournalError):
     """The journal's database cannot be read (a damaged file)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """The seq mark: seqs up to ``reserved`` may have been given out; ``behind``: the last
-    run published what the database does not hold."""
-
-    reserved: int = 0
-    behind: bool = False
-
-    def to_bytes(self) -> bytes:
-        text = json.dumps({"reserved": self.reserved, "behind": self.behind})
-        return text.encode().ljust(MARK_BYTES - 1) + b"\n"
-
-    @classmethod
-    def parse(cls, data: bytes) -> Mark:
-        """Returns the mark ``data`` holds. Raises ValueError if it holds none."""
-        obj = json.loads(data.decode("ascii").strip() or "{}")
-        reserved, behind = obj.get("reserved", 0), obj.get("behind", False)
-        if not isinstance(reserved, int) or not isinstance(behind, bool):
-            raise ValueError(f"not a seq mark: {data[:MARK_BYTES]!r}")
-        return cls(reserved, behind)
 
 
 @dataclass(slots=True)
@@ -143,7 +117,6 @@ class Journal:
         self.path = path
         self.sync_full = sync == "full"
         self.in_memory = path == MEMORY
-        self._mark_fd: int | None = None
         try:
             if not self.in_memory:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,41 +137,14 @@ class Journal:
             raise JournalDamaged(f"cannot read the journal {path}: {exc}") from exc
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from exc
-        #: The seq mark as this run found it (``mark_problem``: why it could not be read).
-        self.found_mark, self.mark_problem = self._open_mark()
-        self._mark = self._mark_written = self.found_mark
+        #: The seq mark beside the database.
+        self.mark = SeqMark(None if self.in_memory else path.with_name(path.name + ".seq"))
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
         self._writing = threading.Lock()  # one transaction at a time
         self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
-        self._marking = threading.Lock()  # one write of the seq mark at a time
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None
         self._pending = Batch()
-
-    @property
-    def mark_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".seq")
-
-    def _open_mark(self) -> tuple[Mark, str | None]:
-        if self.in_memory:
-            return Mark(), None
-        try:
-            fd = os.open(self.mark_path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            return Mark(), f"cannot open the seq mark {self.mark_path}: {exc}"
-        self._mark_fd = fd
-        try:
-            data = os.pread(fd, MARK_BYTES, 0)
-            mark = Mark.parse(data) if data.strip() else Mark()
-        except (OSError, ValueError) as exc:
-            return Mark(), f"cannot read the seq mark {self.mark_path}: {exc}"
-        if len(data) < MARK_BYTES:  # new: its bytes taken now, while the disk has room
-            try:
-                os.pwrite(fd, mark.to_bytes(), 0)
-                os.fsync(fd)
-            except OSError as exc:
-                return mark, f"cannot write the seq mark {self.mark_path}: {exc}"
-        return mark, None
 
     def _max(self, table: str) -> int:
         (value,) = self._db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()
@@ -289,30 +235,6 @@ class Journal:
         """Returns the id the next input noted will have."""
         return self._next_input
 
-    # ------------------------------------------------------------------ the seq mark
-    def reserve(self, limit: int) -> None:
-        """Notes that seqs up to ``limit`` may be given out (on disk with the next sync)."""
-        if limit > self._mark.reserved:
-            self._mark = Mark(limit, self._mark.behind)
-
-    def fell_behind(self, behind: bool) -> None:
-        """Notes whether messages were published that the database does not hold."""
-        self._mark = Mark(self._mark.reserved, behind)
-
-    def write_mark(self) -> None:
-        """Writes the seq mark now, in place, and waits for the disk (thread-safe). Raises
-        JournalError if it cannot."""
-        with self._marking:
-            mark = self._mark
-            if mark == self._mark_written or self._mark_fd is None:
-                return
-            try:
-                os.pwrite(self._mark_fd, mark.to_bytes(), 0)
-                os.fsync(self._mark_fd)
-            except OSError as exc:
-                raise JournalError(f"cannot write the seq mark {self.mark_path}: {exc}") from exc
-            self._mark_written = mark
-
     # ------------------------------------------------------------------ writing
     def take(self) -> Batch:
         """Returns the writes noted so far, and starts a new batch."""
@@ -365,7 +287,10 @@ class Journal:
         with ``write``. Raises JournalError if it cannot."""
         with self._syncing:
             self._sync_log()
-            self.write_mark()  # after the log: a mark never says less than the log holds
+            try:  # after the log: a mark never says less than the log holds
+                self.mark.write()
+            except MarkError as exc:
+                raise JournalError(str(exc)) from exc
 
     def _sync_log(self) -> None:
         if self.in_memory:
@@ -395,9 +320,7 @@ class Journal:
             if self._wal_fd is not None:
                 os.close(self._wal_fd)
                 self._wal_fd = None
-            if self._mark_fd is not None:
-                os.close(self._mark_fd)
-                self._mark_fd = None
+            self.mark.close()
             self._db.close()
 
     def close(self) -> None:

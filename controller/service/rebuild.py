@@ -9,7 +9,7 @@ stop) or a damaged journal.
 A damaged journal never rolls the score back silently. The journal is compared with the last
 session of the trace (``<data>/traces``: each session's trace starts with the journal's inputs
 of the match in play and goes on with every input, flushed after each commit) and with the
-seq mark (``controller.service.journal``):
+seq mark (``controller.service.seqmark``):
 
 - an input row that cannot be read is taken from the trace, or skipped and reported;
 - inputs the trace holds past the journal's end (a cut or overwritten log, a deleted log, a
@@ -28,13 +28,15 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
+from controller.service.config import Config
 from controller.service.journal import Journal
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import Health
+from hardware.health import Health, HealthMonitor
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +131,17 @@ class Rebuild:
         self.replaced = replaced
         self.found = Rebuilt()
 
+    def new_table(self, config: Config, health: HealthMonitor) -> Table:
+        """Returns the table to rebuild: its matches numbered on from the journal's."""
+        meta = self.journal.meta
+        prefix = meta.get("prefix")
+        if prefix is None:
+            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
+            self.journal.set_meta("prefix", prefix)
+        return Table(fusion=config.fusion_settings(), match_id=lambda n: f"{prefix}-{n}",
+                     matches=int(meta.get("matches_before", "0")), health=health,
+                     language=config.language)
+
     def inputs(self) -> list[dict[str, Any]]:
         """Returns the inputs to feed, the journal's mended from the trace (``found`` says what
         was mended and what is lost)."""
@@ -181,13 +194,13 @@ class Rebuild:
 
     def _lost_all(self) -> bool:
         """Returns whether an empty journal lost what it had (the mark says seqs were given)."""
-        mark = self.journal.found_mark
+        mark = self.journal.mark.found
         return self.replaced is not None or mark.reserved > 0 or mark.behind
 
     def _behind_mark(self) -> bool:
         """Returns whether the seq mark says the journal holds less than was published: less
         reserved than the mark, or the last run published what it could not write."""
-        mark = self.journal.found_mark
+        mark = self.journal.mark.found
         return mark.behind or mark.reserved > int(self.journal.meta.get("seq_limit", "0"))
 
     def power_cut(self) -> bool:
@@ -229,8 +242,11 @@ class Rebuild:
 
     def _resume_seq(self, table: Table) -> None:
         journal, found = self.journal, self.found
-        meta, mark = journal.meta, journal.found_mark
+        meta, mark = journal.meta, journal.mark.found
         limit = int(meta.get("seq_limit", "0"))
+        if journal.mark.problem is not None:  # what was reserved is not known: past the journal's
+            log.error("%s: seq continues after the journal's reservation", journal.mark.problem)
+            found.damaged = True
         if mark.reserved > limit:
             found.damaged = True
             if not found.recovered:

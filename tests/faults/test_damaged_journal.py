@@ -242,15 +242,15 @@ def test_an_undamaged_journal_says_nothing_and_loses_no_seqs(tmp_path: Path) -> 
 
 def test_the_seq_mark_is_written_in_place_and_read_back(tmp_path: Path) -> None:
     journal = Journal(tmp_path / JOURNAL)
-    journal.reserve(1500)
+    journal.mark.reserve(1500)
     journal.sync()
     size = (tmp_path / (JOURNAL + ".seq")).stat().st_size
-    journal.fell_behind(True)
-    journal.write_mark()
+    journal.mark.fell_behind(True)
+    journal.mark.write()
     assert (tmp_path / (JOURNAL + ".seq")).stat().st_size == size
     journal.close()
     again = Journal(tmp_path / JOURNAL)
-    assert (again.found_mark.reserved, again.found_mark.behind) == (1500, True)
+    assert (again.mark.found.reserved, again.mark.found.behind) == (1500, True)
     again.close()
 
 
