@@ -259,6 +259,8 @@ class Rebuild:
         found.seq_limit = max(limit, mark.reserved)
         if found.seq_limit > limit:
             journal.set_meta("seq_limit", found.seq_limit)
+        if mark.behind:  # recovered, or the loss kept in the journal's meta (``news``)
+            journal.mark.fell_behind(False)
         table.resume_seq(int(meta.get("seq", "0")))
         if self.power_cut() or found.damaged:
             # what was published before its batch was synced (or before the journal lost

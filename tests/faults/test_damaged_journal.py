@@ -331,3 +331,35 @@ def test_the_last_trace_session_is_its_newest_files_with_one_header_newest_bytes
     assert last_session(tmp_path) == ["B1", "B2", "B3", "B4"]
     assert last_session(tmp_path, limit=7) == ["B3", "B4"]  # a line cut by the limit: left out
     assert last_session(tmp_path / "none") == []
+
+
+def test_a_seq_mark_that_cannot_be_read_is_logged_and_seq_goes_on_after_the_reservation(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    run = played(tmp_path)
+    shown = run.state()
+    run.kill(tmp_path / "card")
+    (run.data / (JOURNAL + ".seq")).write_bytes(os.urandom(64))
+    again = run.again()
+    assert {k: again.core.table.referee.snapshot()[k] for k in KEYS} == shown
+    assert any("seq mark" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    limit = int(again.core.journal.meta["seq_limit"])
+    assert again.core.table.seq == limit, "not known how far seqs went: after the reservation"
+    again.close()
+
+
+def test_a_loss_once_said_is_kept_in_the_journal_not_said_again_from_the_mark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = played(tmp_path, recording=False)
+    run.kill(tmp_path / "card")
+    deleted_wal(run.data)
+    again = run.again()
+    assert "reserved to" in (rebuild_link(again) or {})["reason"]
+    again.commit()
+    again.sync()
+    again.close()
+    third = run.again()
+    link = rebuild_link(third)
+    assert link is not None and not link["up"] and link["reason"].count("reserved to") == 1
+    limit = int(third.core.journal.meta["seq_limit"])
+    assert third.core.table.seq < limit, "not damaged again: seq goes on where it was"
+    third.close()
