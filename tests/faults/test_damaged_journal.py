@@ -278,6 +278,22 @@ def test_a_restart_on_a_full_disk_says_it_has_less_than_it_published_and_reuses_
         again.commit()  # as the shell does: the full disk takes nothing, the table goes on
         again.close()
         filler.unlink()
+        third = run.again()  # room again: still said, until a new match
+        link = rebuild_link(third)
+        assert link is not None and not link["up"] and "could not hold" in link["reason"]
+        third.commit()
+        third.sync()
+        third.close()
+        fourth = run.again()  # a new match: the loss is behind it, for good
+        assert rebuild_link(fourth) is not None
+        fourth.step({"t": fourth.core.last_t + 1, "request": "new_match", "payload": {
+            "game": "ten-ball", "players": ["Ann", "Bob"], "transaction": "n2"}})
+        fourth.commit()
+        fourth.sync()
+        fourth.close()
+        fifth = run.again()
+        assert rebuild_link(fifth) is None
+        fifth.close()
 
 
 def test_an_unreadable_tick_of_the_clock_is_found_not_needed_by_the_trace(tmp_path: Path) -> None:
