@@ -56,7 +56,6 @@ An edge older than what the table already took is still taken at the table's tim
 from __future__ import annotations
 
 import dataclasses
-import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -85,7 +84,6 @@ from hardware.health import HealthMonitor, HealthRecord
 __all__ = ["HOLD_S", "JOURNAL_RETRY_S", "LAG", "REBUILD_LINK", "SEQ_RESERVE", "Commit",
            "Connected", "Input", "Recording", "Release", "Request", "SyncPoint", "TableCore"]
 
-log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -144,7 +142,7 @@ class TableCore:
         #: What the last run left undelivered (already journaled): the outbox's first messages.
         self.restored = journal.outbox()
         self.table = rebuild.new_table(config, self.health)
-        rebuild.feed(self.table, lines)
+        rebuild.replay(self.table, lines)
         self._told = ToldHealth(rebuild.found.told)
         journal.set_meta("boot", boot)
         journal.set_meta("clean", 0)

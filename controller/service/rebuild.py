@@ -216,8 +216,9 @@ class Rebuild:
             return None
         return line if isinstance(line, dict) and "trace" not in line else None
 
-    def feed(self, table: Table, lines: Sequence[dict[str, Any]]) -> None:
-        """Feeds the inputs to ``table``, remembers the kept answers and resumes numbering."""
+    def replay(self, table: Table, lines: Sequence[dict[str, Any]]) -> None:
+        """Replays the inputs into ``table`` (``feed``), remembers the kept answers and resumes
+        numbering."""
         journal, found = self.journal, self.found
         for n, line in enumerate(lines, start=1):
             if "tick" in line:
