@@ -32,6 +32,7 @@ how far seqs are reserved and whether the last run published what the database d
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -41,6 +42,8 @@ from typing import Any
 
 from controller.errors import ControllerError
 from controller.service.seqmark import MarkError, SeqMark
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -184,15 +187,20 @@ class Journal:
                 for i, t, p, r, q, e, c in rows]
 
     def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the kept answers of compacted transactions that can be read, oldest first."""
+        """Returns the kept answers of compacted transactions that can be read, oldest first
+        (each one that cannot is logged and left out)."""
         out = []
-        for tx, name, resp in self._select("SELECT tx, name, response FROM answers ORDER BY n"):
+        for n, tx, name, resp in self._select(
+                "SELECT n, tx, name, response FROM answers ORDER BY n"):
             try:
                 response = json.loads(resp)
             except ValueError:
-                continue
+                response = None
             if isinstance(response, dict):
                 out.append((tx, name, response))
+            else:
+                log.error("the journal's answer %d (transaction %r) cannot be read: left out;"
+                          " a resend of it is applied again", n, tx)
         return out
 
     # ------------------------------------------------------------------ noting writes

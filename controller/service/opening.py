@@ -15,7 +15,7 @@ from pathlib import Path
 from controller.pipeline.trace import TraceWriter
 from controller.service.config import Config
 from controller.service.core import TableCore
-from controller.service.journal import Journal, JournalDamaged
+from controller.service.journal import Journal, JournalDamaged, JournalError
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,13 @@ def open_journal(config: Config) -> tuple[Journal, str | None]:
         if journal is not None:
             journal.abandon()
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        for suffix in ("", "-wal", "-shm"):
-            old = path.with_name(path.name + suffix)
-            if old.exists():
-                old.rename(old.with_name(f"{path.name}.damaged-{stamp}{suffix}"))
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                old = path.with_name(path.name + suffix)
+                if old.exists():
+                    old.rename(old.with_name(f"{path.name}.damaged-{stamp}{suffix}"))
+        except OSError as moving:
+            raise JournalError(f"{exc}; and it cannot be moved aside: {moving}") from moving
         why = f"{exc}; moved aside as {path.name}.damaged-{stamp}"
         log.error("%s: starting a new journal, recovering from the trace", why)
         return Journal(path, sync=config.journal.sync), why

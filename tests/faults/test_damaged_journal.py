@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from controller.service import durability
-from controller.service.journal import Journal
+from controller.service.journal import Journal, JournalError
 from controller.service.opening import last_session
 from tests.broker import Broker
 from tests.faults.test_power_cut import KEYS, recorded_match
@@ -379,3 +379,33 @@ def test_a_loss_once_said_is_kept_in_the_journal_not_said_again_from_the_mark(
     limit = int(third.core.journal.meta["seq_limit"])
     assert third.core.table.seq < limit, "not damaged again: seq goes on where it was"
     third.close()
+
+
+def test_a_kept_answer_not_json_is_logged_and_left_out_never_a_traceback(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    run = played(tmp_path)
+    run.play([("new_match", {"game": "ten-ball", "players": ["Cy", "Di"], "transaction": "n2"})])
+    run.stepper.close()  # the first match's answers kept without their inputs
+    db = sqlite3.connect(run.data / JOURNAL)
+    assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] > 1
+    db.execute("UPDATE answers SET response = '{\"status\": \"o' WHERE n = 1")
+    db.commit()
+    db.close()
+    again = run.again()
+    assert [p["name"] for p in again.core.table.referee.snapshot()["players"]] == ["Cy", "Di"]
+    assert any("answer 1" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    again.close()
+
+
+def test_a_damaged_database_that_cannot_be_moved_aside_is_a_specific_refusal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = played(tmp_path)
+    run.stepper.close()
+    truncated_db(run.data)
+
+    def refuse(self: Path, target: Path) -> Path:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "rename", refuse)
+    with pytest.raises(JournalError, match="malformed.*cannot be moved aside"):
+        run.again()
