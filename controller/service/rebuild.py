@@ -287,11 +287,11 @@ class Rebuild:
         if found.lines:
             log.info("resumed from the journal: %d inputs, match %s, seq %d", len(found.lines),
                      table.match_id, table.seq)
-        if trace is not None:
-            trace.header["resumed"] = len(found.lines)
-            for line in found.lines:  # each session's trace replays from the match's start
-                if "tick" not in line:
-                    trace.write(line)
+        if trace is not None:  # each session's trace replays from the match's start
+            replayed = [line for line in found.lines if "tick" not in line]
+            trace.header["resumed"] = len(replayed)  # the lines that replay it (no ticks)
+            for line in replayed:
+                trace.write(line)
         lost = journal.meta.get("lost", "")
         if lost:
             return LinkChanged(0.0, REBUILD_LINK, False,

@@ -409,3 +409,24 @@ def test_a_damaged_database_that_cannot_be_moved_aside_is_a_specific_refusal(
     monkeypatch.setattr(Path, "rename", refuse)
     with pytest.raises(JournalError, match="malformed.*cannot be moved aside"):
         run.again()
+
+
+def test_a_sessions_trace_header_counts_the_lines_that_replay_the_match_ticks_left_out(
+        tmp_path: Path) -> None:
+    run = Run(tmp_path / "data")
+    run.play(recorded_match()[:1])
+    s = run.stepper
+    for dt, ch, v in ((0.0, "cushion.f", 1), (0.01, "cushion.f", 0), (0.2, "beam.fl", 1),
+                      (0.23, "beam.fl", 0)):
+        s.step({"t": 20.0 + dt, "ch": ch, "v": v})
+    s.settle(25.0)
+    s.commit()
+    s.close()
+    journal = Journal(run.data / JOURNAL)
+    assert any("tick" in line for line in journal.inputs()), "the clock ruled the shot"
+    journal.close()
+    again = run.again()
+    again.close()
+    newest = sorted((run.data / "traces").glob("trace-*.jsonl"))[-1].read_text().splitlines()
+    header = json.loads(newest[0])
+    assert header["resumed"] == len(newest) - 1 == 5  # new_match and the shot's four edges
