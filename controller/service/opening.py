@@ -1,6 +1,7 @@
 """Opening a table's core: the I/O ``TableCore`` does not do. Builds the journal (a database that
-cannot be read is moved aside, kept for a look, and replaced by an empty one), reads the last
-trace session to check the journal against, makes the trace writer and reads this boot's id.
+SQLite cannot read is moved aside, kept for a look, and the table rebuilt on an empty one),
+reads the last trace session to check the journal against, makes the trace writer and reads
+this boot's id.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from controller.pipeline.trace import TraceWriter
 from controller.service.config import Config
@@ -37,31 +39,20 @@ def boot_id() -> str:
         return ""
 
 
-def open_journal(config: Config) -> tuple[Journal, str | None]:
-    """Returns the table's journal and, when its database could not be read and was moved
-    aside for a new one, why. Raises JournalError when it cannot be opened at all."""
-    path = config.data / "journal.sqlite3"
-    journal: Journal | None = None
+def move_aside(path: Path, exc: JournalDamaged) -> str:
+    """Moves a journal's database that cannot be read (and its log) aside, kept for a look;
+    returns why, and where it went. Raises JournalError if it cannot be moved."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
-        journal = Journal(path, sync=config.journal.sync)
-        journal.rows()  # every row readable by SQLite (a bad JSON row is the rebuild's)
-        journal.answers()
-        journal.outbox()
-        return journal, None
-    except JournalDamaged as exc:
-        if journal is not None:
-            journal.abandon()
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        try:
-            for suffix in ("", "-wal", "-shm"):
-                old = path.with_name(path.name + suffix)
-                if old.exists():
-                    old.rename(old.with_name(f"{path.name}.damaged-{stamp}{suffix}"))
-        except OSError as moving:
-            raise JournalError(f"{exc}; and it cannot be moved aside: {moving}") from moving
-        why = f"{exc}; moved aside as {path.name}.damaged-{stamp}"
-        log.error("%s: starting a new journal, recovering from the trace", why)
-        return Journal(path, sync=config.journal.sync), why
+        for suffix in ("", "-wal", "-shm"):
+            old = path.with_name(path.name + suffix)
+            if old.exists():
+                old.rename(old.with_name(f"{path.name}.damaged-{stamp}{suffix}"))
+    except OSError as moving:
+        raise JournalError(f"{exc}; and it cannot be moved aside: {moving}") from moving
+    why = f"{exc}; moved aside as {path.name}.damaged-{stamp}"
+    log.error("%s: starting a new journal, recovering from the trace", why)
+    return why
 
 
 def last_session(directory: Path, limit: int = TRACE_READ_BYTES) -> list[str]:
@@ -118,9 +109,18 @@ def open_core(config: Config, *, clock: Callable[[], float] = time.monotonic,
 
     ``clock`` is the host's monotonic clock, ``wall`` its wall clock, ``boot`` this boot's id
     (``boot_id()`` when None). Raises JournalError when the journal cannot be opened."""
-    journal, replaced = open_journal(config)
+    path = config.data / "journal.sqlite3"
     traces = config.data / "traces"
     traced = last_session(traces) if traces.is_dir() else []
-    return TableCore(config, journal, trace=trace_writer(config), traced=traced,
-                     replaced=replaced, clock=clock, wall=wall,
-                     boot=boot_id() if boot is None else boot)
+    kw: dict[str, Any] = {"traced": traced, "clock": clock, "wall": wall,
+                          "boot": boot_id() if boot is None else boot}
+    journal: Journal | None = None
+    try:
+        journal = Journal(path, sync=config.journal.sync)
+        return TableCore(config, journal, trace=trace_writer(config), **kw)
+    except JournalDamaged as exc:  # SQLite cannot read it (a bad JSON row is the rebuild's)
+        if journal is not None:
+            journal.abandon()
+        replaced = move_aside(path, exc)
+    return TableCore(config, Journal(path, sync=config.journal.sync), trace=trace_writer(config),
+                     replaced=replaced, **kw)
