@@ -141,7 +141,7 @@ class TableCore:
                                     publish_interval_s=config.health.publish_interval_s)
         #: What the last run left undelivered (already journaled): the outbox's first messages.
         self.restored = journal.outbox()
-        self.table = rebuild.new_table(config, self.health)
+        self.table = rebuild.new_table(config, self.health, wall())
         rebuild.replay(self.table, lines)
         self._told = ToldHealth(rebuild.found.told)
         journal.set_meta("boot", boot)

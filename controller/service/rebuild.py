@@ -131,12 +131,13 @@ class Rebuild:
         self.replaced = replaced
         self.found = Rebuilt()
 
-    def new_table(self, config: Config, health: HealthMonitor) -> Table:
-        """Returns the table to rebuild: its matches numbered on from the journal's."""
+    def new_table(self, config: Config, health: HealthMonitor, wall: float) -> Table:
+        """Returns the table to rebuild: its matches numbered on from the journal's (a new
+        journal's match ids start with the date of ``wall``, the wall clock's time now)."""
         meta = self.journal.meta
         prefix = meta.get("prefix")
         if prefix is None:
-            prefix = "m-" + datetime.now(UTC).strftime("%Y%m%d")
+            prefix = "m-" + datetime.fromtimestamp(wall, UTC).strftime("%Y%m%d")
             self.journal.set_meta("prefix", prefix)
         return Table(fusion=config.fusion_settings(), match_id=lambda n: f"{prefix}-{n}",
                      matches=int(meta.get("matches_before", "0")), health=health,

@@ -109,3 +109,12 @@ def test_the_core_runs_on_a_journal_in_memory_with_no_files() -> None:
     assert core.commit().written and core.idle_for() > 0
     core.close()
     assert not nowhere.exists(), "the core made its data directory: I/O of its own"
+
+
+def test_a_new_journals_match_ids_carry_the_date_of_the_injected_wall_clock() -> None:
+    core = TableCore(core_config(MEMORY.parent / "nowhere"), Journal(MEMORY), clock=FakeClock(1.0),
+                     wall=FakeClock(1.8e9), boot="b")  # 2027-01-15 UTC
+    core.start()
+    core.handle(Request("new_match", dict(NEW_MATCH)))
+    assert core.table.match_id == "m-20270115-1"
+    core.close()
