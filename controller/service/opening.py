@@ -111,7 +111,8 @@ def open_core(config: Config, *, clock: Callable[[], float] = time.monotonic,
     (``boot_id()`` when None). Raises JournalError when the journal cannot be opened."""
     path = config.data / "journal.sqlite3"
     traces = config.data / "traces"
-    traced = last_session(traces) if traces.is_dir() else []
+    # traces left from when recording was on are not this journal's: not compared
+    traced = last_session(traces) if config.recording.enabled and traces.is_dir() else []
     kw: dict[str, Any] = {"traced": traced, "clock": clock, "wall": wall,
                           "boot": boot_id() if boot is None else boot}
     journal: Journal | None = None

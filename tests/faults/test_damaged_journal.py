@@ -430,3 +430,19 @@ def test_a_sessions_trace_header_counts_the_lines_that_replay_the_match_ticks_le
     newest = sorted((run.data / "traces").glob("trace-*.jsonl"))[-1].read_text().splitlines()
     header = json.loads(newest[0])
     assert header["resumed"] == len(newest) - 1 == 5  # new_match and the shot's four edges
+
+
+def test_traces_left_from_when_recording_was_on_are_not_taken_for_the_journals(
+        tmp_path: Path) -> None:
+    run = played(tmp_path)  # recorded
+    run.stepper.close()
+    old = Run(tmp_path / "data", recording=False)  # recording off since: a new match
+    old.play([("new_match", {"game": "ten-ball", "players": ["Cy", "Di"], "transaction": "n2"})])
+    old.kill(tmp_path / "card")
+    for name in FILES[:3]:  # the database and its log gone; the seq mark left
+        (old.data / name).unlink(missing_ok=True)
+    again = old.again()
+    assert again.core.table.referee.snapshot()["players"] == [], "the old trace's match came back"
+    link = rebuild_link(again)
+    assert link is not None and not link["up"]
+    again.close()
