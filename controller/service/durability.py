@@ -92,7 +92,7 @@ class Durability:
             batch = self._unwritten.then(batch)
             if self._mono() < self._retry_at:
                 self._unwritten = batch
-                return self._from_memory(seq)
+                return self._from_memory()
         if batch:
             try:
                 journal.write(batch)
@@ -103,7 +103,7 @@ class Durability:
                 self.error = str(exc)
                 self._unwritten = batch
                 self._retry_at = self._mono() + JOURNAL_RETRY_S
-                return self._from_memory(seq)
+                return self._from_memory()
             self._written_upto = self.last_out
             if self._unwritten is not None:
                 log.warning("the journal is written again (%d inputs kept in memory meanwhile)",
@@ -119,13 +119,11 @@ class Durability:
             release = Release()
         return Commit(release, bool(batch))
 
-    def _from_memory(self, seq: int) -> Commit:
+    def _from_memory(self) -> Commit:
         """Releases everything made, the journal not holding it: first the seq mark says so
-        (and reserves past ``seq``), so a restart never gives a published seq again."""
+        (its reservation, ``commit`` keeps ahead of the seqs given out), so a restart never
+        gives a published seq again."""
         journal = self.journal
-        if seq >= self.seq_limit - SEQ_RESERVE // 2:
-            self.seq_limit = seq + SEQ_RESERVE
-            journal.set_meta("seq_limit", self.seq_limit)
         journal.mark.reserve(self.seq_limit)
         journal.mark.fell_behind(True)
         try:
