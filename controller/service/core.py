@@ -150,6 +150,7 @@ class TableCore:
         self.durability.last_out = max((o.id for o in self.restored), default=0)
         self._last_input = 0  # the journal id of the last input noted
         self._shot_ended = False  # a message made since the input began ended a shot
+        self._unrecorded: list[dict[str, Any]] = []  # inputs for the trace, after the commit
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
 
@@ -325,7 +326,15 @@ class TableCore:
     def _record(self, line: dict[str, Any]) -> None:
         self._last_input = self.journal.add_input(line)
         if self.trace is not None:
-            self.trace.write(line)
+            self._unrecorded.append(line)
+
+    def _record_trace(self) -> None:
+        """Writes to the trace the inputs since the last commit: after the journal took them
+        (or could not), so that a trace holding more than its journal is a damaged journal."""
+        if self.trace is not None:
+            for line in self._unrecorded:
+                self.trace.write(line)
+        self._unrecorded.clear()
 
     def _outgoing(self, messages: list[Message],
                   reply: tuple[str, bytes | None] | None = None) -> list[Outgoing]:
@@ -341,8 +350,10 @@ class TableCore:
         """Writes what the inputs since the last commit did, in one transaction (no wait for
         the disk); returns what may be released now (``Durability.commit``: a journal that
         cannot be written, ``journal_error`` says why)."""
-        return self.durability.commit(self.table.seq, {"last_t": repr(self.time.last_t),
+        done = self.durability.commit(self.table.seq, {"last_t": repr(self.time.last_t),
                                                        "wall": repr(self._wall())})
+        self._record_trace()
+        return done
 
     def sync_point(self) -> SyncPoint:
         """Returns what a sync starting now covers (take it just before ``sync``)."""
@@ -366,7 +377,10 @@ class TableCore:
         """Closes the recording and the journal (writes and syncs what is noted), marking the
         stop clean; what the journal cannot take (a full disk) is lost, with a log line.
         Raises JournalError if a sync fails."""
-        if self.trace is not None:
-            self.trace.close()
         self.journal.set_meta("clean", 1)
-        self.durability.close()
+        try:
+            self.durability.close()
+        finally:
+            self._record_trace()
+            if self.trace is not None:
+                self.trace.close()

@@ -446,3 +446,15 @@ def test_traces_left_from_when_recording_was_on_are_not_taken_for_the_journals(
     link = rebuild_link(again)
     assert link is not None and not link["up"]
     again.close()
+
+
+def test_a_kill_between_inputs_and_their_commit_is_no_damage_the_trace_waits_for_the_journal(
+        tmp_path: Path) -> None:
+    run = played(tmp_path)
+    s = run.stepper
+    for n in range(400):  # more than the trace file's buffer holds, none of it committed
+        s.step({"t": 100.0 + n * 0.05, "ch": "cushion.f", "v": (n + 1) % 2})
+    run.kill(tmp_path / "card")
+    again = run.again()
+    assert rebuild_link(again) is None, "a trace ahead of its journal taken for damage"
+    again.close()
