@@ -29,8 +29,9 @@ the lagging clock of the table, the hold while a source is down), the release po
 (``controller.service.durability``: what may leave before the sync, seq reservation, a journal
 that cannot be written), sensor health's timing (``controller.service.health_timing``) and
 the rebuild from the journal (``controller.service.rebuild``: checked against the trace and
-the seq mark). The core wires them: every input is noted in the journal (and the trace)
-before the messages it caused.
+the seq mark); ``controller.service.recorder`` notes each input in the journal and, after the
+commit, in the trace; ``controller.service.outgoing`` makes messages deliveries. The core wires
+them: every input is noted in the journal before the messages it caused.
 
 **Where things go.**
 
@@ -76,7 +77,8 @@ from controller.service.durability import (
 from controller.service.health_timing import HealthTiming, ToldHealth
 from controller.service.journal import Journal, Outgoing
 from controller.service.outgoing import Deliveries
-from controller.service.rebuild import REBUILD_LINK, Rebuild, Recording
+from controller.service.rebuild import REBUILD_LINK, Rebuild
+from controller.service.recorder import Recorder, Recording
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import HealthMonitor, HealthRecord
@@ -124,7 +126,7 @@ class TableCore:
         self.config = config
         self.base = config.base
         self.journal = journal
-        self.trace = trace
+        self._recorder = Recorder(journal, trace)
         self._mono = clock
         self._wall = wall
         self._deliveries = Deliveries(journal, self.base, {
@@ -150,7 +152,6 @@ class TableCore:
         self.durability.last_out = max((o.id for o in self.restored), default=0)
         self._last_input = 0  # the journal id of the last input noted
         self._shot_ended = False  # a message made since the input began ended a shot
-        self._unrecorded: list[dict[str, Any]] = []  # inputs for the trace, after the commit
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
 
@@ -324,17 +325,7 @@ class TableCore:
         return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
 
     def _record(self, line: dict[str, Any]) -> None:
-        self._last_input = self.journal.add_input(line)
-        if self.trace is not None:
-            self._unrecorded.append(line)
-
-    def _record_trace(self) -> None:
-        """Writes to the trace the inputs since the last commit: after the journal took them
-        (or could not), so that a trace holding more than its journal is a damaged journal."""
-        if self.trace is not None:
-            for line in self._unrecorded:
-                self.trace.write(line)
-        self._unrecorded.clear()
+        self._last_input = self._recorder.note(line)
 
     def _outgoing(self, messages: list[Message],
                   reply: tuple[str, bytes | None] | None = None) -> list[Outgoing]:
@@ -352,7 +343,7 @@ class TableCore:
         cannot be written, ``journal_error`` says why)."""
         done = self.durability.commit(self.table.seq, {"last_t": repr(self.time.last_t),
                                                        "wall": repr(self._wall())})
-        self._record_trace()
+        self._recorder.committed()
         return done
 
     def sync_point(self) -> SyncPoint:
@@ -370,8 +361,7 @@ class TableCore:
 
     def flush_recording(self) -> None:
         """Flushes the recording (a convenience, not the journal: after the release)."""
-        if self.trace is not None:
-            self.trace.flush()
+        self._recorder.flush()
 
     def close(self) -> None:
         """Closes the recording and the journal (writes and syncs what is noted), marking the
@@ -381,6 +371,4 @@ class TableCore:
         try:
             self.durability.close()
         finally:
-            self._record_trace()
-            if self.trace is not None:
-                self.trace.close()
+            self._recorder.close()

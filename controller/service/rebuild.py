@@ -29,12 +29,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
 from controller.service.config import Config
 from controller.service.journal import Journal
+from controller.service.recorder import Recording
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import Health, HealthMonitor
 
@@ -301,14 +302,3 @@ class Rebuild:
             return LinkChanged(0.0, REBUILD_LINK, True,
                                "the journal was damaged; recovered " + "; ".join(found.recovered))
         return None
-
-
-class Recording(Protocol):
-    """Where the session's inputs are recorded (``controller.pipeline.trace.TraceWriter``)."""
-
-    header: dict[str, Any]
-
-    def write(self, line: dict[str, Any]) -> None: ...
-    def flush(self) -> None: ...
-    def close(self) -> None: ...
-
