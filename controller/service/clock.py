@@ -36,27 +36,40 @@ MAX_AWAY_S = 86400.0
 
 class Holds:
     """The sources that went down, each with the time its data is complete to, and the sensor
-    edges later than the earliest of those, waiting in time order."""
+    edges later than the earliest of those, waiting in time order; and the sources whose hold
+    was given up (``late``): what they kept still comes with its own times, whenever it comes."""
 
     def __init__(self) -> None:
         self._until: dict[str, float] = {}  # a source that went down -> its data complete to
         self._back: set[str] = set()  # sources back up: their holds lift at the next lift()
         self._waiting: list[SensorEvent] = []
+        self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
+        self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
+        self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
 
     def until(self) -> float:
         """Returns the time the table's clock may not pass (inf when nothing is held)."""
         return min(self._until.values(), default=math.inf)
 
-    def down(self, source: str, t: float) -> None:
-        """A sensor source went down, its data complete to ``t`` (an earlier hold stays)."""
+    def down(self, source: str, t: float, channels: tuple[str, ...]) -> None:
+        """A sensor source carrying ``channels`` went down, its data complete to ``t`` (an
+        earlier hold stays)."""
+        self._carried[source] = channels
         self._until.setdefault(source, t)
         self._back.discard(source)
 
-    def up(self, source: str) -> None:
-        """A source is back up: its hold lifts at the next ``lift``, once the edges it kept
-        (queued right behind its news) are in."""
+    def up(self, source: str, up: bool = True) -> None:
+        """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
+        once the edges it kept (queued right behind its news) are in; a late source is no
+        longer late then."""
         if source in self._until:
             self._back.add(source)
+        elif up and source in self._late:
+            self._late_back.add(source)
+
+    def is_late(self, channel: str) -> bool:
+        """Returns whether ``channel`` is carried by a source whose hold was given up."""
+        return any(channel in channels for channels in self._late.values())
 
     def wait(self, ev: SensorEvent) -> None:
         """Keeps an edge later than the hold until the hold lifts."""
@@ -68,11 +81,16 @@ class Holds:
         for source in self._back:
             self._until.pop(source, None)
         self._back.clear()
+        for source in self._late_back:
+            self._late.pop(source, None)
+        self._late_back.clear()
         for source, held in list(self._until.items()):
             if everything or held < given_up:
                 if not everything:
                     log.warning("sensor source %s is still down (data to %.3f): the table's "
                                 "clock goes on without it", source, held)
+                    # what it kept still comes with its own times (``at``), whenever it comes
+                    self._late[source] = self._carried.get(source, ())
                 del self._until[source]
         hold = self.until()
         cut = bisect.bisect_right(self._waiting, hold, key=lambda e: e.t)

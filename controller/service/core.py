@@ -51,12 +51,21 @@ table's clock there (``clock.Holds``): no timer falls due, requests are taken at
 time, and sensor edges later than the hold wait, to come in with their own times, in time
 order, when the hold lifts (the tick after the source is back, with what it kept queued
 behind its ``LinkChanged``). Fusion then rules what they show as if they had come on time.
-An edge older than what the table already took is still taken at the table's time.
+An edge older than what the table already took is still taken at the table's time; one from a
+source whose hold was given up keeps its own time as well (``SensorEvent.at``): fusion takes
+it at that time, so a drop it shows is published with its time and corrects the shot it fell
+in (its pocket's question is answered by it), however late the source is back. A source back
+with another boot id than it went down with (a board that restarted: what it had not sent is
+gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is told so
+(``Health.GAP``, ``health_timing.ToldHealth``) until that shot is ruled: what they see counts,
+and the referee is asked about the rest. The same goes for the channels a source names as
+having lost edges (``EventsLost.channels``: a board's full buffer) while a shot is open.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -81,10 +90,12 @@ from controller.service.rebuild import REBUILD_LINK, Rebuild
 from controller.service.recorder import Recorder, Recording
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import HealthMonitor, HealthRecord
+from hardware.health import DataGap, EventsLost, HealthMonitor, HealthRecord
 
 __all__ = ["HOLD_S", "JOURNAL_RETRY_S", "LAG", "REBUILD_LINK", "SEQ_RESERVE", "Commit",
            "Connected", "Input", "Recording", "Release", "Request", "SyncPoint", "TableCore"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,19 +218,25 @@ class TableCore:
         return out + self._shot_health(self.now())
 
     def _shot_health(self, now: float) -> list[Outgoing]:
-        """Tells health that a shot ended (and the next began) when one did since the input."""
+        """When a shot was ruled since the input: sensor health counts it, and the channels
+        of a data gap are told as they are again (the gap was that shot's)."""
         if not self._shot_ended:
             return []
-        return self._health(self.health.shot_ended() + self.health.shot_started(), now)
+        return self._health(self.health.shot_ended() + self.health.shot_started(), now,
+                            channels=self._told.shot_over())
 
     def _sensor(self, item: SensorEvent) -> list[Outgoing]:
-        """One sensor edge (``t`` on the service's clock) into the journal, table and health."""
+        """One sensor edge (``t`` on the service's clock) into the journal, table and health;
+        one from a source whose hold was given up keeps its own time (``at``)."""
         t = self.time.at(item.t)
-        ev = dataclasses.replace(item, t=t)
+        late = item.t < t and self.time.holds.is_late(item.ch)
+        ev = dataclasses.replace(item, t=t, at=round(item.t, 6) if late else None)
         self.time.took(t)
         self._record(ev.to_json())
         out = self._outgoing(self.table.sensor(ev))
-        records = self.health.feed(ev)
+        # sensor health judges now, not then: a late edge is news to it at the table's time
+        records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None)
+                                   if late else ev)
         if records or self._told.differs(self.health, ev.ch):
             out += self._health(records, t, channels=(ev.ch,))
         return out
@@ -230,10 +247,18 @@ class TableCore:
         holds = self.time.holds
         t = self.time.at(min(self.time.host(item.t), self.time.lagging(), holds.until()))
         if not item.up and item.channels:  # a sensor source (the broker's link carries none)
-            holds.down(item.source, t)
+            holds.down(item.source, t, item.channels)
         else:
-            holds.up(item.source)
-        return self._health(self.health.feed(dataclasses.replace(item, t=t)), t, publish=True)
+            holds.up(item.source, item.up)
+        records = self.health.feed(dataclasses.replace(item, t=t))
+        for gap in records:
+            if isinstance(gap, DataGap) and self.table.fusion.open_shot:
+                # what it saw since it went down is lost: the shot goes to the referee
+                log.warning("sensor source %s restarted while down (data to %.3f lost): the "
+                            "referee is asked about its channels in the shot in play",
+                            item.source, gap.since)
+                self._told.gaps.update(gap.channels)
+        return self._health(records, t, publish=True)
 
     def _lift(self, everything: bool = False) -> list[Outgoing]:
         """Lifts the holds that may lift; lets in the edges that waited, in time order."""
@@ -290,7 +315,10 @@ class TableCore:
             if backend is not None:
                 records += self.health.note_stats(backend.name, backend.stats())
             due = self._timing.publish_due(mono, bool(records))
-            out += self._health(records, now, publish=due)
+            lost = [ch for r in records if isinstance(r, EventsLost) for ch, _ in r.channels]
+            if lost and self.table.fusion.open_shot:  # edges a source lost: asked, not guessed
+                self._told.gaps.update(lost)
+            out += self._health(records, now, publish=due, channels=lost)
         return out + self._shot_health(now)
 
     def idle_for(self) -> float:

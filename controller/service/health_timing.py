@@ -43,14 +43,36 @@ class HealthTiming:
 
 
 class ToldHealth:
-    """What fusion was told of each channel's health (``ok`` unless told otherwise)."""
+    """What fusion was told of each channel's health (``ok`` unless told otherwise), and the
+    channels of a data gap in the shot in play (``gaps``: a source that restarted while down,
+    or named edges it lost): fusion has them as ``GAP`` while they work, until that shot is
+    over (``shot_over``)."""
 
     def __init__(self, told: dict[str, Health] | None = None) -> None:
         self._told = dict(told or {})
+        self.gaps: set[str] = set()
+
+    def __len__(self) -> int:
+        """Returns how many channels fusion was told of (``benchmarks.leaks`` watches it)."""
+        return len(self._told)
+
+    def state(self, monitor: HealthMonitor, channel: str) -> Health:
+        """Returns the state fusion is to have of a channel: sensor health's, except that a
+        channel of a data gap, working again, is ``GAP`` until the shot it fell in is over."""
+        try:
+            state = monitor.state(channel)
+        except KeyError:  # a channel no event came from yet (one a source named as losing)
+            state = Health.OK
+        return Health.GAP if channel in self.gaps and state is Health.OK else state
+
+    def shot_over(self) -> list[str]:
+        """The shot was ruled: returns the channels of its data gaps, no longer gaps."""
+        gaps, self.gaps = sorted(self.gaps), set()
+        return gaps
 
     def differs(self, monitor: HealthMonitor, channel: str) -> bool:
-        """Returns whether the monitor's state of ``channel`` is not what fusion was told."""
-        return self._told.get(channel, Health.OK) is not monitor.state(channel)
+        """Returns whether the state fusion is to have of ``channel`` is not what it was told."""
+        return self._told.get(channel, Health.OK) is not self.state(monitor, channel)
 
     def news(self, monitor: HealthMonitor, records: Iterable[HealthRecord],
              channels: Iterable[str] = ()) -> dict[str, Health]:
@@ -59,7 +81,7 @@ class ToldHealth:
         named = [r.channel for r in records if isinstance(r, SensorFaulted | SensorRecovered)]
         changed: dict[str, Health] = {}
         for channel in dict.fromkeys([*named, *channels]):
-            state = monitor.state(channel)
+            state = self.state(monitor, channel)
             if self._told.get(channel, Health.OK) is not state:
                 changed[channel] = self._told[channel] = state
         return changed

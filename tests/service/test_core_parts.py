@@ -36,7 +36,7 @@ def test_the_clock_resumes_after_inputs_the_journal_meta_lost() -> None:
 
 def test_a_hold_keeps_later_edges_until_the_source_is_back() -> None:
     holds = Holds()
-    holds.down("board-a", 10.0)
+    holds.down("board-a", 10.0, ("beam.fl",))
     assert holds.until() == 10.0
     holds.wait(SensorEvent(12.0, "beam.fl", 1))
     holds.wait(SensorEvent(11.0, "beam.fr", 1))
@@ -48,7 +48,7 @@ def test_a_hold_keeps_later_edges_until_the_source_is_back() -> None:
 
 def test_a_source_down_too_long_is_given_up() -> None:
     holds = Holds()
-    holds.down("board-a", 10.0)
+    holds.down("board-a", 10.0, ("beam.fl",))
     holds.wait(SensorEvent(30.0, "beam.fl", 1))
     assert [e.t for e in holds.lift(given_up=25.0)] == [30.0]
 
@@ -57,7 +57,7 @@ def test_the_lagging_clock_is_held_and_never_before_the_last_input() -> None:
     mono = FakeClock(100.0)
     clock = ServiceClock(mono)
     assert clock.now() == round(100.0 - LAG, 6)
-    clock.holds.down("board-a", 90.0)
+    clock.holds.down("board-a", 90.0, ("beam.fl",))
     assert clock.now() == 90.0
     clock.took(95.0)
     assert clock.now() == 95.0
