@@ -24,11 +24,15 @@ and ``outbox`` still holds what the broker has not acknowledged.
 With ``sync = "normal"`` nothing waits for the disk (only checkpoints sync it): a power cut
 may take back the last transactions, never leave a half-written one.
 
+Beside the database, the **seq mark** (``journal.mark``: ``controller.service.seqmark``) says
+how far seqs are reserved and whether the last run published what the database does not hold;
+``sync()`` writes it after the log.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -37,6 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
+from controller.service.seqmark import MarkError, SeqMark
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,10 +58,16 @@ CREATE TABLE IF NOT EXISTS answers (
 
 #: ``sync()`` checkpoints the write-ahead log into the database past this size.
 CHECKPOINT_BYTES = 4 << 20
+#: The path of a journal held in memory (tests): no files, no mark on disk.
+MEMORY = Path(":memory:")
 
 
 class JournalError(ControllerError, OSError):
     """The journal cannot be opened or written."""
+
+
+class JournalDamaged(JournalError):
+    """The journal's database cannot be read (a damaged file)."""
 
 
 @dataclass(slots=True)
@@ -106,8 +119,10 @@ class Journal:
     def __init__(self, path: Path, *, sync: str = "full") -> None:
         self.path = path
         self.sync_full = sync == "full"
+        self.in_memory = path == MEMORY
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.in_memory:
+                path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             # a commit does not wait for the disk: sync() does, in the background, and
@@ -121,8 +136,12 @@ class Journal:
             self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
             self._next_input = self._max("inputs") + 1
             self._next_out = self._max("outbox") + 1
+        except sqlite3.DatabaseError as exc:
+            raise JournalDamaged(f"cannot read the journal {path}: {exc}") from exc
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from exc
+        #: The seq mark beside the database.
+        self.mark = SeqMark(None if self.in_memory else path.with_name(path.name + ".seq"))
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
         self._writing = threading.Lock()  # one transaction at a time
         self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
@@ -135,22 +154,54 @@ class Journal:
         return int(value)
 
     # ------------------------------------------------------------------ reading
+    def _select(self, sql: str) -> list[tuple[Any, ...]]:
+        try:
+            return list(self._db.execute(sql))
+        except sqlite3.DatabaseError as exc:
+            raise JournalDamaged(f"cannot read the journal {self.path}: {exc}") from exc
+
+    def rows(self) -> list[tuple[int, str]]:
+        """Returns every journaled input as written, ``(id, text)``, oldest first. Raises
+        JournalDamaged if the database cannot be read."""
+        return [(int(n), str(line)) for n, line in self._select(
+            "SELECT id, line FROM inputs ORDER BY id")]
+
     def inputs(self) -> list[dict[str, Any]]:
-        """Returns every journaled input, oldest first."""
-        return [json.loads(line) for (line,) in self._db.execute(
-            "SELECT line FROM inputs ORDER BY id")]
+        """Returns every journaled input that reads as a JSON object, oldest first (the
+        rebuild reads ``rows`` and reports the others)."""
+        out = []
+        for _, text in self.rows():
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(line, dict):
+                out.append(line)
+        return out
 
     def outbox(self) -> list[Outgoing]:
         """Returns the messages not yet delivered, oldest first."""
-        rows = self._db.execute(
+        rows = self._select(
             "SELECT id, topic, payload, retain, qos, expiry, correlation FROM outbox ORDER BY id")
         return [Outgoing(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
                 for i, t, p, r, q, e, c in rows]
 
     def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """Returns the kept answers of compacted transactions, oldest first."""
-        return [(tx, name, json.loads(resp)) for tx, name, resp in self._db.execute(
-            "SELECT tx, name, response FROM answers ORDER BY n")]
+        """Returns the kept answers of compacted transactions that can be read, oldest first
+        (each one that cannot is logged and left out)."""
+        out = []
+        for n, tx, name, resp in self._select(
+                "SELECT n, tx, name, response FROM answers ORDER BY n"):
+            try:
+                response = json.loads(resp)
+            except ValueError:
+                response = None
+            if isinstance(response, dict):
+                out.append((tx, name, response))
+            else:
+                log.error("the journal's answer %d (transaction %r) cannot be read: left out;"
+                          " a resend of it is applied again", n, tx)
+        return out
 
     # ------------------------------------------------------------------ noting writes
     def add_input(self, line: dict[str, Any]) -> int:
@@ -186,6 +237,11 @@ class Journal:
     @property
     def pending(self) -> bool:
         return bool(self._pending)
+
+    @property
+    def next_input(self) -> int:
+        """Returns the id the next input noted will have."""
+        return self._next_input
 
     # ------------------------------------------------------------------ writing
     def take(self) -> Batch:
@@ -238,22 +294,31 @@ class Journal:
         checkpoints the write-ahead log once it is larger than CHECKPOINT_BYTES. Thread-safe
         with ``write``. Raises JournalError if it cannot."""
         with self._syncing:
-            try:
-                if self._wal_fd is None:
-                    try:
-                        self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
-                    except FileNotFoundError:
-                        return  # nothing written yet
-                if self.sync_full:
-                    os.fsync(self._wal_fd)
-                if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
-                    if self._checkpointer is None:
-                        self._checkpointer = sqlite3.connect(
-                            self.path, isolation_level=None, check_same_thread=False)
-                    # PASSIVE: copies what no reader needs, never blocks the writer
-                    self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except (OSError, sqlite3.Error) as exc:
-                raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
+            self._sync_log()
+            try:  # after the log: a mark never says less than the log holds
+                self.mark.write()
+            except MarkError as exc:
+                raise JournalError(str(exc)) from exc
+
+    def _sync_log(self) -> None:
+        if self.in_memory:
+            return
+        try:
+            if self._wal_fd is None:
+                try:
+                    self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+                except FileNotFoundError:
+                    return  # nothing written yet
+            if self.sync_full:
+                os.fsync(self._wal_fd)
+            if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
+                if self._checkpointer is None:
+                    self._checkpointer = sqlite3.connect(
+                        self.path, isolation_level=None, check_same_thread=False)
+                # PASSIVE: copies what no reader needs, never blocks the writer
+                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except (OSError, sqlite3.Error) as exc:
+            raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
 
     def abandon(self) -> None:
         """Closes the database without writing what is noted (when it cannot be written)."""
@@ -263,6 +328,7 @@ class Journal:
             if self._wal_fd is not None:
                 os.close(self._wal_fd)
                 self._wal_fd = None
+            self.mark.close()
             self._db.close()
 
     def close(self) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
-from controller.service.core import Connected, Release, Request, TableCore, wall_clock
+from controller.service.core import Connected, Release, Request
 from controller.service.journal import JournalError, Outgoing
 from controller.service.mqtt import (
     Incoming,
@@ -42,6 +42,7 @@ from controller.service.mqtt import (
     Refusal,
     cancel_and_wait,
 )
+from controller.service.opening import open_core, wall_clock
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from hardware.backend import SensorBackend
@@ -114,7 +115,7 @@ class Service:
         self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._stopping = asyncio.Event()
-        self.core = TableCore(config, clock=clock, wall=wall)
+        self.core = open_core(config, clock=clock, wall=wall)
         self.journal = self.core.journal
         self.health = self.core.health
         self._clock_synchronised = clock_synchronised
@@ -241,7 +242,7 @@ class Service:
         while True:
             item: _Input | None = None
             try:  # asyncio.timeout, not wait_for: no task per wait on the latency path
-                async with asyncio.timeout(core.wait()):
+                async with asyncio.timeout(core.idle_for()):
                     item = await self._queue.get()
             except TimeoutError:
                 pass
@@ -303,6 +304,9 @@ class Service:
         backend = self._make_backend()
         self._backend = backend
         self._publish(self.core.start())
+        rebuilt = self.core.rebuilt
+        if rebuilt is not None and not rebuilt.up:  # systemctl status says it too
+            notifier.status(f"the table {rebuilt.reason}")
         self._commit()
         try:
             async with backend, asyncio.TaskGroup() as tg:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import controller.service.core
+import controller.service.durability
 from controller.service.shell import Service
 from tests.broker import Broker
 from tests.faults.record import note
@@ -31,7 +31,7 @@ def journal_link(col: Collector) -> dict[str, Any] | None:
 
 async def test_a_full_disk_keeps_the_table_refereeing_and_loses_nothing_once_freed(
         tmp_path: Path, broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(controller.service.core, "JOURNAL_RETRY_S", 0.2)
+    monkeypatch.setattr(controller.service.durability, "JOURNAL_RETRY_S", 0.2)
     with small_filesystem(tmp_path / "fs", 2048) as fs:
         config = make_config(tmp_path, broker, data=str(fs / "data"))
         async with Collector(broker) as col:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from controller.service import core as core_module
+from controller.service import opening
 from controller.service.journal import Outgoing
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
@@ -109,7 +109,7 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
                 before = {s.payload["seq"]: s.payload for s in col.seen if "seq" in s.payload}
                 card.cut(service)
             card.restore()
-            monkeypatch.setattr(core_module, "boot_id", lambda: "the next boot")
+            monkeypatch.setattr(opening, "boot_id", lambda: "the next boot")
             seen = len(col.seen)
             factory = mock_factory()
             after = Service(service.config, backend=GpioBackend(PINS, pin_factory=factory))
@@ -170,7 +170,7 @@ async def test_a_request_lost_to_a_power_cut_was_never_answered_and_its_resend_a
                 answered_before_cut = [p for p in col.of("response/declare")]
                 card.cut(service)
             card.restore()
-            monkeypatch.setattr(core_module, "boot_id", lambda: "the next boot")
+            monkeypatch.setattr(opening, "boot_id", lambda: "the next boot")
             factory = mock_factory()
             after = Service(service.config, backend=GpioBackend(PINS, pin_factory=factory))
             try:
@@ -204,7 +204,7 @@ async def unsynced_cuts(tmp_path: Path, broker: Broker, monkeypatch: pytest.Monk
     at = set(rng.sample(range(1, len(reqs)), cuts))
     config = make_config(tmp_path, broker, journal={"sync": "full", "commit_interval_ms": 0})
     boots = itertools.count()
-    monkeypatch.setattr(core_module, "boot_id", lambda: f"boot-{next(boots)}")
+    monkeypatch.setattr(opening, "boot_id", lambda: f"boot-{next(boots)}")
     keep = tmp_path / "card"
     lost = 0  # requests the cut took back (the rest arrived after it, or were synced)
     async with Collector(broker, identifier="watcher", persistent=True) as col, \

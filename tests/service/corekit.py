@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.service.config import Config, validate
-from controller.service.core import LAG, Release, Request, TableCore
+from controller.service.core import LAG, Release, Request
 from controller.service.journal import Outgoing
 from controller.service.mqtt import Outbox
+from controller.service.opening import open_core
 from hardware.events import SensorEvent
 
 BASE = "billiards/club/t1"
@@ -54,7 +55,7 @@ class Stepper:
     sent: list[Outgoing] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.core = TableCore(self.config, clock=self.clock, wall=self.wall, boot=self.boot)
+        self.core = open_core(self.config, clock=self.clock, wall=self.wall, boot=self.boot)
         self.outbox = Outbox(self.core.journal, 1000)
         self.outbox.restore(self.core.restored)
 

@@ -361,6 +361,9 @@ function healthText(table) {
   if (!summary || typeof summary !== "object") return null;
   const faults = Object.entries(summary.faults || {});
   if (faults.length) return faults.map(([ch, s]) => `${ch} ${tOr("health", s)}`).join(", ");
+  // the table came back from a damaged journal with less than it had published (B/health)
+  const rebuild = table.health && table.health.links && table.health.links.rebuild;
+  if (rebuild && rebuild.up === false) return t("health.rebuild_lost");
   const down = Object.entries(summary.down || {});  // a board absent, busy, ...: its port and why
   if (down.length) return down.map(([source, why]) => `${source}: ${why || t("health.link_down")}`).join(", ");
   return summary.ok === false ? t("health.link_down") : null;

@@ -1,0 +1,167 @@
+"""The service's clock: ``offset + monotonic() × speed``, resumed across reboots, and the hold
+it keeps while a sensor source is down. No I/O: the host's clocks are injected.
+
+Inputs carry the service's clock (speed is 1 except for the simulator), kept increasing across
+restarts: after a reboot the monotonic clock starts again, and the offset is moved so that the
+clock resumes after the last journaled input (``resume``).
+
+The table's timers and sensor health run on ``now()``: the service's clock ``LAG`` behind (an
+edge still on its way is never older than a tick already taken), never before the last input,
+and held while a sensor source is down (``Holds``): a board unplugged keeps its edges and sends
+them, each with its own time, once it is back; until then no timer falls due past what it had
+confirmed, for up to ``HOLD_S``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import math
+from collections.abc import Callable, Mapping
+
+from hardware.events import SensorEvent
+
+log = logging.getLogger(__name__)
+
+#: Sensor edges reach the loop a little after they happen: the clock's ticks stay this far
+#: behind (seconds of host time) so an edge never arrives older than a tick already taken.
+LAG = 0.05
+#: The longest the table's clock holds for a sensor source that went down (a board unplugged
+#: keeps its edges and sends them, each with its own time, once it is back); after this the
+#: clock goes on without it (service seconds).
+HOLD_S = 10.0
+#: The longest a machine is taken to have been off between two runs (the wall clock may jump).
+MAX_AWAY_S = 86400.0
+
+
+class Holds:
+    """The sources that went down, each with the time its data is complete to, and the sensor
+    edges later than the earliest of those, waiting in time order; and the sources whose hold
+    was given up (``late``): what they kept still comes with its own times, whenever it comes."""
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}  # a source that went down -> its data complete to
+        self._back: set[str] = set()  # sources back up: their holds lift at the next lift()
+        self._waiting: list[SensorEvent] = []
+        self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
+        self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
+        self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
+
+    def until(self) -> float:
+        """Returns the time the table's clock may not pass (inf when nothing is held)."""
+        return min(self._until.values(), default=math.inf)
+
+    def down(self, source: str, t: float, channels: tuple[str, ...]) -> None:
+        """A sensor source carrying ``channels`` went down, its data complete to ``t`` (an
+        earlier hold stays)."""
+        self._carried[source] = channels
+        self._until.setdefault(source, t)
+        self._back.discard(source)
+
+    def up(self, source: str, up: bool = True) -> None:
+        """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
+        once the edges it kept (queued right behind its news) are in; a late source is no
+        longer late then."""
+        if source in self._until:
+            self._back.add(source)
+        elif up and source in self._late:
+            self._late_back.add(source)
+
+    def is_late(self, channel: str) -> bool:
+        """Returns whether ``channel`` is carried by a source whose hold was given up."""
+        return any(channel in channels for channels in self._late.values())
+
+    def wait(self, ev: SensorEvent) -> None:
+        """Keeps an edge later than the hold until the hold lifts."""
+        bisect.insort(self._waiting, ev, key=lambda e: e.t)
+
+    def lift(self, given_up: float, everything: bool = False) -> list[SensorEvent]:
+        """Lifts the holds of sources back up, of those held since before ``given_up`` (all
+        with ``everything``); returns the waiting edges the hold now lets in, in time order."""
+        for source in self._back:
+            self._until.pop(source, None)
+        self._back.clear()
+        for source in self._late_back:
+            self._late.pop(source, None)
+        self._late_back.clear()
+        for source, held in list(self._until.items()):
+            if everything or held < given_up:
+                if not everything:
+                    log.warning("sensor source %s is still down (data to %.3f): the table's "
+                                "clock goes on without it", source, held)
+                    # what it kept still comes with its own times (``at``), whenever it comes
+                    self._late[source] = self._carried.get(source, ())
+                del self._until[source]
+        hold = self.until()
+        cut = bisect.bisect_right(self._waiting, hold, key=lambda e: e.t)
+        ready, self._waiting = self._waiting[:cut], self._waiting[cut:]
+        return ready
+
+
+class ServiceClock:
+    """The service's clock (see the module docstring). ``mono`` is the host's monotonic clock;
+    ``speed`` how many service seconds pass in one of its seconds."""
+
+    def __init__(self, mono: Callable[[], float], speed: float = 1.0) -> None:
+        self.mono = mono
+        self.speed = speed
+        self.offset = 0.0
+        self.holds = Holds()
+        self._last_t = 0.0  # the time of the last input (journaled ones are never earlier)
+        #: While edges that waited for a hold come in: the time of the one being taken (the
+        #: table's clock stands there, as if it had come on time); inf otherwise.
+        self.late_edge_at = math.inf
+
+    def resume(self, meta: Mapping[str, str], wall: float, last_input: float = 0.0) -> bool:
+        """Resumes the clock from the journal's ``meta`` (``offset``, ``last_t``, ``wall``)
+        after the last input (``last_input`` too, when the journal's meta lost it); returns
+        whether the monotonic clock went back (a reboot) and the offset was moved."""
+        self.offset = float(meta.get("offset", "0"))
+        last = max(float(meta.get("last_t", "0")), last_input)
+        moved = ("last_t" in meta or last_input > 0.0) and self.clock() <= last
+        if moved:  # a reboot: the monotonic clock began again
+            away = max(0.0, wall - float(meta.get("wall", "0")))
+            self.offset = (last + min(away, MAX_AWAY_S) * self.speed + 0.001
+                           - self.mono() * self.speed)
+            log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
+                     self.clock())
+        self._last_t = last
+        return moved
+
+    def clock(self) -> float:
+        """Returns the service's time now."""
+        return self.offset + self.mono() * self.speed
+
+    def host(self, t: float) -> float:
+        """Returns the service time of a backend's host-monotonic time."""
+        return self.offset + t * self.speed
+
+    def at(self, t: float) -> float:
+        """Returns an input's time as journaled (µs), never before the last input's."""
+        return max(round(t, 6), self._last_t)
+
+    def now(self) -> float:
+        """Returns the time the table's timers and sensor health run on (see the module
+        docstring)."""
+        return self.at(min(self.clock() - LAG * self.speed, self.holds.until(), self.late_edge_at))
+
+    def lagging(self) -> float:
+        """Returns the service's clock ``LAG`` behind, not held."""
+        return self.clock() - LAG * self.speed
+
+    def given_up(self) -> float:
+        """Returns the time before which a hold is given up (``HOLD_S`` behind the lag)."""
+        return self.clock() - (LAG + HOLD_S) * self.speed
+
+    @property
+    def last_t(self) -> float:
+        """Returns the time of the last input (what a restart's clock resumes after)."""
+        return self._last_t
+
+    def took(self, t: float) -> None:
+        """An input was taken at ``t``: no later one is timed before it."""
+        self._last_t = max(self._last_t, t)
+
+    def host_wait(self, until: float) -> float:
+        """Returns the host seconds until the service's clock reads ``until`` (``LAG`` past)."""
+        return (until - self.clock()) / self.speed + LAG

@@ -1,0 +1,87 @@
+"""Sensor health's timing in the service, and what fusion was told of each channel.
+
+Sensor health (``hardware.health.HealthMonitor``) is judged on the table's lagging clock; it is
+ticked every ``health.tick_s`` of host time (a stuck beam sends nothing more), and ``B/health``
+is published every ``health.publish_interval_s`` and whenever a tick finds news. Fusion hears
+a channel's state (a journaled ``HealthLine``) whenever it is not what fusion was last told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
+
+
+class HealthTiming:
+    """When health is next ticked and next published (host monotonic seconds)."""
+
+    def __init__(self, now: float, *, tick_s: float, publish_interval_s: float) -> None:
+        self.tick_s = tick_s
+        self.publish_interval_s = publish_interval_s
+        self._next_tick = 0.0
+        self._next_publish = now + publish_interval_s
+
+    def tick_due(self, now: float) -> bool:
+        """Returns whether health is to be ticked at ``now`` (and if so, counts it done)."""
+        if now < self._next_tick:
+            return False
+        self._next_tick = now + self.tick_s
+        return True
+
+    def publish_due(self, now: float, news: bool) -> bool:
+        """Returns whether a tick at ``now`` publishes ``B/health`` (the interval is up); with
+        ``news`` or a publish the interval starts again."""
+        due = now >= self._next_publish
+        if due or news:
+            self._next_publish = now + self.publish_interval_s
+        return due
+
+    def idle_for(self, now: float) -> float:
+        """Returns the host seconds until the next tick."""
+        return self._next_tick - now
+
+
+class ToldHealth:
+    """What fusion was told of each channel's health (``ok`` unless told otherwise), and the
+    channels of a data gap in the shot in play (``gaps``: a source that restarted while down,
+    or named edges it lost): fusion has them as ``GAP`` while they work, until that shot is
+    over (``shot_over``)."""
+
+    def __init__(self, told: dict[str, Health] | None = None) -> None:
+        self._told = dict(told or {})
+        self.gaps: set[str] = set()
+
+    def __len__(self) -> int:
+        """Returns how many channels fusion was told of (``benchmarks.leaks`` watches it)."""
+        return len(self._told)
+
+    def state(self, monitor: HealthMonitor, channel: str) -> Health:
+        """Returns the state fusion is to have of a channel: sensor health's, except that a
+        channel of a data gap, working again, is ``GAP`` until the shot it fell in is over."""
+        try:
+            state = monitor.state(channel)
+        except KeyError:  # a channel no event came from yet (one a source named as losing)
+            state = Health.OK
+        return Health.GAP if channel in self.gaps and state is Health.OK else state
+
+    def shot_over(self) -> list[str]:
+        """The shot was ruled: returns the channels of its data gaps, no longer gaps."""
+        gaps, self.gaps = sorted(self.gaps), set()
+        return gaps
+
+    def differs(self, monitor: HealthMonitor, channel: str) -> bool:
+        """Returns whether the state fusion is to have of ``channel`` is not what it was told."""
+        return self._told.get(channel, Health.OK) is not self.state(monitor, channel)
+
+    def news(self, monitor: HealthMonitor, records: Iterable[HealthRecord],
+             channels: Iterable[str] = ()) -> dict[str, Health]:
+        """Returns the channels (named by ``records`` or in ``channels``) whose state is not
+        what fusion was told, with their state, now counted as told."""
+        named = [r.channel for r in records if isinstance(r, SensorFaulted | SensorRecovered)]
+        changed: dict[str, Health] = {}
+        for channel in dict.fromkeys([*named, *channels]):
+            state = self.state(monitor, channel)
+            if self._told.get(channel, Health.OK) is not state:
+                changed[channel] = self._told[channel] = state
+        return changed
