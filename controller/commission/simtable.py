@@ -32,8 +32,10 @@ class Faults:
     """How the simulated table is miswired.
 
     ``swapped``: pairs of channels whose wires are exchanged; ``dead``: channels that never
-    answer; ``chattering``: channels that fire on their own; ``inverted``: beams whose receiver
-    reads the other way round (1 while the beam is clear); ``crosstalk``: the strength
+    answer; ``chattering``: channels that fire on their own; ``inverted``: beams (or the cue-ball
+    detector) whose receiver reads the other way round (1 while the beam is clear); ``stuck``:
+    channels held at 1 that answer nothing (a ball lodged in a beam, a module stuck on);
+    ``crosstalk``: the strength
     (relative) and the delay range (seconds) with which a hit on a long rail shakes its other
     half, or None for ordinary rails.
     """
@@ -43,6 +45,7 @@ class Faults:
     chattering: frozenset[str] = frozenset()
     inverted: frozenset[str] = frozenset()
     crosstalk: tuple[float, float, float] | None = None
+    stuck: frozenset[str] = frozenset()
 
     def wire(self, ch: str) -> str | None:
         """Returns the channel a physical sensor's signal arrives on (None: it never does)."""
@@ -57,7 +60,7 @@ class Faults:
 
     def at_rest(self, channels: Iterable[str]) -> dict[str, int]:
         """Returns the levels the table's channels read while nothing happens."""
-        return {ch: 1 for ch in channels if ch in self.inverted}
+        return {ch: 1 for ch in channels if ch in self.inverted or ch in self.stuck}
 
 
 @dataclass(slots=True)
@@ -83,7 +86,7 @@ class SimInstaller:
         wired: list[SensorEvent] = []
         for ev in sorted(physical, key=lambda e: e.t):
             ch = self.faults.wire(ev.ch)
-            if ch is None:
+            if ch is None or ch in self.faults.stuck:
                 continue
             v = ev.v ^ 1 if ch in self.faults.inverted else ev.v
             wired.append(replace(ev, t=round(ev.t, 6), ch=ch, v=v))  # µs, as sources time
@@ -190,7 +193,8 @@ class SimTable:
 
 
 def parse_faults(swap: Iterable[str] = (), dead: Iterable[str] = (), chatter: Iterable[str] = (),
-                 invert: Iterable[str] = (), crosstalk: float | None = None) -> Faults:
+                 invert: Iterable[str] = (), crosstalk: float | None = None,
+                 stuck: Iterable[str] = ()) -> Faults:
     """Returns the faults named on the command line (``--swap beam.hl,beam.hr`` ...).
 
     Raises ValueError for a channel the vocabulary does not define or a swap that is no pair.
@@ -203,11 +207,11 @@ def parse_faults(swap: Iterable[str] = (), dead: Iterable[str] = (), chatter: It
         parse_channel(a)
         parse_channel(b)
         pairs.append((a, b))
-    for ch in (*dead, *chatter, *invert):
+    for ch in (*dead, *chatter, *invert, *stuck):
         parse_channel(ch)
     for ch in invert:
-        if parse_channel(ch)[0] is not Kind.BEAM:
-            raise ValueError(f"--invert takes beams: {ch!r}")
+        if parse_channel(ch)[0] not in (Kind.BEAM, Kind.CUE):
+            raise ValueError(f"--invert takes beams or the cue-ball detector (cue): {ch!r}")
     return Faults(tuple(pairs), frozenset(dead), frozenset(chatter), frozenset(invert),
-                  None if crosstalk is None else (crosstalk, 0.030, 0.045))
+                  None if crosstalk is None else (crosstalk, 0.030, 0.045), frozenset(stuck))
 

@@ -85,7 +85,9 @@ async def _board_session(faults: Faults, invert: list[str] | None = None) -> Rep
 async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_reported() -> None:
     report = await _board_session(Faults(swapped=(("beam.hl", "beam.hr"),)))
     assert report.problems() == {"beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}}
-    assert "rename the board's channels" in report.findings[0].fix
+    # no key renames a board's channels (issue 28): the fix moves the wires, and says so
+    assert "swap the wires of beam.hl and beam.hr" in report.findings[0].fix
+    assert "rename" not in report.findings[0].fix
     (clock,) = report.clocks.values()
     assert clock["rtt_median_ms"] < 50 and clock["sync_samples"] > 0
 
