@@ -77,6 +77,8 @@ class SimInstaller:
     identity_reader: bool = False
     #: Cushion channels read by a piezo (a peak ``level`` a hit) rather than a module (pulses).
     analogue: frozenset[str] = frozenset()
+    #: The channels the table has a pin or input for (None: every one); others' edges are lost.
+    channels: frozenset[str] | None = None
     t: float = 1.0  # the installer's timeline (seconds)
 
     async def do(self, step: Step) -> int:
@@ -86,7 +88,8 @@ class SimInstaller:
         wired: list[SensorEvent] = []
         for ev in sorted(physical, key=lambda e: e.t):
             ch = self.faults.wire(ev.ch)
-            if ch is None or ch in self.faults.stuck:
+            if ch is None or ch in self.faults.stuck or (
+                    self.channels is not None and ch not in self.channels):
                 continue
             v = ev.v ^ 1 if ch in self.faults.inverted else ev.v
             wired.append(replace(ev, t=round(ev.t, 6), ch=ch, v=v))  # µs, as sources time

@@ -73,11 +73,14 @@ def plan(fusion: FusionConfig, channels: tuple[str, ...] | None = None) -> list[
 
     Cushion steps only with cushion sensors; the ball-return step only with a cue-ball detector
     or an identity reader (configured, or a ``cue`` / ``ball_id`` channel among ``channels``).
+    Channels declared ``absent`` have no step.
     """
+    absent = set(fusion.absent)
     steps = [Step("quiet", StepKind.QUIET)]
-    steps += [Step(beam(p), StepKind.POCKET, p) for p in POCKETS]
+    steps += [Step(beam(p), StepKind.POCKET, p) for p in POCKETS if beam(p) not in absent]
     if fusion.cushion_sensors:
-        steps += [Step(cushion(r), StepKind.CUSHION, r) for r in RAILS]
+        steps += [Step(cushion(r), StepKind.CUSHION, r) for r in RAILS
+                  if cushion(r) not in absent]
     fitted = set(channels or ())
     if fusion.cue_detector or fusion.identity_reader or {Kind.CUE, Kind.BALL_ID} & fitted:
         steps.append(Step("return", StepKind.RETURN))
