@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.commission.analysis import Report, analyse
+from controller.commission.boards import switch_on_piezos
 from controller.commission.config_edit import diff, suggested
 from controller.commission.errors import BoardNotConnected, CommissionError
 from controller.commission.session import Session, load, run_session, save
@@ -37,6 +38,7 @@ from controller.commission.web import Board, CommissionPage, WebInstaller
 from controller.service.backends import hardware_backend, not_connected
 from controller.service.config import Config, ConfigError
 from controller.service.config import load as load_config
+from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
 from vocabulary import TABLE_CHANNELS, Kind
 
@@ -167,14 +169,18 @@ async def commission(config: Config, *, simulate: argparse.Namespace | None = No
     """
     fusion = config.fusion_settings()
     backend, sim, channels = _table(config, simulate)
-    steps = plan(fusion, channels)
     installer: Any = sim if sim is not None else TerminalInstaller()
-    if page is not None:
-        page.board.steps[:] = steps
-        page.perform = sim.do if sim is not None else None
-        installer = page
     async with backend:
         await _boards_up(backend, board_s)
+        if isinstance(backend, SerialBackend):
+            for line in await switch_on_piezos(backend, config.serial.piezo):
+                print(line, flush=True)
+            channels = tuple({ch for link in backend.links for ch in link.channels})
+        steps = plan(fusion, channels)
+        if page is not None:
+            page.board.steps[:] = steps
+            page.perform = sim.do if sim is not None else None
+            installer = page
         session = await run_session(backend, steps, installer, settle_s=settle_s,
                                     heard=page.heard if page is not None else None)
         clocks = clocks_of(backend)

@@ -259,7 +259,7 @@ def analyse(captures: Sequence[Capture], fusion: FusionConfig,
               if ch not in noisy or ch == cap.step.expect}
         if cap.step.kind is StepKind.POCKET:
             _pocket(cap, ps, report, glitches, blocks, noisy)
-        elif cap.step.kind is StepKind.CUSHION:
+        elif cap.step.kind in (StepKind.CUSHION, StepKind.CLICK, StepKind.STRIKE):
             _cushion(cap, ps, report, noisy)
         elif cap.step.kind is StepKind.RETURN:
             returns.append((cap, ps))
@@ -416,8 +416,9 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
     expected = cap.step.expect
     assert expected is not None
     felt = {ch: ts for ch, chps in ps.items() if (ts := trains(chps))}
-    # a cushion's hits on another kind of channel: its wire swapped with a beam's or the cue's
-    by_ch = {ch: ts for ch, ts in felt.items() if _kind(ch) is Kind.CUSHION} or felt
+    # a sensor's hits on another kind of channel: its wire swapped with a beam's or the cue's
+    kind = _kind(expected)
+    by_ch = {ch: ts for ch, ts in felt.items() if _kind(ch) is kind} or felt
     # the channel that answered first: the other half of a long rail shakes later
     who = min(by_ch, key=lambda c: by_ch[c][0].start, default=None)
     report.channel_map[expected] = who
@@ -594,7 +595,8 @@ def _suggest(report: Report, fusion: FusionConfig, glitches: Sequence[float],
                   f"the longest beam glitch or drop-out seen was {max(glitches) * 1e3:.1f} ms")
         offer("min_block_s", max(shortest / 2, 2 * max(noise, fusion.noise_s)),
               f"the shortest ball block seen was {shortest * 1e3:.1f} ms")
-    cushions = [c for c in report.cushions.values() if not c.get("chattering")]
+    cushions = [c for ch, c in report.cushions.items()
+                if _kind(ch) is Kind.CUSHION and not c.get("chattering")]
     if cushions:
         gap = max(c["longest_gap_ms"] for c in cushions) / 1e3
         on = max(c["longest_on_ms"] for c in cushions) / 1e3

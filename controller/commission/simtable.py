@@ -124,6 +124,9 @@ class SimInstaller:
                     events += ball_return(ball, at, rng, pocket, cue_detector=self.cue_detector,
                                           identity_reader=self.identity_reader)
                 return events, 12.5
+            case StepKind.CLICK | StepKind.STRIKE:
+                ch = str(step.expect)
+                return [*self._tap(ch, t + 0.1 * sp, 0.3), *self._tap(ch, t + 1.1 * sp, 0.9)], 1.6 * sp
             case StepKind.BREAK:
                 events = []
                 for rail in rng.sample(list(Rail), 4):
@@ -142,6 +145,14 @@ class SimInstaller:
             events += cushion_hit(twin, t + self.rng.uniform(lo, hi), self.rng, strength * level,
                                   crosstalk=False, analogue=cushion(twin) in self.analogue)
         return events
+
+    def _tap(self, ch: str, t: float, strength: float) -> list[SensorEvent]:
+        """Returns a click or strike sensor's answer to one contact of ``strength`` 0–1."""
+        if ch in self.analogue:
+            peak = round(min(1.0, max(0.05, strength * self.rng.uniform(0.8, 1.2))), 3)
+            return [SensorEvent(t, ch, 1, level=peak), SensorEvent(t + 0.004, ch, 0)]
+        on = self.rng.uniform(0.002, 0.006)
+        return [SensorEvent(t, ch, 1), SensorEvent(t + on, ch, 0)]
 
     def _chatter(self, t: float, length: float) -> list[SensorEvent]:
         events: list[SensorEvent] = []

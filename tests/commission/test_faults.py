@@ -15,6 +15,7 @@ from controller.commission.simtable import Faults, SimInstaller, SimTable, parse
 from controller.commission.steps import plan
 from controller.commission.wiring import REFERENCE_PINS
 from controller.pipeline.fusion import FusionConfig
+from vocabulary import POCKETS, beam
 
 P = Problem
 PINS: dict[str, int | str] = dict(REFERENCE_PINS)
@@ -127,3 +128,41 @@ def test_the_command_line_takes_an_inverted_cue_detector_and_refuses_a_cushion()
     assert parse_faults(invert=["cue"]).inverted == {"cue"}
     with pytest.raises(ValueError, match="beams or the cue-ball detector"):
         parse_faults(invert=["cushion.h"])
+
+
+# ------------------------------------------------------------------ click and strike
+def test_a_click_or_strike_sensor_has_a_step_of_its_own_where_it_is_fitted() -> None:
+    from controller.commission.steps import StepKind
+
+    kinds = [s.kind for s in plan(FusionConfig(), ("beam.hl", "click", "strike"))]
+    assert kinds[-3:] == [StepKind.CLICK, StepKind.STRIKE, StepKind.BREAK]
+    assert StepKind.CLICK not in {s.kind for s in plan(FusionConfig(), ("beam.hl",))}
+
+
+@pytest.mark.parametrize(("faults", "problems"), [
+    (Faults(), {}),
+    (Faults(dead=frozenset({"click"})), {"click": {P.DEAD}}),
+    (Faults(swapped=(("strike", "click"),)), {"click": {P.SWAPPED}, "strike": {P.SWAPPED}}),
+], ids=["healthy", "click dead", "click and strike swapped"])
+async def test_the_click_and_strike_steps_find_their_sensors(
+        faults: Faults, problems: dict[str, set[Problem]]) -> None:
+    channels = (*(beam(p) for p in POCKETS), "click", "strike")
+    fusion = FusionConfig(cushion_sensors=False)
+    table = SimTable(faults, channels)
+    installer = SimInstaller(table.deliver, faults, random.Random(5),
+                             channels=frozenset(channels), analogue=frozenset({"click"}))
+    async with table:
+        session = await run_session(table, plan(fusion, channels), installer, settle_s=0.05)
+    report = analyse(session.captures, fusion, serial=True, cue=False)
+    assert report.problems() == problems
+    if not problems:  # the piezo's threshold goes below its soft contact
+        (threshold,) = report.thresholds
+        assert threshold.channel == "click" and 0 < threshold.value < 0.5 * 0xFFFF
+
+
+def test_serial_piezo_names_channels_the_table_has() -> None:
+    from controller.service.config import ConfigError, validate
+
+    assert validate({"serial": {"piezo": ["click"]}}).serial.piezo == ["click"]
+    with pytest.raises(ConfigError, match="serial.piezo"):
+        validate({"serial": {"piezo": ["klick"]}})
