@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.commission.address import tablet_url, terminal_qr
 from controller.commission.analysis import Report, analyse
 from controller.commission.boards import switch_on_piezos
 from controller.commission.config_edit import diff, suggested
@@ -318,7 +319,13 @@ async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | 
         return await apply_all(config, report, change, path, text, out)
 
     async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
-        print(f"commissioning page: {page.url}", flush=True)
+        url, warning = tablet_url(page.url, config.web.host)
+        print(f"commissioning page (open it on the tablet): {url}", flush=True)
+        if warning:
+            print(f"note: {warning}", flush=True)
+        qr = terminal_qr(url)
+        if qr:
+            print(qr, flush=True)
         session, report, clocks = await commission(config, simulate=sim, page=installer)
         _save(session, out, config, sim, clocks)
         change = write_outputs(out, report, path, text)
