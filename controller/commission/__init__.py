@@ -320,7 +320,7 @@ async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | 
 
     async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
         url, warning = tablet_url(page.url, config.web.host)
-        print(f"commissioning page (open it on the tablet): {url}", flush=True)
+        print(f"commissioning page: {url}  (open it on the tablet)", flush=True)
         if warning:
             print(f"note: {warning}", flush=True)
         qr = terminal_qr(url)

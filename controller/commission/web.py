@@ -50,10 +50,15 @@ class Board:
     thresholds: list[dict[str, Any]] = field(default_factory=list)
     applied: str | None = None
     closed: bool = False
+    #: Each step's channels heard while it was done, with their edges.
+    step_heard: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "steps": [{"id": s.id, "kind": str(s.kind), "instruction": instruction(s)}
+            "steps": [{"id": s.id, "kind": str(s.kind), "instruction": instruction(s),
+                       "heard": self.step_heard.get(s.id, {}),
+                       "answered": s.expect is not None and s.expect in self.step_heard.get(
+                           s.id, {})}
                       for s in self.steps],
             "current": self.current, "heard": list(self.heard), "report": self.report,
             "findings": self.findings, "diff": self.diff, "thresholds": self.thresholds,
@@ -74,8 +79,19 @@ class WebInstaller:
         self.said_done = asyncio.Event()
 
     def heard(self, ev: SensorEvent) -> None:
-        """The session's listener: an event arrived."""
-        self.board.heard.appendleft({"ch": ev.ch, "v": ev.v, "t": round(ev.t, 3)})
+        """The session's listener: an event arrived. Each channel is one line of the list, its
+        newest edge and how many it gave (a chattering channel does not flood it), and the
+        step being done counts the channels it heard."""
+        board = self.board
+        before = next((h for h in board.heard if h["ch"] == ev.ch), None)
+        if before is not None:
+            board.heard.remove(before)
+        board.heard.appendleft({"ch": ev.ch, "v": ev.v, "t": round(ev.t, 3),
+                                "edges": (before["edges"] if before else 0) + 1})
+        if board.current is not None:
+            step = board.steps[board.current]
+            counts = board.step_heard.setdefault(step.id, {})
+            counts[ev.ch] = counts.get(ev.ch, 0) + 1
 
     async def do(self, step: Step) -> int | None:
         self.board.current = self.board.steps.index(step)
