@@ -271,7 +271,7 @@ def analyse(captures: Sequence[Capture], fusion: FusionConfig,
         if fitted:
             _cue(ps, report, noisy)
         _return(cap, ps, report, noisy | stuck)
-    _swaps(report, pins)
+    _swaps(report, pins, serial)
     _invert(report, inverted, invert, "gpio" if pins else "serial" if serial else None)
     _crosstalk(report, fusion)
     _suggest(report, fusion, glitches, blocks)
@@ -477,12 +477,13 @@ def _threshold(report: Report, ch: str, fraction: float, why: str) -> None:
 
 
 def _cue(ps: Mapping[str, list[Period]], report: Report, noisy: frozenset[str]) -> None:
-    """Maps the cue-ball detector: the channel that answered the ball return's cue ball."""
+    """Maps the cue-ball detector: the channel that answered the ball return's cue ball (a
+    chattering one is taken to be there: it is named as chattering, not as dead)."""
     carried = next((e for e, who in report.channel_map.items() if who == Kind.CUE), None)
     if carried is not None:
         # the cue channel answered a pocket's step: its wire is that beam's, whose channel
         # carries the detector (if it answered the ball return at all)
-        report.channel_map[Kind.CUE] = carried if ps.get(carried) else None
+        report.channel_map[Kind.CUE] = carried if ps.get(carried) or carried in noisy else None
     elif ps.get(Kind.CUE) or Kind.CUE in noisy:  # (a chattering one is not measured)
         report.channel_map[Kind.CUE] = Kind.CUE
     else:
@@ -517,7 +518,7 @@ def _break(ps: Mapping[str, list[Period]], report: Report) -> None:
                        "hits": {k: v for k, v in sorted(hits.items()) if v}}
 
 
-def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
+def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -> None:
     for expected, who in list(report.channel_map.items()):
         if who is not None and who != expected and report.channel_map.get(who) == who and \
                 _twin(expected) == who:
@@ -543,11 +544,16 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
             # a board's channels are named by its firmware: only the wires can move
             fix = (f'in [gpio.pins] set "{expected}" = {_literal(pins[who])} (the pin now '
                    f'named "{who}")' if pins and who in pins else
-                   f"swap the wires of {expected} and {who} at the board")
+                   f"swap the wires of {expected} and {who}" + (" at the board" if serial else ""))
             report.findings.append(Finding(
                 expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
+        after = {**pins, **moved}
+        # a move that would leave a pin on two channels (the other half of the swap was not
+        # seen) is named in the findings' fixes but not suggested: a suggestion always validates
+        twice = {pin for pin in after.values() if list(after.values()).count(pin) > 1}
+        moved = {ch: pin for ch, pin in moved.items() if pin not in twice}
         for ch, pin in sorted(moved.items()):
             report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
                                            f"its step was answered by the pin now named "

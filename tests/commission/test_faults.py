@@ -75,6 +75,12 @@ CASES = [
     Case("a chattering cue detector is named, and its beam screen advice",
          Faults(chattering=frozenset({"cue"})), {"cue": {P.CHATTERING}},
          {"cue": ["flickers"]}),
+    Case("a chattering cue detector swapped with a beam is a swap, and the chatter is named",
+         Faults(swapped=(("cue", "beam.hl"),), chattering=frozenset({"cue"})),
+         # the chattering detector is on the wire of beam.hl: that channel chatters
+         {"beam.hl": {P.SWAPPED, P.CHATTERING}, "cue": {P.SWAPPED}},
+         {"beam.hl": ['"beam.hl" = 22'], "cue": ['"cue" = 5']},
+         {("gpio.pins", "beam.hl"): 22, ("gpio.pins", "cue"): 5}),
     Case("faults in combination are each named",
          Faults(swapped=(("cue", "beam.fr"),), dead=frozenset({"cushion.lh"}),
                 inverted=frozenset({"beam.sl"}), chattering=frozenset({"beam.fl"})),
@@ -99,6 +105,9 @@ async def test_each_fault_is_named_with_its_fix(case: Case) -> None:
     settings = {(s.section, s.key): s.value for s in report.settings}
     for key, value in case.settings.items():
         assert settings.get(key) == value, (key, settings)
+    # what is suggested is a configuration the service accepts: no pin on two channels
+    pins = {**PINS, **{s.key: s.value for s in report.settings if s.section == "gpio.pins"}}
+    assert len(set(pins.values())) == len(pins), pins
 
 
 #: What sane timings are: the ranges a well-wired table's own measurements give (seconds).
@@ -166,3 +175,15 @@ def test_serial_piezo_names_channels_the_table_has() -> None:
     assert validate({"serial": {"piezo": ["click"]}}).serial.piezo == ["click"]
     with pytest.raises(ConfigError, match="serial.piezo"):
         validate({"serial": {"piezo": ["klick"]}})
+
+
+@pytest.mark.parametrize("spelled", ['"cue" = 22', "cue = 22", "'cue' = 22"])
+def test_a_suggested_pin_replaces_the_key_however_the_file_spells_it(spelled: str) -> None:
+    import tomllib
+
+    from controller.commission.config_edit import set_key
+
+    text = f'[gpio.pins]\n"beam.hl" = 5\n{spelled}\n'
+    after = set_key(text, "gpio.pins", "cue", 5)
+    assert tomllib.loads(after)["gpio"]["pins"] == {"beam.hl": 5, "cue": 5}
+    assert after.count("cue") == 1
