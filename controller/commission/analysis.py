@@ -270,7 +270,7 @@ def analyse(captures: Sequence[Capture], fusion: FusionConfig,
     for cap, ps in returns:
         if fitted:
             _cue(ps, report, noisy)
-        _return(cap, ps, report, noisy | stuck)
+        _return(cap, ps, report, noisy | stuck, inverted)
     _swaps(report, pins, serial)
     _invert(report, inverted, invert, "gpio" if pins else "serial" if serial else None)
     _crosstalk(report, fusion)
@@ -491,7 +491,7 @@ def _cue(ps: Mapping[str, list[Period]], report: Report, noisy: frozenset[str]) 
 
 
 def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
-            faulty: frozenset[str]) -> None:
+            faulty: frozenset[str], inverted: frozenset[str]) -> None:
     """Measures the ball return's delays; only from channels that answered their own steps
     and are not chattering or stuck (a faulty channel tunes nothing)."""
     sound = {ch for ch, who in report.channel_map.items() if who == ch} - faulty
@@ -500,7 +500,8 @@ def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
     cue_sound = report.channel_map.get(Kind.CUE, Kind.CUE) == Kind.CUE and Kind.CUE not in faulty
     delays: dict[str, list[float]] = defaultdict(list)
     for ev in sorted(cap.events, key=lambda e: e.t):
-        if (ev.ch == Kind.CUE and ev.v and cue_sound) or ev.ch == Kind.BALL_ID:
+        if (ev.ch == Kind.CUE and ev.v ^ (ev.ch in inverted) and cue_sound) or \
+                ev.ch == Kind.BALL_ID:
             before = [d for d in drops if d <= ev.t]
             if before:
                 delays[ev.ch].append(ev.t - before[-1])

@@ -133,6 +133,13 @@ async def test_a_faulty_channel_does_not_tune_the_others_timings(faults: Faults)
         assert noise < suggested.get("min_block_s", FusionConfig().min_block_s)
 
 
+async def test_an_inverted_cue_detector_still_times_the_ball_return() -> None:
+    report = await _report(Faults(inverted=frozenset({"cue"})))
+    healthy = await _report(Faults())  # the same balls, the same seed
+    # from the drop to the start of the cue ball's block, not to its end
+    assert report.ball_return["cue_delay_s"] == healthy.ball_return["cue_delay_s"]
+
+
 def test_the_command_line_takes_an_inverted_cue_detector_and_refuses_a_cushion() -> None:
     assert parse_faults(invert=["cue"]).inverted == {"cue"}
     with pytest.raises(ValueError, match="beams or the cue-ball detector"):
