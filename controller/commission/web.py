@@ -9,7 +9,7 @@ random key that every action must show.
 
     GET  /?key=K        the page
     GET  /state         the session so far (JSON)
-    POST /action?key=K  {"action": "done" | "apply" | "close"}
+    POST /action?key=K  {"action": "done" | "redo" | "apply" | "close"}
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from controller.commission.session import REDO, Redo
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction
 from controller.web.server import one_exchange, response_head
 from hardware.events import SensorEvent
@@ -77,6 +78,8 @@ class WebInstaller:
         self.board = board
         self.perform = perform
         self.said_done = asyncio.Event()
+        #: The installer asked to do the step being done again (``redo``).
+        self.again = False
 
     def heard(self, ev: SensorEvent) -> None:
         """The session's listener: an event arrived. Each channel is one line of the list, its
@@ -93,7 +96,7 @@ class WebInstaller:
             counts = board.step_heard.setdefault(step.id, {})
             counts[ev.ch] = counts.get(ev.ch, 0) + 1
 
-    async def do(self, step: Step) -> int | None:
+    async def do(self, step: Step) -> int | Redo | None:
         self.board.current = self.board.steps.index(step)
         self.said_done.clear()
         if step.kind is StepKind.QUIET:  # nothing to do but wait: no button for it
@@ -102,6 +105,10 @@ class WebInstaller:
             await asyncio.sleep(QUIET_S)  # the step is this long by definition
             return None
         await self.said_done.wait()
+        if self.again:  # what the step heard so far is forgotten; it is done again
+            self.again = False
+            self.board.step_heard.pop(step.id, None)
+            return REDO
         return await self.perform(step) if self.perform is not None else None
 
 
@@ -141,6 +148,12 @@ class CommissionPage:
         if action == "done":
             if self.board.current is None or self.board.report is not None:
                 return 409, {"error": "no step is waiting"}
+            self.installer.said_done.set()
+            return 200, {"ok": True}
+        if action == "redo":
+            if self.board.current is None or self.board.report is not None:
+                return 409, {"error": "no step is waiting"}
+            self.installer.again = True
             self.installer.said_done.set()
             return 200, {"ok": True}
         if action == "apply":
