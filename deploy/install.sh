@@ -241,9 +241,36 @@ install_software() {
         python3 -m venv "$APP_DIR/venv" || die "python3 -m venv failed: is python3-venv installed?"
         say "created: $APP_DIR/venv"
     fi
+    if [[ -z "$WHEELS" ]]; then
+        # setuptools builds in the source's build/: what an older tree left there (a module
+        # since deleted) would go into the new install
+        local stale
+        for stale in "$SOURCE/build" "$SOURCE"/*.egg-info; do
+            [[ -e "$stale" ]] || continue
+            rm -rf "$stale" && say "removed the stale build output $stale"
+        done
+    fi
+    local before after
+    before="$(installed_version)"
     "${pip[@]}" "${what[@]}" || die "pip could not install the software${WHEELS:+ from $WHEELS}"
     install -m 0644 "$HERE/README.md" "$APP_DIR/README.md"
-    say "installed: $("$APP_DIR/venv/bin/python" -m pip show billiards-table-controller | sed -n 's/^Version: /billiards-table-controller /p')"
+    after="$(installed_version)"
+    if [[ -z "$before" ]]; then
+        say "installed: billiards-table-controller $after (into $APP_DIR/venv)"
+    elif [[ "$before" != "$after" ]]; then
+        say "upgraded: billiards-table-controller $before -> $after"
+    elif [[ -n "$WHEELS" ]]; then
+        warn "nothing upgraded: the wheelhouse $WHEELS holds billiards-table-controller $after," \
+             "the version already installed (build it again from the newer source)"
+    else
+        say "reinstalled: billiards-table-controller $after from $SOURCE (the same version)"
+    fi
+}
+
+# Prints the installed package's version (nothing when it is not installed).
+installed_version() {
+    "$APP_DIR/venv/bin/python" -m pip show billiards-table-controller 2>/dev/null \
+        | sed -n 's/^Version: //p'
 }
 
 install_files() {

@@ -139,6 +139,18 @@ def test_the_firmware_reports_the_projects_version() -> None:
     assert firmware.VERSION == PROJECT_VERSION
 
 
+def test_every_release_has_a_number_of_its_own_and_the_newest_is_the_projects() -> None:
+    # CHANGELOG.md says why a bumped number, not a version from git (issue 28)
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = re.findall(r"^## (\d+)\.(\d+)\.(\d+)\b", text, re.M)
+    assert releases, "CHANGELOG.md lists no release"
+    numbers = [tuple(map(int, r)) for r in releases]
+    assert ".".join(map(str, numbers[0])) == PROJECT_VERSION, (
+        "the newest release in CHANGELOG.md is not pyproject.toml's version: bump it")
+    assert all(a > b for a, b in zip(numbers, numbers[1:], strict=False)), (
+        "each release's number must be higher than the one below it")
+
+
 def test_no_code_spells_out_the_version() -> None:
     found = [f"{path.relative_to(ROOT)}:{node.lineno}"
              for package in CODE for path in sorted((ROOT / package).rglob("*.py"))

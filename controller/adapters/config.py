@@ -36,8 +36,11 @@ class AwtrixConfig(_Model):
     text_color: Color = "#FFFFFF"
     name_chars: Annotated[int, Field(ge=1, le=12)] = 3
     #: AWTRIX 3's font has Cyrillic capitals since its firmware 0.95 (March 2024; lower-case
-    #: letters show as capitals). False for an older firmware, which drops Cyrillic letters:
-    #: names and words are then transliterated.
+    #: letters show as capitals). Checked in Blueforcer/awtrix3: src/AwtrixFont.h has glyphs
+    #: А–Я (and Ґ, Є) at 0x7F–0xA0, and src/Functions.cpp's utf8ascii() maps UTF-8 U+0410–044F
+    #: onto them, lower case onto the capitals ("add Cyrillic support", commit 9102484,
+    #: 2024-01-22; the first tag holding it is 0.95). False for an older firmware, whose
+    #: utf8ascii() drops Cyrillic letters: names and words are then transliterated.
     cyrillic: bool = True
     #: The language of the clock's words; None: the table's (its state's ``language``).
     language: Language | None = None

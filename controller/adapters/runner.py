@@ -53,6 +53,10 @@ class Adapters:
         # check of "seq": one table publishes them in order, and a table whose journal was
         # wiped starts its "seq" again.
         self.ignored = 0
+        # The shots whose foul was announced: a correction rules a shot again and publishes
+        # its foul again, which updates what the displays show (B/state) but is not announced
+        # a second time (one notification, one flash). An undo gives the shots back.
+        self.announced: set[int] = set()
 
     def subscriptions(self) -> list[str]:
         """Returns every topic to subscribe to (``B/state``, ``B/event``, then the adapters')."""
@@ -71,8 +75,25 @@ class Adapters:
                 return []
             if topic == self.state_topic:
                 return [p for a in self.adapters for p in a.on_state(data)]
+            if not self._first_announcement(data):
+                return []
             return [p for a in self.adapters for p in a.on_event(data)]
         return [p for a in self.adapters for p in a.on_message(topic, payload)]
+
+
+    def _first_announcement(self, event: dict[str, Any]) -> bool:
+        """Returns whether ``event`` is to be announced: not a foul of a shot whose foul was."""
+        data = event.get("data")
+        data = data if isinstance(data, dict) else {}
+        if event.get("type") == "undo" and isinstance(data.get("back_to_shot"), int):
+            self.announced = {s for s in self.announced if s < data["back_to_shot"]}
+        if event.get("type") != "foul" or not isinstance(data.get("shot"), int):
+            return True
+        if data["shot"] in self.announced:
+            log.info("foul of shot %s corrected: shown, not announced again", data["shot"])
+            return False
+        self.announced.add(data["shot"])
+        return True
 
 
 def _object(payload: bytes) -> dict[str, Any] | None:

@@ -16,23 +16,35 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
+import math
+import os
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from controller.commission.address import tablet_url, terminal_qr
 from controller.commission.analysis import Report, analyse
+from controller.commission.boards import switch_on_piezos
 from controller.commission.config_edit import diff, suggested
+from controller.commission.errors import BoardNotConnected, CommissionError
 from controller.commission.session import Session, load, run_session, save
 from controller.commission.simtable import SimInstaller, SimTable, parse_faults
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
 from controller.commission.web import Board, CommissionPage, WebInstaller
-from controller.service.backends import hardware_backend
+from controller.service.backends import hardware_backend, not_connected
 from controller.service.config import Config, ConfigError
 from controller.service.config import load as load_config
+from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
+from vocabulary import TABLE_CHANNELS, Kind
+
+#: How long a sensor board the configuration names has to come up before the session (seconds).
+BOARD_S = 8.0
 
 
 class TerminalInstaller:
@@ -107,6 +119,15 @@ def _backend(config: Config) -> SensorBackend:
     return hardware_backend(config)
 
 
+def fitted(config: Config) -> tuple[str, ...]:
+    """Returns the channels the configuration wires: its GPIO pins where it names any, else the
+    whole table but what it declares absent."""
+    if config.gpio.pins and config.backend in (None, "gpio"):
+        return tuple(config.gpio.pins)
+    absent = set(config.fusion_settings().absent)
+    return tuple(ch for ch in TABLE_CHANNELS if ch not in absent)
+
+
 def _table(config: Config, simulate: argparse.Namespace | None
            ) -> tuple[SensorBackend, SimInstaller | None, tuple[str, ...] | None]:
     """Returns the backend to listen to, the simulated installer (with --simulate) and the
@@ -116,41 +137,105 @@ def _table(config: Config, simulate: argparse.Namespace | None
         return _backend(config), None, channels
     fusion = config.fusion_settings()
     faults = parse_faults(simulate.swap, simulate.dead, simulate.chatter, simulate.invert,
-                          simulate.crosstalk)
-    table = SimTable(faults)
+                          simulate.crosstalk, simulate.stuck)
+    channels = fitted(config)  # a channel with no pin in the configuration answers nothing
+    table = SimTable(faults, channels)
     installer = SimInstaller(
-        table.deliver, faults, cue_detector=fusion.cue_detector or "cue" in table.channels,
-        identity_reader=fusion.identity_reader)
-    return table, installer, table.channels
+        table.deliver, faults, cue_detector=fusion.cue_detector or Kind.CUE in channels,
+        identity_reader=fusion.identity_reader, channels=frozenset(channels))
+    return table, installer, channels
+
+
+async def _boards_up(backend: SensorBackend, timeout: float) -> None:
+    """Returns once every sensor board of ``backend`` is up (none: at once).
+
+    Raises BoardNotConnected naming the port and why (absent, busy, not permitted, ...).
+    """
+    for link in getattr(backend, "links", ()):
+        try:
+            await link.wait_up(timeout)
+        except TimeoutError:
+            raise BoardNotConnected(
+                "sensor board " + not_connected(link.port, link.last_error)) from None
 
 
 async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
-                     settle_s: float = 1.0, page: WebInstaller | None = None
-                     ) -> tuple[Session, Report, dict[str, Any]]:
+                     settle_s: float = 1.0, page: WebInstaller | None = None,
+                     board_s: float = BOARD_S) -> tuple[Session, Report, dict[str, Any]]:
     """Runs a session on the configured backend (or a simulated table), its installer at the
-    terminal, or at the page of ``page``; returns the session, its report and its clocks."""
+    terminal, or at the page of ``page``; returns the session, its report and its clocks.
+
+    Raises BoardNotConnected when a board does not come up in ``board_s``, GpioError when the
+    GPIO cannot be opened, ConfigError for a backend that is not on hardware.
+    """
     fusion = config.fusion_settings()
     backend, sim, channels = _table(config, simulate)
-    steps = plan(fusion, channels)
     installer: Any = sim if sim is not None else TerminalInstaller()
-    if page is not None:
-        page.board.steps[:] = steps
-        page.perform = sim.do if sim is not None else None
-        installer = page
     async with backend:
+        await _boards_up(backend, board_s)
+        if isinstance(backend, SerialBackend):
+            for line in await switch_on_piezos(backend, config.serial.piezo):
+                print(line, flush=True)
+            channels = tuple({ch for link in backend.links for ch in link.channels})
+        steps = plan(fusion, channels)
+        if page is not None:
+            page.board.steps[:] = steps
+            page.perform = sim.do if sim is not None else None
+            installer = page
         session = await run_session(backend, steps, installer, settle_s=settle_s,
                                     heard=page.heard if page is not None else None)
         clocks = clocks_of(backend)
-    return session, _analyse(config, session, clocks, simulate is not None), clocks
+    return session, _analyse(config, session, clocks, simulate is not None, channels), clocks
 
 
-def _analyse(config: Config, session: Session, clocks: dict[str, Any], simulated: bool) -> Report:
-    """Returns the report of a session on the table ``config`` describes."""
+def _analyse(config: Config, session: Session, clocks: dict[str, Any], simulated: bool,
+             channels: tuple[str, ...] | None, recorded: dict[str, Any] | None = None) -> Report:
+    """Returns the report of a session on the table ``config`` describes (as it was when the
+    session was ``recorded``: its pins and invert, for a session analysed again)."""
     gpio = config.backend == "gpio" or (simulated and bool(config.gpio.pins))
-    return analyse(session.captures, config.fusion_settings(),
-                   config.gpio.pins if gpio else None, clocks,
-                   serial=config.backend == "serial" and not simulated,
-                   invert=config.gpio.invert if gpio else config.serial.invert)
+    pins = dict(config.gpio.pins)
+    invert = config.gpio.invert if gpio else config.serial.invert
+    if recorded is not None:
+        pins = dict(recorded.get("pins", pins))
+        invert = list(recorded.get("invert", invert))
+    fusion = config.fusion_settings()
+    cue = fusion.cue_detector or (Kind.CUE in channels if channels is not None else None)
+    report = analyse(session.captures, fusion, pins if gpio else None, clocks,
+                     serial=config.backend == "serial" and not simulated, invert=invert, cue=cue)
+    return _not_yet(report, config)
+
+
+def _not_yet(report: Report, config: Config) -> Report:
+    """Returns the report without the settings the configuration already has (a session
+    analysed again after its fix was applied suggests nothing to undo)."""
+    fusion = config.fusion_settings()
+
+    def current(section: str, key: str) -> Any:
+        if section == "gpio.pins":
+            return config.gpio.pins.get(key)
+        if section in ("gpio", "serial"):
+            return getattr(getattr(config, section), key)
+        return getattr(fusion, key)
+
+    keep = []
+    for s in report.settings:
+        now = current(s.section, s.key)
+        done = set(s.value) <= set(now) if isinstance(s.value, list) else now == s.value
+        if not done:
+            keep.append(dataclasses.replace(s, current=now))
+    report.settings = keep
+    return report
+
+
+def _finite(value: Any) -> Any:
+    """Returns ``value`` with every NaN or infinity (no JSON has them) as None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_outputs(directory: Path, report: Report, config_path: Path | None,
@@ -159,8 +244,8 @@ def write_outputs(directory: Path, report: Report, config_path: Path | None,
     configuration and its diff; returns the diff (None: no file, or nothing to change)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "report.txt").write_text(render(report), encoding="utf-8")
-    (directory / "report.json").write_text(json.dumps(report.to_json(), indent=1) + "\n",
-                                           encoding="utf-8")
+    (directory / "report.json").write_text(
+        json.dumps(_finite(report.to_json()), indent=1, allow_nan=False) + "\n", encoding="utf-8")
     if config_path is None or config_text is None or not report.settings:
         return None
     after = suggested(config_text, report.settings)
@@ -170,13 +255,33 @@ def write_outputs(directory: Path, report: Report, config_path: Path | None,
     return change
 
 
+def write_atomic(path: Path, text: str, like: Path) -> None:
+    """Writes ``text`` to ``path`` all at once (a reader sees the old file or the new, never
+    half of one), with the permissions (and, where allowed, the owner) of ``like``."""
+    st = like.stat()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        with contextlib.suppress(PermissionError):  # not root: the copy stays ours
+            os.chown(tmp, st.st_uid, st.st_gid)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def apply_suggested(path: Path, before: str, out: Path) -> str:
-    """Writes the suggested configuration over ``path``, keeping ``before`` as its backup;
-    returns what was done, for the installer."""
-    path.with_name(path.name + ".bak").write_text(before, encoding="utf-8")
-    path.write_text((out / "controller.toml.suggested").read_text(encoding="utf-8"),
-                    encoding="utf-8")
-    return f"Written; the former file is {path}.bak. Restart the service to use it."
+    """Writes the suggested configuration over ``path``, keeping ``before`` as its backup
+    (both written atomically, with the original's permissions); returns what was done."""
+    backup = path.with_name(path.name + ".bak")
+    write_atomic(backup, before, path)
+    write_atomic(path, (out / "controller.toml.suggested").read_text(encoding="utf-8"), path)
+    return f"Written; the former file is {backup}. Restart the service to use it."
 
 
 async def apply_all(config: Config, report: Report, change: str | None, path: Path | None,
@@ -214,7 +319,13 @@ async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | 
         return await apply_all(config, report, change, path, text, out)
 
     async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
-        print(f"commissioning page: {page.url}", flush=True)
+        url, warning = tablet_url(page.url, config.web.host)
+        print(f"commissioning page: {url}  (open it on the tablet)", flush=True)
+        if warning:
+            print(f"note: {warning}", flush=True)
+        qr = terminal_qr(url)
+        if qr:
+            print(qr, flush=True)
         session, report, clocks = await commission(config, simulate=sim, page=installer)
         _save(session, out, config, sim, clocks)
         change = write_outputs(out, report, path, text)
@@ -231,13 +342,39 @@ async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | 
 
 def _save(session: Session, out: Path, config: Config, sim: argparse.Namespace | None,
           clocks: dict[str, Any]) -> None:
+    gpio = config.backend == "gpio" or (sim is not None and bool(config.gpio.pins))
     save(session, out, {"table": config.table, "venue": config.venue,
                         "backend": "simulated" if sim else config.backend,
-                        "fusion": config.fusion, "clocks": clocks})
+                        "fusion": config.fusion, "clocks": clocks,
+                        # the names the channels had: a session analysed again after its fix
+                        # was applied is read as it was recorded
+                        "pins": dict(config.gpio.pins),
+                        "invert": list(config.gpio.invert if gpio else config.serial.invert),
+                        "channels": list(fitted(config) if sim else
+                                         config.gpio.pins if gpio else ())})
+
+
+def _session(args: argparse.Namespace, config: Config, out: Path) -> Report:
+    """Returns the report of a live (or simulated) session, or of a saved one (``--from``)."""
+    if args.from_dir:
+        header, session = load(Path(args.from_dir))
+        channels = header.get("channels") or None
+        return _analyse(config, session, header.get("clocks", {}),
+                        header.get("backend") == "simulated",
+                        tuple(channels) if channels else None, header)
+    sim = args if args.simulate else None
+    session, report, clocks = asyncio.run(commission(config, simulate=sim,
+                                                     board_s=args.board_wait))
+    _save(session, out, config, sim, clocks)
+    return report
 
 
 def cli(args: argparse.Namespace) -> int:
-    """The ``commission`` command; returns the exit status (2: configuration)."""
+    """The ``commission`` command; returns the exit status (2: configuration; 1: the sensors
+    cannot be reached: a board absent or busy, no GPIO)."""
+    from firmware_bridge.errors import BridgeError
+    from hardware.gpio import GpioError
+
     path = Path(args.config) if args.config else None
     try:
         config = load_config(path, {"backend": args.backend})
@@ -246,29 +383,35 @@ def cli(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out or f"commission-{time.strftime('%Y%m%d-%H%M%S')}")
-    sim = args if args.simulate else None
     try:
         if args.web:
-            asyncio.run(_on_page(config, sim, path, text, out))
+            asyncio.run(_on_page(config, args if args.simulate else None, path, text, out))
             return 0
-        if args.from_dir:
-            header, session = load(Path(args.from_dir))
-            report = _analyse(config, session, header.get("clocks", {}),
-                              header.get("backend") == "simulated")
-        else:
-            session, report, clocks = asyncio.run(commission(config, simulate=sim))
-            _save(session, out, config, sim, clocks)
+        report = _session(args, config, out)
         change = write_outputs(out, report, path, text)
     except (ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (CommissionError, GpioError, BridgeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print("\n" + render(report))
     print(f"The session, its report and the suggestions are in {out}/")
-    if not _has_changes(report, change, config) or args.from_dir:
+    thresholds = report.thresholds if config.backend == "serial" else []
+    if args.from_dir and thresholds:
+        # the boards are written only where they are: in a session on the table
+        print("The piezo thresholds above go to the boards from a session on the table "
+              "(commission --apply there); from a saved session they are not written.")
+        thresholds = []
+    report = dataclasses.replace(report, thresholds=thresholds)  # only what goes to real boards
+    if change is None and not thresholds:
+        if args.from_dir and args.apply:
+            print(f"Nothing to write: {path or 'the configuration'} already has every setting "
+                  "this session suggests.")
         return 0
     if change is not None:
         print(f"\nSuggested change to {path}:\n{change}")
-    for t in report.thresholds:
+    for t in thresholds:
         print(f"To write to the sensor board: {t.channel} threshold {t.value}/65535 ({t.why})")
     if not args.apply:
         print("Nothing was written; run again with --apply to write it"
@@ -277,7 +420,11 @@ def cli(args: argparse.Namespace) -> int:
     if not args.yes and input("Write this? [y/N] ").strip().lower() not in ("y", "yes"):
         print("Not written.")
         return 0
-    print(asyncio.run(apply_all(config, report, change, path, text, out)))
+    try:
+        print(asyncio.run(apply_all(config, report, change, path, text, out)))
+    except (CommissionError, GpioError, BridgeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -290,6 +437,8 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--apply", action="store_true", help="offer to write the suggested settings")
     c.add_argument("--yes", action="store_true", help="with --apply: write without asking")
     c.add_argument("--from", dest="from_dir", metavar="DIR", help="analyse a saved session again")
+    c.add_argument("--board-wait", type=float, default=BOARD_S, metavar="S",
+                   help=f"how long the sensor boards have to come up (default {BOARD_S:g} s)")
     c.add_argument("--web", action="store_true",
                    help="the steps as a page for a tablet, on the [web] address (prints it)")
     sim = c.add_argument_group("a simulated table (no hardware)")
@@ -297,6 +446,9 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("--swap", action="append", default=[], metavar="A,B", help="two wires swapped")
     sim.add_argument("--dead", action="append", default=[], metavar="CH", help="a dead sensor")
     sim.add_argument("--chatter", action="append", default=[], metavar="CH", help="a chattering one")
-    sim.add_argument("--invert", action="append", default=[], metavar="CH", help="an inverted beam")
+    sim.add_argument("--invert", action="append", default=[], metavar="CH",
+                     help="an inverted receiver (a beam, or the cue-ball detector: cue)")
+    sim.add_argument("--stuck", action="append", default=[], metavar="CH",
+                     help="a sensor held on (a ball lodged in a beam, a module stuck)")
     sim.add_argument("--crosstalk", type=float, metavar="LEVEL",
                      help="long rails shake their other half this strongly (0–1), 30–45 ms late")

@@ -237,43 +237,76 @@ def trains(ps: Sequence[Period]) -> list[Train]:
 def analyse(captures: Sequence[Capture], fusion: FusionConfig,
             pins: Mapping[str, int | str] | None = None,
             clocks: Mapping[str, Any] | None = None, *, serial: bool = False,
-            invert: Sequence[str] = ()) -> Report:
+            invert: Sequence[str] = (), cue: bool | None = None) -> Report:
     """Returns the report of a session: ``captures`` in step order, the configured ``fusion``
     settings, the GPIO ``pins`` (for the fixes of swapped channels; None for other backends),
-    whether the sensors are on boards (``serial``), and the channels configured ``invert``."""
+    whether the sensors are on boards (``serial``), the channels configured ``invert``, and
+    whether a cue-ball detector is fitted (``cue``; None: configured, or heard in the session).
+    """
     report = Report(clocks=dict(clocks or {}))
     quiet = [c for c in captures if c.step.kind is StepKind.QUIET]
     at_rest = _at_rest(quiet[0]) if quiet else {}
-    inverted = _inverted(captures, at_rest)
-    section = "gpio" if pins else "serial" if serial else None
-    for ch in sorted(inverted):
-        report.findings.append(Finding(
-            ch, Problem.INVERTED, "reads 1 (blocked) at rest, and balls show as short 0 pulses",
-            f'add "{ch}" to {section}.invert' if section else
-            "fit a receiver of the other polarity, or list the channel in the backend's invert"))
-    if section and inverted:
-        report.settings.append(Setting(section, "invert", list(invert),
-                                       sorted({*invert, *inverted}),
-                                       "these beams read 1 at rest and their balls as 0"))
-    noisy = _quiet(quiet[0], at_rest, inverted, report) if quiet else frozenset()
+    counts = _edges(quiet[0]) if quiet else {}
+    noisy = frozenset(ch for ch, n in counts.items() if n >= CHATTER_EDGES)
+    inverted = _inverted(captures, at_rest, noisy)
+    stuck = _quiet(quiet[0], at_rest, inverted, counts, report) if quiet else frozenset()
     glitches: list[float] = []
     blocks: list[float] = []
+    returns = []
     for cap in captures:
         # a chattering channel answers no other channel's step, and its timing is not measured
         ps = {ch: p for ch, p in periods(cap.events, cap.levels, inverted).items()
               if ch not in noisy or ch == cap.step.expect}
         if cap.step.kind is StepKind.POCKET:
-            _pocket(cap, ps, report, glitches, blocks)
-        elif cap.step.kind is StepKind.CUSHION:
+            _pocket(cap, ps, report, glitches, blocks, noisy)
+        elif cap.step.kind in (StepKind.CUSHION, StepKind.CLICK, StepKind.STRIKE):
             _cushion(cap, ps, report, noisy)
         elif cap.step.kind is StepKind.RETURN:
-            _return(cap, ps, report)
+            returns.append((cap, ps))
         elif cap.step.kind is StepKind.BREAK:
             _break(ps, report)
-    _swaps(report, pins)
+    fitted = cue if cue is not None else fusion.cue_detector or any(
+        ev.ch == Kind.CUE for c in captures for ev in c.events)
+    for cap, ps in returns:
+        if fitted:
+            _cue(ps, report, noisy)
+        _return(cap, ps, report, noisy | stuck, inverted)
+    _swaps(report, pins, serial)
+    _invert(report, inverted, invert, "gpio" if pins else "serial" if serial else None)
     _crosstalk(report, fusion)
     _suggest(report, fusion, glitches, blocks)
     return report
+
+
+def _edges(cap: Capture) -> dict[str, int]:
+    """Returns how many edges each channel gave in the quiet step."""
+    counts: dict[str, int] = defaultdict(int)
+    for ev in cap.events:
+        if ev.ch != Kind.BALL_ID:
+            counts[ev.ch] += 1
+    return dict(counts)
+
+
+def _invert(report: Report, inverted: frozenset[str], invert: Sequence[str],
+            section: str | None) -> None:
+    """Names the inverted receivers, and the ``invert`` setting that reads them right: under
+    the name each will have once the swapped wires or pins are put right."""
+    renamed = {who: e for e, who in report.channel_map.items() if who is not None}
+    for ch in sorted(inverted):
+        name = renamed.get(ch, ch)
+        where = "" if name == ch else f" once the swap with {name} is put right"
+        what = ("the cue-ball detector reads 1 at rest, and balls show as short 0 pulses"
+                if _kind(ch) is Kind.CUE else
+                "reads 1 (blocked) at rest, and balls show as short 0 pulses")
+        report.findings.append(Finding(
+            ch, Problem.INVERTED, f"{what}: a receiver of the other polarity",
+            f'add "{name}" to {section}.invert{where}' if section else
+            "fit a receiver of the other polarity, or list the channel in the backend's invert"))
+    if section and inverted:
+        names = {renamed.get(ch, ch) for ch in inverted}
+        report.settings.append(Setting(section, "invert", list(invert),
+                                       sorted({*invert, *names}),
+                                       "these receivers read 1 at rest and their balls as 0"))
 
 
 def _kind(ch: str) -> Kind | None:
@@ -292,70 +325,84 @@ def _at_rest(cap: Capture) -> dict[str, int]:
     return levels
 
 
-def _inverted(captures: Sequence[Capture], at_rest: Mapping[str, int]) -> frozenset[str]:
-    """Returns the beams at 1 at rest whose own pocket step shows ball-length 0 pulses."""
-    out = set()
+def _inverted(captures: Sequence[Capture], at_rest: Mapping[str, int],
+              noisy: frozenset[str]) -> frozenset[str]:
+    """Returns the beams and the cue-ball detector at 1 at rest that show ball-length 0 pulses
+    in a step with balls (whichever pocket's: a wire may be swapped as well)."""
+    out: set[str] = set()
+    candidates = {ch for ch, v in at_rest.items()
+                  if v and ch not in noisy and _kind(ch) in (Kind.BEAM, Kind.CUE)}
     for cap in captures:
-        ch = cap.step.expect
-        if cap.step.kind is not StepKind.POCKET or ch is None or not at_rest.get(ch):
+        if cap.step.kind not in (StepKind.POCKET, StepKind.RETURN):
             continue
-        zeros = periods(cap.events, cap.levels, frozenset({ch})).get(ch, [])
-        if any(BLOCK_MIN_S <= p.length < 1.0 for p in merge(zeros, MERGE_S)[0]):
-            out.add(ch)
+        for ch in candidates - out:
+            zeros = periods(cap.events, cap.levels, frozenset({ch})).get(ch, [])
+            if any(BLOCK_MIN_S <= p.length < 1.0 for p in merge(zeros, MERGE_S)[0]):
+                out.add(ch)
     return frozenset(out)
 
 
 def _quiet(cap: Capture, at_rest: Mapping[str, int], inverted: frozenset[str],
-           report: Report) -> frozenset[str]:
+           counts: Mapping[str, int], report: Report) -> frozenset[str]:
     """Reports the channels that chatter or are stuck while the table is still; returns the
-    chattering ones."""
-    counts: dict[str, int] = defaultdict(int)
-    for ev in cap.events:
-        counts[ev.ch] += 1
+    stuck ones."""
     for ch, n in sorted(counts.items()):
         if n >= CHATTER_EDGES:
             report.findings.append(Finding(
                 ch, Problem.CHATTERING, f"{n} edges while the table was still",
                 "check the sensor's supply and ground and the wire's screen; on a vibration module "
-                "turn its sensitivity down (the potentiometer), on a piezo raise its threshold"))
+                "turn its sensitivity down (the potentiometer), on a piezo raise its threshold"
+                if _kind(ch) is Kind.CUSHION else
+                "check the sensor's supply and ground and the wire's screen, and that nothing "
+                "flickers across the beam (sunlight, a lamp)"))
             peaks = [ev.level for ev in cap.events if ev.ch == ch and ev.level is not None]
             if peaks:
                 _threshold(report, ch, max(peaks) * NOISE_MARGIN,
                            f"it fired on its own up to {max(peaks):.0%} of full scale")
+    stuck = set()
     for ch, level in sorted(at_rest.items()):
         if level and ch not in inverted and counts.get(ch, 0) < CHATTER_EDGES:
+            stuck.add(ch)
             kind = _kind(ch)
-            what = ("blocked at rest: a ball in the pocket, the beam misaligned, or the receiver "
-                    "inverted" if kind is Kind.BEAM else "on at rest")
-            report.findings.append(Finding(
-                ch, Problem.STUCK, what,
-                "clear the pocket and align the beam" if kind is Kind.BEAM
-                else "turn the module's sensitivity down or replace it"))
-    return frozenset(ch for ch, n in counts.items() if n >= CHATTER_EDGES)
+            what, fix = _STUCK.get(kind, _STUCK[None])
+            report.findings.append(Finding(ch, Problem.STUCK, what, fix))
+    return frozenset(stuck)
+
+
+#: What a channel held at 1 at rest means, and what to do, by kind.
+_STUCK: dict[Kind | None, tuple[str, str]] = {
+    Kind.BEAM: ("blocked at rest, and no ball showed as a short 0 pulse: a ball in the pocket, "
+                "or the beam misaligned", "clear the pocket and align the beam"),
+    Kind.CUE: ("the cue-ball detector is blocked at rest, and no ball showed as a short 0 "
+               "pulse: a ball held in front of it, or the detector misaligned",
+               "clear the ball return at the detector and align it"),
+    None: ("on at rest", "turn the module's sensitivity down or replace it"),
+}
 
 
 def _pocket(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
-            glitches: list[float], blocks: list[float]) -> None:
+            glitches: list[float], blocks: list[float], noisy: frozenset[str]) -> None:
     expected = cap.step.expect
     assert expected is not None
     seen: dict[str, tuple[list[Period], list[float], list[Period]]] = {}
     for ch, chps in ps.items():
-        if _kind(ch) is not Kind.BEAM:
-            continue
         merged, drops = merge(chps, MERGE_S)
         balls = [p for p in merged if p.length >= BLOCK_MIN_S]
         seen[ch] = (balls, drops, [p for p in merged if p.length < BLOCK_MIN_S])
     answered = [ch for ch, (balls, _, _) in seen.items() if balls]
-    # the expected channel answers if it saw a ball; else the beam with the longest blocks
+    # the expected channel answers if it saw a ball; else the beam with the longest blocks;
+    # else whatever channel saw the balls (a beam's wire swapped with a cushion's or the cue's)
+    beams = [ch for ch in answered if _kind(ch) is Kind.BEAM] or answered
     who = expected if expected in answered else max(
-        answered, key=lambda c: sum(p.length for p in seen[c][0]), default=None)
+        beams, key=lambda c: sum(p.length for p in seen[c][0]), default=None)
     report.channel_map[expected] = who
     if who is None:
         return
     balls, drops, short = seen[who]
     lengths = [p.length for p in balls]
-    glitches += [p.length for p in short] + drops
-    blocks += lengths
+    if _kind(who) is Kind.BEAM and who not in noisy:  # a faulty channel tunes nothing
+        glitches += [p.length for p in short] + drops
+        blocks += lengths
     report.beams[expected] = {
         "channel": who, "balls": len(balls),
         "blocks_ms": [round(x * 1e3, 2) for x in lengths],
@@ -368,8 +415,10 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
              noisy: frozenset[str]) -> None:
     expected = cap.step.expect
     assert expected is not None
-    by_ch = {ch: trains(chps) for ch, chps in ps.items() if _kind(ch) is Kind.CUSHION}
-    by_ch = {ch: ts for ch, ts in by_ch.items() if ts}
+    felt = {ch: ts for ch, chps in ps.items() if (ts := trains(chps))}
+    # a sensor's hits on another kind of channel: its wire swapped with a beam's or the cue's
+    kind = _kind(expected)
+    by_ch = {ch: ts for ch, ts in felt.items() if _kind(ch) is kind} or felt
     # the channel that answered first: the other half of a long rail shakes later
     who = min(by_ch, key=lambda c: by_ch[c][0].start, default=None)
     report.channel_map[expected] = who
@@ -404,6 +453,9 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
         other, delays, ratios = best
         info["crosstalk"] = {"to": other, "delay_ms": round(max(delays) * 1e3, 1),
                              "relative": round(max(ratios), 2)}
+    if who == _twin(expected):  # the other half of the rail felt it: no measure of this one
+        report.cushions[expected] = info
+        return
     if len(own) < 2:
         report.findings.append(Finding(
             who, Problem.WEAK, "only one of the two hits was felt",
@@ -424,12 +476,32 @@ def _threshold(report: Report, ch: str, fraction: float, why: str) -> None:
         Threshold(ch, value, why)]
 
 
-def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report) -> None:
-    drops = sorted(p.start for ch, chps in ps.items() if _kind(ch) is Kind.BEAM
+def _cue(ps: Mapping[str, list[Period]], report: Report, noisy: frozenset[str]) -> None:
+    """Maps the cue-ball detector: the channel that answered the ball return's cue ball (a
+    chattering one is taken to be there: it is named as chattering, not as dead)."""
+    carried = next((e for e, who in report.channel_map.items() if who == Kind.CUE), None)
+    if carried is not None:
+        # the cue channel answered a pocket's step: its wire is that beam's, whose channel
+        # carries the detector (if it answered the ball return at all)
+        report.channel_map[Kind.CUE] = carried if ps.get(carried) or carried in noisy else None
+    elif ps.get(Kind.CUE) or Kind.CUE in noisy:  # (a chattering one is not measured)
+        report.channel_map[Kind.CUE] = Kind.CUE
+    else:
+        report.channel_map[Kind.CUE] = None
+
+
+def _return(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
+            faulty: frozenset[str], inverted: frozenset[str]) -> None:
+    """Measures the ball return's delays; only from channels that answered their own steps
+    and are not chattering or stuck (a faulty channel tunes nothing)."""
+    sound = {ch for ch, who in report.channel_map.items() if who == ch} - faulty
+    drops = sorted(p.start for ch, chps in ps.items() if _kind(ch) is Kind.BEAM and ch in sound
                    for p in merge(chps, MERGE_S)[0] if p.length >= BLOCK_MIN_S)
+    cue_sound = report.channel_map.get(Kind.CUE, Kind.CUE) == Kind.CUE and Kind.CUE not in faulty
     delays: dict[str, list[float]] = defaultdict(list)
     for ev in sorted(cap.events, key=lambda e: e.t):
-        if (ev.ch == Kind.CUE and ev.v) or ev.ch == Kind.BALL_ID:
+        if (ev.ch == Kind.CUE and ev.v ^ (ev.ch in inverted) and cue_sound) or \
+                ev.ch == Kind.BALL_ID:
             before = [d for d in drops if d <= ev.t]
             if before:
                 delays[ev.ch].append(ev.t - before[-1])
@@ -447,7 +519,7 @@ def _break(ps: Mapping[str, list[Period]], report: Report) -> None:
                        "hits": {k: v for k, v in sorted(hits.items()) if v}}
 
 
-def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
+def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -> None:
     for expected, who in list(report.channel_map.items()):
         if who is not None and who != expected and report.channel_map.get(who) == who and \
                 _twin(expected) == who:
@@ -459,19 +531,30 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None) -> None:
                 "check the sensor's power, its wire and that it is fixed to the rail"
                 + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
             continue
-        if who is None:
+        if who is None and pins is not None and expected not in pins:
+            report.findings.append(Finding(
+                expected, Problem.DEAD, "it has no pin in [gpio.pins]",
+                f'add "{expected}" = <its GPIO> to [gpio.pins], or declare it absent '
+                f'([fusion] absent = ["{expected}"])'))
+        elif who is None:
             report.findings.append(Finding(
                 expected, Problem.DEAD, "nothing answered its step",
                 "check the sensor's power, its wire and its connector"
                 + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
         elif who != expected:
+            # a board's channels are named by its firmware: only the wires can move
             fix = (f'in [gpio.pins] set "{expected}" = {_literal(pins[who])} (the pin now '
                    f'named "{who}")' if pins and who in pins else
-                   f"swap the wires of {expected} and {who}, or rename the board's channels")
+                   f"swap the wires of {expected} and {who}" + (" at the board" if serial else ""))
             report.findings.append(Finding(
                 expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
+        after = {**pins, **moved}
+        # a move that would leave a pin on two channels (the other half of the swap was not
+        # seen) is named in the findings' fixes but not suggested: a suggestion always validates
+        twice = {pin for pin in after.values() if list(after.values()).count(pin) > 1}
+        moved = {ch: pin for ch, pin in moved.items() if pin not in twice}
         for ch, pin in sorted(moved.items()):
             report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
                                            f"its step was answered by the pin now named "
@@ -519,7 +602,8 @@ def _suggest(report: Report, fusion: FusionConfig, glitches: Sequence[float],
                   f"the longest beam glitch or drop-out seen was {max(glitches) * 1e3:.1f} ms")
         offer("min_block_s", max(shortest / 2, 2 * max(noise, fusion.noise_s)),
               f"the shortest ball block seen was {shortest * 1e3:.1f} ms")
-    cushions = [c for c in report.cushions.values() if not c.get("chattering")]
+    cushions = [c for ch, c in report.cushions.items()
+                if _kind(ch) is Kind.CUSHION and not c.get("chattering")]
     if cushions:
         gap = max(c["longest_gap_ms"] for c in cushions) / 1e3
         on = max(c["longest_on_ms"] for c in cushions) / 1e3

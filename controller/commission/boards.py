@@ -1,4 +1,5 @@
-"""What commissioning writes to the sensor boards: each piezo channel's ADC threshold.
+"""What commissioning writes to the sensor boards: the piezo channels the configuration names
+(``serial.piezo``) switched on, and each piezo channel's ADC threshold.
 
 The host knows a board's channels from its ``Hello`` (index, name, mode, pin), not their
 thresholds or mask times; a threshold is written with a ``Config`` of the channel as it is, its
@@ -19,6 +20,30 @@ from vocabulary import Kind
 #: The piezo mask time of the reference wiring (µs, its ``click`` channel's, which is off until
 #: a piezo is wired), written with a new threshold.
 MASK_US = {spec[1]: spec[6] for spec in DEFAULT_CHANNELS}[Kind.CLICK.value]
+#: The threshold a piezo is switched on with, until commissioning measures its own (/65535).
+THRESHOLD = {spec[1]: spec[5] for spec in DEFAULT_CHANNELS}[Kind.CLICK.value]
+
+
+async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> list[str]:
+    """Configures each of ``channels`` as a piezo on the board that carries it, where it is not
+    one yet (the board keeps it); returns what was switched on, a line each.
+
+    Raises ValueError for a channel no board carries, and the link's errors
+    (``ConfigRejected``: e.g. its pin has no ADC) when a board does not take it.
+    """
+    done = []
+    piezo = P.MODE_NAMES[P.MODE_PIEZO]
+    for ch in channels:
+        found = [(link, index, mode, pin) for link in backend.links if link.info is not None
+                 for index, name, mode, pin in link.info.channels if name == ch]
+        if not found:
+            raise ValueError(f"serial.piezo names {ch}, which no sensor board carries")
+        for link, index, mode, pin in found:
+            if mode != piezo:
+                await link.configure(P.Config(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
+                done.append(f"board {link.source}: {ch} switched on as a piezo on GP{pin} "
+                            f"(serial.piezo), threshold {THRESHOLD}/65535")
+    return done
 
 
 async def write_thresholds(backend: SerialBackend, thresholds: Sequence[Threshold],

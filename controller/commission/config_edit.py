@@ -42,7 +42,9 @@ def set_key(text: str, section: str, key: str, value: Any) -> str:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     line = f"{_key_literal(key)} = {_value_literal(value)}\n"
-    key_re = re.compile(r"^\s*(#\s*)?" + re.escape(_key_literal(key)) + r"\s*=")
+    # the key as the file may spell it: bare (cue) or quoted ("cue", 'cue')
+    spelled = "|".join(re.escape(k) for k in {_key_literal(key), f'"{key}"', f"'{key}'"})
+    key_re = re.compile(r"^\s*(#\s*)?(?:" + spelled + r")\s*=")
     start, end = None, len(lines)
     for i, raw in enumerate(lines):
         m = _SECTION.match(raw)

@@ -1,7 +1,8 @@
 """A commissioning session: the steps walked through on a live backend, and its record.
 
 ``run_session`` asks an ``Installer`` to do each step (a person at a terminal, or a simulated
-table in tests and try-outs) and captures every sensor event that arrives meanwhile. A step is
+table in tests and try-outs) and captures every sensor event that arrives meanwhile; an
+installer may ask to do a step again (``REDO``), and only the last try is kept. A step is
 over when the installer says so and the table has been quiet for ``settle_s``, or, where the
 installer knows how many edges it caused (a simulation), once they have all arrived.
 
@@ -27,12 +28,21 @@ from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
 
+class Redo:
+    """An installer's answer to a step: do it again, what it heard so far forgotten."""
+
+
+#: The one ``Redo``.
+REDO = Redo()
+
+
 class Installer(Protocol):
     """Whoever does the steps."""
 
-    async def do(self, step: Step) -> int | None:
+    async def do(self, step: Step) -> int | Redo | None:
         """Returns once the step is done: the number of sensor edges it caused where that is
-        known (a simulation), else None (then the session waits for the table to settle)."""
+        known (a simulation), else None (then the session waits for the table to settle);
+        ``REDO`` to do the step again from its start."""
         ...
 
 
@@ -73,7 +83,9 @@ async def run_session(backend: SensorBackend, steps: list[Step], installer: Inst
         for step in steps:
             start = dict(levels)
             current.clear()
-            caused = await installer.do(step)
+            while isinstance(caused := await installer.do(step), Redo):
+                start = dict(levels)  # the step again, from where the table is now
+                current.clear()
             async with asyncio.timeout(timeout_s):
                 if caused is not None:
                     while len(current) < caused and not reader.done():

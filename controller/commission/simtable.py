@@ -32,8 +32,10 @@ class Faults:
     """How the simulated table is miswired.
 
     ``swapped``: pairs of channels whose wires are exchanged; ``dead``: channels that never
-    answer; ``chattering``: channels that fire on their own; ``inverted``: beams whose receiver
-    reads the other way round (1 while the beam is clear); ``crosstalk``: the strength
+    answer; ``chattering``: channels that fire on their own; ``inverted``: beams (or the cue-ball
+    detector) whose receiver reads the other way round (1 while the beam is clear); ``stuck``:
+    channels held at 1 that answer nothing (a ball lodged in a beam, a module stuck on);
+    ``crosstalk``: the strength
     (relative) and the delay range (seconds) with which a hit on a long rail shakes its other
     half, or None for ordinary rails.
     """
@@ -43,6 +45,7 @@ class Faults:
     chattering: frozenset[str] = frozenset()
     inverted: frozenset[str] = frozenset()
     crosstalk: tuple[float, float, float] | None = None
+    stuck: frozenset[str] = frozenset()
 
     def wire(self, ch: str) -> str | None:
         """Returns the channel a physical sensor's signal arrives on (None: it never does)."""
@@ -57,7 +60,7 @@ class Faults:
 
     def at_rest(self, channels: Iterable[str]) -> dict[str, int]:
         """Returns the levels the table's channels read while nothing happens."""
-        return {ch: 1 for ch in channels if ch in self.inverted}
+        return {ch: 1 for ch in channels if ch in self.inverted or ch in self.stuck}
 
 
 @dataclass(slots=True)
@@ -74,6 +77,8 @@ class SimInstaller:
     identity_reader: bool = False
     #: Cushion channels read by a piezo (a peak ``level`` a hit) rather than a module (pulses).
     analogue: frozenset[str] = frozenset()
+    #: The channels the table has a pin or input for (None: every one); others' edges are lost.
+    channels: frozenset[str] | None = None
     t: float = 1.0  # the installer's timeline (seconds)
 
     async def do(self, step: Step) -> int:
@@ -83,7 +88,8 @@ class SimInstaller:
         wired: list[SensorEvent] = []
         for ev in sorted(physical, key=lambda e: e.t):
             ch = self.faults.wire(ev.ch)
-            if ch is None:
+            if ch is None or ch in self.faults.stuck or (
+                    self.channels is not None and ch not in self.channels):
                 continue
             v = ev.v ^ 1 if ch in self.faults.inverted else ev.v
             wired.append(replace(ev, t=round(ev.t, 6), ch=ch, v=v))  # µs, as sources time
@@ -118,6 +124,9 @@ class SimInstaller:
                     events += ball_return(ball, at, rng, pocket, cue_detector=self.cue_detector,
                                           identity_reader=self.identity_reader)
                 return events, 12.5
+            case StepKind.CLICK | StepKind.STRIKE:
+                ch = str(step.expect)
+                return [*self._tap(ch, t + 0.1 * sp, 0.3), *self._tap(ch, t + 1.1 * sp, 0.9)], 1.6 * sp
             case StepKind.BREAK:
                 events = []
                 for rail in rng.sample(list(Rail), 4):
@@ -136,6 +145,14 @@ class SimInstaller:
             events += cushion_hit(twin, t + self.rng.uniform(lo, hi), self.rng, strength * level,
                                   crosstalk=False, analogue=cushion(twin) in self.analogue)
         return events
+
+    def _tap(self, ch: str, t: float, strength: float) -> list[SensorEvent]:
+        """Returns a click or strike sensor's answer to one contact of ``strength`` 0–1."""
+        if ch in self.analogue:
+            peak = round(min(1.0, max(0.05, strength * self.rng.uniform(0.8, 1.2))), 3)
+            return [SensorEvent(t, ch, 1, level=peak), SensorEvent(t + 0.004, ch, 0)]
+        on = self.rng.uniform(0.002, 0.006)
+        return [SensorEvent(t, ch, 1), SensorEvent(t + on, ch, 0)]
 
     def _chatter(self, t: float, length: float) -> list[SensorEvent]:
         events: list[SensorEvent] = []
@@ -190,7 +207,8 @@ class SimTable:
 
 
 def parse_faults(swap: Iterable[str] = (), dead: Iterable[str] = (), chatter: Iterable[str] = (),
-                 invert: Iterable[str] = (), crosstalk: float | None = None) -> Faults:
+                 invert: Iterable[str] = (), crosstalk: float | None = None,
+                 stuck: Iterable[str] = ()) -> Faults:
     """Returns the faults named on the command line (``--swap beam.hl,beam.hr`` ...).
 
     Raises ValueError for a channel the vocabulary does not define or a swap that is no pair.
@@ -203,11 +221,11 @@ def parse_faults(swap: Iterable[str] = (), dead: Iterable[str] = (), chatter: It
         parse_channel(a)
         parse_channel(b)
         pairs.append((a, b))
-    for ch in (*dead, *chatter, *invert):
+    for ch in (*dead, *chatter, *invert, *stuck):
         parse_channel(ch)
     for ch in invert:
-        if parse_channel(ch)[0] is not Kind.BEAM:
-            raise ValueError(f"--invert takes beams: {ch!r}")
+        if parse_channel(ch)[0] not in (Kind.BEAM, Kind.CUE):
+            raise ValueError(f"--invert takes beams or the cue-ball detector (cue): {ch!r}")
     return Faults(tuple(pairs), frozenset(dead), frozenset(chatter), frozenset(invert),
-                  None if crosstalk is None else (crosstalk, 0.030, 0.045))
+                  None if crosstalk is None else (crosstalk, 0.030, 0.045), frozenset(stuck))
 

@@ -22,7 +22,14 @@ class StepKind(enum.StrEnum):
     POCKET = "pocket"
     CUSHION = "cushion"
     RETURN = "return"
+    CLICK = "click"
+    STRIKE = "strike"
     BREAK = "break"
+
+
+#: The steps of the table-wide sensors that answer a step of their own: the ball-contact
+#: ``click`` sensor (a piezo) and the cue's ``strike`` sensor.
+TAPS = {StepKind.CLICK: Kind.CLICK, StepKind.STRIKE: Kind.STRIKE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +47,8 @@ class Step:
             return beam(self.target)
         if isinstance(self.target, Rail):
             return cushion(self.target)
-        return None
+        tap = TAPS.get(self.kind)
+        return tap.value if tap is not None else None
 
     @classmethod
     def of(cls, id: str, kind: str, target: str | None) -> Step:
@@ -73,14 +81,19 @@ def plan(fusion: FusionConfig, channels: tuple[str, ...] | None = None) -> list[
 
     Cushion steps only with cushion sensors; the ball-return step only with a cue-ball detector
     or an identity reader (configured, or a ``cue`` / ``ball_id`` channel among ``channels``).
+    Channels declared ``absent`` have no step. A ``click`` or ``strike`` sensor among
+    ``channels`` has a step of its own.
     """
+    absent = set(fusion.absent)
     steps = [Step("quiet", StepKind.QUIET)]
-    steps += [Step(beam(p), StepKind.POCKET, p) for p in POCKETS]
+    steps += [Step(beam(p), StepKind.POCKET, p) for p in POCKETS if beam(p) not in absent]
     if fusion.cushion_sensors:
-        steps += [Step(cushion(r), StepKind.CUSHION, r) for r in RAILS]
+        steps += [Step(cushion(r), StepKind.CUSHION, r) for r in RAILS
+                  if cushion(r) not in absent]
     fitted = set(channels or ())
     if fusion.cue_detector or fusion.identity_reader or {Kind.CUE, Kind.BALL_ID} & fitted:
         steps.append(Step("return", StepKind.RETURN))
+    steps += [Step(kind.value, kind) for kind, ch in TAPS.items() if ch in fitted]
     steps.append(Step("break", StepKind.BREAK))
     return steps
 
@@ -104,6 +117,11 @@ def instruction(step: Step) -> str:
         case StepKind.RETURN:
             return ("Pot the cue ball into any pocket, then three object balls one at a time, "
                     "and let each roll through the ball return before the next.")
+        case StepKind.CLICK:
+            return ("Roll the cue ball gently into another ball, wait a second, then shoot it "
+                    "hard into another (two contacts).")
+        case StepKind.STRIKE:
+            return "Strike the cue ball softly with the cue, wait a second, then strike it hard."
         case StepKind.BREAK:
             return "Rack the balls and break, as in a match. Wait until every ball has stopped."
     raise ValueError(step.kind)

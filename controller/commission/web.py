@@ -9,7 +9,7 @@ address printed at the terminal can act: it carries a random key that every acti
 
     GET  /?key=K        the page
     GET  /state         the session so far (JSON)
-    POST /action?key=K  {"action": "done" | "apply" | "close"}
+    POST /action?key=K  {"action": "done" | "redo" | "apply" | "close"}
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.commission.session import REDO, Redo
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction
 from controller.web.http import JSON, HttpServer, Limits, Request, Response
 from hardware.events import SensorEvent
@@ -48,10 +49,15 @@ class Board:
     thresholds: list[dict[str, Any]] = field(default_factory=list)
     applied: str | None = None
     closed: bool = False
+    #: Each step's channels heard while it was done, with their edges.
+    step_heard: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "steps": [{"id": s.id, "kind": str(s.kind), "instruction": instruction(s)}
+            "steps": [{"id": s.id, "kind": str(s.kind), "instruction": instruction(s),
+                       "heard": self.step_heard.get(s.id, {}),
+                       "answered": s.expect is not None and s.expect in self.step_heard.get(
+                           s.id, {})}
                       for s in self.steps],
             "current": self.current, "heard": list(self.heard), "report": self.report,
             "findings": self.findings, "diff": self.diff, "thresholds": self.thresholds,
@@ -70,12 +76,25 @@ class WebInstaller:
         self.board = board
         self.perform = perform
         self.said_done = asyncio.Event()
+        #: The installer asked to do the step being done again (``redo``).
+        self.again = False
 
     def heard(self, ev: SensorEvent) -> None:
-        """The session's listener: an event arrived."""
-        self.board.heard.appendleft({"ch": ev.ch, "v": ev.v, "t": round(ev.t, 3)})
+        """The session's listener: an event arrived. Each channel is one line of the list, its
+        newest edge and how many it gave (a chattering channel does not flood it), and the
+        step being done counts the channels it heard."""
+        board = self.board
+        before = next((h for h in board.heard if h["ch"] == ev.ch), None)
+        if before is not None:
+            board.heard.remove(before)
+        board.heard.appendleft({"ch": ev.ch, "v": ev.v, "t": round(ev.t, 3),
+                                "edges": (before["edges"] if before else 0) + 1})
+        if board.current is not None:
+            step = board.steps[board.current]
+            counts = board.step_heard.setdefault(step.id, {})
+            counts[ev.ch] = counts.get(ev.ch, 0) + 1
 
-    async def do(self, step: Step) -> int | None:
+    async def do(self, step: Step) -> int | Redo | None:
         self.board.current = self.board.steps.index(step)
         self.said_done.clear()
         if step.kind is StepKind.QUIET:  # nothing to do but wait: no button for it
@@ -84,6 +103,10 @@ class WebInstaller:
             await asyncio.sleep(QUIET_S)  # the step is this long by definition
             return None
         await self.said_done.wait()
+        if self.again:  # what the step heard so far is forgotten; it is done again
+            self.again = False
+            self.board.step_heard.pop(step.id, None)
+            return REDO
         return await self.perform(step) if self.perform is not None else None
 
 
@@ -116,6 +139,12 @@ class CommissionPage:
         if action == "done":
             if self.board.current is None or self.board.report is not None:
                 return 409, {"error": "no step is waiting"}
+            self.installer.said_done.set()
+            return 200, {"ok": True}
+        if action == "redo":
+            if self.board.current is None or self.board.report is not None:
+                return 409, {"error": "no step is waiting"}
+            self.installer.again = True
             self.installer.said_done.set()
             return 200, {"ok": True}
         if action == "apply":

@@ -148,6 +148,8 @@ def _board_section() -> str:
         "",
         "The firmware's default channel map (`firmware_bridge/firmware/main.py`); the host can",
         "change a channel's pin, mode and name (`Config`, see `firmware_bridge/README.md`).",
+        "A piezo wired to `click`: name it in `[serial] piezo = [\"click\"]`, and",
+        "`commission` switches the channel on (the board keeps it).",
         "",
         "| ch | name | GP | Pico pin | mode | |",
         "|---|---|---|---|---|---|",

@@ -184,6 +184,9 @@ class SerialConfig(_Section):
     ports: list[str] = Field(default_factory=list)
     #: Channels whose sensor drives its pin low while it reads 1 (``firmware_bridge.link``).
     invert: list[str] = Field(default_factory=list)
+    #: Channels the boards read with a piezo on an ADC pin (``click``: off in the firmware until
+    #: one is wired and protected); ``commission`` switches them on, and the board keeps it.
+    piezo: list[str] = Field(default_factory=list)
 
     @field_validator("invert")
     @classmethod
@@ -191,6 +194,13 @@ class SerialConfig(_Section):
         for channel in invert:
             _channel("serial.invert", channel, invert)
         return invert
+
+    @field_validator("piezo")
+    @classmethod
+    def _piezo(cls, piezo: list[str]) -> list[str]:
+        for channel in piezo:
+            _channel("serial.piezo", channel, piezo)
+        return piezo
 
 
 class WebSection(_Section):

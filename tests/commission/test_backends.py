@@ -85,7 +85,9 @@ async def _board_session(faults: Faults, invert: list[str] | None = None) -> Rep
 async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_reported() -> None:
     report = await _board_session(Faults(swapped=(("beam.hl", "beam.hr"),)))
     assert report.problems() == {"beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}}
-    assert "rename the board's channels" in report.findings[0].fix
+    # no key renames a board's channels (issue 28): the fix moves the wires, and says so
+    assert "swap the wires of beam.hl and beam.hr" in report.findings[0].fix
+    assert "rename" not in report.findings[0].fix
     (clock,) = report.clocks.values()
     assert clock["rtt_median_ms"] < 50 and clock["sync_samples"] > 0
 
@@ -115,3 +117,24 @@ async def test_a_piezo_threshold_is_written_to_the_board_that_carries_the_channe
         (click,) = [c for c in board.firmware.channels.values() if c.name == "click"]
         assert (click.threshold, click.mask_us, click.mode) == (5000, MASK_US, P.MODE_PIEZO)
     assert done == [f"board {board.uid}: click threshold 5000/65535"]
+
+
+async def test_serial_piezo_switches_the_click_channel_on_as_a_piezo_once() -> None:
+    from controller.commission.boards import THRESHOLD, switch_on_piezos
+    from firmware_bridge import protocol as P
+
+    with SimBoard() as board:  # the firmware's own channel map: click is off until wired
+        async with SerialBackend([board.path]) as backend:
+            await backend.links[0].wait_up(5.0)
+            done = await switch_on_piezos(backend, ["click"])
+            assert "click" in backend.links[0].channels
+            with pytest.raises(ValueError, match="serial.piezo names ball_id, which no sensor"):
+                await switch_on_piezos(backend, ["ball_id"])
+        async with SerialBackend([board.path]) as backend:  # the board kept it
+            await backend.links[0].wait_up(5.0)
+            again = await switch_on_piezos(backend, ["click"])
+        (click,) = [c for c in board.firmware.channels.values() if c.name == "click"]
+        assert (click.mode, click.threshold) == (P.MODE_PIEZO, THRESHOLD)
+    assert done == [f"board {board.uid}: click switched on as a piezo on GP26 (serial.piezo), "
+                    f"threshold {THRESHOLD}/65535"]
+    assert again == []

@@ -52,7 +52,7 @@ async def test_a_well_wired_table_shows_every_channel_answering_its_own_step() -
     _, report = await _session_report(Faults(), pins=PINS)
     assert report.findings == []
     assert report.channel_map == {ch: ch for ch in report.channel_map}
-    assert len(report.channel_map) == 12  # six beams, six cushion segments
+    assert len(report.channel_map) == 13  # six beams, six cushion segments, the cue detector
     assert all(b["balls"] == 2 for b in report.beams.values())
     assert [s for s in report.settings if s.section == "gpio.pins"] == []
 

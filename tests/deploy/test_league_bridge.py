@@ -1,4 +1,4 @@
-"""The league set-up of deploy/README.md §5, run: the venue broker (shipped configuration)
+"""The league set-up of deploy/README.md §6, run: the venue broker (shipped configuration)
 bridged over TLS to a league broker with the shipped ``league-bridge.conf``,
 ``league.conf`` and ``league.acl`` (the address, paths and password rewritten for the test).
 A real table service plays a match on the venue broker; the league goes away mid-match and

@@ -60,6 +60,11 @@ def test_the_page_walks_the_steps_and_writes_the_fix_when_confirmed(
         assert "beam.hl: swapped" in findings and "beam.hr: swapped" in findings
         assert '+"beam.hl" = 6' in page.locator("#diff").inner_text()
         page.screenshot(path=str(artifacts / "commission-tablet.png"), full_page=True)
+        page.set_viewport_size({"width": 820, "height": 1180})  # the tablet held upright
+        found, steps = (page.locator(sel).bounding_box() for sel in ("#findings", "#steps"))
+        assert found is not None and steps is not None and found["y"] < steps["y"]
+        page.screenshot(path=str(artifacts / "commission-tablet-portrait.png"))
+        page.set_viewport_size({"width": 1180, "height": 820})
         assert config.read_text() == text  # nothing written yet
 
         page.once("dialog", lambda d: d.accept())
