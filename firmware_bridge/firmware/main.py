@@ -171,7 +171,7 @@ if TYPE_CHECKING:
         _enable: Callable[[int], None] = _machine.enable_irq
         _uid: Callable[[], bytes] = _machine.unique_id
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 RING_SIZE = 512
 BEAM_RESERVE = 8  # a ring's last 1/8 is kept for beam edges: a chattering cushion cannot fill it
 THROTTLE_US = 100_000  # a channel passes at most THROTTLE_EDGES edges in this window ...

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware_bridge.firmware.main import VERSION as FIRMWARE_VERSION
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,7 +48,7 @@ def test_probe_reports_identity_firmware_channels_clock_and_link_of_a_pty_board(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["uid"] == "e66141040a0b0c0d"
-    assert report["firmware"] == "0.1.0" and report["protocol"] == 2
+    assert report["firmware"] == FIRMWARE_VERSION and report["protocol"] == 2
     assert report["tick_bits"] == 64
     names = [c["name"] for c in report["channels"]]
     assert names[:6] == ["beam.hl", "beam.hr", "beam.sl", "beam.sr", "beam.fl", "beam.fr"]
@@ -56,7 +58,7 @@ def test_probe_reports_identity_firmware_channels_clock_and_link_of_a_pty_board(
 
     text = run("probe", board_path, "--listen", "0.1")
     assert text.returncode == 0, text.stderr
-    for needle in ("e66141040a0b0c0d", "firmware   0.1.0", "beam.hl", "offset", "rtt min"):
+    for needle in ("e66141040a0b0c0d", f"firmware   {FIRMWARE_VERSION}", "beam.hl", "offset", "rtt min"):
         assert needle in text.stdout, text.stdout
 
 

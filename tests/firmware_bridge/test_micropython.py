@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from firmware_bridge import protocol as P
+from firmware_bridge.firmware.main import VERSION as FIRMWARE_VERSION
 from tests.firmware_bridge.test_protocol import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -342,7 +343,7 @@ def test_an_older_firmwares_saved_click_default_does_not_turn_the_piezo_on(tmp_p
     """Issue 32 §4: the firmware before saved every channel, its default click (piezo on) too."""
     saved = [spec for spec in OLD_SAVED if spec[0] != 1]
     hello = boot_with(tmp_path, saved)
-    assert hello.firmware == "0.1.0"  # accepted: no fallback
+    assert hello.firmware == FIRMWARE_VERSION  # accepted: no fallback
     assert [(c.name, c.mode) for c in hello.channels] == [("beam.hl", P.MODE_DIGITAL),
                                                           ("click", P.MODE_OFF)]
 
