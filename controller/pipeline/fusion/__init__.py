@@ -58,6 +58,11 @@ What real sensors do, and what is done about it:
   record says so, and the rules note it where a ruling rests on it) or the fact is left
   unknown (``"unknown"``). A referee corrects it by declaring ``cushions_after_contact``
   (how many different cushions were touched after the contact) or the foul itself.
+- **No click heard.** Where the table has a click sensor (``click_sensor``, not declared
+  absent) and sensor health finds it in order, a shot in which it heard nothing is recorded
+  ``contact_unheard``: evidence that the cue ball touched no ball, which the rules take (and
+  note) where nobody declared ``first_contact``. Out of order or absent, its silence is no
+  evidence.
 """
 
 from __future__ import annotations
@@ -102,6 +107,9 @@ class FusionConfig:
     identity_reader: bool = False
     cushion_sensors: bool = True
     cushions_without_click: str = "all"
+    #: The table has a click sensor (channel ``click``): while it is in order, a shot it heard
+    #: no click in is recorded ``contact_unheard`` (evidence that the cue ball touched no ball).
+    click_sensor: bool = False
     #: Channels the table has no sensor for (``beam.fl``, ``cushion.lh``, ...): what they would
     #: have told is unknown, never a sensed nothing. An absent beam's pocket is asked about as
     #: an out-of-order one is; with every cushion sensor absent, cushions are unknown.
@@ -192,7 +200,7 @@ class Fusion:
                                       identity_reader=cfg.identity_reader)
         self.shots = ShotTracker(cfg.max_roll_s)
         #: The beams and cushion sensors to trust (``blind``, ``deaf``: those not to).
-        self.fitted = Fitted(cfg.absent, cfg.cushion_sensors)
+        self.fitted = Fitted(cfg.absent, cfg.cushion_sensors, cfg.click_sensor)
         #: The drops each beam counted lately: taken back if the beam turns out to be out of
         #: order (stuck, chattering) rather than crossed by balls.
         self._counted = Counted(RETRACT_S)
@@ -419,7 +427,7 @@ class Fusion:
         return shot_record(shot, cushions_sensed=fitted.cushions_sensed,
                            without_click=self.config.cushions_without_click,
                            cue_sensed=self.ball_return.cue_detector, blind=fitted.record_blind,
-                           deaf=fitted.record_deaf)
+                           deaf=fitted.record_deaf, hears_clicks=fitted.hears_clicks)
 
     # -------------------------------------------------------------- timers
     def _soon(self, t: float) -> None:
