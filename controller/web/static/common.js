@@ -269,6 +269,13 @@ const ERRORS = [
   [/^the match is over\b/, "err.match_over", []],
   [/^ball (\d+) is not on the table$/, "err.not_on_table", ["ball"]],
 ];
+// Returns the open question a refusal names ("question q-… is open (…): answer it first"), as
+// the table last listed it or as the refusal worded it; null for any other refusal.
+function openQuestion(reason, table) {
+  const open = String(reason || "").match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
+  if (!open) return null;
+  return (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]) || { prompt: open[2] };
+}
 // Returns a table's error reason without internal ids, in the page's language where known.
 function errorText(reason, table) {
   const text = String(reason || "");
@@ -276,11 +283,8 @@ function errorText(reason, table) {
     const found = text.match(pattern);
     if (found) return t(key, Object.fromEntries(names.map((name, i) => [name, Number(found[i + 1])])));
   }
-  const open = text.match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
-  if (open) {
-    const q = (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]);
-    return t("err.question_open", { text: questionText(q || { prompt: open[2] }, table) });
-  }
+  const q = openQuestion(text, table);
+  if (q) return t("err.question_open", { text: questionText(q, table) });
   return text.replace(/\bq-\d+-\d+:?\s*/g, "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
 }
 
