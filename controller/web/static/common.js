@@ -437,7 +437,11 @@ function renderTable(table, options = {}) {
       t(s.status === "match_over" ? "card.wins_match" : "card.wins_game", { who: table.playerName(s.winner) })));
   } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
   if (facts.childNodes.length) body.append(facts);
-  if (s.on_table && s.on_table.length) {
+  if (s.unidentified > 0 && s.balls_left > 0) {
+    // balls fell with nobody knowing which (a plain-ball table): the count is known, the
+    // numbers are not, so no number is shown as if it were still there
+    body.append(el("p", { class: "balls", "data-field": "balls_left" }, t("card.balls_left", { n: s.balls_left })));
+  } else if (s.on_table && s.on_table.length) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }
