@@ -74,3 +74,15 @@ def test_a_click_sensor_out_of_order_is_no_evidence():
     assert not out.bad
     assert _fouls(out) == []
     assert not out.noted("miss_unheard")
+
+
+def test_a_click_sensor_that_never_heard_a_click_is_no_evidence():
+    """Dead from the start (unplugged, never wired): sensor health finds it silent only after
+    ten shots; until then its silence must not make every shot a miss."""
+    tb = TraceBuilder(fusion={"cue_detector": True, "click_sensor": True})
+    tb.new_match("ten-ball", race_to=1, transaction="nm")
+    tb.shot(cushions=BREAK)  # the break: no click heard
+    tb.call(1, "fl").shot(cushions=["f", "h"])
+    out = run(tb.text())
+    assert not out.bad
+    assert [f["data"]["fouls"] for f in out.events("foul")] == []

@@ -62,7 +62,8 @@ What real sensors do, and what is done about it:
   unknown (``"unknown"``). A referee corrects it by declaring ``cushions_after_contact``
   (how many different cushions were touched after the contact) or the foul itself.
 - **No click heard.** Where the table has a click sensor (``click_sensor``, not declared
-  absent) and sensor health finds it in order, a shot in which it heard nothing is recorded
+  absent), sensor health finds it in order and it has heard a click since the start (one dead
+  from the start proves nothing), a shot in which it heard nothing is recorded
   ``contact_unheard``: evidence that the cue ball touched no ball, which the rules take (and
   note) where nobody declared ``first_contact``. Out of order or absent, its silence is no
   evidence.
@@ -264,6 +265,7 @@ class Fusion:
                 self._close_for_next(t, out)
                 self.shots.open(t).active = True
         elif ch == "click" and ev.v:
+            self.fitted.click_heard = True
             shot = self._at(t)
             shot.clicks.append(t)
             shot.touch(t)

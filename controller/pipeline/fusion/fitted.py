@@ -25,6 +25,10 @@ class Fitted:
         #: not found it out of order: a shot it heard nothing in touched no ball.
         self.click_fitted = click_sensor and CLICK not in absent
         self._click_ok = True
+        #: The click sensor has heard a click since fusion started: one dead from the start
+        #: (unplugged, never wired) would otherwise make every shot a miss until sensor
+        #: health finds it silent.
+        self.click_heard = False
         self._no_beam = frozenset(p for ch, p in POCKET_OF_BEAM.items() if ch in absent)
         self._no_cushion = frozenset(r for ch, r in RAIL_OF_CUSHION.items() if ch in absent)
         #: Whether cushion hits are sensed at all: some cushion sensor is fitted.
@@ -52,9 +56,10 @@ class Fitted:
 
     @property
     def hears_clicks(self) -> bool:
-        """Returns whether silence from the click sensor is evidence: it is fitted and in order
-        (``ok``: after a gap in its data it may have missed a click)."""
-        return self.click_fitted and self._click_ok
+        """Returns whether silence from the click sensor is evidence: it is fitted, in order
+        (``ok``: after a gap in its data it may have missed a click) and known to work (it has
+        heard a click)."""
+        return self.click_fitted and self._click_ok and self.click_heard
 
     def judge(self, channel: str, state: Health) -> Pocket | Rail | None:
         """Notes sensor health's judgement of ``channel``; returns its pocket or rail if its
