@@ -146,6 +146,7 @@ class Referee:
             "ball_in_hand": str(s.ball_in_hand),
             "on_table": list(s.on_table),
             "unidentified": s.unidentified,
+            "balls_left": s.balls_left,
             "shot": s.shot,
             "questions": [q.to_json() for q in open_q],
             "winner": s.winner,

@@ -262,8 +262,8 @@ def test_end_match_returns_to_idle():
 def test_snapshot_has_exactly_the_fields_of_the_state_topic():
     # interfaces §3, less v / seq / ts / match_id which the controller adds
     expected = {"game", "options", "race_to", "game_no", "players", "status", "to_shoot",
-                "ball_in_hand", "on_table", "unidentified", "shot", "questions", "winner", "draw",
-                "shootout"}
+                "ball_in_hand", "on_table", "unidentified", "balls_left", "shot", "questions",
+                "winner", "draw", "shootout"}
     assert set(new().snapshot()) == expected
     assert set(Referee().snapshot()) == expected
     assert set(new().snapshot()["players"][0]) == {"name", "score", "games", "consecutive_fouls"}

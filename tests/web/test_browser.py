@@ -208,3 +208,30 @@ def test_dashboard_names_the_port_of_a_sensor_board_not_connected_and_why(
         f"/dev/serial/by-id/usb-pico-if00: {why}", timeout=TIMEOUT)
     _no_errors(page)
     page.close()
+
+
+def test_a_plain_ball_siberian_table_shows_the_balls_left_not_numbers_that_are_gone(
+        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
+    """Issue 27: a Siberian Ten break that pots two balls on a table with no numbers and no
+    identity reader leaves eight balls, which ones nobody knows (the number changes nothing):
+    the card shows eight, never the ten numbers that may be on the table."""
+    t = _make(tables, ws_broker, "t1")
+    t.request("new_match", {"game": "siberian-ten", "players": ["Ann", "Bob"], "race_to": 2})
+    t.pot("fl")
+    t.pot("fr")
+    t.settle()
+    while t.table.referee.questions:  # no cue-ball detector: was it the cue ball? No
+        assert t.request("answer", {"question": t.table.referee.questions[0].id,
+                                    "answer": False})["status"] == "ok"
+    state = t.table.referee.snapshot()
+    assert (len(state["on_table"]), state["unidentified"], state["balls_left"]) == (10, 2, 8)
+
+    page = _page(browser)
+    page.goto(web.url)
+    expect(page.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    card = page.locator('[data-table="t1"]')
+    expect(card.locator('[data-field="balls_left"]')).to_have_text(
+        "8 balls on the table (numbers not known)", timeout=TIMEOUT)
+    expect(card.locator('[data-field="on_table"]')).to_have_count(0)
+    _no_errors(page)
+    page.close()

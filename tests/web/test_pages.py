@@ -245,7 +245,8 @@ def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
     result = console.locator("#result")
     expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
 
-    # a call while the question is open: refused, with the question in words, no internal id
+    # a call while the question is open: refused, not lost: the console says what to do (answer,
+    # then call again) with the question in words, no internal id, and the call stays marked
     console.check('input[name=tap][value=call]')
     console.locator('#pool [data-ball="2"]').focus()
     console.keyboard.press("Enter")
@@ -260,7 +261,9 @@ def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
     console.keyboard.press("Enter")
     expect(result).to_have_attribute("data-state", "error", timeout=TIMEOUT)
     expect(result).to_have_text(
-        "Call: refused — answer the open question first (Which ball fell in foot left?)")
+        "Call: not taken — answer the open question (Which ball fell in foot left?), then call "
+        "again: your call is still marked")
+    expect(console.locator("#calls")).to_have_text("2 → left side")
     assert "q-" not in console.locator("#log").inner_text()
 
     # the answer, by keyboard; the wall lists it under the question it answers

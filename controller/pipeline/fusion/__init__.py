@@ -35,6 +35,9 @@ What real sensors do, and what is done about it:
   correct it. ``shot_end`` rules the open shot now and closes it; with no shot open (nothing
   reached a sensor) it rules an empty shot: no drops, no cushion hits, contact unknown unless
   declared.
+- **Late drops.** A ball that falls after the provisional ruling rules the shot again; where
+  a ball-return sensor is fitted, not before it reported that ball or had ``identity_max_s``
+  to (a drop of the open shot waits as long), so no "which ball?" is asked and withdrawn.
 - **Declared facts with no shot open** correct the last shot, as they would a shot still open;
   but when the next thing is a ``shot_end`` with no shot open, they were about that shot no
   sensor saw: the last shot is restored as it was and they go to the empty shot instead. With
@@ -58,6 +61,12 @@ What real sensors do, and what is done about it:
   record says so, and the rules note it where a ruling rests on it) or the fact is left
   unknown (``"unknown"``). A referee corrects it by declaring ``cushions_after_contact``
   (how many different cushions were touched after the contact) or the foul itself.
+- **No click heard.** Where the table has a click sensor (``click_sensor``, not declared
+  absent), sensor health finds it in order and it has heard a click since the start (one dead
+  from the start proves nothing), a shot in which it heard nothing is recorded
+  ``contact_unheard``: evidence that the cue ball touched no ball, which the rules take (and
+  note) where nobody declared ``first_contact``. Out of order or absent, its silence is no
+  evidence.
 """
 
 from __future__ import annotations
@@ -102,6 +111,9 @@ class FusionConfig:
     identity_reader: bool = False
     cushion_sensors: bool = True
     cushions_without_click: str = "all"
+    #: The table has a click sensor (channel ``click``): while it is in order, a shot it heard
+    #: no click in is recorded ``contact_unheard`` (evidence that the cue ball touched no ball).
+    click_sensor: bool = False
     #: Channels the table has no sensor for (``beam.fl``, ``cushion.lh``, ...): what they would
     #: have told is unknown, never a sensed nothing. An absent beam's pocket is asked about as
     #: an out-of-order one is; with every cushion sensor absent, cushions are unknown.
@@ -192,11 +204,15 @@ class Fusion:
                                       identity_reader=cfg.identity_reader)
         self.shots = ShotTracker(cfg.max_roll_s)
         #: The beams and cushion sensors to trust (``blind``, ``deaf``: those not to).
-        self.fitted = Fitted(cfg.absent, cfg.cushion_sensors)
+        self.fitted = Fitted(cfg.absent, cfg.cushion_sensors, cfg.click_sensor)
         #: The drops each beam counted lately: taken back if the beam turns out to be out of
         #: order (stuck, chattering) rather than crossed by balls.
         self._counted = Counted(RETRACT_S)
         self._due_for: Shot | None = None  # the shot whose due time is in _next
+        #: The last shot changed while a drop of it waited for the ball return: it is ruled
+        #: again when the report comes or at this time, whichever is first (``_changed``).
+        self._late_shot: Shot | None = None
+        self._late = INF
         self._next = INF
         self.now = 0.0
 
@@ -249,6 +265,7 @@ class Fusion:
                 self._close_for_next(t, out)
                 self.shots.open(t).active = True
         elif ch == "click" and ev.v:
+            self.fitted.click_heard = True
             shot = self._at(t)
             shot.clicks.append(t)
             shot.touch(t)
@@ -298,6 +315,7 @@ class Fusion:
         """Rules the open shot now; what comes after belongs to the next shot. With no shot
         open, rules an empty shot (nothing reached a sensor) with the facts declared since."""
         out = self.advance(t)
+        self._flush_late(t, out)
         if self.shots.cur is None:
             moved, restored = self.shots.unheld()
             if restored is not None:  # the last shot as it was
@@ -341,6 +359,7 @@ class Fusion:
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
         self.shots.forget()
+        self._late_shot, self._late = None, INF
         self._reschedule()
 
     def advance(self, now: float) -> list[Action]:
@@ -356,6 +375,8 @@ class Fusion:
         cur = self.shots.cur
         if cur is not None and cur.active and self._due(cur) <= now:
             self._rule(self._due(cur), out)
+        if self._late <= now:  # the ball return said nothing in time
+            self._flush_late(self._late, out)
         self.now = max(self.now, now)
         self._reschedule()
         return out
@@ -366,7 +387,9 @@ class Fusion:
         return self.shots.shot_at(t) or self.shots.open(t)
 
     def _close_for_next(self, t: float, out: list[Action]) -> None:
-        """The next shot is about to open: rule the open one, and the last one is final."""
+        """The next shot is about to open: rule the open one, and the last one is final
+        (ruled again first if it still waited for the ball return)."""
+        self._flush_late(t, out)
         if self.shots.cur is not None:
             self._rule(t, out)
         self.shots.close(t)
@@ -375,8 +398,26 @@ class Fusion:
         out.append(RuleShot(t, self._record(self.shots.rule())))
 
     def _changed(self, shot: Shot, t: float, out: list[Action]) -> None:
-        if shot is self.shots.last:
-            out.append(AmendShot(t, self._record(shot)))
+        """``shot`` changed at ``t``: if it is the last ruled shot, it is ruled again, at once
+        or, while a drop of it waits for a fitted ball-return sensor (a ball that fell after
+        the ruling), once the report comes or ``identity_max_s`` after the drop: the ruling
+        then asks no "which ball?" the ball return was about to answer."""
+        if shot is not self.shots.last:
+            return
+        waiting = self.ball_return.due(shot)
+        if waiting is not None and waiting > t:
+            self._late_shot, self._late = shot, waiting
+            self._soon(waiting)
+            return
+        if self._late_shot is shot:
+            self._late_shot, self._late = None, INF
+        out.append(AmendShot(t, self._record(shot)))
+
+    def _flush_late(self, t: float, out: list[Action]) -> None:
+        """Rules the last shot again now if it waits for the ball return (``_changed``)."""
+        late, self._late_shot, self._late = self._late_shot, None, INF
+        if late is not None and late is self.shots.last:
+            out.append(AmendShot(t, self._record(late)))
 
     def _due(self, shot: Shot) -> float:
         """Returns when ``shot`` is ruled: quiet long enough, and no drop waiting for the
@@ -419,7 +460,7 @@ class Fusion:
         return shot_record(shot, cushions_sensed=fitted.cushions_sensed,
                            without_click=self.config.cushions_without_click,
                            cue_sensed=self.ball_return.cue_detector, blind=fitted.record_blind,
-                           deaf=fitted.record_deaf)
+                           deaf=fitted.record_deaf, hears_clicks=fitted.hears_clicks)
 
     # -------------------------------------------------------------- timers
     def _soon(self, t: float) -> None:
@@ -436,4 +477,4 @@ class Fusion:
         cur = self.shots.cur
         if cur is not None and cur.active:
             nxt = min(nxt, self._due(cur))
-        self._next = nxt
+        self._next = min(nxt, self._late)

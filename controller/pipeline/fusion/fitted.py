@@ -1,6 +1,7 @@
-"""Which pocket beams and cushion sensors fusion may trust: none that is absent (the table has
-no sensor there: ``FusionConfig.absent``), and none that sensor health finds out of order,
-until it is ``ok`` again. What such a sensor would have told is unknown, never "nothing"."""
+"""Which pocket beams, cushion sensors and click sensor fusion may trust: none that is absent
+(the table has no sensor there: ``FusionConfig.absent``), and none that sensor health finds out
+of order, until it is ``ok`` again. What such a sensor would have told is unknown, never
+"nothing"."""
 
 from __future__ import annotations
 
@@ -10,12 +11,24 @@ from hardware.health import Health
 from rules import Pocket, Rail
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION
 
+#: The click sensor's channel.
+CLICK = "click"
+
 
 class Fitted:
     """The beams and cushion sensors fusion may trust (see the module docstring)."""
 
-    def __init__(self, absent: Iterable[str], cushion_sensors: bool = True) -> None:
+    def __init__(self, absent: Iterable[str], cushion_sensors: bool = True,
+                 click_sensor: bool = False) -> None:
         absent = set(absent)
+        #: The click sensor is fitted (configured, not declared absent) and sensor health has
+        #: not found it out of order: a shot it heard nothing in touched no ball.
+        self.click_fitted = click_sensor and CLICK not in absent
+        self._click_ok = True
+        #: The click sensor has heard a click since fusion started: one dead from the start
+        #: (unplugged, never wired) would otherwise make every shot a miss until sensor
+        #: health finds it silent.
+        self.click_heard = False
         self._no_beam = frozenset(p for ch, p in POCKET_OF_BEAM.items() if ch in absent)
         self._no_cushion = frozenset(r for ch, r in RAIL_OF_CUSHION.items() if ch in absent)
         #: Whether cushion hits are sensed at all: some cushion sensor is fitted.
@@ -41,11 +54,21 @@ class Fitted:
         """Returns the rails a shot's record names deaf: out of order, absent, or in a gap."""
         return self.deaf | self.gap_rails
 
+    @property
+    def hears_clicks(self) -> bool:
+        """Returns whether silence from the click sensor is evidence: it is fitted, in order
+        (``ok``: after a gap in its data it may have missed a click) and known to work (it has
+        heard a click)."""
+        return self.click_fitted and self._click_ok and self.click_heard
+
     def judge(self, channel: str, state: Health) -> Pocket | Rail | None:
         """Notes sensor health's judgement of ``channel``; returns its pocket or rail if its
         sensor is a beam or a cushion sensor that is fitted, else None."""
         rail, pocket = RAIL_OF_CUSHION.get(channel), POCKET_OF_BEAM.get(channel)
         usable = usable_in(state)
+        if channel == CLICK:
+            self._click_ok = state is Health.OK
+            return None
         if rail is not None and rail not in self._no_cushion:
             (self.deaf.discard if usable else self.deaf.add)(rail)
             (self.gap_rails.add if state is Health.GAP else self.gap_rails.discard)(rail)

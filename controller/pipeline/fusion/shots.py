@@ -272,10 +272,12 @@ class Counted:
 
 
 def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_sensed: bool,
-                blind: set[Pocket], deaf: set[Rail]) -> ShotRecord:
+                blind: set[Pocket], deaf: set[Rail], hears_clicks: bool = False) -> ShotRecord:
     """Returns the record the rules are given of ``shot``: ``cushions_sensed`` whether any
     cushion sensor is fitted, ``without_click`` fusion's ``cushions_without_click``, ``blind``
-    and ``deaf`` the pockets and rails whose sensor is out of order or absent."""
+    and ``deaf`` the pockets and rails whose sensor is out of order or absent,
+    ``hears_clicks`` whether a click sensor is fitted and in order (then a shot with no click
+    is ``contact_unheard``)."""
     cushions: Any
     hits = sorted(shot.hits)
     before: tuple[Rail, ...] = ()
@@ -304,4 +306,5 @@ def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_se
         cushions_presumed=presumed,
         cushions_before=before,
         deaf_rails=tuple(sorted(deaf)) if cushions_sensed else (),
+        contact_unheard=hears_clicks and not shot.clicks,
     ))

@@ -269,6 +269,13 @@ const ERRORS = [
   [/^the match is over\b/, "err.match_over", []],
   [/^ball (\d+) is not on the table$/, "err.not_on_table", ["ball"]],
 ];
+// Returns the open question a refusal names ("question q-… is open (…): answer it first"), as
+// the table last listed it or as the refusal worded it; null for any other refusal.
+function openQuestion(reason, table) {
+  const open = String(reason || "").match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
+  if (!open) return null;
+  return (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]) || { prompt: open[2] };
+}
 // Returns a table's error reason without internal ids, in the page's language where known.
 function errorText(reason, table) {
   const text = String(reason || "");
@@ -276,11 +283,8 @@ function errorText(reason, table) {
     const found = text.match(pattern);
     if (found) return t(key, Object.fromEntries(names.map((name, i) => [name, Number(found[i + 1])])));
   }
-  const open = text.match(/^question (q-[\w-]+) (?:is open )?\((.*)\):? (?:is open: )?answer it first$/);
-  if (open) {
-    const q = (table.state && table.state.questions || []).find((x) => x.id === open[1]) || table.questions.get(open[1]);
-    return t("err.question_open", { text: questionText(q || { prompt: open[2] }, table) });
-  }
+  const q = openQuestion(text, table);
+  if (q) return t("err.question_open", { text: questionText(q, table) });
   return text.replace(/\bq-\d+-\d+:?\s*/g, "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
 }
 
@@ -436,7 +440,11 @@ function renderTable(table, options = {}) {
       t(s.status === "match_over" ? "card.wins_match" : "card.wins_game", { who: table.playerName(s.winner) })));
   } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
   if (facts.childNodes.length) body.append(facts);
-  if (s.on_table && s.on_table.length) {
+  if (s.unidentified > 0 && s.balls_left > 0) {
+    // balls fell with nobody knowing which (a plain-ball table): the count is known, the
+    // numbers are not, so no number is shown as if it were still there
+    body.append(el("p", { class: "balls", "data-field": "balls_left" }, t("card.balls_left", { n: s.balls_left })));
+  } else if (s.on_table && s.on_table.length) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }

@@ -159,6 +159,10 @@ function pressable(node, action) {
       if (name === "call" || name === "declare") clearTaps(name);
       if (name === "declare" && ui.fixShot !== null) closeFix();
       if (p.then) p.then();
+    } else if (name === "call" && openQuestion(response.error, table)) {
+      // refused, not lost: the taps stay, and the referee is told what to do with them
+      const q = openQuestion(response.error, table);
+      show(t("r.call_after_question", { req, text: questionText(q, table) }), "error");
     } else {
       show(t("r.error", { req, why: errorText(response.error, table) }), "error");
     }
