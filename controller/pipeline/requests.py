@@ -189,6 +189,13 @@ class GetRequest(_Request):
     pass
 
 
+class HistorySinceRequest(_Request):
+    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``."""
+
+    seq: Annotated[int, Field(ge=0, le=2**53 - 1)]
+    limit: Annotated[int, Field(ge=1, le=1000)] = 200
+
+
 REQUESTS: dict[str, type[_Request]] = {
     "new_match": NewMatchRequest,
     "call": CallRequest,
@@ -199,10 +206,11 @@ REQUESTS: dict[str, type[_Request]] = {
     "redo": RedoRequest,
     "end_match": EndMatchRequest,
     "get": GetRequest,
+    "history_since": HistorySinceRequest,
 }
 
 Request = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
-           | UndoRequest | RedoRequest | EndMatchRequest | GetRequest)
+           | UndoRequest | RedoRequest | EndMatchRequest | GetRequest | HistorySinceRequest)
 
 
 def _no_constant(name: str) -> Any:

@@ -31,6 +31,7 @@ from controller.pipeline.requests import (
     DeclareRequest,
     EndMatchRequest,
     GetRequest,
+    HistorySinceRequest,
     NewMatchRequest,
     RedoRequest,
     Request,
@@ -189,6 +190,9 @@ class Table:
         self._undone: list[tuple[Referee, tuple[object, ...]]] = []
         self._last_state: dict[str, Any] | None = None
         self._last_match_id: str | None = None
+        #: Answers ``history_since(seq, limit)`` from the journal (the service sets it); a read:
+        #: neither recorded nor remembered under its transaction.
+        self.history: Callable[[int, int], dict[str, Any]] | None = None
         # transaction -> (request name, body_of the request or None if unknown, response)
         self._answers: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
 
@@ -334,6 +338,12 @@ class Table:
             return self._answer(name, {"status": "error", "transaction": tx, "error": (
                 f"deadline: the request expired {wall - req.deadline:.1f} s before it reached"
                 " the table; nothing was done")}, t)
+        if isinstance(req, HistorySinceRequest):
+            if self.history is None:
+                return self._answer(name, {"status": "error", "transaction": tx,
+                                           "error": "this table keeps no history"}, t)
+            return self._answer(name, {"status": "ok", "transaction": tx,
+                                       "data": self.history(req.seq, req.limit)}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(req)}
         try:
             data = self._handle(req, t)

@@ -225,6 +225,7 @@ class TableCore:
         self.restored = self.journal.outbox()
         self._last_out = max((o.id for o in self.restored), default=0)
         self.table = self._rebuild()
+        self.table.history = self._history
 
     # ------------------------------------------------------------------ the clock
     def clock(self) -> float:
@@ -321,6 +322,17 @@ class TableCore:
                 if "tick" not in line:
                     self.trace.write(line)
         return table
+
+    def _history(self, after: int, limit: int) -> dict[str, Any]:
+        """Returns the ``history_since`` answer: the journal's kept messages after seq
+        ``after`` (topics relative to the base), ``first`` the oldest seq kept, and ``upto``:
+        every seq up to it that is not among the messages (nor before ``first``) never was."""
+        rows, first, last = self.journal.published(after, limit)
+        upto = rows[-1][0] if len(rows) == limit else max(last, after)
+        prefix = self.base + "/"
+        return {"first": first, "upto": upto, "messages": [
+            {"seq": seq, "topic": topic.removeprefix(prefix), "payload": json.loads(payload)}
+            for seq, topic, payload in rows]}
 
     # ------------------------------------------------------------------ inputs
     def start(self) -> list[Outgoing]:

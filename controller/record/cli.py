@@ -1,0 +1,43 @@
+"""``python -m controller record``: the venue recorder, or (``--sessions``) the tables'
+sessions from the store as CSV, for a club's billing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from typing import Any
+
+from controller.record.recorder import Recorder
+from controller.record.stats import sessions_csv
+from controller.record.store import Store, StoreError
+from controller.service.connection import BadBrokerUrl, parse_broker, read_password
+
+
+def main(args: Any) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"record: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.sessions:
+            sys.stdout.write(sessions_csv(store))
+            return 0
+        if not args.broker:
+            print("record: --broker is needed to record", file=sys.stderr)
+            return 2
+        try:
+            password = read_password(args.password_file)  # else systemd's credential
+            broker = parse_broker(args.broker, password=password)
+        except (BadBrokerUrl, OSError) as exc:
+            print(f"record: {exc}", file=sys.stderr)
+            return 2
+        recorder = Recorder(store, broker, prefix=args.prefix, client_id=args.client_id)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(recorder.run())
+        return 0
+    finally:
+        store.close()
