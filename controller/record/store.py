@@ -145,11 +145,13 @@ class Store:
                 else sqlite.insert(table))
 
     def add(self, items: list[Stored], *, lost: list[tuple[str, str, int, int, str]] = (),  # type: ignore[assignment]
-            progress: dict[tuple[str, str], Progress] | None = None) -> list[Stored]:
+            progress: dict[tuple[str, str], Progress] | None = None,
+            received: float | None = None) -> list[Stored]:
         """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
         ``(venue, table, first, last, reason)`` and each table's ``progress``, in one
-        transaction; returns the messages that were new. Raises StoreError."""
-        now = time.time()
+        transaction; returns the messages that were new. ``received``: when they came (Unix
+        seconds; now when None). Raises StoreError."""
+        now = time.time() if received is None else received
         rows = [{"venue": m.venue, "table_id": m.table, "seq": m.seq, "topic": m.topic,
                  "kind": m.kind[:64], "ts": _ts(m.payload), "received": now,
                  "payload": json.dumps(m.payload, separators=(",", ":"), ensure_ascii=False)}
