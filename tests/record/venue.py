@@ -21,22 +21,26 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("siberian-ten", "ten-ball", "pyramid")
 
 
-def table_config(root: Path, broker: Broker, n: int, speed: float) -> object:
+def table_config(root: Path, broker: Broker, n: int, speed: float, shots: int, loop: bool
+                 ) -> object:
     return validate({
         "venue": "club", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
         "log_level": "warning",
         "mqtt": {"url": broker.url, "reconnect_min_s": 0.1, "reconnect_max_s": 0.5},
         "journal": {"sync": "normal", "commit_interval_ms": 5},
-        "sim": {"game": GAMES[(n - 1) % 3], "seed": n, "speed": speed, "shots": 60, "loop": True},
+        "sim": {"game": GAMES[(n - 1) % 3], "seed": n, "speed": speed, "shots": shots,
+                "loop": loop},
         "web": {"enabled": False},
     }, "test")
 
 
 @asynccontextmanager
-async def tables(root: Path, broker: Broker, count: int, speed: float = 20.0
-                 ) -> AsyncIterator[list[Service]]:
-    """Runs ``count`` simulated tables playing on ``broker`` until the block ends."""
-    services = [Service(table_config(root, broker, n, speed), backend=sim_backend)  # type: ignore[arg-type]
+async def tables(root: Path, broker: Broker, count: int, speed: float = 20.0, shots: int = 60,
+                 loop: bool = True) -> AsyncIterator[list[Service]]:
+    """Runs ``count`` simulated tables on ``broker`` until the block ends, playing ``shots``
+    shots (again and again with ``loop``; else they stay up, idle, once played)."""
+    services = [Service(table_config(root, broker, n, speed, shots, loop),  # type: ignore[arg-type]
+                        backend=sim_backend)
                 for n in range(1, count + 1)]
     runs = [asyncio.create_task(s.run(), name=f"table-{s.config.table}") for s in services]
     try:
