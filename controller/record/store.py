@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ class Store:
         return (postgresql.insert(table) if self.dialect == "postgresql"
                 else sqlite.insert(table))
 
-    def add(self, items: list[Stored], *, lost: list[tuple[str, str, int, int, str]] = (),  # type: ignore[assignment]
+    def add(self, items: list[Stored], *, lost: Sequence[tuple[str, str, int, int, str]] = (),
             progress: dict[tuple[str, str], Progress] | None = None,
             received: float | None = None) -> list[Stored]:
         """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
@@ -216,7 +217,7 @@ class Store:
         if venue is not None:
             q = q.where(gaps.c.venue == venue)
         with self.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(q)]  # type: ignore[misc]
+            return [(v, t, int(a), int(b), r) for v, t, a, b, r in conn.execute(q)]
 
 
 def _ts(payload: dict[str, Any]) -> float | None:
