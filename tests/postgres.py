@@ -16,7 +16,19 @@ from pathlib import Path
 
 from controller.sim.broker import free_port
 
-BIN = Path(os.environ.get("BILLIARDS_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+def _bin() -> Path:
+    """Returns the newest installed PostgreSQL's programs (Debian: 15 on bookworm); ./dev test
+    installs the package where it is missing."""
+    if "BILLIARDS_PG_BIN" in os.environ:
+        return Path(os.environ["BILLIARDS_PG_BIN"])
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                   key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+BIN = _bin()
 
 
 class Postgres:
