@@ -124,6 +124,7 @@ class Recorder:
             await self._take(client, batch)
             for message in batch:
                 client.ack(message)
+            await self._retry_fills(client, only_late=True)
 
     async def _take(self, client: AckingClient, batch: list[aiomqtt.Message]) -> None:
         """Stores one batch of messages (and what the fills among them answered)."""
@@ -212,12 +213,14 @@ class Recorder:
         await client.publish(f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
                              json.dumps(body), qos=1)
 
-    async def _retry_fills(self, client: aiomqtt.Client) -> None:
+    async def _retry_fills(self, client: aiomqtt.Client, only_late: bool = False) -> None:
+        """Asks again where an answer is late (a table restarting, a lost response), and,
+        unless ``only_late``, wherever a gap is left."""
         now = time.monotonic()
         for (venue, table), t in self._tables.items():
-            if t.asked and now - t.asked > FILL_TIMEOUT_S:
+            late = t.asked and now - t.asked > FILL_TIMEOUT_S
+            if late or (not t.asked and not only_late):
                 t.asked = 0.0
-            if not t.asked:
                 await self._fill(client, venue, table)
 
     async def _sessions(self, client: aiomqtt.Client, new: list[Stored]) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import aiomqtt
+import pytest
 
 from controller.record.store import Store
 from tests.broker import Broker
@@ -38,32 +39,52 @@ async def wait_complete(store: Store, root: Path, names: list[str], timeout: flo
         raise
 
 
-async def test_the_store_equals_the_journals_through_kill_9_and_a_broker_restart(
-        tmp_path, broker, store_url):
+async def kill_and_restart(tmp_path: Path, broker: Broker, store_url: str, *, count: int,
+                           kills: int, broker_restarts: tuple[int, ...], speed: float,
+                           shots: int, seed: int = 31) -> Store:
+    """Tables play ``shots`` shots each while the recorder is killed (kill -9) ``kills``
+    times at random moments, the broker restarted after the kills numbered in
+    ``broker_restarts``; returns the store once it equals the journals (the tables stay up,
+    idle, once played, as a venue's do)."""
     store = Store(store_url)
     log = tmp_path / "recorder.log"
+    names = [f"t{n}" for n in range(1, count + 1)]
+    rng = random.Random(seed)
     proc = recorder(broker, store_url, log)
-    names = ["t1", "t2"]
-    rng = random.Random(31)
     try:
-        # they play 40 shots each, and stay up once played (as a venue's tables do)
-        async with tables(tmp_path, broker, len(names), speed=60, shots=40, loop=False):
-            for round_ in range(4):
-                await asyncio.sleep(rng.uniform(1.0, 2.5))  # starting, recording or filling
+        async with tables(tmp_path, broker, count, speed=speed, shots=shots, loop=False):
+            for n in range(kills):
+                await asyncio.sleep(rng.uniform(0.5, 2.5))  # starting, recording or filling
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
-                if round_ == 2:
+                if n in broker_restarts:
                     broker.stop()
                     await asyncio.sleep(rng.uniform(0.2, 0.8))
                     broker.start()
                 proc = recorder(broker, store_url, log)
-            await wait_complete(store, tmp_path, names)
+            await wait_complete(store, tmp_path, names, timeout=60)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()
-    assert all(len(published(tmp_path, t)) > 100 for t in names)  # they played meanwhile
+    assert all(len(published(tmp_path, t)) > 50 for t in names)  # they played meanwhile
     assert store.gaps() == []
     assert all(p.complete_upto == p.high for p in store.progress().values())
+    return store
+
+
+async def test_the_store_equals_the_journals_through_kill_9_and_a_broker_restart(
+        tmp_path, broker, store_url):
+    await kill_and_restart(tmp_path, broker, store_url, count=2, kills=3, broker_restarts=(1,),
+                           speed=60, shots=30)
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(900)
+async def test_twelve_tables_for_a_simulated_hour_through_kills_and_broker_restarts(
+        tmp_path, broker, store_url):
+    # 12 tables at 60 times real time for a minute: an hour of play each
+    await kill_and_restart(tmp_path, broker, store_url, count=12, kills=25,
+                           broker_restarts=(5, 15), speed=60, shots=400, seed=12)
 
 
 async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, store_url):
@@ -76,12 +97,12 @@ async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, s
     names = ["t1", "t2", "t3"]
     proc = recorder(broker, store_url, log)
     try:
-        async with tables(tmp_path, broker, len(names), speed=40, shots=40, loop=False):
+        async with tables(tmp_path, broker, len(names), speed=60, shots=40, loop=False):
             await until(lambda: len(store.progress()) == 3, timeout=30, what="every table seen")
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             seen = sum(len(stored(store, t)) for t in names)
-            await asyncio.sleep(3.0)  # play goes on with the recorder away
+            await asyncio.sleep(2.0)  # play goes on with the recorder away
             away = sum(len(published(tmp_path, t)) for t in names) - seen
             proc = recorder(broker, store_url, log)
             await wait_complete(store, tmp_path, names)
@@ -144,20 +165,22 @@ async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_
 
 async def test_a_session_topic_says_when_a_table_starts_and_stops_being_played(tmp_path, broker):
     store_url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
-    log = tmp_path / "recorder.log"
-    proc = recorder(broker, store_url, log)
+    proc = recorder(broker, store_url, tmp_path / "recorder.log")
     seen: list[dict] = []
     try:
         async with aiomqtt.Client(broker.host, broker.port) as client:
-            await client.subscribe("billiards/club/t2/session", qos=1)
-            async with tables(tmp_path, broker, 2, speed=40):
+            await client.subscribe("billiards/club/t1/session", qos=1)
+            async with tables(tmp_path, broker, 1, speed=20):
                 async with asyncio.timeout(60):
                     async for message in client.messages:
                         seen.append(json.loads(message.payload))
-                        if [s["playing"] for s in seen][-2:] == [True, False] and len(seen) >= 2:
+                        if seen[-1]["playing"]:  # the match began: the referee ends it
+                            await client.publish("billiards/club/t1/request/end_match", "{}", qos=1)
+                        elif len(seen) >= 2:
                             break
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()
     start, end = seen[-2:]
+    assert start["playing"] and not end["playing"]
     assert start["match_id"] and start["seq"] < end["seq"]
