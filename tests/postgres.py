@@ -17,7 +17,6 @@ from pathlib import Path
 from controller.sim.broker import free_port
 
 
-
 def _bin() -> Path:
     """Returns the newest installed PostgreSQL's programs (Debian: 15 on bookworm); ./dev test
     installs the package where it is missing."""
