@@ -21,7 +21,9 @@ def add_parser(sub: Any) -> None:
     rec.add_argument("--prefix", default="billiards", help="the tables' topic prefix")
     rec.add_argument("--client-id", default="billiards-recorder",
                      help="the persistent session's client id (one per recorder)")
-    rec.add_argument("--password-file", help="the broker user's password, if not in the URL (else systemd's "
-                          "mqtt-password credential)")
+    rec.add_argument("--password-file", help="the broker user's password, if not in the URL "
+                                             "(else systemd's mqtt-password credential)")
+    rec.add_argument("--web", metavar="HOST:PORT",
+                     help="also serve the pages and the record's history (/record/...) here")
     rec.add_argument("--sessions", action="store_true",
                      help="print the tables' sessions (CSV) from the store and stop")

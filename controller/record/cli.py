@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import sys
 from typing import Any
@@ -12,7 +13,23 @@ from typing import Any
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
+from controller.record.web import answer
 from controller.service.connection import BadBrokerUrl, parse_broker, read_password
+from controller.web.server import WebConfig, WebServer
+
+
+async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
+    """Records until cancelled; with ``web`` (host:port) also serves the pages and the
+    record's history (``controller.record.web``) over the project's one HTTP server."""
+    if web is None:
+        await recorder.run()
+        return
+    host, _, port = web.rpartition(":")
+    server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
+                       record=functools.partial(answer, store))
+    async with server, asyncio.TaskGroup() as tg:
+        tg.create_task(recorder.run(), name="recorder")
+        tg.create_task(server.serve_forever(), name="web")
 
 
 def main(args: Any) -> int:
@@ -37,7 +54,7 @@ def main(args: Any) -> int:
             return 2
         recorder = Recorder(store, broker, prefix=args.prefix, client_id=args.client_id)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(recorder.run())
+            asyncio.run(_record(recorder, store, args.web))
         return 0
     finally:
         store.close()

@@ -26,6 +26,10 @@ recording never holds the interpreter the table needs::
     /history/<id>.csv        its shots as CSV
     /history/live/<table>.json   the match being played there, as recorded so far (no shots)
 
+Given a ``record`` (the venue recorder's store, ``controller.record.web``), it answers the
+targets under ``/record/`` from it (the venue's history and players across tables), off the
+event loop.
+
 ``WebServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
 """
 
@@ -38,7 +42,7 @@ import logging
 import mimetypes
 import multiprocessing
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -112,9 +116,12 @@ class WebServer:
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 0,
                  root: Path = STATIC, history: History | None = None,
-                 history_process: bool = False) -> None:
+                 history_process: bool = False,
+                 record: Callable[[str, str], tuple[int, bytes, str] | None] | None = None) -> None:
         self.config = config
         self.history = history
+        #: Answers ``(path, query)`` under /record/ (None: not found), from the venue's record.
+        self.record = record
         self.history_process = history_process
         self._pool: ProcessPoolExecutor | None = None
         self.host = host
@@ -196,6 +203,13 @@ class WebServer:
 
     async def _answer(self, target: str) -> tuple[int, bytes, str]:
         path = unquote(urlsplit(target).path)
+        if path.startswith("/record/") and self.record is not None:
+            try:
+                found = await asyncio.to_thread(self.record, path, urlsplit(target).query)
+            except Exception:  # a store it cannot read: said, and the page says so
+                log.exception("venue record: cannot answer %s", path)
+                return 500, b"the venue record could not be read\n", "text/plain; charset=utf-8"
+            return found or (404, b"not found\n", "text/plain; charset=utf-8")
         if path.startswith("/history"):
             try:
                 answer = await self._history(path)
