@@ -2,7 +2,8 @@
 
 A finished match (its ``match_over`` stored, and every seq of its table up to it complete or
 known lost) is summed up once into ``matches`` and ``match_players`` from its events: the
-last ruling of each shot (a shot ruled again counts as ruled last; undone shots not at all).
+last ruling of each shot (a shot ruled again counts as ruled last; undone shots not at all),
+each shot the player's whose turn the ruling before it gave.
 Per player: matches, games, balls and points credited, the best run (most balls credited in
 consecutive shots of one turn), break-and-runs (games won with every shot the winner's),
 fouls, and the win rate per game. Per table: sessions, a run of matches with less than
@@ -98,7 +99,8 @@ def summarize(store: Store, venue: str, table: str, over_seq: int) -> None:
             game_shots = []
     started = match.started.payload.get("data") or {}
     players = [_Player(str(name)) for name in started.get("players") or ()]
-    _count(match, players)
+    breaker = started.get("breaker")
+    _count(match, players, breaker if isinstance(breaker, int) else 0)
     winner = over.get("winner")
     if isinstance(winner, int) and 0 <= winner < len(players):
         players[winner].won = True
@@ -130,33 +132,40 @@ def _wall(ts: Any, offset: float) -> float | None:
     return round(float(ts) + offset, 3) if isinstance(ts, int | float) else None
 
 
-def _count(match: _Match, players: list[_Player]) -> None:
-    """Adds each shot's credits, fouls and runs, and each game's winner, to ``players``."""
+def _count(match: _Match, players: list[_Player], breaker: int) -> None:
+    """Adds each shot's balls, points, fouls and runs, and each game's winner, to ``players``.
+    A shot is the player's whose turn its previous ruling gave (``to_shoot``; the breaker's
+    first): balls credited to a player count for them (Siberian Ten, pyramid), balls that stay
+    down (Ten-ball) for the shooter."""
     run_player, run = None, 0
-    shooter_of: dict[int, int | None] = {}
+    shooter_of: dict[int, int] = {}
+    shooter = breaker
     for shot in sorted(match.shots):
-        decisions = match.shots[shot].get("decisions") or []
-        credited: dict[int, int] = {}
-        for d in decisions:
-            who = d.get("player")
+        result = match.shots[shot]
+        shooter_of[shot] = shooter
+        balls = 0
+        for d in result.get("decisions") or []:
+            kind, who = d.get("decision"), d.get("player")
+            if kind == "BallStaysDown" and 0 <= shooter < len(players):
+                who = shooter
             if not isinstance(who, int) or not 0 <= who < len(players):
                 continue
-            if d.get("decision") == "BallCredited":
-                credited[who] = credited.get(who, 0) + 1
+            if kind in ("BallCredited", "BallStaysDown"):
                 players[who].balls += 1
                 players[who].points += int(d.get("points", 1))
-            elif d.get("decision") == "FoulCalled":
+                balls += who == shooter
+            elif kind == "FoulCalled":
                 players[who].fouls += 1
-        shooter = next(iter(credited), None)
-        shooter_of[shot] = shooter
-        if shooter is not None and shooter == run_player:
-            run += credited[shooter]
-        elif shooter is not None:
-            run_player, run = shooter, credited[shooter]
+        if balls and shooter == run_player:
+            run += balls
+        elif balls:
+            run_player, run = shooter, balls
         else:
             run_player, run = None, 0
-        if shooter is not None:
+        if balls and 0 <= shooter < len(players):
             players[shooter].best_run = max(players[shooter].best_run, run)
+        if isinstance(result.get("to_shoot"), int):
+            shooter = result["to_shoot"]
     for winner, shots in match.games:
         if not isinstance(winner, int) or not 0 <= winner < len(players):
             continue

@@ -45,30 +45,32 @@ def test_a_finished_match_sums_up_into_each_players_figures(store_url):
     store.add([
         event(1, "match_started", ann_bob, ts=100.0),
         # game 1: Ann breaks and runs it (3 shots, each hers)
-        event(2, "shot_result", {"shot": 1, "decisions": [credit(0)]}),
-        event(3, "shot_result", {"shot": 2, "decisions": [credit(0), credit(0, 2)]}),
-        event(4, "shot_result", {"shot": 3, "decisions": [credit(0, 10)]}),
+        event(2, "shot_result", {"shot": 1, "decisions": [credit(0)], "to_shoot": 0}),
+        event(3, "shot_result", {"shot": 2, "decisions": [credit(0), credit(0, 2)], "to_shoot": 0}),
+        event(4, "shot_result", {"shot": 3, "decisions": [credit(0, 10)], "to_shoot": 0}),
         event(5, "game_over", {"game_no": 1, "winner": 0}),
-        # game 2: Bob fouls, Ann pockets one, the shot is undone, Ann wins with two
-        event(6, "shot_result", {"shot": 4, "decisions": [
-            {"decision": "FoulCalled", "player": 1, "fouls": ["miss"]}]}),
-        event(7, "foul", {"player": 1, "fouls": ["miss"], "shot": 4}),
-        event(8, "shot_result", {"shot": 5, "decisions": [credit(0, 3)]}),
-        event(9, "undo", {"shots": 1, "back_to_shot": 4}),
-        event(10, "shot_result", {"shot": 5, "decisions": [credit(1, 3)]}),
-        event(11, "shot_result", {"shot": 6, "decisions": [credit(0, 4), credit(0, 10)]}),
-        event(12, "game_over", {"game_no": 2, "winner": 0}),
-        event(13, "match_over", {"winner": 0, "games": [2, 0]}, ts=160.0),
-    ], progress={("club", "t1"): Progress(13, 13)})
+        # game 2: Ann breaks dry, Bob fouls, Ann pockets one, the shot is undone and ruled
+        # again, Ann wins with two more
+        event(6, "shot_result", {"shot": 4, "decisions": [], "to_shoot": 1}),
+        event(7, "shot_result", {"shot": 5, "decisions": [
+            {"decision": "FoulCalled", "player": 1, "fouls": ["miss"]}], "to_shoot": 0}),
+        event(8, "foul", {"player": 1, "fouls": ["miss"], "shot": 5}),
+        event(9, "shot_result", {"shot": 6, "decisions": [credit(0, 3), credit(0, 5)], "to_shoot": 0}),
+        event(10, "undo", {"shots": 1, "back_to_shot": 5}),
+        event(11, "shot_result", {"shot": 6, "decisions": [credit(0, 3)], "to_shoot": 0}),
+        event(12, "shot_result", {"shot": 7, "decisions": [credit(0, 4), credit(0, 10)]}),
+        event(13, "game_over", {"game_no": 2, "winner": 0}),
+        event(14, "match_over", {"winner": 0, "games": [2, 0]}, ts=160.0),
+    ], progress={("club", "t1"): Progress(14, 14)})
     assert stats.summarize_finished(store) == 1
     assert stats.summarize_finished(store) == 0  # summed up once
     ann = stats.player(store, "Ann")
     assert ann["total"] == {"matches": 1, "won": 1, "games_won": 2, "games_played": 2,
-                            "balls": 6, "points": 6, "break_and_runs": 1, "fouls": 0,
+                            "balls": 7, "points": 7, "break_and_runs": 1, "fouls": 0,
                             "best_run": 4}
     assert ann["games"]["ten-ball"]["win_rate"] == 1.0
     bob = stats.player(store, "Bob")["total"]
-    assert (bob["matches"], bob["won"], bob["balls"], bob["fouls"], bob["best_run"]) == (1, 0, 1, 1, 1)
+    assert (bob["matches"], bob["won"], bob["balls"], bob["fouls"], bob["best_run"]) == (1, 0, 0, 1, 0)
     [match] = stats.history(store)
     assert (match["match_id"], match["players"], match["winner"]) == ("m-1", ["Ann", "Bob"], 0)
     assert match["ended"] - match["started"] == 60.0
@@ -103,3 +105,19 @@ def test_sessions_join_matches_close_together_and_export_as_csv(store_url):
                                                                       (1, 3001.0, 3101.0)]
     lines = stats.sessions_csv(store).splitlines()
     assert lines[0] == "venue,table,start,end,matches" and len(lines) == 3
+
+
+def test_ten_ball_balls_that_stay_down_count_for_the_shooter(store_url):
+    store = Store(store_url)
+    store.add([
+        event(1, "match_started", {"match_id": "m-1", "game": "ten-ball", "players": ["A", "B"],
+                                   "breaker": 1}),
+        event(2, "shot_result", {"shot": 1, "decisions": [{"decision": "BallStaysDown", "ball": 3}],
+                                 "to_shoot": 1}),
+        event(3, "shot_result", {"shot": 2, "decisions": [], "to_shoot": 0}),
+        event(4, "shot_result", {"shot": 3, "decisions": [{"decision": "BallStaysDown", "ball": 5}]}),
+        event(5, "match_over", {"winner": 1}),
+    ], progress={("club", "t1"): Progress(5, 5)})
+    stats.summarize_finished(store)
+    assert stats.player(store, "B")["total"]["balls"] == 1  # the breaker's shot 1
+    assert stats.player(store, "A")["total"]["balls"] == 1  # shot 3, after B's miss
