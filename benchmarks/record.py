@@ -19,7 +19,7 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +77,28 @@ async def _ingest(url: str, broker: Mosquitto, tables: int, per_table: int) -> d
         await asyncio.sleep(0.05)
     start = time.perf_counter()
     await _publish(broker, tables, per_table)
-    async with asyncio.timeout(300):
-        await bare_task
-        bare_s = arrivals[-1] - start
-        while recorder.counters.stored < total:
-            await asyncio.sleep(0.01)
-        recorder_s = time.perf_counter() - start
+    stored_at = await _settled(lambda: recorder.counters.stored, total)
+    await _settled(lambda: len(arrivals), total)
+    bare_task.cancel()
     run.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await run
+    for task in (bare_task, run):
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     store.close()
-    return {"bare": round(total / bare_s), "recorder": round(total / recorder_s)}
+    return {"bare": round(len(arrivals) / (arrivals[-1] - start)), "bare got": len(arrivals),
+            "recorder": round(recorder.counters.stored / (stored_at - start)),
+            "recorder got": recorder.counters.stored}
+
+
+async def _settled(count: Callable[[], int], total: int, quiet_s: float = 3.0) -> float:
+    """Waits until ``count()`` reaches ``total`` or stops growing for ``quiet_s``; returns when
+    it last grew."""
+    last, at = count(), time.perf_counter()
+    while last < total and time.perf_counter() - at < quiet_s:
+        await asyncio.sleep(0.01)
+        if count() != last:
+            last, at = count(), time.perf_counter()
+    return at
 
 
 async def _backlog(url: str, broker: Mosquitto, total: int) -> dict[str, float]:
@@ -108,30 +119,34 @@ async def _backlog(url: str, broker: Mosquitto, total: int) -> dict[str, float]:
     run.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await run
-    await _publish(broker, 1, total)
+    await _publish(broker, 1, total, venue="backlog")  # not the live run's seqs
     start = time.perf_counter()
-    got = 0
-    async with aiomqtt.Client(broker.host, broker.port, **bare) as client:  # type: ignore[arg-type]
-        async for _ in client.messages:
-            got += 1
-            if got == total:
-                break
-    bare_rate = total / (time.perf_counter() - start)
+    got: list[float] = []
+
+    async def drain() -> None:
+        async with aiomqtt.Client(broker.host, broker.port, **bare) as client:  # type: ignore[arg-type]
+            async for _ in client.messages:
+                got.append(time.perf_counter())
+
+    draining = asyncio.create_task(drain())
+    bare_at = await _settled(lambda: len(got), total)
+    draining.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await draining
     recorder = Recorder(store, parse_broker(broker.url), client_id=ident)
-    start = time.perf_counter()
+    start_recorder = time.perf_counter()
     run = asyncio.create_task(recorder.run())
-    async with asyncio.timeout(300):
-        while recorder.counters.stored < total:
-            await asyncio.sleep(0.01)
-    rate = total / (time.perf_counter() - start)
+    stored_at = await _settled(lambda: recorder.counters.stored, total)
     run.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await run
     store.close()
-    return {"bare": round(bare_rate), "recorder": round(rate)}
+    return {"bare": round(len(got) / (bare_at - start)), "bare got": len(got),
+            "recorder": round(recorder.counters.stored / (stored_at - start_recorder)),
+            "recorder got": recorder.counters.stored}
 
 
-async def _publish(broker: Mosquitto, tables: int, per_table: int) -> None:
+async def _publish(broker: Mosquitto, tables: int, per_table: int, venue: str = "bench") -> None:
     payload = {"v": 1, "ts": 1.0, "type": "shot_result",
                "data": {"shot": 1, "corrected": False, "decisions": [
                    {"decision": "BallCredited", "player": 0, "ball": 3, "points": 1}],
@@ -141,7 +156,7 @@ async def _publish(broker: Mosquitto, tables: int, per_table: int) -> None:
         async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=100) as client:
             for first in range(1, per_table + 1, 100):  # 100 in flight at a time
                 await asyncio.gather(*(
-                    client.publish(f"billiards/bench/t{n}/event",
+                    client.publish(f"billiards/{venue}/t{n}/event",
                                    json.dumps({**payload, "seq": seq}), qos=1)
                     for seq in range(first, min(first + 100, per_table + 1))))
 
@@ -162,9 +177,12 @@ def bench_ingest(repeat: int, tables: int = 4, per_table: int = 5000) -> dict[st
                     out[f"{name} recorder msg/s"] = got["recorder"]
                     out[f"{name} bare subscriber msg/s (same run)"] = got["bare"]
                     out[f"{name} ratio"] = round(got["recorder"] / got["bare"], 3)
+                    out[f"{name} received: recorder / bare"] = [got["recorder got"], got["bare got"]]
                     drained = asyncio.run(_backlog(url, broker, tables * per_table))
                     out[f"{name} backlog: recorder msg/s"] = drained["recorder"]
                     out[f"{name} backlog: bare persistent subscriber msg/s"] = drained["bare"]
+                    out[f"{name} backlog received: recorder / bare"] = [drained["recorder got"],
+                                                                      drained["bare got"]]
         finally:
             broker.stop()
     return out
