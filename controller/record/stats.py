@@ -206,6 +206,19 @@ def player(store: Store, name: str) -> dict[str, Any]:
     return {"name": name, "total": total, "games": per_game}
 
 
+def roster(store: Store) -> list[dict[str, Any]]:
+    """Returns the venue's known players, ``{name, matches, last}``, the most recently seen
+    first: the names a console may offer, so that one player's matches are one record.
+    Names are kept as written: two spellings are two players."""
+    c, m = match_players.c, matches.c
+    q = (sa.select(c.name, sa.func.count(), sa.func.max(m.ended))
+         .join(matches, sa.and_(m.venue == c.venue, m.table_id == c.table_id,
+                                m.match_id == c.match_id))
+         .group_by(c.name).order_by(sa.func.max(m.ended).desc(), c.name))
+    with store.engine.connect() as conn:
+        return [{"name": name, "matches": n, "last": last} for name, n, last in conn.execute(q)]
+
+
 def sessions(store: Store, venue: str | None = None) -> list[dict[str, Any]]:
     """Returns each table's sessions, ``{venue, table, start, end, matches}``, oldest first."""
     q = sa.select(matches.c.venue, matches.c.table_id, matches.c.started, matches.c.ended).order_by(

@@ -3,6 +3,7 @@ targets under ``/record/`` here; ``python -m controller record --web``)::
 
     /record/history.json?limit=50&before=T   finished matches across every table, newest first
     /record/player/<name>.json               one player's figures, in all and per game
+    /record/players.json                     the venue's known names, the most recent first
     /record/sessions.json, sessions.csv      each table's sessions (start, end: Unix seconds)
     /record/gaps.json                        the seqs recorded as lost, per table
 """
@@ -31,6 +32,8 @@ def answer(store: Store, path: str, query: str = "") -> tuple[int, bytes, str] |
         except ValueError:
             return 400, b"limit and before are numbers\n", "text/plain; charset=utf-8"
         return 200, _json({"matches": stats.history(store, limit, before)}), JSON
+    if path == "/record/players.json":
+        return 200, _json({"players": stats.roster(store)}), JSON
     if path == "/record/sessions.json":
         return 200, _json({"sessions": stats.sessions(store)}), JSON
     if path == "/record/sessions.csv":

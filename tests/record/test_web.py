@@ -37,8 +37,8 @@ async def test_the_pages_read_the_venue_record(tmp_path):
         base = web.url.rstrip("/")
         paths = ("/record/history.json", "/record/player/%D0%90%D0%BD%D0%BD%D0%B0.json",
                  "/record/sessions.csv", "/record/gaps.json", "/record/nothing.json",
-                 "/record/history.json?limit=x")
-        history, player, csv, gaps, missing, bad = await asyncio.to_thread(
+                 "/record/history.json?limit=x", "/record/players.json")
+        history, player, csv, gaps, missing, bad, players = await asyncio.to_thread(
             lambda: [get(base + path) for path in paths])
     assert history[0] == 200
     assert [m["match_id"] for m in json.loads(history[1])["matches"]] == ["m-1"]
@@ -48,6 +48,8 @@ async def test_the_pages_read_the_venue_record(tmp_path):
     assert json.loads(gaps[1])["gaps"] == [{"venue": "club", "table": "t1", "first": 4, "last": 9,
                                             "reason": "no longer in the table's journal"}]
     assert missing[0] == 404 and bad[0] == 400
+    assert [(p["name"], p["matches"]) for p in json.loads(players[1])["players"]] == [
+        ("Bob", 1), ("Анна", 1)]
 
 
 async def test_a_store_that_cannot_be_read_is_a_500_that_says_so(tmp_path):
