@@ -7,6 +7,8 @@ measured in the same run on the same machine. Nothing here is a pass/fail test.
   publisher (``python -m controller replay`` without the printing), beside the baseline of
   only decoding the same JSON lines.
 - ``latency``, ``requests``, ``memory``, ``startup``, ``venue``: the live service (``benchmarks.live``).
+- ``record``: the venue recorder's ingest rate beside a bare subscriber's, its queries with
+  10,000 matches and its size per match, on SQLite and PostgreSQL (``benchmarks.record``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from benchmarks import live
+from benchmarks import live, record
 from benchmarks.synth import long_trace
 
 
@@ -65,6 +67,7 @@ BENCHMARKS: dict[str, Callable[[int], dict[str, object]]] = {
     "memory": live.bench_memory,
     "startup": live.bench_startup,
     "venue": live.bench_venue,
+    "record": record.bench_record,
 }
 
 

@@ -1,4 +1,4 @@
-"""``python -m controller``: run, check, demo, replay, simulate (interfaces §4), commission.
+"""``python -m controller``: run, check, demo, replay, simulate (interfaces §4), commission, record.
 
 Each command lives in its own module; this file only parses the command line.
 """
@@ -21,6 +21,7 @@ COMMANDS = {
     "replay": ("controller.pipeline.replay", "cli"),
     "simulate": ("controller.sim.simulator", "cli"),
     "commission": ("controller.commission", "cli"),
+    "record": ("controller.record.cli", "main"),
 }
 
 
@@ -68,6 +69,8 @@ def parser() -> argparse.ArgumentParser:
 
     from controller.commission import add_parser as commission_parser
     commission_parser(sub)
+    from controller.record import add_parser as record_parser
+    record_parser(sub)
     return p
 
 

@@ -221,6 +221,13 @@ class GetRequest(_Request):
     pass
 
 
+class HistorySinceRequest(_Request):
+    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``."""
+
+    seq: Annotated[int, Field(ge=0, le=2**53 - 1)]
+    limit: Annotated[int, Field(ge=1, le=1000)] = 200
+
+
 REQUESTS: dict[str, type[_Request]] = {
     "new_match": NewMatchRequest,
     "call": CallRequest,
@@ -231,11 +238,12 @@ REQUESTS: dict[str, type[_Request]] = {
     "redo": RedoRequest,
     "end_match": EndMatchRequest,
     "get": GetRequest,
+    "history_since": HistorySinceRequest,
 }
 
 #: A request as validated: one of the models above.
 ParsedRequest = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
-                 | UndoRequest | RedoRequest | EndMatchRequest | GetRequest)
+                 | UndoRequest | RedoRequest | EndMatchRequest | GetRequest | HistorySinceRequest)
 
 
 def _no_constant(name: str) -> Any:

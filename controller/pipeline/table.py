@@ -37,6 +37,7 @@ from controller.pipeline.requests import (
     DeclareRequest,
     EndMatchRequest,
     GetRequest,
+    HistorySinceRequest,
     NewMatchRequest,
     ParsedRequest,
     RedoRequest,
@@ -109,6 +110,9 @@ class Table:
         self._desk = Desk()
         # the referee as it was before each undo, newest last, with what the undo left (redo)
         self._undone: list[tuple[Referee, tuple[object, ...]]] = []
+        #: Answers ``history_since(seq, limit)`` from the journal (the service sets it); a read:
+        #: neither recorded nor remembered under its transaction.
+        self.history: Callable[[int, int], dict[str, Any]] | None = None
 
     # -------------------------------------------------------------- reading
     @property
@@ -234,6 +238,11 @@ class Table:
         got = self._desk.screen(name, payload, wall)
         if isinstance(got, dict):
             return self._answer(name, got, t)
+        if isinstance(got, HistorySinceRequest):  # a read: not recorded, not remembered
+            if self.history is None:
+                return self._answer(name, error(got.transaction, "this table keeps no history"), t)
+            return self._answer(name, {"status": "ok", "transaction": got.transaction,
+                                       "data": self.history(got.seq, got.limit)}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
         return self._answer(name, self._desk.carry_out(name, got, lambda: self._handle(got, t)),
                             t, line)

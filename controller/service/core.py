@@ -65,6 +65,7 @@ having lost edges (``EventsLost.channels``: a board's full buffer) while a shot 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -169,6 +170,7 @@ class TableCore:
         self._shot_ended = False  # a message made since the input began ended a shot
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
+        self.table.history = functools.partial(journal.history_since, base=self.base)
 
     # ------------------------------------------------------------------ the clock
     @property

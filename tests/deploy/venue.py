@@ -34,7 +34,7 @@ PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 #: one user per client (sessions are named after users): tables, people, services, devices
 USERS = ("club/t1", "club/t2", "referee", "dashboard", "scoreboard-bar", "keypad-t1",
          "adapters-t1", "homeassistant", "web", "awtrix_a1b2c3", "wled/a1b2c3",
-         "esphome/t1-lcd", "esphome/bar-matrix")
+         "esphome/t1-lcd", "esphome/bar-matrix", "recorder")
 
 
 def password(user: str) -> str:

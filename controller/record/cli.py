@@ -1,0 +1,59 @@
+"""``python -m controller record``: the venue recorder, or (``--sessions``) the tables'
+sessions from the store as CSV, for a club's billing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from typing import Any
+
+from controller.record.recorder import Recorder
+from controller.record.stats import sessions_csv
+from controller.record.store import Store, StoreError
+from controller.record.web import RecordSite
+from controller.service.connection import BadBrokerUrl, parse_broker, read_password
+from controller.web.server import WebConfig, WebServer
+
+
+async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
+    """Records until cancelled; with ``web`` (host:port) also serves the pages and the
+    record's history (``controller.record.web``) over the project's one HTTP server."""
+    if web is None:
+        await recorder.run()
+        return
+    host, _, port = web.rpartition(":")
+    server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
+                       extra=[RecordSite(store)])
+    async with server, asyncio.TaskGroup() as tg:
+        tg.create_task(recorder.run(), name="recorder")
+        tg.create_task(server.serve_forever(), name="web")
+
+
+def main(args: Any) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"record: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.sessions:
+            sys.stdout.write(sessions_csv(store))
+            return 0
+        if not args.broker:
+            print("record: --broker is needed to record", file=sys.stderr)
+            return 2
+        try:
+            password = read_password(args.password_file)  # else systemd's credential
+            broker = parse_broker(args.broker, password=password)
+        except (BadBrokerUrl, OSError) as exc:
+            print(f"record: {exc}", file=sys.stderr)
+            return 2
+        recorder = Recorder(store, broker, prefix=args.prefix, client_id=args.client_id)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_record(recorder, store, args.web))
+        return 0
+    finally:
+        store.close()

@@ -1,0 +1,225 @@
+"""The record's store: SQLAlchemy Core over SQLite (WAL; the default, nothing to set up) or
+PostgreSQL (``postgresql://…``: a league's database, several venue recorders writing to it).
+
+Tables (their schema is Alembic's, ``migrations/``)::
+
+    messages(venue, table_id, seq, ...)   every message with a seq, stored once: a message
+                                          delivered again (QoS 1) is ignored
+    tables(venue, table_id, complete_upto, high)
+                                          every seq up to ``complete_upto`` is stored or in
+                                          ``gaps``; ``high`` is the highest seq seen
+    gaps(venue, table_id, first_seq, last_seq, reason)
+                                          seqs the table's journal did not hold when asked
+                                          (a replaced Pi, a power cut's jump): never invented
+    matches, match_players                each finished match and its players' figures
+                                          (``controller.record.stats``), kept up to date
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy.dialects import postgresql, sqlite
+
+from controller.errors import ControllerError
+from controller.record import DEFAULT_STORE
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+meta = sa.MetaData()
+messages = sa.Table(
+    "messages", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("topic", sa.String(200)), sa.Column("kind", sa.String(64)),
+    sa.Column("ts", sa.Float), sa.Column("payload", sa.Text), sa.Column("received", sa.Float))
+tables = sa.Table(
+    "tables", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("complete_upto", sa.BigInteger), sa.Column("high", sa.BigInteger))
+gaps = sa.Table(
+    "gaps", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.String(200)))
+matches = sa.Table(
+    "matches", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("match_id", sa.String(100), primary_key=True),
+    sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
+    sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
+    sa.Column("players", sa.Text), sa.Column("winner", sa.Integer),
+    sa.Column("abandoned", sa.Boolean))
+match_players = sa.Table(
+    "match_players", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("match_id", sa.String(100), primary_key=True),
+    sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(100)), sa.Column("game", sa.String(40)),
+    sa.Column("won", sa.Boolean), sa.Column("games_won", sa.Integer),
+    sa.Column("games_played", sa.Integer), sa.Column("balls", sa.Integer),
+    sa.Column("points", sa.Integer), sa.Column("best_run", sa.Integer),
+    sa.Column("break_and_runs", sa.Integer), sa.Column("fouls", sa.Integer))
+
+
+class StoreError(ControllerError, OSError):
+    """The store cannot be opened, migrated or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """One message as the record keeps it; ``topic`` is relative to the table's base."""
+
+    venue: str
+    table: str
+    seq: int
+    topic: str
+    payload: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        """The event's type for ``event``, else the topic."""
+        if self.topic == "event":
+            return str(self.payload.get("type", "event"))
+        return self.topic
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What the store knows of one table: complete up to ``complete_upto``, seen up to ``high``."""
+
+    complete_upto: int
+    high: int
+
+
+def engine_for(url: str) -> sa.Engine:
+    """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3."""
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    engine = sa.create_engine(url, future=True)
+    if engine.dialect.name == "sqlite":
+        @sa.event.listens_for(engine, "connect")
+        def _wal(dbapi: Any, _record: Any) -> None:
+            cursor = dbapi.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # a commit survives kill -9; WAL
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+    return engine
+
+
+class Store:
+    """The record at ``url`` (``sqlite:///path`` or ``postgresql://…``), migrated to the
+    newest schema when opened. Raises StoreError when it cannot be opened or migrated."""
+
+    def __init__(self, url: str = DEFAULT_STORE) -> None:
+        try:
+            self.engine = engine_for(url)
+            with self.engine.begin() as conn:
+                cfg = AlembicConfig()
+                cfg.set_main_option("script_location", str(MIGRATIONS))
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(f"cannot open the record store: {exc}") from exc
+        self.dialect = self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ writing
+    def _insert(self, table: sa.Table) -> Any:
+        return (postgresql.insert(table) if self.dialect == "postgresql"
+                else sqlite.insert(table))
+
+    def add(self, items: list[Stored], *, lost: Sequence[tuple[str, str, int, int, str]] = (),
+            progress: dict[tuple[str, str], Progress] | None = None,
+            received: float | None = None) -> list[Stored]:
+        """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
+        ``(venue, table, first, last, reason)`` and each table's ``progress``, in one
+        transaction; returns the messages that were new. ``received``: when they came (Unix
+        seconds; now when None). Raises StoreError."""
+        now = time.time() if received is None else received
+        rows = [{"venue": m.venue, "table_id": m.table, "seq": m.seq, "topic": m.topic,
+                 "kind": m.kind[:64], "ts": _ts(m.payload), "received": now,
+                 "payload": json.dumps(m.payload, separators=(",", ":"), ensure_ascii=False)}
+                for m in items]
+        try:
+            with self.engine.begin() as conn:
+                new: list[Stored] = []
+                if rows:
+                    result = conn.execute(self._insert(messages).on_conflict_do_nothing().returning(
+                        messages.c.venue, messages.c.table_id, messages.c.seq), rows)
+                    fresh = {tuple(row) for row in result}
+                    new = [m for m in items if (m.venue, m.table, m.seq) in fresh]
+                if lost:
+                    conn.execute(self._insert(gaps).on_conflict_do_nothing(), [
+                        {"venue": v, "table_id": t, "first_seq": a, "last_seq": b, "reason": r}
+                        for v, t, a, b, r in lost])
+                for (venue, table), p in (progress or {}).items():
+                    stmt = self._insert(tables).values(
+                        venue=venue, table_id=table, complete_upto=p.complete_upto, high=p.high)
+                    conn.execute(stmt.on_conflict_do_update(
+                        index_elements=["venue", "table_id"],
+                        set_={"complete_upto": p.complete_upto, "high": p.high}))
+                return new
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(f"cannot write the record store: {exc}") from exc
+
+    # ------------------------------------------------------------------ reading
+    def progress(self) -> dict[tuple[str, str], Progress]:
+        """Returns every known table's progress."""
+        with self.engine.connect() as conn:
+            return {(v, t): Progress(c, h) for v, t, c, h in conn.execute(
+                sa.select(tables.c.venue, tables.c.table_id, tables.c.complete_upto, tables.c.high))}
+
+    def seqs(self, venue: str, table: str) -> list[int]:
+        """Returns the stored seqs of one table, in order."""
+        with self.engine.connect() as conn:
+            return list(conn.scalars(sa.select(messages.c.seq).where(
+                messages.c.venue == venue, messages.c.table_id == table).order_by(messages.c.seq)))
+
+    def seqs_between(self, venue: str, table: str, after: int, upto: int) -> list[int]:
+        """Returns one table's stored seqs above ``after`` up to ``upto``, in order."""
+        with self.engine.connect() as conn:
+            return list(conn.scalars(sa.select(messages.c.seq).where(
+                messages.c.venue == venue, messages.c.table_id == table, messages.c.seq > after,
+                messages.c.seq <= upto).order_by(messages.c.seq)))
+
+    def messages(self, venue: str, table: str, first: int = 0,
+                 last: int | None = None) -> list[Stored]:
+        """Returns one table's stored messages with seqs from ``first`` to ``last``, in order."""
+        q = sa.select(messages.c.seq, messages.c.topic, messages.c.payload).where(
+            messages.c.venue == venue, messages.c.table_id == table, messages.c.seq >= first)
+        if last is not None:
+            q = q.where(messages.c.seq <= last)
+        with self.engine.connect() as conn:
+            return [Stored(venue, table, s, t, json.loads(p))
+                    for s, t, p in conn.execute(q.order_by(messages.c.seq))]
+
+    def gaps(self, venue: str | None = None) -> list[tuple[str, str, int, int, str]]:
+        """Returns the seq ranges recorded as lost: ``(venue, table, first, last, reason)``."""
+        q = sa.select(gaps.c.venue, gaps.c.table_id, gaps.c.first_seq, gaps.c.last_seq,
+                      gaps.c.reason).order_by(gaps.c.venue, gaps.c.table_id, gaps.c.first_seq)
+        if venue is not None:
+            q = q.where(gaps.c.venue == venue)
+        with self.engine.connect() as conn:
+            return [(v, t, int(a), int(b), r) for v, t, a, b, r in conn.execute(q)]
+
+
+def _ts(payload: dict[str, Any]) -> float | None:
+    ts = payload.get("ts")
+    return float(ts) if isinstance(ts, int | float) else None

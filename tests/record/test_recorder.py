@@ -1,0 +1,186 @@
+"""The venue recorder against a real Mosquitto, real table services and both stores: the
+store equals what the tables' journals published, 0 lost and 0 duplicated, through kill -9
+of the recorder and a restart of the broker; it backfills after being away; and a seq the
+journal no longer holds is a gap in the record, never made up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import signal
+import sqlite3
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from controller.record.store import Store
+from tests.broker import Broker
+from tests.record.venue import published, recorder, stored, tables
+from tests.waiting import until
+
+
+def complete(store: Store, root: Path, names: list[str]) -> bool:
+    """Whether the store holds exactly what each table's journal published."""
+    return all(stored(store, t) == published(root, t) for t in names)
+
+
+async def wait_complete(store: Store, root: Path, names: list[str], timeout: float = 30.0) -> None:
+    def check() -> bool:
+        return complete(store, root, names)
+    try:
+        await until(check, timeout=timeout, what="the store to equal the journals")
+    except AssertionError:
+        for t in names:
+            j, s = published(root, t), stored(store, t)
+            print(t, "journal", len(j), "store", len(s), "missing", sorted(set(j) - set(s))[:20],
+                  "extra", sorted(set(s) - set(j))[:20])
+        raise
+
+
+async def kill_and_restart(tmp_path: Path, broker: Broker, store_url: str, *, count: int,
+                           kills: int, broker_restarts: tuple[int, ...], speed: float,
+                           shots: int, seed: int = 31) -> Store:
+    """Tables play ``shots`` shots each while the recorder is killed (kill -9) ``kills``
+    times at random moments, the broker restarted after the kills numbered in
+    ``broker_restarts``; returns the store once it equals the journals (the tables stay up,
+    idle, once played, as a venue's do)."""
+    store = Store(store_url)
+    log = tmp_path / "recorder.log"
+    names = [f"t{n}" for n in range(1, count + 1)]
+    rng = random.Random(seed)
+    proc = recorder(broker, store_url, log)
+    try:
+        async with tables(tmp_path, broker, count, speed=speed, shots=shots, loop=False):
+            for n in range(kills):
+                await asyncio.sleep(rng.uniform(0.5, 2.5))  # starting, recording or filling
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                if n in broker_restarts:
+                    broker.stop()
+                    await asyncio.sleep(rng.uniform(0.2, 0.8))
+                    broker.start()
+                proc = recorder(broker, store_url, log)
+            await wait_complete(store, tmp_path, names, timeout=60)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    assert all(len(published(tmp_path, t)) > 50 for t in names)  # they played meanwhile
+    assert store.gaps() == []
+    assert all(p.complete_upto == p.high for p in store.progress().values())
+    return store
+
+
+async def test_the_store_equals_the_journals_through_kill_9_and_a_broker_restart(
+        tmp_path, broker, store_url):
+    await kill_and_restart(tmp_path, broker, store_url, count=2, kills=3, broker_restarts=(1,),
+                           speed=60, shots=30)
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(900)
+async def test_twelve_tables_for_a_simulated_hour_through_kills_and_broker_restarts(
+        tmp_path, broker, store_url):
+    # 12 tables at 60 times real time for a minute: an hour of play each
+    await kill_and_restart(tmp_path, broker, store_url, count=12, kills=25,
+                           broker_restarts=(5, 15), speed=60, shots=400, seed=12)
+
+
+async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, store_url):
+    # the broker keeps at most 10 messages for the absent recorder: the rest come from the
+    # tables' journals (history_since)
+    broker = Broker(tmp_path / "broker", extra="max_queued_messages 10\n")
+    broker.start()
+    store = Store(store_url)
+    log = tmp_path / "recorder.log"
+    names = ["t1", "t2", "t3"]
+    proc = recorder(broker, store_url, log)
+    try:
+        async with tables(tmp_path, broker, len(names), speed=60, shots=40, loop=False):
+            await until(lambda: len(store.progress()) == 3, timeout=30, what="every table seen")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            seen = sum(len(stored(store, t)) for t in names)
+            await asyncio.sleep(2.0)  # play goes on with the recorder away
+            away = sum(len(published(tmp_path, t)) for t in names) - seen
+            proc = recorder(broker, store_url, log)
+            await wait_complete(store, tmp_path, names)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        broker.stop()
+    assert away > 3 * 10  # more than the broker kept for it
+    assert store.gaps() == []
+
+
+async def test_seqs_the_journal_no_longer_holds_are_a_gap_never_made_up(tmp_path, broker,
+                                                                         store_url):
+    async with tables(tmp_path, broker, 1, speed=40):
+        await until(lambda: len(published(tmp_path, "t1")) > 60, timeout=20, what="some play")
+    # a replaced Pi: its journal has forgotten the first 40 messages
+    db = sqlite3.connect(tmp_path / "t1" / "journal.sqlite3")
+    with db:
+        db.execute("DELETE FROM published WHERE seq <= 40")
+    db.close()
+    journal = published(tmp_path, "t1")
+    store = Store(store_url)
+    log = tmp_path / "recorder.log"
+    async with tables(tmp_path, broker, 1, speed=40, shots=10, loop=False):
+        proc = recorder(broker, store_url, log)
+        try:
+            await until(lambda: set(journal) <= set(stored(store, "t1")) and store.gaps(),
+                        timeout=30, what="the record of t1")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait()
+    assert store.gaps() == [("club", "t1", 1, 40, "no longer in the table's journal")]
+    assert not set(range(1, 41)) & set(stored(store, "t1"))
+
+
+async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_path, broker):
+    async with tables(tmp_path, broker, 1, speed=25):
+        await until(lambda: len(published(tmp_path, "t1")) > 20, timeout=20, what="some play")
+        async with aiomqtt.Client(broker.host, broker.port) as client:
+            await client.subscribe("billiards/club/t1/response/history_since", qos=1)
+            for body in ({"seq": 5, "limit": 10, "transaction": "a"},
+                         {"seq": -1, "transaction": "b"}):
+                await client.publish("billiards/club/t1/request/history_since",
+                                     json.dumps(body), qos=1)
+            answers = {}
+            async with asyncio.timeout(10):
+                async for message in client.messages:
+                    reply = json.loads(message.payload)
+                    answers[reply["transaction"]] = reply
+                    if len(answers) == 2:
+                        break
+    journal = published(tmp_path, "t1")
+    ok = answers["a"]
+    assert ok["status"] == "ok"
+    assert [m["seq"] for m in ok["data"]["messages"]] == list(range(6, 16))
+    assert [m["topic"] for m in ok["data"]["messages"]] == [journal[s] for s in range(6, 16)]
+    assert ok["data"]["upto"] == 15 and ok["data"]["first"] == 1
+    assert answers["b"]["status"] == "error" and "seq" in answers["b"]["error"]
+
+
+async def test_a_session_topic_says_when_a_table_starts_and_stops_being_played(tmp_path, broker):
+    store_url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
+    proc = recorder(broker, store_url, tmp_path / "recorder.log")
+    seen: list[dict] = []
+    try:
+        async with aiomqtt.Client(broker.host, broker.port) as client:
+            await client.subscribe("billiards/club/t1/session", qos=1)
+            async with tables(tmp_path, broker, 1, speed=20):
+                async with asyncio.timeout(60):
+                    async for message in client.messages:
+                        seen.append(json.loads(message.payload))
+                        if seen[-1]["playing"]:  # the match began: the referee ends it
+                            await client.publish("billiards/club/t1/request/end_match", "{}", qos=1)
+                        elif len(seen) >= 2:
+                            break
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    start, end = seen[-2:]
+    assert start["playing"] and not end["playing"]
+    assert start["match_id"] and start["seq"] < end["seq"]

@@ -1,0 +1,123 @@
+"""The record's store, on SQLite and on a real PostgreSQL: each message once, gaps kept,
+the schema migrated by Alembic, the figures of a finished match summed up from its events."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from controller.record import stats
+from controller.record.store import Progress, Store, Stored
+
+
+def event(seq: int, kind: str, data: dict, ts: float = 0.0) -> Stored:
+    return Stored("club", "t1", seq, "event", {"v": 1, "seq": seq, "ts": ts, "type": kind, "data": data})
+
+
+def test_a_message_delivered_twice_is_stored_once(store_url):
+    store = Store(store_url)
+    first = store.add([event(1, "match_started", {}), event(2, "foul", {})])
+    again = store.add([event(2, "foul", {}), event(3, "foul", {})])
+    assert [m.seq for m in first] == [1, 2]
+    assert [m.seq for m in again] == [3]
+    assert store.seqs("club", "t1") == [1, 2, 3]
+
+
+def test_progress_and_lost_seqs_are_kept_across_reopening(store_url):
+    store = Store(store_url)
+    store.add([event(5, "foul", {})], lost=[("club", "t1", 1, 4, "no longer in the table's journal")],
+              progress={("club", "t1"): Progress(5, 9)})
+    store.close()
+    again = Store(store_url)  # migrating a store already at the newest schema changes nothing
+    assert again.progress() == {("club", "t1"): Progress(5, 9)}
+    assert again.gaps() == [("club", "t1", 1, 4, "no longer in the table's journal")]
+    with again.engine.connect() as conn:
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0001"
+
+
+def credit(player: int, ball: int = 1, points: int = 1) -> dict:
+    return {"decision": "BallCredited", "player": player, "ball": ball, "points": points}
+
+
+def test_a_finished_match_sums_up_into_each_players_figures(store_url):
+    store = Store(store_url)
+    ann_bob = {"match_id": "m-1", "game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2,
+               "breaker": 0}
+    store.add([
+        event(1, "match_started", ann_bob, ts=100.0),
+        # game 1: Ann breaks and runs it (3 shots, each hers)
+        event(2, "shot_result", {"shot": 1, "decisions": [credit(0)], "to_shoot": 0}),
+        event(3, "shot_result", {"shot": 2, "decisions": [credit(0), credit(0, 2)], "to_shoot": 0}),
+        event(4, "shot_result", {"shot": 3, "decisions": [credit(0, 10)], "to_shoot": 0}),
+        event(5, "game_over", {"game_no": 1, "winner": 0}),
+        # game 2: Ann breaks dry, Bob fouls, Ann pockets one, the shot is undone and ruled
+        # again, Ann wins with two more
+        event(6, "shot_result", {"shot": 4, "decisions": [], "to_shoot": 1}),
+        event(7, "shot_result", {"shot": 5, "decisions": [
+            {"decision": "FoulCalled", "player": 1, "fouls": ["miss"]}], "to_shoot": 0}),
+        event(8, "foul", {"player": 1, "fouls": ["miss"], "shot": 5}),
+        event(9, "shot_result", {"shot": 6, "decisions": [credit(0, 3), credit(0, 5)], "to_shoot": 0}),
+        event(10, "undo", {"shots": 1, "back_to_shot": 5}),
+        event(11, "shot_result", {"shot": 6, "decisions": [credit(0, 3)], "to_shoot": 0}),
+        event(12, "shot_result", {"shot": 7, "decisions": [credit(0, 4), credit(0, 10)]}),
+        event(13, "game_over", {"game_no": 2, "winner": 0}),
+        event(14, "match_over", {"winner": 0, "games": [2, 0]}, ts=160.0),
+    ], progress={("club", "t1"): Progress(14, 14)})
+    assert stats.summarize_finished(store) == 1
+    assert stats.summarize_finished(store) == 0  # summed up once
+    ann = stats.player(store, "Ann")
+    assert ann["total"] == {"matches": 1, "won": 1, "games_won": 2, "games_played": 2,
+                            "balls": 7, "points": 7, "break_and_runs": 1, "fouls": 0,
+                            "best_run": 4}
+    assert ann["games"]["ten-ball"]["win_rate"] == 1.0
+    bob = stats.player(store, "Bob")["total"]
+    assert (bob["matches"], bob["won"], bob["balls"], bob["fouls"], bob["best_run"]) == (1, 0, 0, 1, 0)
+    [match] = stats.history(store)
+    assert (match["match_id"], match["players"], match["winner"]) == ("m-1", ["Ann", "Bob"], 0)
+    assert match["ended"] - match["started"] == 60.0
+
+
+def test_a_match_is_not_summed_up_before_its_table_is_complete_up_to_its_end(store_url):
+    store = Store(store_url)
+    store.add([event(1, "match_started", {"match_id": "m-1", "game": "pyramid", "players": ["A", "B"]}),
+               event(3, "match_over", {"winner": 1})], progress={("club", "t1"): Progress(1, 3)})
+    assert stats.summarize_finished(store) == 0  # seq 2 may still be a shot of it
+    store.add([event(2, "shot_result", {"shot": 1, "decisions": [credit(1)]})],
+              progress={("club", "t1"): Progress(3, 3)})
+    assert stats.summarize_finished(store) == 1
+    assert stats.player(store, "B")["total"]["balls"] == 1
+
+
+def test_sessions_join_matches_close_together_and_export_as_csv(store_url):
+    store = Store(store_url)
+    for n, (start, end) in enumerate([(0, 100), (200, 300), (2000, 2100)]):
+        base = n * 10
+        # each message came live, a second after its table's clock said (ts): the wall's time
+        # is the table's plus 1000 s
+        store.add([event(base + 1, "match_started", {"match_id": f"m-{n}", "game": "pyramid",
+                                                     "players": ["A", "B"]}, ts=start)],
+                  received=start + 1001.0)
+        store.add([event(base + 2, "match_over", {"winner": 0}, ts=end)],
+                  lost=[("club", "t1", base + 3, base + 10, "test")] if n < 2 else [],
+                  progress={("club", "t1"): Progress(base + 10, base + 10)}, received=end + 1001.0)
+    stats.summarize_finished(store)
+    found = stats.sessions(store)
+    assert [(s["matches"], s["start"], s["end"]) for s in found] == [(2, 1001.0, 1301.0),
+                                                                      (1, 3001.0, 3101.0)]
+    lines = stats.sessions_csv(store).splitlines()
+    assert lines[0] == "venue,table,start,end,matches" and len(lines) == 3
+
+
+def test_ten_ball_balls_that_stay_down_count_for_the_shooter(store_url):
+    store = Store(store_url)
+    store.add([
+        event(1, "match_started", {"match_id": "m-1", "game": "ten-ball", "players": ["A", "B"],
+                                   "breaker": 1}),
+        event(2, "shot_result", {"shot": 1, "decisions": [{"decision": "BallStaysDown", "ball": 3}],
+                                 "to_shoot": 1}),
+        event(3, "shot_result", {"shot": 2, "decisions": [], "to_shoot": 0}),
+        event(4, "shot_result", {"shot": 3, "decisions": [{"decision": "BallStaysDown", "ball": 5}]}),
+        event(5, "match_over", {"winner": 1}),
+    ], progress={("club", "t1"): Progress(5, 5)})
+    stats.summarize_finished(store)
+    assert stats.player(store, "B")["total"]["balls"] == 1  # the breaker's shot 1
+    assert stats.player(store, "A")["total"]["balls"] == 1  # shot 3, after B's miss

@@ -1,0 +1,61 @@
+"""The venue record through the project's one HTTP server: history, a player's page, the
+sessions' export, the gaps; a store that cannot be read is a 500 that says so."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+
+from controller.record import stats
+from controller.record.store import Progress, Store
+from controller.record.web import RecordSite
+from controller.web.server import WebConfig, WebServer
+from tests.record.test_store import credit, event
+
+
+def get(url: str) -> tuple[int, bytes, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read(), r.headers["Content-Type"]
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), exc.headers["Content-Type"]
+
+
+async def test_the_pages_read_the_venue_record(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    store.add([event(1, "match_started", {"match_id": "m-1", "game": "pyramid",
+                                          "players": ["Анна", "Bob"]}, ts=10.0),
+               event(2, "shot_result", {"shot": 1, "decisions": [credit(0, 3, 1)]}),
+               event(3, "match_over", {"winner": 0}, ts=70.0)],
+              lost=[("club", "t1", 4, 9, "no longer in the table's journal")],
+              progress={("club", "t1"): Progress(9, 9)})
+    stats.summarize_finished(store)
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        base = web.url.rstrip("/")
+        paths = ("/record/history.json", "/record/player/%D0%90%D0%BD%D0%BD%D0%B0.json",
+                 "/record/sessions.csv", "/record/gaps.json", "/record/nothing.json",
+                 "/record/history.json?limit=x", "/record/players.json")
+        history, player, csv, gaps, missing, bad, players = await asyncio.to_thread(
+            lambda: [get(base + path) for path in paths])
+    assert history[0] == 200
+    assert [m["match_id"] for m in json.loads(history[1])["matches"]] == ["m-1"]
+    assert json.loads(player[1])["total"]["balls"] == 1
+    assert json.loads(player[1])["name"] == "Анна"
+    assert csv[2].startswith("text/csv") and csv[1].decode().count("\n") == 2
+    assert json.loads(gaps[1])["gaps"] == [{"venue": "club", "table": "t1", "first": 4, "last": 9,
+                                            "reason": "no longer in the table's journal"}]
+    assert missing[0] == 404 and bad[0] == 400
+    assert [(p["name"], p["matches"]) for p in json.loads(players[1])["players"]] == [
+        ("Bob", 1), ("Анна", 1)]
+
+
+async def test_a_store_that_cannot_be_read_is_a_500_that_says_so(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    store.engine.dispose()
+    (tmp_path / "record.sqlite3").unlink()
+    (tmp_path / "record.sqlite3").mkdir()  # no longer a database
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        status, body, _ = await asyncio.to_thread(get, web.url + "record/history.json")
+    assert (status, body) == (500, b"the venue record could not be read\n")

@@ -1,0 +1,72 @@
+"""A venue for the record's tests: simulated tables (real services) on a real Mosquitto, a
+recorder process that can be killed, and the tables' journals to compare the store with."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from controller.record.store import Store
+from controller.service.config import validate
+from controller.service.shell import Service
+from controller.sim.backend import sim_backend
+from tests.broker import Broker
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ("siberian-ten", "ten-ball", "pyramid")
+
+
+def table_config(root: Path, broker: Broker, n: int, speed: float, shots: int, loop: bool
+                 ) -> object:
+    return validate({
+        "venue": "club", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
+        "log_level": "warning",
+        "mqtt": {"url": broker.url, "reconnect_min_s": 0.1, "reconnect_max_s": 0.5},
+        "journal": {"sync": "normal", "commit_interval_ms": 5},
+        "sim": {"game": GAMES[(n - 1) % 3], "seed": n, "speed": speed, "shots": shots,
+                "loop": loop},
+        "web": {"enabled": False},
+    }, "test")
+
+
+@asynccontextmanager
+async def tables(root: Path, broker: Broker, count: int, speed: float = 20.0, shots: int = 60,
+                 loop: bool = True) -> AsyncIterator[list[Service]]:
+    """Runs ``count`` simulated tables on ``broker`` until the block ends, playing ``shots``
+    shots (again and again with ``loop``; else they stay up, idle, once played)."""
+    services = [Service(table_config(root, broker, n, speed, shots, loop),  # type: ignore[arg-type]
+                        backend=sim_backend)
+                for n in range(1, count + 1)]
+    runs = [asyncio.create_task(s.run(), name=f"table-{s.config.table}") for s in services]
+    try:
+        yield services
+    finally:
+        for s in services:
+            s.stop()
+        await asyncio.gather(*runs)
+
+
+def published(root: Path, table: str) -> dict[int, str]:
+    """Returns what a table's journal kept as published: seq -> topic (relative)."""
+    db = sqlite3.connect(root / table / "journal.sqlite3")
+    try:
+        return {seq: topic.removeprefix(f"billiards/club/{table}/")
+                for seq, topic in db.execute("SELECT seq, topic FROM published")}
+    finally:
+        db.close()
+
+
+def recorder(broker: Broker, store: str, log: Path) -> subprocess.Popen[bytes]:
+    """Starts ``python -m controller record`` (its output in ``log``)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", "record", "--broker", broker.url, "--store", store],
+        cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+
+
+def stored(store: Store, table: str) -> dict[int, str]:
+    return {m.seq: m.topic for m in store.messages("club", table)}
