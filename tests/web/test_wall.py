@@ -405,3 +405,23 @@ def test_the_wall_shows_runs_break_and_runs_and_rack_times_on_the_tables_clock(
     page.screenshot(path=str(artifacts / "wall-stats-ru.png"))
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
+        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+    """Before: on a phone the longest names were cut with «…» (two lines, then an ellipsis),
+    and the cards were titled «T22» where the console says «Стол 22»."""
+    page = _open(browser, f"{web.url}?lang=ru", (390, 844))
+    card = page.locator('[data-table="t22"]')
+    expect(card.locator(".player .name")).to_have_text(LONG_RU, timeout=TIMEOUT)
+    expect(card.locator("h2")).to_have_text("Стол 22")
+    expect(card).to_have_attribute("aria-label", "Стол 22")
+    names = page.locator("article.table .player .name")
+    assert names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
+                              " || n.scrollHeight > n.clientHeight + 0.5"
+                              " || getComputedStyle(n).webkitLineClamp !== 'none').map(n => n.textContent)") == []
+    assert page.evaluate(MID_WORD, "article.table .player .name") == []
+    card.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
