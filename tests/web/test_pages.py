@@ -129,10 +129,12 @@ def _every_page(page: Page) -> list[str]:
         if shown[0] in seen:
             break
         assert page.evaluate(OUT_OF_PLACE, True) == [], shown
-        assert min(page.eval_on_selector_all(".player .score", HEIGHTS)) >= 40 * page.viewport_size["height"] / 1080
+        least = 40 * page.viewport_size["height"] / 1080  # type: ignore[index]
+        assert min(page.eval_on_selector_all(".player .score", HEIGHTS)) >= least
         seen += shown
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("(t) => document.querySelector('article.table').dataset.table !== t", arg=first)
+        page.wait_for_function("(t) => document.querySelector('article.table').dataset.table !== t",
+                               arg=first)
     return seen
 
 

@@ -262,12 +262,14 @@ FOUR_RU = [*LONG_RU, "Анна-Мария Шереметьева-Голицын�
 #: 1 breaks the second rack and pots a ball in each of two shots; then a question, two fouls in
 #: a row of the fourth player and ball in hand stand in the state.
 SCRIPT: list[tuple[str, dict[str, object]]] = [
-    ("event", {"type": "match_started", "ts": 100.0, "data": {"game": "pyramid", "players": FOUR_RU, "race_to": 3}}),
+    ("event", {"type": "match_started", "ts": 100.0,
+               "data": {"game": "pyramid", "players": FOUR_RU, "race_to": 3}}),
     ("state", {"status": "break", "to_shoot": 0, "game_no": 1, "shot": 0, "ts": 100.0}),
     ("event", {"type": "shot_result", "ts": 110.0, "data": {"shot": 1, "to_shoot": 0, "decisions": [
         {"decision": "BallCredited", "player": 0, "ball": 1}]}}),
     ("event", {"type": "shot_result", "ts": 120.0, "data": {"shot": 2, "to_shoot": 0, "decisions": [
-        {"decision": "BallCredited", "player": 0, "ball": 2}, {"decision": "BallCredited", "player": 0, "ball": 3}]}}),
+        {"decision": "BallCredited", "player": 0, "ball": 2},
+        {"decision": "BallCredited", "player": 0, "ball": 3}]}}),
     ("event", {"type": "shot_result", "ts": 130.0, "data": {"shot": 3, "to_shoot": 0, "decisions": [
         {"decision": "BallCredited", "player": 0, "ball": 4}]}}),
     ("event", {"type": "game_over", "ts": 160.0, "data": {"game_no": 1, "winner": 0, "games": [1, 0, 0, 0]}}),
@@ -316,7 +318,8 @@ class ScriptedTable:
 
 STATE: dict[str, object] = {
     "game": "pyramid", "match_id": "m-t20", "match_t0": 100.0, "race_to": 3,
-    "players": [{"name": n, "score": 4 - i, "games": 1 if i == 0 else 0, "consecutive_fouls": 2 if i == 3 else 0}
+    "players": [{"name": n, "score": 4 - i, "games": 1 if i == 0 else 0,
+                 "consecutive_fouls": 2 if i == 3 else 0}
                 for i, n in enumerate(FOUR_RU)],
     "questions": [{"id": "q1", "player": 1, "prompt": "Шар забит по правилам?"}],
     "ball_in_hand": "anywhere", "on_table": list(range(7, 16)), "winner": None,
@@ -334,8 +337,9 @@ def scripted(ws_broker: Broker) -> Iterator[ScriptedTable]:
 
 #: Every text of the wall's cards that shows: its element's font size, and what it says.
 SHOWN_TEXT = """() => [...document.querySelectorAll("article.table *")].filter((e) =>
-    [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim()) && e.checkVisibility({visibilityProperty: true})
-    && !e.closest(".visually-hidden")).map((e) => [parseFloat(getComputedStyle(e).fontSize), e.className, e.textContent])"""
+    [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim())
+    && e.checkVisibility({visibilityProperty: true}) && !e.closest(".visually-hidden"))
+    .map((e) => [parseFloat(getComputedStyle(e).fontSize), e.className, e.textContent])"""
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
@@ -358,7 +362,8 @@ def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # laid out
     for selector, n in must.items():
         sizes = page.evaluate("""(sel) => [...document.querySelectorAll(`[data-table="t20"] ${sel}`)]
-            .map(e => [parseFloat(getComputedStyle(e).fontSize), e.checkVisibility({visibilityProperty: true})])""",
+            .map(e => [parseFloat(getComputedStyle(e).fontSize),
+                       e.checkVisibility({visibilityProperty: true})])""",
                               selector)
         assert len(sizes) == n, (selector, sizes)
         assert min(size for size, _ in sizes) >= least - 0.5, (selector, sizes, least)
@@ -419,7 +424,8 @@ def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
     names = page.locator("article.table .player .name")
     assert names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
                               " || n.scrollHeight > n.clientHeight + 0.5"
-                              " || getComputedStyle(n).webkitLineClamp !== 'none').map(n => n.textContent)") == []
+                              " || getComputedStyle(n).webkitLineClamp !== 'none')"
+                              ".map(n => n.textContent)") == []
     assert page.evaluate(MID_WORD, "article.table .player .name") == []
     card.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))
