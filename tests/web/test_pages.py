@@ -295,7 +295,7 @@ def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
     expect(card.locator('[data-field="question"]')).to_have_count(0)
     # screen readers hear the newest thing once, not the whole wall again
     expect(wall.locator("#announce")).to_have_attribute("aria-live", "polite")
-    expect(wall.locator("#announce")).to_have_text(re.compile(r"^T2: "))
+    expect(wall.locator("#announce")).to_have_text(re.compile(r"^Table 2: "))
     assert wall.locator("[aria-live]").count() == 1
 
     # the call again, now accepted

@@ -211,7 +211,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
 
   // the newest thing, once, for screen readers (not the whole wall again)
   const announce = document.getElementById("announce");
-  function say(id, text) { announce.textContent = `${id.toUpperCase()}: ${text}`; }
+  function say(id, text) { announce.textContent = `${tableName(id)}: ${text}`; }
 
   const client = connect(config, config.dashboard, (text, ok) => {
     setConnection(text, ok);
