@@ -431,3 +431,21 @@ def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
     page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_a_wall_opened_mid_match_counts_no_statistics_it_did_not_see(
+        browser: Browser, web: WebThread, scripted: ScriptedTable) -> None:
+    """The runs and rack times are counted from events a page hears; one opened after them
+    shows none (rather than a run of 0 or a rack timed from when it opened), and the match
+    clock still from the table's ``match_t0``."""
+    first = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080))
+    expect(first.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
+    scripted.play(first)
+    expect(first.locator('[data-table="t20"] [data-field="best"]')).to_be_visible(timeout=TIMEOUT)
+    late = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080), SKEWED)
+    expect(late.locator('[data-table="t20"] [data-field="fouls"]')).to_be_visible(timeout=TIMEOUT)
+    assert late.locator('[data-table="t20"] [data-field="stats"]').count() == 0
+    assert 76 <= _seconds(late, "t20") <= 76 + 10
+    for page in (first, late):
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()
