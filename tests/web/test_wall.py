@@ -4,6 +4,7 @@ and real tables (``LiveTable``); screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,45 +130,46 @@ def _decoded(png: Path, scale: float = 1.0) -> list[str]:
 
 
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
-def test_the_walls_qr_codes_hold_the_venues_address_and_scan_from_a_metre(
+def test_the_walls_qr_code_holds_the_venues_address_and_scans_from_a_metre(
         browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before: 43 px for 34 modules at 1080p, 38 at 720p, and the TV's own address (127.0.0.1).
-    Now 10.5 % of the screen's height (about 7 cm on a 55-inch TV at any resolution); read
-    from the screenshot, and from it at a phone camera's resolution (its camera at a metre sees
-    the TV in about 1,650 pixels across, ``PHONE_PX``)."""
+    Then a code on every card, which left no room for 40 px letters. Now one code a wall, in
+    the top bar, 10.5 % of the screen's height (about 7 cm on a 55-inch TV at any resolution):
+    the venue's dashboard, where a phone picks its table's console. Read from the screenshot,
+    and from it at a phone camera's resolution (its camera at a metre sees the TV in about
+    1,650 pixels across, ``PHONE_PX``)."""
     page = _open(browser, f"{public_web.url}?tv=1", (width, height))
-    codes = page.locator('article.table [data-field="qr"]:not([hidden]) svg')
-    # every card carries its code but, on the 12-table wall, t21's and t22's: a two-line info
-    # line (t21 waits for an answer) or two-line names (t22) leave no room under the players,
-    # and a code never covers a player
-    expect(codes).to_have_count(10 if height > 1000 else 6, timeout=TIMEOUT)
-    page.wait_for_function(  # laid out at their size (a page of the wall just turned or drawn)
-        """([n, px]) => [...document.querySelectorAll('article.table [data-field="qr"]:not([hidden]) svg')]
-             .filter(e => e.getBoundingClientRect().width >= px).length === n""",
-        arg=[10 if height > 1000 else 6, 0.105 * height - 1], timeout=TIMEOUT)
+    codes = page.locator('[data-field="qr"]:not([hidden]) svg')
+    expect(page.locator("article.table").first).to_be_visible(timeout=TIMEOUT)
+    expect(codes).to_have_count(1, timeout=TIMEOUT)
+    assert page.locator('article.table [data-field="qr"]').count() == 0  # none on the cards
     shot = artifacts / f"wall-qr-{height}p.png"
     page.screenshot(path=str(shot))
-    sizes = codes.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
-    assert min(sizes) >= 0.105 * height - 1, sizes
-    overlaps = page.evaluate('''() => [...document.querySelectorAll("article.table")].flatMap(card => {
-      const code = card.querySelector(".qr:not([hidden]) svg");
-      if (!code) return [];
-      const q = code.getBoundingClientRect();
-      return [...card.querySelectorAll(".player, .meta, h2")].filter(p => {
-        const r = p.getBoundingClientRect();
-        return r.bottom > q.top && r.top < q.bottom && r.right > q.left && r.left < q.right;
-      }).map(p => `${card.dataset.table}: ${p.textContent}`);
-    })''')
-    assert overlaps == []  # never over a name or a score
-    shown = page.evaluate("[...document.querySelectorAll('article.table:has(.qr:not([hidden]))')]"
-                          ".map(a => a.dataset.table)")
-    expected = sorted(f"{PUBLIC}console.html?table={t}" for t in shown)
+    size = codes.first.evaluate("e => e.getBoundingClientRect().width")
+    assert size >= 0.105 * height - 1, size
+    top = page.locator(".top").evaluate("e => e.getBoundingClientRect().bottom")
+    assert codes.first.evaluate("e => e.getBoundingClientRect().bottom") <= top + 0.5  # over no card
+    expected = [f"{PUBLIC}index.html"]
     assert _decoded(shot) == expected
     assert _decoded(shot, PHONE_PX / width) == expected
     ids = page.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)")
-    assert len(ids) == len(set(ids))  # no id twice (each code had its own <title id=...>)
+    assert len(ids) == len(set(ids))  # no id twice
     assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_one_table_full_screen_keeps_its_consoles_code(
+        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+    """``?table=`` (one table on a screen of its own): its console's code in the card's corner."""
+    page = _open(browser, f"{public_web.url}?table=t23", (1920, 1080))
+    code = page.locator('article.table [data-field="qr"] svg')
+    expect(code).to_have_count(1, timeout=TIMEOUT)
+    page.wait_for_function("() => document.querySelector('article.table .qr svg')"
+                           ".getBoundingClientRect().width >= 0.2 * innerHeight - 1", timeout=TIMEOUT)
+    shot = artifacts / "wall-single-qr.png"
+    page.screenshot(path=str(shot))
+    assert _decoded(shot) == [f"{PUBLIC}console.html?table=t23"]
     page.close()
 
 
@@ -247,3 +249,203 @@ def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
     assert top >= 0.025 * height, top  # 28 px at 1080p, 56 at 4K
     page.screenshot(path=str(artifacts / f"wall-ru-{height}p.png"))
     page.close()
+
+
+# ------------------------------------------------------------------ legible by design, live statistics
+#: The wall's least letter height at 1080p (issue 30): names, status, questions, «2 ФОЛА» and
+#: ball in hand; ``MIN_LETTER_PX`` in dashboard.js.
+LEAST_PX = 40
+#: Four players with the longest Russian names a club shows.
+FOUR_RU = [*LONG_RU, "Анна-Мария Шереметьева-Голицына", "Кирилл Достоевский"]
+#: What the scripted table t20 says, in order (table time ``ts``): the match begins, player 0
+#: breaks and runs the rack (four balls in three shots, the rack won at 160 s: a minute), player
+#: 1 breaks the second rack and pots a ball in each of two shots; then a question, two fouls in
+#: a row of the fourth player and ball in hand stand in the state.
+SCRIPT: list[tuple[str, dict[str, object]]] = [
+    ("event", {"type": "match_started", "ts": 100.0,
+               "data": {"game": "pyramid", "players": FOUR_RU, "race_to": 3}}),
+    ("state", {"status": "break", "to_shoot": 0, "game_no": 1, "shot": 0, "ts": 100.0}),
+    ("event", {"type": "shot_result", "ts": 110.0, "data": {"shot": 1, "to_shoot": 0, "decisions": [
+        {"decision": "BallCredited", "player": 0, "ball": 1}]}}),
+    ("event", {"type": "shot_result", "ts": 120.0, "data": {"shot": 2, "to_shoot": 0, "decisions": [
+        {"decision": "BallCredited", "player": 0, "ball": 2},
+        {"decision": "BallCredited", "player": 0, "ball": 3}]}}),
+    ("event", {"type": "shot_result", "ts": 130.0, "data": {"shot": 3, "to_shoot": 0, "decisions": [
+        {"decision": "BallCredited", "player": 0, "ball": 4}]}}),
+    ("event", {"type": "game_over", "ts": 160.0, "data": {"game_no": 1, "winner": 0, "games": [1, 0, 0, 0]}}),
+    ("state", {"status": "break", "to_shoot": 1, "game_no": 2, "shot": 3, "ts": 161.0}),
+    ("event", {"type": "shot_result", "ts": 170.0, "data": {"shot": 4, "to_shoot": 1, "decisions": [
+        {"decision": "BallCredited", "player": 1, "ball": 5}]}}),
+    ("event", {"type": "shot_result", "ts": 175.0, "data": {"shot": 5, "to_shoot": 1, "decisions": [
+        {"decision": "BallCredited", "player": 1, "ball": 6}]}}),
+    ("state", {"status": "awaiting", "to_shoot": 1, "game_no": 2, "shot": 5, "ts": 176.0}),
+]
+
+
+class ScriptedTable:
+    """t20 of the venue, publishing what ``SCRIPT`` says (a table's words, not its rules)."""
+
+    def __init__(self, broker: Broker) -> None:
+        import paho.mqtt.client as paho
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.base = f"billiards/{VENUE}/t20"
+        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id="test-scripted-t20")
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        self.seq = 0
+
+    def say(self, kind: str, payload: dict[str, object], retain: bool = False) -> None:
+        self.seq += 1
+        self.client.publish(f"{self.base}/{kind}", json.dumps({"v": 1, "seq": self.seq, **payload}),
+                            1, retain).wait_for_publish(5)
+
+    def play(self, page: Page) -> None:
+        """Plays ``SCRIPT`` once ``page`` shows the table (subscribed: it hears its events)."""
+        self.say("status", {"state": "online", "ts": 100.0}, retain=True)
+        expect(page.locator('[data-table="t20"]')).to_have_count(1, timeout=TIMEOUT)
+        for kind, payload in SCRIPT:
+            if kind == "state":
+                payload = {**STATE, **payload}
+            self.say(kind, payload, retain=kind == "state")
+
+    def stop(self) -> None:
+        for kind in ("status", "state"):  # the table out of service: the wall forgets it
+            self.client.publish(f"{self.base}/{kind}", b"", 1, True).wait_for_publish(5)
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+STATE: dict[str, object] = {
+    "game": "pyramid", "match_id": "m-t20", "match_t0": 100.0, "race_to": 3,
+    "players": [{"name": n, "score": 4 - i, "games": 1 if i == 0 else 0,
+                 "consecutive_fouls": 2 if i == 3 else 0}
+                for i, n in enumerate(FOUR_RU)],
+    "questions": [{"id": "q1", "player": 1, "prompt": "Шар забит по правилам?"}],
+    "ball_in_hand": "anywhere", "on_table": list(range(7, 16)), "winner": None,
+}
+
+
+@pytest.fixture
+def scripted(ws_broker: Broker) -> Iterator[ScriptedTable]:
+    table = ScriptedTable(ws_broker)
+    try:
+        yield table
+    finally:
+        table.stop()
+
+
+#: Every text of the wall's cards that shows: its element's font size, and what it says.
+SHOWN_TEXT = """() => [...document.querySelectorAll("article.table *")].filter((e) =>
+    [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim())
+    && e.checkVisibility({visibilityProperty: true}) && !e.closest(".visually-hidden"))
+    .map((e) => [parseFloat(getComputedStyle(e).fontSize), e.className, e.textContent])"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
+def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
+        browser: Browser, web: WebThread, wall: dict[str, LiveTable], scripted: ScriptedTable,
+        artifacts: Path, width: int, height: int) -> None:
+    """Before: on a 1080p wall of 12, names 30.6 px and status, questions, «2 ФОЛА» and ball in
+    hand 15-18 px; with three or four players only first names and no balls. Now those are at
+    least 40 px at 1080p (pages turn to keep them so), 80 at 4K; the four longest Russian names
+    show whole, and the balls on the table."""
+    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    expect(page.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
+    assert page.evaluate("MIN_LETTER_PX") == LEAST_PX  # the constant the page sizes by
+    scripted.play(page)
+    card = page.locator('[data-table="t20"]')
+    expect(card.locator('[data-field="fouls"]')).to_be_visible(timeout=TIMEOUT)
+    least = LEAST_PX * height / 1080
+    must = {".player .name": len(FOUR_RU), '[data-field="status"]': 1, ".question": 1,
+            '.badge[data-field="fouls"]': 1, '[data-field="ball_in_hand"]': 1}
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # laid out
+    for selector, n in must.items():
+        sizes = page.evaluate("""(sel) => [...document.querySelectorAll(`[data-table="t20"] ${sel}`)]
+            .map(e => [parseFloat(getComputedStyle(e).fontSize),
+                       e.checkVisibility({visibilityProperty: true})])""",
+                              selector)
+        assert len(sizes) == n, (selector, sizes)
+        assert min(size for size, _ in sizes) >= least - 0.5, (selector, sizes, least)
+        assert all(shown for _, shown in sizes), (selector, sizes)
+    names = card.locator(".player .name")
+    assert names.all_inner_texts() == FOUR_RU  # whole, never a first name only
+    assert names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
+                              " || n.scrollHeight > n.clientHeight + 0.5).length") == 0
+    assert page.evaluate(MID_WORD, "article.table .player .name, article.table .meta") == []
+    balls = card.locator('[data-field="on_table"] .ball')
+    assert balls.count() == 9
+    assert balls.evaluate_all("bs => bs.every(b => b.checkVisibility({visibilityProperty: true}))")
+    # the twelve tables of the wall (and t20) on pages whose cards all keep those letters
+    every = page.locator("article.table .player .name").evaluate_all(
+        "ns => ns.map(n => parseFloat(getComputedStyle(n).fontSize))")
+    assert min(every) >= least - 0.5, every
+    # everything else on a card scales with the screen: nothing below half the least
+    small = [t for t in page.evaluate(SHOWN_TEXT) if t[0] < least / 2 - 0.5]
+    assert small == []
+    page.screenshot(path=str(artifacts / f"wall-legible-ru-{height}p.png"))
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_the_wall_shows_runs_break_and_runs_and_rack_times_on_the_tables_clock(
+        browser: Browser, web: WebThread, scripted: ScriptedTable, artifacts: Path) -> None:
+    """The live statistics, counted in the page from the events the table publishes: the
+    shooter's current run, the best run, break-and-runs and rack times, on the table's time
+    (``ts``), with the browser's clock three hours off."""
+    page = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080), SKEWED)
+    expect(page.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
+    scripted.play(page)
+    stats = page.locator('[data-table="t20"] [data-field="stats"]')
+    expect(stats).to_be_visible(timeout=TIMEOUT)
+    expect(stats.locator('[data-field="run"]')).to_have_text(f"серия 2 ({FOUR_RU[1]})")
+    expect(stats.locator('[data-field="best"]')).to_have_text(f"лучшая серия 4 ({FOUR_RU[0]})")
+    expect(stats.locator('[data-field="break_runs"]')).to_have_text(f"с разбоя до конца: {FOUR_RU[0]} 1")
+    expect(stats.locator('[data-field="last_rack"]')).to_have_text("прошлая партия 1:00")
+    rack = stats.locator('[data-field="rack_time"]').inner_text()
+    found = re.fullmatch(r"партия 0:(\d\d)", rack)
+    assert found and 15 <= int(found[1]) <= 15 + 10, rack  # 176 - 161 s, and the seconds since
+    assert stats.locator('[data-field="partial"]').count() == 0  # the match's start was seen
+    assert 76 <= _seconds(page, "t20") <= 76 + 10  # the match clock: 176 - 100 s on the table's clock
+    page.screenshot(path=str(artifacts / "wall-stats-ru.png"))
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
+        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+    """Before: on a phone the longest names were cut with «…» (two lines, then an ellipsis),
+    and the cards were titled «T22» where the console says «Стол 22»."""
+    page = _open(browser, f"{web.url}?lang=ru", (390, 844))
+    card = page.locator('[data-table="t22"]')
+    expect(card.locator(".player .name")).to_have_text(LONG_RU, timeout=TIMEOUT)
+    expect(card.locator("h2")).to_have_text("Стол 22")
+    expect(card).to_have_attribute("aria-label", "Стол 22")
+    names = page.locator("article.table .player .name")
+    assert names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
+                              " || n.scrollHeight > n.clientHeight + 0.5"
+                              " || getComputedStyle(n).webkitLineClamp !== 'none')"
+                              ".map(n => n.textContent)") == []
+    assert page.evaluate(MID_WORD, "article.table .player .name") == []
+    card.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_a_wall_opened_mid_match_counts_no_statistics_it_did_not_see(
+        browser: Browser, web: WebThread, scripted: ScriptedTable) -> None:
+    """The runs and rack times are counted from events a page hears; one opened after them
+    shows none (rather than a run of 0 or a rack timed from when it opened), and the match
+    clock still from the table's ``match_t0``."""
+    first = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080))
+    expect(first.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
+    scripted.play(first)
+    expect(first.locator('[data-table="t20"] [data-field="best"]')).to_be_visible(timeout=TIMEOUT)
+    late = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080), SKEWED)
+    expect(late.locator('[data-table="t20"] [data-field="fouls"]')).to_be_visible(timeout=TIMEOUT)
+    assert late.locator('[data-table="t20"] [data-field="stats"]').count() == 0
+    assert 76 <= _seconds(late, "t20") <= 76 + 10
+    for page in (first, late):
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()

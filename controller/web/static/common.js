@@ -124,6 +124,7 @@ class TableModel {
     this.matchStart = null;      // {ts, at}: the match_started event's table time, our Date
     this.tableClock = null;      // {ts, at}: the newest table time heard, and our Date.now() then
     this.matchId = null;
+    this.stats = new MatchStats();
   }
   playerName(i) {
     const p = this.state && this.state.players && this.state.players[i];
@@ -152,6 +153,7 @@ class TableModel {
       this.racks.clear();
       this.matchStart = { ts: data.ts, at: new Date() };
     }
+    this.stats.take(data);
     if (data.type === "question" && d.id) this.questions.set(d.id, d);
     if (data.type === "game_over" && d.game_no) {
       const rack = this.racks.get(d.game_no) || {};
@@ -165,10 +167,11 @@ class TableModel {
   takeState(data) {
     this.state = data;
     if (data.match_id !== this.matchId) {
-      if (this.matchId !== null && data.match_id) { this.racks.clear(); }
+      if (this.matchId !== null && data.match_id) { this.racks.clear(); this.stats = new MatchStats(); }
       this.matchId = data.match_id || null;
     }
     for (const q of data.questions || []) this.questions.set(q.id, q);
+    if (data.game) this.stats.takeState(data);
     if (data.game && data.game_no && data.status === "break" && data.to_shoot !== null) {
       const rack = this.racks.get(data.game_no) || {};
       this.racks.set(data.game_no, { ...rack, breaker: data.to_shoot });
@@ -224,6 +227,64 @@ class TableModel {
     }
     if (!this.matchStart || !this.state || !this.state.game) return null;
     return (Date.now() - this.matchStart.at.getTime()) / 1000;
+  }
+}
+
+// ------------------------------------------------------------------ live statistics
+// The wall's statistics of one match, counted in the page from the events the table already
+// publishes (shot_result's credited balls and next shooter, game_over, their table times `ts`):
+// the shooter's current run, the best run, break-and-runs and rack times. A page that did not
+// see the match start counts from the first rack it saw begin (`partial`: said so on the card).
+class MatchStats {
+  constructor() {
+    this.partial = true;   // false once the match's start was seen
+    this.shooter = null;   // who shoots the next shot, as the last event said
+    this.run = null;       // {player, balls}: the visit at the table now (null: its start unseen)
+    this.best = null;      // {player, balls}: the longest run seen
+    this.breakRuns = [];   // per player: racks won from the break without the opponent shooting
+    this.rack = null;      // {breaker, clean, t0}: the rack in play (t0 null, clean false: its start unseen)
+    this.boundary = false; // a rack has just begun (the match started, a rack was won): its break follows
+    this.rackTimes = [];   // seconds of the racks seen whole, in order
+  }
+  take(ev) {
+    const d = ev.data || {};
+    const ts = typeof ev.ts === "number" ? ev.ts : null;
+    if (ev.type === "match_started") {
+      Object.assign(this, new MatchStats(), { partial: false, boundary: true });  // the break's state follows
+    } else if (ev.type === "shot_result" && !d.corrected) {
+      const shooter = this.shooter;
+      const credited = (d.decisions || []).filter((x) => x.decision === "BallCredited" && x.player === shooter).length;
+      if (this.run && this.run.player === shooter) this.run.balls += credited;
+      if (this.run && (!this.best || this.run.balls > this.best.balls)) this.best = { ...this.run };
+      const next = d.to_shoot ?? null;
+      if (this.rack && next !== this.rack.breaker) this.rack.clean = false;
+      if (next !== shooter) this.run = next === null ? null : { player: next, balls: 0 };
+      this.shooter = next;
+    } else if (ev.type === "game_over") {
+      if (this.rack && this.rack.t0 !== null && ts !== null) this.rackTimes.push(ts - this.rack.t0);
+      if (this.rack && this.rack.clean && d.winner === this.rack.breaker && d.winner !== undefined && d.winner !== null) {
+        this.breakRuns[d.winner] = (this.breakRuns[d.winner] || 0) + 1;
+      }
+      this.rack = null;  // the next rack begins with the next state's break
+      this.boundary = true;
+    } else if (ev.type === "undo") {
+      Object.assign(this, { run: null, rack: null, partial: true, boundary: false });  // what was counted may be undone
+    }
+  }
+  // A state: the rack that begins with a break (after a game_over, or the first one seen).
+  takeState(state) {
+    if (!this.rack && state.status === "break" && state.to_shoot !== null && state.to_shoot !== undefined) {
+      const seen = this.boundary && typeof state.ts === "number";
+      this.rack = { breaker: state.to_shoot, clean: seen, t0: seen ? state.ts : null };
+      this.boundary = false;
+      this.shooter = state.to_shoot;
+      if (seen) this.run = { player: state.to_shoot, balls: 0 };
+    }
+    if (this.shooter === null && state.to_shoot !== null && state.to_shoot !== undefined) this.shooter = state.to_shoot;
+  }
+  // The rack in play's seconds on the table's clock now (null: its start unseen).
+  rackSeconds(now) {
+    return this.rack && this.rack.t0 !== null && now !== null ? Math.max(0, now - this.rack.t0) : null;
   }
 }
 
@@ -381,10 +442,10 @@ function renderTable(table, options = {}) {
   const known = options.connected !== false;
   const online = known ? table.online() : "stale";
   const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online,
-    "aria-label": table.id.toUpperCase() });
+    "aria-label": options.title || tableName(table.id) });
   const fault = healthText(table);
   card.append(el("header", {},
-    el("h2", {}, options.title || table.id.toUpperCase()),
+    el("h2", {}, options.title || tableName(table.id)),
     el("span", { class: `badge ${online}`, "data-field": "online" }, t("online." + (online in { online: 1, offline: 1, stopped: 1, stale: 1 } ? online : "unknown"))),
     fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
     options.clock && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
@@ -407,9 +468,9 @@ function renderTable(table, options = {}) {
   const over = s.status === "match_over" || s.status === "game_over";
   // the state of play first: a narrow card cuts the end of the line, never this
   body.append(el("p", { class: "meta" },
-    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), " · ",
-    el("span", { class: "game-name" }, gameName(s.game)), " · ", el("span", { class: "item" }, t("card.race", { n: s.race_to })), " · ",
-    el("span", { class: "item" }, t("card.game", { n: s.game_no })), " · ", el("span", { class: "item" }, t("card.shot", { n: s.shot }))));
+    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), sep(),
+    el("span", { class: "game-name" }, gameName(s.game)), sep(), el("span", { class: "item" }, t("card.race", { n: s.race_to })), sep(),
+    el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot }))));
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
@@ -448,6 +509,7 @@ function renderTable(table, options = {}) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }
+  if (options.stats) { const line = statsLine(table); if (line) body.append(line); }
   if (options.racks && table.racks.size) body.append(rackStrip(table));
   if (table.events.length) {
     body.append(el("ol", { class: "events", "data-field": "events" },
@@ -456,9 +518,30 @@ function renderTable(table, options = {}) {
   footer(card, table);
   return card;
 }
+function sep() { return el("span", { class: "sep" }, " · "); }  // the TV wall puts the status on a line of its own
 function footer(card, table) {
   card.append(el("p", { class: "updated", "data-field": "updated" },
     table.updated ? t("page.last_update", { time: clockTime(table.updated) }) : t("page.never")));
+}
+// The live statistics: the current run, the best run, break-and-runs, this rack's time and the
+// last rack's (each an unbreakable item; the line wraps between them).
+function statsLine(table) {
+  const st = table.stats, s = table.state;
+  const items = [];
+  const item = (field, text) => items.push(el("span", { class: "item", "data-field": field }, text));
+  if (st.run && st.run.balls > 0 && s && s.status !== "match_over") item("run", t("stats.run", { n: st.run.balls, who: table.playerName(st.run.player) }));
+  if (st.best && st.best.balls > 0) item("best", t("stats.best", { n: st.best.balls, who: table.playerName(st.best.player) }));
+  const bnr = st.breakRuns.map((n, i) => [n, i]).filter(([n]) => n > 0);
+  if (bnr.length) item("break_runs", t("stats.break_runs", { list: bnr.map(([n, i]) => `${table.playerName(i)} ${n}`).join(", ") }));
+  const now = s && s.status === "match_over" ? null : table.tableNow();
+  const rack = st.rackSeconds(now);
+  if (rack !== null) item("rack_time", t("stats.rack_time", { time: duration(rack) }));
+  if (st.rackTimes.length) item("last_rack", t("stats.last_rack", { time: duration(st.rackTimes[st.rackTimes.length - 1]) }));
+  if (!items.length) return null;
+  const line = el("p", { class: "stats", "data-field": "stats" });
+  items.forEach((node, i) => { if (i) line.append(" · "); line.append(node); });
+  if (st.partial) line.append(" ", el("span", { class: "item partial", "data-field": "partial" }, t("stats.partial")));
+  return line;
 }
 // The racks of the match seen so far: number, breaker, winner.
 function rackStrip(table) {

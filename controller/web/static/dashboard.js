@@ -2,15 +2,28 @@
 // health make a fresh page complete at once; events arrive as they happen.
 //   index.html               every table, scrolling (desktop, phone)
 //   index.html?tv=1          the TV wall: a grid that fits the screen, pages that rotate
-//                            when the tables do not fit legibly (←/→ turn them), QR codes of
-//                            the consoles, match clocks and racks; F = full screen
+//                            when the tables do not fit legibly (←/→ turn them), one QR code
+//                            of the venue's dashboard, match clocks, racks and live
+//                            statistics; F = full screen
 //   index.html?table=t1      one table, full screen
 "use strict";
 
 const ROTATE_S = 15;           // a TV page stays this long
-const MIN_FONT_PX = 15;        // below this a card is not legible across the room: paginate
-const CARD_EM = [22, 15];      // a TV card's size in em (width, height)
-const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of the others', no further
+// The smallest letters on a wall card that must read from the bar (names, status, questions,
+// «2 ФОЛА», ball in hand), in px at REF_HEIGHT: a card's font size, scaled with the screen's
+// height (80 px at 4K, 27 at 720p, where a TV of the same size shows them as large). Tables
+// that do not fit at it go onto pages that turn.
+const MIN_LETTER_PX = 40;
+const REF_HEIGHT = 1080;
+const MAX_LETTER = 1.6;        // with few tables, letters grow to this many times the minimum
+const CARD_EM = [15, 11];      // a TV card's size in em of those letters (width, height)
+// Why one QR code per wall, not one a card: a code a phone reads from a metre is 10.5 % of the
+// screen's height (issue 30); six cards of 40 px letters leave no corner that size free of a
+// name or a question. The wall's one code opens the venue's dashboard, where every table links
+// its console: a phone picks its table there. One table full screen keeps its console's code.
+
+// The wall's least letter height now, in px.
+function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
 
 (async function main() {
   const config = await loadConfig();
@@ -34,6 +47,7 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
   let connected = false;
   let page = 0;
   let pending = false;
+  let shrink = 1;  // one table full screen: its letters' share of the largest, so all of it shows
 
   function shownIds() {
     const ids = [...tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
@@ -42,6 +56,7 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
   // TV: the columns, rows and font size that show `n` cards largest; how many fit a page.
   function layout(n) {
     const top = document.querySelector(".top").getBoundingClientRect().height;
+    const floor = minLetter();
     const width = window.innerWidth, height = window.innerHeight - top;
     const gap = 12;
     const fit = (count) => {
@@ -55,8 +70,38 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
       return best;
     };
     let perPage = Math.max(n, 1);
-    while (perPage > 1 && fit(perPage).font < MIN_FONT_PX) perPage--;
-    return { ...fit(Math.min(perPage, Math.max(n, 1))), perPage };
+    while (perPage > 1 && fit(perPage).font < floor) perPage--;
+    return { ...fit(Math.min(perPage, Math.max(n, 1))), perPage, fit };
+  }
+  // TV: a card whose names, status, questions and facts do not fit whole at the least letters
+  // takes two cards' room (one above the other), then four (two by two): three or four players,
+  // long names, a long question. `grown`: id -> [match id, steps] (a new match starts over).
+  const SPANS = [[1, 1], [1, 2], [2, 2]];  // columns, rows
+  const grown = new Map();
+  function step(id) {
+    const s = tables.get(id).state, g = grown.get(id);
+    const own = g && s && g[0] === s.match_id ? g[1] : 0;
+    return Math.max(own, s && s.game && (s.players || []).length > 2 ? 1 : 0);
+  }
+  function span(id) { return only ? [1, 1] : SPANS[step(id)]; }
+  function slots(id) { const [c, r] = span(id); return c * r; }
+  function grow(id) {
+    const s = tables.get(id).state, n = step(id);
+    if (only || !s || n + 1 >= SPANS.length) return false;
+    grown.set(id, [s.match_id, n + 1]);
+    return true;
+  }
+  // TV: the tables in pages of at most `perPage` cards' room, in order.
+  function paginate(ids, perPage) {
+    const pages = [[]];
+    let used = 0;
+    for (const id of ids) {
+      const n = Math.min(slots(id), perPage);
+      if (used + n > perPage && pages[pages.length - 1].length) { pages.push([]); used = 0; }
+      pages[pages.length - 1].push(id);
+      used += n;
+    }
+    return pages;
   }
   function render() {
     pending = false;
@@ -64,13 +109,19 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
     document.getElementById("empty").hidden = ids.length > 0;
     const pageNo = document.getElementById("page-no");
     if (tv) {
-      const l = layout(ids.length);
-      const pages = Math.max(1, Math.ceil(ids.length / l.perPage));
+      const all = layout(ids.reduce((n, id) => n + slots(id), 0));
+      const chunks = paginate(ids, all.perPage);
+      const pages = chunks.length;
       page %= pages;
-      ids = ids.slice(page * l.perPage, (page + 1) * l.perPage);
+      ids = chunks[page];
+      const room = ids.reduce((n, id) => n + slots(id), 0);
+      let l = all.fit(room);
+      const [wide, high] = ids.reduce(([w, h], id) => [Math.max(w, span(id)[0]), Math.max(h, span(id)[1])], [1, 1]);
+      for (let more = room; (l.rows < high || l.cols < wide) && more < room + 8; more++) l = all.fit(more);  // room for a card that spans
       container.style.gridTemplateColumns = `repeat(${l.cols}, minmax(0, 1fr))`;
       container.style.gridTemplateRows = `repeat(${l.rows}, minmax(0, 1fr))`;
-      container.style.fontSize = `${Math.min(l.font, only ? 64 : 40).toFixed(1)}px`;
+      const floor = minLetter();
+      container.style.fontSize = `${Math.max(floor, Math.min(l.font, floor * (only ? 2.5 : MAX_LETTER)) * shrink).toFixed(1)}px`;
       pageNo.hidden = pages < 2;
       pageNo.textContent = t("page.page_of", { n: page + 1, of: pages });
     }
@@ -78,44 +129,81 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
     for (const [id, node] of cards) if (!keep.has(id)) { node.remove(); cards.delete(id); }
     ids.forEach((id, i) => {
       const fresh = renderTable(tables.get(id), {
-        console: true, connected, racks: tv, qr: tv, clock: true, events: only ? 8 : tv ? 2 : 5,
+        console: true, connected, racks: tv, qr: only !== null, clock: true, stats: true, events: only ? 8 : tv ? 1 : 5,
       });
       const old = cards.get(id);
       const shown = old ? swap(old, fresh) : fresh;
+      const [c, r] = span(id);
+      shown.style.gridColumn = tv && c > 1 ? `span ${c}` : "";
+      shown.style.gridRow = tv && r > 1 ? `span ${r}` : "";
       cards.set(id, shown);
       if (container.children[i] !== shown) container.insertBefore(shown, container.children[i] || null);
     });
-    if (tv) for (const card of cards.values()) wholeOrNothing(card);
+    if (tv) {
+      let regrow = false;
+      for (const [id, card] of cards) {
+        if (wholeOrNothing(card)) continue;
+        if (grow(id)) regrow = true;
+        // one table full screen: its letters shrink (to the least) until all of it shows
+        else if (only && parseFloat(container.style.fontSize) > minLetter() + 0.5) { shrink *= 0.92; regrow = true; }
+      }
+      if (regrow) soon();
+    }
   }
   // TV: what does not fit a card whole (a long question above it) is not shown cut in half.
   function wholeOrNothing(card) {
     const body = card.querySelector(":scope > .body");
-    if (!body) return;
+    if (!body) return true;
     const bottom = body.getBoundingClientRect().bottom;
-    // a QR code (its corner, its phone-readable size) never covers a player: where two-line
-    // names leave no room under them, that card goes without
+    // one table full screen: its QR code (its corner, its phone-readable size) never covers a player
     const qr = card.querySelector(":scope > .qr"), players = body.querySelector(".players");
     if (qr) {
       qr.hidden = false;
       if (players && players.getBoundingClientRect().bottom > qr.getBoundingClientRect().top) qr.hidden = true;
     }
     fitNames(card);
-    for (const item of body.children) item.style.visibility = item.getBoundingClientRect().bottom > bottom + 0.5 ? "hidden" : "";
+    let whole = true;
+    for (const item of body.children) {
+      const out = item.getBoundingClientRect().bottom > bottom + 0.5;
+      item.style.visibility = out ? "hidden" : "";
+      if (out && (only || item.matches(".meta, .players, .question, .facts, .balls"))) whole = false;
+    }
+    return whole;  // false: what must read from the bar does not fit
   }
   // TV: a long name is never cut («…») nor broken inside a word: its letters shrink, down to
-  // NAME_FLOOR of the card's, until its words fit their line and the name its two lines (three
-  // where two cannot hold it).
+  // the card's (the minimum), until its words fit their line and the name its two lines (three,
+  // then as many as it takes, where two cannot hold it).
   function fitNames(card) {
+    const least = parseFloat(getComputedStyle(card).fontSize);
     for (const name of card.querySelectorAll(".player .name")) {
+      const row = name.closest(".player");
+      row.classList.remove("wide");
       name.style.fontSize = name.style.webkitLineClamp = "";
       const full = parseFloat(getComputedStyle(name).fontSize);
       const cut = () => name.scrollWidth > name.clientWidth + 0.5 || name.scrollHeight > name.clientHeight + 0.5;
-      for (const lines of ["", "3"]) {
+      name.style.overflowWrap = "";
+      // its lines beside the score, then the row's whole width (the score under it)
+      for (const [lines, wide] of [["", false], ["3", false], ["", true], ["3", true], ["none", true]]) {
+        row.classList.toggle("wide", wide);
         name.style.webkitLineClamp = lines;
         name.style.fontSize = "";
-        for (let k = 0.95; cut() && k >= NAME_FLOOR - 0.001; k -= 0.05) name.style.fontSize = `${full * k}px`;
+        for (let size = full; cut() && size > least + 0.01;) {
+          size = Math.max(least, size - full * 0.05);
+          name.style.fontSize = `${size}px`;
+        }
         if (!cut()) break;
       }
+      // a word longer than the card at the least letters (a TV without a narrow face): broken,
+      // which beats letters hidden
+      if (cut()) name.style.overflowWrap = "anywhere";
+    }
+  }
+  // TV: the wall's one QR code, in the top bar (see CARD_EM's note)
+  if (tv && !only) {
+    const code = qrCode(new URL("index.html", PUBLIC_URL || location.href).href);
+    if (code) {
+      document.querySelector(".top").append(el("figure", { class: "wall-qr", "data-field": "qr" },
+        el("figcaption", {}, t("page.scan_wall")), code));
     }
   }
   function soon() { if (!pending) { pending = true; requestAnimationFrame(render); } }
@@ -123,7 +211,7 @@ const NAME_FLOOR = 0.6;        // a long name's letters shrink to this share of 
 
   // the newest thing, once, for screen readers (not the whole wall again)
   const announce = document.getElementById("announce");
-  function say(id, text) { announce.textContent = `${id.toUpperCase()}: ${text}`; }
+  function say(id, text) { announce.textContent = `${tableName(id)}: ${text}`; }
 
   const client = connect(config, config.dashboard, (text, ok) => {
     setConnection(text, ok);
