@@ -62,6 +62,9 @@ async def kill_and_restart(tmp_path: Path, broker: Broker, store_url: str, *, co
                     await asyncio.sleep(rng.uniform(0.2, 0.8))
                     broker.start()
                 proc = recorder(broker, store_url, log)
+            # the tables play on past the kills (on a loaded machine they start slower)
+            await until(lambda: all(len(published(tmp_path, t)) > 50 for t in names), 60,
+                        "the tables playing")
             await wait_complete(store, tmp_path, names, timeout=60)
     finally:
         proc.send_signal(signal.SIGTERM)
