@@ -42,7 +42,6 @@ import asyncio
 import logging
 import os
 import random
-import statistics
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -54,7 +53,6 @@ import serial_asyncio_fast
 
 from firmware_bridge import protocol as P
 from firmware_bridge.errors import (
-    ConfigRejected,
     LinkError,
     LinkTimeout,
     PortUnavailable,
@@ -93,15 +91,113 @@ class LinkTiming:
     retry_interval: float = 0.2
 
 
-class _SerialProtocol(asyncio.Protocol):
-    def __init__(self, link: BoardLink) -> None:
-        self._link = link
+class _Port(asyncio.Protocol):
+    """One connection to the board (asyncio's protocol): hands the session what arrives and
+    writes what it has to send, and settles the futures the link waits on: the connection's
+    end, the board's Hello, time-sync replies and answers to configuration."""
+
+    def __init__(self, session: BoardSession, emit: Emit, monotonic: Callable[[], float],
+                 acks: dict[int, asyncio.Future[None]]) -> None:
+        loop = asyncio.get_running_loop()
+        self.session = session
+        self._emit = emit
+        self._monotonic = monotonic
+        self._acks = acks  # the link's, by frame sequence number: they outlive a connection
+        self._syncs: dict[int, asyncio.Future[None]] = {}
+        self.transport: asyncio.BaseTransport | None = None
+        self.lost: asyncio.Future[None] = loop.create_future()
+        self.hello: asyncio.Future[P.Hello] = loop.create_future()
+        self.live_reboot: int | None = None  # the boot before a restart seen on this line
 
     def data_received(self, data: bytes) -> None:
-        self._link._received(data, self._link._monotonic())
+        events = self.session.receive_data(data, self._monotonic())
+        self.write()
+        self.handle(events)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._link._connection_lost(exc)
+        if not self.lost.done():
+            if exc is None:
+                self.lost.set_result(None)
+            else:
+                self.lost.set_exception(LinkError(f"port lost: {exc}"))
+
+    def write(self) -> None:
+        """Writes what the session has to send, if the port is open (else drops it)."""
+        data = self.session.data_to_send()
+        transport = self.transport
+        if data and isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(data)
+
+    def close(self) -> None:
+        if self.lost.done() and not self.lost.cancelled():
+            self.lost.exception()  # seen: the session ended for this or another reason
+        if self.transport is not None:
+            self.transport.close()
+            self.transport = None
+        for fut in self._syncs.values():
+            fut.cancel()
+        self._syncs.clear()
+
+    def raise_if_lost(self) -> None:
+        """Raises LinkError (or why the port was lost) if the connection has ended."""
+        if self.lost.done():
+            self.lost.result()
+            raise LinkError("port closed")
+
+    async def wait_hello(self, timeout: float) -> P.Hello:
+        """Returns the board's Hello.
+
+        Raises LinkError if the connection ends first, LinkTimeout after ``timeout`` s.
+        """
+        waiting: set[asyncio.Future[Any]] = {self.hello, self.lost}
+        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        self.raise_if_lost()
+        if not self.hello.done():
+            raise LinkTimeout("no hello from the board")
+        return self.hello.result()
+
+    async def sync(self, wait: float) -> None:
+        """Sends one time-sync request; waits up to ``wait`` s for its reply (0: no wait)."""
+        nonce = self.session.sync(self._monotonic())
+        self.write()
+        if not wait:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._syncs[nonce] = done
+        try:
+            await asyncio.wait({done}, timeout=wait)
+        finally:
+            self._syncs.pop(nonce, None)
+        await asyncio.sleep(0.005)
+
+    def handle(self, events: list[SessionEvent]) -> None:
+        for event in events:
+            if isinstance(event, SensorEvent):
+                self._emit(event)
+            elif isinstance(event, HelloHeard):
+                if event.restarted_from is not None and not self.lost.done():
+                    # The board rebooted under a live connection: start the session over.
+                    self.live_reboot = event.restarted_from
+                    self.lost.set_exception(LinkError("board rebooted"))
+                if not self.hello.done():
+                    self.hello.set_result(event.hello)
+            elif isinstance(event, SyncAnswered):
+                if (done := self._syncs.get(event.nonce)) is not None and not done.done():
+                    done.set_result(None)
+            elif isinstance(event, Answered):
+                self._answered(event)
+
+    def _answered(self, event: Answered) -> None:
+        fut = self._acks.get(event.ref)
+        if fut is not None and not fut.done():
+            if event.error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(event.error)
+        elif event.error is not None:
+            self.session.counters.protocol_errors += 1
+            log.warning("board %s reports error %d: %s", self.session.source, event.error.code,
+                        event.error.reason)
 
 
 class BoardLink:
@@ -133,13 +229,9 @@ class BoardLink:
                                     max_pending=max_pending, name=port)
         self.up = False
         self.last_error = ""
-        self._transport: asyncio.BaseTransport | None = None
-        self._lost: asyncio.Future[None] | None = None
-        self._hello: asyncio.Future[P.Hello] | None = None
-        self._syncs: dict[int, asyncio.Future[None]] = {}
+        self._port: _Port | None = None  # the connection, while the port is open
         self._acks: dict[int, asyncio.Future[None]] = {}
         self._down_boot: int | None = None  # the boot id the board had when it went down
-        self._live_reboot: int | None = None  # the boot before a restart seen on a live line
         self._ever_up = False
         self._host_boot = random.getrandbits(32)
         self._task: asyncio.Task[None] | None = None
@@ -179,7 +271,7 @@ class BoardLink:
     @property
     def source(self) -> str:
         """Returns the board's name in LinkChanged records (its unique id, else the port)."""
-        return self.info.uid if self.info else self.port
+        return self.session.source
 
     @property
     def info(self) -> BoardInfo | None:
@@ -232,6 +324,7 @@ class BoardLink:
                 log.exception("board link on %s failed", self.port)
                 reason = self.last_error = f"internal error: {exc!r}"
             finally:
+                live_reboot = self._port.live_reboot if self._port else None
                 self._close()
             if self.up:
                 self.up = False
@@ -241,55 +334,47 @@ class BoardLink:
                 # (what it saw since, it keeps and sends after the reconnect).
                 # the boot it went down with (a board that restarted under a live connection
                 # said its new boot already: it went down with the one before)
-                self._down_boot = (self.session.boot_id if self._live_reboot is None
-                                   else self._live_reboot)
+                self._down_boot = self.session.boot_id if live_reboot is None else live_reboot
                 self._emit(LinkChanged(self.session.last_rx, self.source, False, reason,
                                        self.channels, self._down_boot))
-            self._live_reboot = None
             await asyncio.sleep(self._timing.retry_interval * (0.5 + random.random()))
 
     async def _connection(self) -> None:
         loop = asyncio.get_running_loop()
-        self._lost = loop.create_future()
-        self._hello = loop.create_future()
+        self._port = port = _Port(self.session, self._emit, self._monotonic, self._acks)
         self.session.connect(self._monotonic())
         if not os.path.exists(self.port):
             raise PortUnavailable(f"{self.port} is absent")
         try:
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: _SerialProtocol(self), self.port,
-                baudrate=self._timing.baudrate, exclusive=True,
-            )
+                loop, lambda: port, self.port, baudrate=self._timing.baudrate, exclusive=True)
         except serial.SerialException as exc:
             raise PortUnavailable(f"cannot open {self.port}: {exc}") from exc
-        self._transport = transport
+        port.transport = transport
         serial_port = transport.get_extra_info("serial")
         if isinstance(serial_port, serial.Serial):
             serial_port.reset_input_buffer()
         self.session.last_rx = self._monotonic()
         self.session.hello(self._host_boot)
-        self._write()
+        port.write()
         try:
-            await self._wait_or_lost(self._hello, self._timing.hello_timeout,
-                                     "no hello from the board")
+            hello = await port.wait_hello(self._timing.hello_timeout)
         except LinkTimeout:
-            await self._ask_version()
+            await self._ask_version(port)
             raise
-        if self._hello.result().tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
+        if hello.tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
             self.counters.protocol_errors += 1
-            raise LinkError(f"the board announces {self._hello.result().tick_bits}-bit ticks")
+            raise LinkError(f"the board announces {hello.tick_bits}-bit ticks")
         for _ in range(self._timing.sync_burst):
-            if self._lost.done():
+            if port.lost.done():
                 break
-            await self._sync(wait=0.25)
-        if self._lost.done():
-            self._lost.result()
-            raise LinkError("port closed")
+            await port.sync(wait=0.25)
+        port.raise_if_lost()
         if not self.fit.ready:
             raise LinkTimeout("no time-sync reply from the board")
         self._went_up()
-        self._handle(self.session.deliver())  # what the board kept meanwhile, now timed
-        await self._keep()
+        port.handle(self.session.deliver())  # what the board kept meanwhile, now timed
+        await self._keep(port)
 
     def _went_up(self) -> None:
         self.up = True
@@ -310,123 +395,39 @@ class BoardLink:
                                self.session.boot_id))
         self._ever_up = True
 
-    async def _keep(self) -> None:
+    async def _keep(self, port: _Port) -> None:
         """Keeps the connection up: time-syncs at its pace, watches for silence and loss."""
-        assert self._lost is not None
         next_sync = self._monotonic() + self._timing.sync_interval
         while True:
-            await asyncio.wait({self._lost}, timeout=0.05)
-            if self._lost.done():
-                self._lost.result()
-                raise LinkError("port closed")
+            await asyncio.wait({port.lost}, timeout=0.05)
+            port.raise_if_lost()
             now = self._monotonic()
             if now - self.session.last_rx > self._timing.silence_timeout:
                 raise LinkTimeout(f"board silent for {now - self.session.last_rx:.2f} s")
             if now >= next_sync:
-                await self._sync(wait=0)
+                await port.sync(wait=0)
                 next_sync = now + self._timing.sync_interval
 
-    async def _ask_version(self) -> None:
+    async def _ask_version(self, port: _Port) -> None:
         """After a Hello went unanswered: says Hello in protocol 1 too (its Hello is ours),
         which a board of that version answers.
 
         Raises ProtocolMismatch if frames of another version came back.
         """
-        assert self._lost is not None
         codec = self.session.codec
         if not codec.version_mismatches:
             self.session.hello(self._host_boot, version=1)
-            self._write()
-            await asyncio.wait({self._lost}, timeout=min(self._timing.hello_timeout, 0.5))
+            port.write()
+            await asyncio.wait({port.lost}, timeout=min(self._timing.hello_timeout, 0.5))
         if codec.version_mismatches:
             self.counters.protocol_errors += 1
             raise ProtocolMismatch(codec.peer_version, P.PROTOCOL_VERSION)
 
-    async def _wait_or_lost(self, fut: asyncio.Future[P.Hello], timeout: float, what: str) -> None:
-        assert self._lost is not None
-        waiting: set[asyncio.Future[Any]] = {fut, self._lost}
-        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if self._lost.done():
-            self._lost.result()
-            raise LinkError("port closed")
-        if not fut.done():
-            raise LinkTimeout(what)
-
-    async def _sync(self, wait: float) -> None:
-        """Sends one time-sync request; waits up to ``wait`` s for its reply (0: no wait)."""
-        nonce = self.session.sync(self._monotonic())
-        self._write()
-        if not wait:
-            return
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._syncs[nonce] = done
-        try:
-            await asyncio.wait({done}, timeout=wait)
-        finally:
-            self._syncs.pop(nonce, None)
-        await asyncio.sleep(0.005)
-
-    def _write(self) -> None:
-        """Writes what the session has to send, if the port is open."""
-        data = self.session.data_to_send()
-        transport = self._transport
-        if data and isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
-            transport.write(data)
-
     def _close(self) -> None:
-        if self._lost is not None and self._lost.done() and not self._lost.cancelled():
-            self._lost.exception()  # seen: the session ended for this or another reason
         self.session.disconnect()
-        if self._transport is not None:
-            self._transport.close()
-            self._transport = None
-        for fut in self._syncs.values():
-            fut.cancel()
-        self._syncs.clear()
-
-    def _connection_lost(self, exc: Exception | None) -> None:
-        if self._lost is not None and not self._lost.done():
-            if exc is None:
-                self._lost.set_result(None)
-            else:
-                self._lost.set_exception(LinkError(f"port lost: {exc}"))
-
-    # -- frames in -------------------------------------------------------------------------
-
-    def _received(self, data: bytes, t_rx: float) -> None:
-        events = self.session.receive_data(data, t_rx)
-        self._write()
-        self._handle(events)
-
-    def _handle(self, events: list[SessionEvent]) -> None:
-        for event in events:
-            if isinstance(event, SensorEvent):
-                self._emit(event)
-            elif isinstance(event, HelloHeard):
-                lost = self._lost
-                if event.restarted_from is not None and lost and not lost.done():
-                    # The board rebooted under a live connection: start the session over.
-                    self._live_reboot = event.restarted_from
-                    lost.set_exception(LinkError("board rebooted"))
-                if self._hello is not None and not self._hello.done():
-                    self._hello.set_result(event.hello)
-            elif isinstance(event, SyncAnswered):
-                if (done := self._syncs.get(event.nonce)) is not None and not done.done():
-                    done.set_result(None)
-            elif isinstance(event, Answered):
-                self._answered(event)
-
-    def _answered(self, event: Answered) -> None:
-        fut = self._acks.get(event.ref)
-        if fut is not None and not fut.done():
-            if event.error is None:
-                fut.set_result(None)
-            else:
-                fut.set_exception(event.error)
-        elif event.error is not None:
-            self.counters.protocol_errors += 1
-            log.warning("board %s reports error %d: %s", self.source, event.error.code,
-                        event.error.reason)
+        if self._port is not None:
+            self._port.close()
+            self._port = None
 
     # -- requests --------------------------------------------------------------------------
 
@@ -440,7 +441,8 @@ class BoardLink:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._acks[seq] = fut
         try:
-            self._write()
+            if self._port is not None:
+                self._port.write()
             await asyncio.wait_for(fut, timeout)
         except TimeoutError as exc:
             raise LinkTimeout("the board did not acknowledge the configuration") from exc
@@ -450,16 +452,4 @@ class BoardLink:
 
     def quality(self) -> dict[str, float | int]:
         """Returns link quality figures: round trips (ms) and error counters."""
-        rtts = self.counters.rtts or [float("nan")]
-        return {
-            "rtt_min_ms": min(rtts) * 1e3,
-            "rtt_median_ms": statistics.median(rtts) * 1e3,
-            "frames": self.counters.frames,
-            "bad_frames": self.bad_frames,
-            "sequence_gaps": self.sequence_gaps,
-            "overflows": self.counters.overflows,
-            "reconnects": self.counters.reconnects,
-            "resends": self.counters.resends,
-            "protocol_errors": self.counters.protocol_errors,
-            "blind_spells": self.counters.blind_spells,
-        }
+        return self.counters.quality(self.bad_frames, self.sequence_gaps)

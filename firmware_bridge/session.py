@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import random
+import statistics
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -61,6 +62,23 @@ class LinkCounters:
     pending_overflows: int = 0  # edges dropped while waiting for the first clock fit
     rtts: list[float] = field(default_factory=list)
 
+    def quality(self, bad_frames: int, sequence_gaps: int) -> dict[str, float | int]:
+        """Returns link quality figures: round trips (ms) and error counters (with the
+        current connection's ``bad_frames`` and ``sequence_gaps``)."""
+        rtts = self.rtts or [float("nan")]
+        return {
+            "rtt_min_ms": min(rtts) * 1e3,
+            "rtt_median_ms": statistics.median(rtts) * 1e3,
+            "frames": self.frames,
+            "bad_frames": bad_frames,
+            "sequence_gaps": sequence_gaps,
+            "overflows": self.overflows,
+            "reconnects": self.reconnects,
+            "resends": self.resends,
+            "protocol_errors": self.protocol_errors,
+            "blind_spells": self.blind_spells,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class HelloHeard:
@@ -87,6 +105,24 @@ class Answered:
 
 
 SessionEvent = SensorEvent | HelloHeard | SyncAnswered | Answered
+
+
+def channel_names(hello: P.Hello, overrides: Mapping[int, str]) -> dict[int, str]:
+    """Returns the interfaces §2 name of each channel ``hello`` announces on (``overrides``
+    first); a channel off or named otherwise has none (its edges are dropped, and logged)."""
+    names = {}
+    for c in hello.channels:
+        name = overrides.get(c.index, c.name)
+        if c.mode == P.MODE_OFF:
+            continue
+        try:
+            parse_channel(name)
+        except ChannelError:
+            log.warning("board %s: channel %d is named %r, not an interfaces §2 name; "
+                        "its edges are dropped", hello.uid, c.index, name)
+            continue
+        names[c.index] = name
+    return names
 
 
 class BoardClock:
@@ -199,8 +235,8 @@ class BoardSession:
 
     def hello(self, host_boot: int, version: int = P.PROTOCOL_VERSION) -> None:
         """Says Hello as host boot ``host_boot`` (in ``version``), a frame delimiter first:
-        bytes left in the board's receive buffer (half a frame from before an unplug, noise) end there instead of
-        swallowing the Hello, which the board would then not answer."""
+        bytes left in the board's receive buffer (half a frame from before an unplug, noise)
+        end there instead of swallowing the Hello, which the board would then not answer."""
         hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", host_boot, 0, ())
         self._out += b"\x00" + self._codec.encode(hello, version=version)
 
@@ -318,18 +354,7 @@ class BoardSession:
                               tuple((c.index, c.name, P.MODE_NAMES[c.mode]
                                      if c.mode < len(P.MODE_NAMES) else "?", c.pin)
                                     for c in msg.channels))
-        self.names = {}
-        for c in msg.channels:
-            name = self._overrides.get(c.index, c.name)
-            if c.mode == P.MODE_OFF:
-                continue
-            try:
-                parse_channel(name)
-            except ChannelError:
-                log.warning("board %s: channel %d is named %r, not an interfaces §2 name; "
-                            "its edges are dropped", msg.uid, c.index, name)
-                continue
-            self.names[c.index] = name
+        self.names = channel_names(msg, self._overrides)
         restarted_from = None
         if self.boot_id != msg.boot_id:
             if self.boot_id is not None and self._heard:
