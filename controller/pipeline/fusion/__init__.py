@@ -186,6 +186,16 @@ class AmendShot:
 Action = DropSeen | RuleShot | AmendShot
 
 
+def retract_since(state: Health, now: float, blocked: float | None) -> float:
+    """Returns from when the drops of a beam judged ``state`` at ``now`` are taken back
+    (``blocked``: since when it is blocked, None if it is not; inf: none are)."""
+    if state is Health.CHATTERING:  # its latest "balls" were none
+        return now - RETRACT_S
+    if state is Health.STUCK and blocked is not None:  # the block was no ball
+        return blocked
+    return INF  # silent, or its board went away: what it reported before stands
+
+
 class Fusion:
     """Turns sensor events and requests into shot records. See the module docstring.
 
@@ -343,13 +353,7 @@ class Fusion:
             self._reschedule()
         elif isinstance(part, Pocket) and not usable_in(state):
             now = self.now if t is None else t
-            blocked = self.beams.blocked_since(part)
-            if state is Health.CHATTERING:  # its latest "balls" were none
-                since = now - RETRACT_S
-            elif state is Health.STUCK and blocked is not None:  # the block was no ball
-                since = blocked
-            else:  # silent, or its board went away: what it reported before stands
-                since = INF
+            since = retract_since(state, now, self.beams.blocked_since(part))
             for shot in self._counted.take_back(part, since):
                 self._changed(shot, now, out)
             self.beams.reset(part)
