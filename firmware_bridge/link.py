@@ -431,7 +431,7 @@ class BoardLink:
 
     # -- requests --------------------------------------------------------------------------
 
-    async def configure(self, config: P.Config, timeout: float = 1.0) -> None:
+    async def configure(self, config: P.ChannelConfig, timeout: float = 1.0) -> None:
         """Configures one of the board's channels and waits for its acknowledgement.
 
         Raises ConfigRejected if the name is not an interfaces §2 channel or the board

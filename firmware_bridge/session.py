@@ -246,7 +246,7 @@ class BoardSession:
         self._out += self._codec.encode(request)
         return request.nonce
 
-    def configure(self, config: P.Config) -> int:
+    def configure(self, config: P.ChannelConfig) -> int:
         """Sends ``config``; returns the sequence number its ``Answered`` will carry.
 
         Raises ConfigRejected if the channel's name is not an interfaces §2 name.
@@ -260,7 +260,7 @@ class BoardSession:
         self._out += self._codec.encode(config)
         return seq
 
-    def configured(self, config: P.Config) -> None:
+    def configured(self, config: P.ChannelConfig) -> None:
         """The board took ``config``: its channel now carries that name, or none."""
         if config.mode == P.MODE_OFF:
             self.names.pop(config.ch, None)

@@ -64,6 +64,6 @@ async def write_thresholds(backend: SerialBackend, thresholds: Sequence[Threshol
         if not found:
             raise ValueError(f"no sensor board has a piezo channel {t.channel}")
         for link, index, pin in found:
-            await link.configure(P.Config(index, t.channel, P.MODE_PIEZO, pin, 0, t.value, MASK_US))
+            await link.configure(P.ChannelConfig(index, t.channel, P.MODE_PIEZO, pin, 0, t.value, MASK_US))
             done.append(f"board {link.source}: {t.channel} threshold {t.value}/65535")
     return done

@@ -20,10 +20,10 @@ class Board:
     def __init__(self) -> None:
         self.codec = P.Codec()
 
-    def say(self, *messages: P.Message) -> bytes:
+    def say(self, *messages: P.BoardMessage) -> bytes:
         return b"".join(self.codec.encode(m) for m in messages)
 
-    def hear(self, data: bytes) -> list[P.Message]:
+    def hear(self, data: bytes) -> list[P.BoardMessage]:
         self.codec.receive_data(data)
         heard = []
         while isinstance(frame := self.codec.next_frame(), P.Frame):
@@ -145,14 +145,14 @@ def test_a_board_of_a_new_boot_after_a_reconnect_is_not_a_restart_under_the_line
 def test_answers_to_configuration_carry_the_frames_seq() -> None:
     session, board = BoardSession(), Board()
     fitted(session, board)
-    seq = session.configure(P.Config(0, "beam.hr"))
+    seq = session.configure(P.ChannelConfig(0, "beam.hr"))
     [config] = board.hear(session.data_to_send())
-    assert isinstance(config, P.Config) and config.name == "beam.hr"
+    assert isinstance(config, P.ChannelConfig) and config.name == "beam.hr"
     [answer] = session.receive_data(board.say(P.Error(seq, P.ERR_BAD_CHANNEL, "no")), 1.1)
     assert isinstance(answer, Answered) and answer.ref == seq
     assert isinstance(answer.error, ConfigRejected) and answer.error.code == P.ERR_BAD_CHANNEL
     assert session.receive_data(board.say(P.Ack(seq)), 1.2) == [Answered(seq)]
-    session.configured(P.Config(0, "beam.hr"))
+    session.configured(P.ChannelConfig(0, "beam.hr"))
     assert session.names == {0: "beam.hr"}
 
 
@@ -160,7 +160,7 @@ def test_a_configuration_with_no_interfaces_name_is_refused_unsent() -> None:
     session = BoardSession()
     session.connect(0.0)
     with pytest.raises(ConfigRejected):
-        session.configure(P.Config(0, "no such channel"))
+        session.configure(P.ChannelConfig(0, "no such channel"))
     assert session.data_to_send() == b""
 
 
