@@ -40,7 +40,7 @@ async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> l
             raise ValueError(f"serial.piezo names {ch}, which no sensor board carries")
         for link, index, mode, pin in found:
             if mode != piezo:
-                await link.configure(P.Config(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
+                await link.configure(P.ChannelConfig(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
                 done.append(f"board {link.source}: {ch} switched on as a piezo on GP{pin} "
                             f"(serial.piezo), threshold {THRESHOLD}/65535")
     return done
