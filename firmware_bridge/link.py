@@ -1,15 +1,17 @@
 """The host's link to one sensor board over USB serial (asyncio, pyserial-asyncio-fast).
 
-``BoardLink`` is an async context manager owning one background task that keeps the board
-connected: it opens the port exclusively (use the stable ``/dev/serial/by-id/…`` path), says
-``Hello``, learns the board's identity and channel map, synchronises clocks with a burst of
-time-sync exchanges, and then delivers every edge as a ``SensorEvent`` on the host's
+``BoardLink`` is the asyncio transport around a ``BoardSession``
+(``firmware_bridge.session``: the protocol's state, sans I/O; what follows is what the two
+keep together). It is an async context manager owning one background task that keeps the
+board connected: it opens the port exclusively (use the stable ``/dev/serial/by-id/…`` path),
+says ``Hello``, learns the board's identity and channel map, synchronises clocks with a burst
+of time-sync exchanges, and then delivers every edge as a ``SensorEvent`` on the host's
 monotonic timeline through the ``emit`` callback. An unplugged cable (a read error, or
 silence longer than ``silence_timeout``) emits ``LinkChanged(up=False)``, timed at the last
 frame received (the board's data is complete up to there); the link retries the port until
-the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the
-board kept meanwhile, each with its own time. Both carry the board's boot id; one back with
-another boot id than it went down with (powered by its cable, a watchdog or crash reset) is
+the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the board
+kept meanwhile, each with its own time. Both carry the board's boot id; one back with another
+boot id than it went down with (powered by its cable, a watchdog or crash reset) is
 ``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap.
 
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
