@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from controller.service.config import ConfigError, load, ready
+from controller.service.config import ConfigError, load_controller_config, ready
 from controller.service.journal import JournalError
 from controller.service.mqtt import BrokerRefused, UntrustedBroker
 from controller.service.shell import BackendMaker, overrides_of, serve
@@ -21,7 +21,7 @@ from controller.service.shell import BackendMaker, overrides_of, serve
 def run_main(args: Any) -> int:
     """The ``run`` command; returns the exit status (2: configuration or credentials)."""
     try:  # refused before anything starts (journal, pages, broker): naming the key
-        config = ready(load(args.config, overrides_of(args)), str(args.config or "config"))
+        config = ready(load_controller_config(args.config, overrides_of(args)), str(args.config or "config"))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,15 +1,17 @@
 """The host's link to one sensor board over USB serial (asyncio, pyserial-asyncio-fast).
 
-``BoardLink`` is an async context manager owning one background task that keeps the board
-connected: it opens the port exclusively (use the stable ``/dev/serial/by-id/…`` path), says
-``Hello``, learns the board's identity and channel map, synchronises clocks with a burst of
-time-sync exchanges, and then delivers every edge as a ``SensorEvent`` on the host's
+``BoardLink`` is the asyncio transport around a ``BoardSession``
+(``firmware_bridge.session``: the protocol's state, sans I/O; what follows is what the two
+keep together). It is an async context manager owning one background task that keeps the
+board connected: it opens the port exclusively (use the stable ``/dev/serial/by-id/…`` path),
+says ``Hello``, learns the board's identity and channel map, synchronises clocks with a burst
+of time-sync exchanges, and then delivers every edge as a ``SensorEvent`` on the host's
 monotonic timeline through the ``emit`` callback. An unplugged cable (a read error, or
 silence longer than ``silence_timeout``) emits ``LinkChanged(up=False)``, timed at the last
 frame received (the board's data is complete up to there); the link retries the port until
-the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the
-board kept meanwhile, each with its own time. Both carry the board's boot id; one back with
-another boot id than it went down with (powered by its cable, a watchdog or crash reset) is
+the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the board
+kept meanwhile, each with its own time. Both carry the board's boot id; one back with another
+boot id than it went down with (powered by its cable, a watchdog or crash reset) is
 ``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap.
 
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
@@ -42,10 +44,9 @@ import asyncio
 import logging
 import os
 import random
-import statistics
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -54,16 +55,22 @@ import serial_asyncio_fast
 
 from firmware_bridge import protocol as P
 from firmware_bridge.errors import (
-    ConfigRejected,
     LinkError,
     LinkTimeout,
     PortUnavailable,
     ProtocolMismatch,
 )
-from firmware_bridge.timesync import ClockFit, TickUnwrapper, sample
+from firmware_bridge.session import (
+    Answered,
+    BoardInfo,
+    BoardSession,
+    HelloHeard,
+    LinkCounters,
+    SessionEvent,
+    SyncAnswered,
+)
+from firmware_bridge.timesync import ClockFit
 from hardware.events import LinkChanged, SensorEvent
-from vocabulary import VERSION as HOST_VERSION
-from vocabulary import ChannelError, parse_channel
 
 log = logging.getLogger(__name__)
 
@@ -71,51 +78,133 @@ Emit = Callable[[SensorEvent | LinkChanged], None]
 #: ``LinkChanged.reason`` of a board back up with another boot id: it restarted while away.
 REBOOTED = "rebooted"
 
+__all__ = ["REBOOTED", "BoardInfo", "BoardLink", "LinkCounters", "LinkTiming"]
+
 
 @dataclass(frozen=True, slots=True)
-class BoardInfo:
-    """What a board said about itself in its ``Hello``."""
+class LinkTiming:
+    """How a link talks to its port: speed, time-sync pace and patience (seconds)."""
 
-    uid: str
-    firmware: str
-    protocol: int
-    boot_id: int
-    tick_bits: int
-    channels: tuple[tuple[int, str, str, int], ...]  # (index, name, mode, pin)
-
-
-@dataclass(slots=True)
-class LinkCounters:
-    """Counters of one link, across reconnections."""
-
-    frames: int = 0
-    bad_frames: int = 0
-    sequence_gaps: int = 0
-    reconnects: int = 0
-    overflows: int = 0  # edges the board lost (its ring was full)
-    duplicates: int = 0  # edges received again after a reconnect, dropped
-    resends: int = 0  # times edges were asked for again (a frame of them was lost)
-    protocol_errors: int = 0  # frames of another version, Errors nobody asked for, bad Hellos
-    blind_spells: int = 0  # the board had interrupts off (a flash write): edges timed late
-    unknown_channels: int = 0  # edges on a channel with no interfaces §2 name
-    edges: int = 0  # edges delivered
-    pending_overflows: int = 0  # edges dropped while waiting for the first clock fit
-    rtts: list[float] = field(default_factory=list)
+    baudrate: int = 115200
+    sync_interval: float = 1.0
+    sync_burst: int = 8
+    silence_timeout: float = 0.8
+    hello_timeout: float = 2.0
+    retry_interval: float = 0.2
 
 
-class _SerialProtocol(asyncio.Protocol):
-    def __init__(self, link: BoardLink) -> None:
-        self._link = link
+class _Port(asyncio.Protocol):
+    """One connection to the board (asyncio's protocol): hands the session what arrives and
+    writes what it has to send, and settles the futures the link waits on: the connection's
+    end, the board's Hello, time-sync replies and answers to configuration."""
+
+    def __init__(self, session: BoardSession, emit: Emit, monotonic: Callable[[], float],
+                 acks: dict[int, asyncio.Future[None]]) -> None:
+        loop = asyncio.get_running_loop()
+        self.session = session
+        self._emit = emit
+        self._monotonic = monotonic
+        self._acks = acks  # the link's, by frame sequence number: they outlive a connection
+        self._syncs: dict[int, asyncio.Future[None]] = {}
+        self.transport: asyncio.BaseTransport | None = None
+        self.lost: asyncio.Future[None] = loop.create_future()
+        self.hello: asyncio.Future[P.Hello] = loop.create_future()
+        self.live_reboot: int | None = None  # the boot before a restart seen on this line
 
     def data_received(self, data: bytes) -> None:
-        self._link._received(data, self._link._monotonic())
+        events = self.session.receive_data(data, self._monotonic())
+        self.write()
+        self.handle(events)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._link._connection_lost(exc)
+        if not self.lost.done():
+            if exc is None:
+                self.lost.set_result(None)
+            else:
+                self.lost.set_exception(LinkError(f"port lost: {exc}"))
+
+    def write(self) -> None:
+        """Writes what the session has to send, if the port is open (else drops it)."""
+        data = self.session.data_to_send()
+        transport = self.transport
+        if data and isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(data)
+
+    def close(self) -> None:
+        if self.lost.done() and not self.lost.cancelled():
+            self.lost.exception()  # seen: the session ended for this or another reason
+        if self.transport is not None:
+            self.transport.close()
+            self.transport = None
+        for fut in self._syncs.values():
+            fut.cancel()
+        self._syncs.clear()
+
+    def raise_if_lost(self) -> None:
+        """Raises LinkError (or why the port was lost) if the connection has ended."""
+        if self.lost.done():
+            self.lost.result()
+            raise LinkError("port closed")
+
+    async def wait_hello(self, timeout: float) -> P.Hello:
+        """Returns the board's Hello.
+
+        Raises LinkError if the connection ends first, LinkTimeout after ``timeout`` s.
+        """
+        waiting: set[asyncio.Future[Any]] = {self.hello, self.lost}
+        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        self.raise_if_lost()
+        if not self.hello.done():
+            raise LinkTimeout("no hello from the board")
+        return self.hello.result()
+
+    async def sync(self, wait: float) -> None:
+        """Sends one time-sync request; waits up to ``wait`` s for its reply (0: no wait)."""
+        nonce = self.session.sync(self._monotonic())
+        self.write()
+        if not wait:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._syncs[nonce] = done
+        try:
+            await asyncio.wait({done}, timeout=wait)
+        finally:
+            self._syncs.pop(nonce, None)
+        await asyncio.sleep(0.005)
+
+    def handle(self, events: list[SessionEvent]) -> None:
+        for event in events:
+            if isinstance(event, SensorEvent):
+                self._emit(event)
+            elif isinstance(event, HelloHeard):
+                if event.restarted_from is not None and not self.lost.done():
+                    # The board rebooted under a live connection: start the session over.
+                    self.live_reboot = event.restarted_from
+                    self.lost.set_exception(LinkError("board rebooted"))
+                if not self.hello.done():
+                    self.hello.set_result(event.hello)
+            elif isinstance(event, SyncAnswered):
+                if (done := self._syncs.get(event.nonce)) is not None and not done.done():
+                    done.set_result(None)
+            elif isinstance(event, Answered):
+                self._answered(event)
+
+    def _answered(self, event: Answered) -> None:
+        fut = self._acks.get(event.ref)
+        if fut is not None and not fut.done():
+            if event.error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(event.error)
+        elif event.error is not None:
+            self.session.counters.protocol_errors += 1
+            log.warning("board %s reports error %d: %s", self.session.source, event.error.code,
+                        event.error.reason)
 
 
 class BoardLink:
-    """Keeps one board connected and turns its edges into sensor events (see module doc)."""
+    """Keeps one board connected and turns its edges into sensor events (see module doc): the
+    asyncio transport around a ``BoardSession``, which holds the protocol's state."""
 
     def __init__(
         self,
@@ -135,44 +224,17 @@ class BoardLink:
     ) -> None:
         self.port = port
         self._emit = emit
-        self._baudrate = baudrate
-        self._sync_interval = sync_interval
-        self._sync_burst = sync_burst
-        self._silence_timeout = silence_timeout
-        self._hello_timeout = hello_timeout
-        self._retry_interval = retry_interval
-        self._overrides = dict(channel_names or {})
-        self._inverted = frozenset(inverted)
-        self._max_pending = max_pending
+        self._timing = LinkTiming(baudrate, sync_interval, sync_burst, silence_timeout,
+                                  hello_timeout, retry_interval)
         self._monotonic = monotonic
-        self.counters = LinkCounters()
-        self.info: BoardInfo | None = None
-        self.fit = ClockFit()
+        self.session = BoardSession(channel_names=channel_names, inverted=inverted,
+                                    max_pending=max_pending, name=port)
         self.up = False
         self.last_error = ""
-        self._unwrap = TickUnwrapper(P.TICK_BITS)
-        self._names: dict[int, str] = {}
-        self._next_edge: int | None = None  # None: not yet known for this boot
-        self._resend: tuple[int, float] = (-1, 0.0)
-        self._board_overflows = 0
-        self._board_blind = 0
-        self._levels: dict[int, int] = {}  # channel index -> the level last delivered
-        self._boot_id: int | None = None
-        self._down_boot: int | None = None  # the boot id the board had when it went down
-        self._live_reboot: int | None = None  # the boot before a restart seen on a live line
-        #: per channel name: (edges lost to the board's full buffer, edges it held back)
-        self.losses: dict[str, tuple[int, int]] = {}
-        self._codec = P.Codec()
-        self._transport: asyncio.BaseTransport | None = None
-        self._lost: asyncio.Future[None] | None = None
-        self._hello: asyncio.Future[P.Hello] | None = None
-        self._syncs: dict[int, tuple[float, asyncio.Future[None]]] = {}
+        self._port: _Port | None = None  # the connection, while the port is open
         self._acks: dict[int, asyncio.Future[None]] = {}
-        self._pending: list[tuple[int, P.Edge]] = []
-        self._delivering = False
-        self._last_rx = 0.0
+        self._down_boot: int | None = None  # the boot id the board had when it went down
         self._ever_up = False
-        self._nonce = random.getrandbits(32)
         self._host_boot = random.getrandbits(32)
         self._task: asyncio.Task[None] | None = None
         self._up_event = asyncio.Event()
@@ -211,25 +273,44 @@ class BoardLink:
     @property
     def source(self) -> str:
         """Returns the board's name in LinkChanged records (its unique id, else the port)."""
-        return self.info.uid if self.info else self.port
+        return self.session.source
+
+    @property
+    def info(self) -> BoardInfo | None:
+        """Returns what the board said about itself in its last Hello (None: not yet)."""
+        return self.session.info
+
+    @property
+    def counters(self) -> LinkCounters:
+        return self.session.counters
+
+    @property
+    def fit(self) -> ClockFit:
+        """Returns the fit of the board's ticks to the host's clock."""
+        return self.session.clock.fit
+
+    @property
+    def losses(self) -> dict[str, tuple[int, int]]:
+        """Returns, per channel name, (edges lost to the board's full buffer, held back)."""
+        return self.session.losses
 
     @property
     def channels(self) -> tuple[str, ...]:
         """Returns the interfaces §2 channel names the board carries."""
-        return tuple(name for _, name in sorted(self._names.items()))
+        return tuple(name for _, name in sorted(self.session.names.items()))
 
     @property
     def last_tick(self) -> int:
         """Returns the board's newest unwrapped tick seen on this connection."""
-        return self._unwrap.newest
+        return self.session.clock.unwrap.newest
 
     @property
     def bad_frames(self) -> int:
-        return self.counters.bad_frames + self._codec.bad_frames
+        return self.counters.bad_frames + self.session.codec.bad_frames
 
     @property
     def sequence_gaps(self) -> int:
-        return self.counters.sequence_gaps + self._codec.sequence_gaps
+        return self.counters.sequence_gaps + self.session.codec.sequence_gaps
 
     # -- the connection loop ---------------------------------------------------------------
 
@@ -237,7 +318,7 @@ class BoardLink:
         while True:
             reason = "closed"
             try:
-                await self._session()
+                await self._connection()
             except (LinkError, OSError) as exc:  # SerialException is an OSError
                 reason = str(exc) or type(exc).__name__
                 self.last_error = reason
@@ -245,6 +326,7 @@ class BoardLink:
                 log.exception("board link on %s failed", self.port)
                 reason = self.last_error = f"internal error: {exc!r}"
             finally:
+                live_reboot = self._port.live_reboot if self._port else None
                 self._close()
             if self.up:
                 self.up = False
@@ -254,53 +336,49 @@ class BoardLink:
                 # (what it saw since, it keeps and sends after the reconnect).
                 # the boot it went down with (a board that restarted under a live connection
                 # said its new boot already: it went down with the one before)
-                self._down_boot = self._boot_id if self._live_reboot is None else self._live_reboot
-                self._emit(LinkChanged(self._last_rx, self.source, False, reason, self.channels,
-                                       self._down_boot))
-            self._live_reboot = None
-            await asyncio.sleep(self._retry_interval * (0.5 + random.random()))
+                self._down_boot = self.session.boot_id if live_reboot is None else live_reboot
+                self._emit(LinkChanged(self.session.last_rx, self.source, False, reason,
+                                       self.channels, self._down_boot))
+            await asyncio.sleep(self._timing.retry_interval * (0.5 + random.random()))
 
-    async def _session(self) -> None:
+    async def _connection(self) -> None:
         loop = asyncio.get_running_loop()
-        self._lost = loop.create_future()
-        self._hello = loop.create_future()
-        self._codec = P.Codec()
-        self._unwrap.reset()
-        if self._unwrap.bits < P.TICK_BITS:  # a narrow tick starts over on each connection;
-            self.fit.reset()  # the board's own 64-bit ticks keep their rate for its boot
-        self._delivering = False
+        self._port = port = _Port(self.session, self._emit, self._monotonic, self._acks)
+        self.session.connect(self._monotonic())
         if not os.path.exists(self.port):
             raise PortUnavailable(f"{self.port} is absent")
         try:
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: _SerialProtocol(self), self.port, baudrate=self._baudrate,
-                exclusive=True,
-            )
+                loop, lambda: port, self.port, baudrate=self._timing.baudrate, exclusive=True)
         except serial.SerialException as exc:
             raise PortUnavailable(f"cannot open {self.port}: {exc}") from exc
-        self._transport = transport
+        port.transport = transport
         serial_port = transport.get_extra_info("serial")
         if isinstance(serial_port, serial.Serial):
             serial_port.reset_input_buffer()
-        self._last_rx = self._monotonic()
-        self._say_hello()
+        self.session.last_rx = self._monotonic()
+        self.session.hello(self._host_boot)
+        port.write()
         try:
-            await self._wait_or_lost(self._hello, self._hello_timeout, "no hello from the board")
+            hello = await port.wait_hello(self._timing.hello_timeout)
         except LinkTimeout:
-            await self._ask_version()
+            await self._ask_version(port)
             raise
-        if self._hello.result().tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
+        if hello.tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
             self.counters.protocol_errors += 1
-            raise LinkError(f"the board announces {self._hello.result().tick_bits}-bit ticks")
-        for _ in range(self._sync_burst):
-            if self._lost.done():
+            raise LinkError(f"the board announces {hello.tick_bits}-bit ticks")
+        for _ in range(self._timing.sync_burst):
+            if port.lost.done():
                 break
-            await self._sync(wait=0.25)
-        if self._lost.done():
-            self._lost.result()
-            raise LinkError("port closed")
+            await port.sync(wait=0.25)
+        port.raise_if_lost()
         if not self.fit.ready:
             raise LinkTimeout("no time-sync reply from the board")
+        self._went_up()
+        port.handle(self.session.deliver())  # what the board kept meanwhile, now timed
+        await self._keep(port)
+
+    def _went_up(self) -> None:
         self.up = True
         self._up_event.set()
         if self._ever_up:
@@ -308,323 +386,72 @@ class BoardLink:
         log.info("board %s on %s is up", self.source, self.port)
         if not self._ever_up:
             how = "connected"
-        elif self._boot_id != self._down_boot:
+        elif self.session.boot_id != self._down_boot:
             how = REBOOTED
             log.warning("board %s on %s restarted while it was away (boot %s, was %s): what it "
-                        "had not sent is lost", self.source, self.port, self._boot_id,
+                        "had not sent is lost", self.source, self.port, self.session.boot_id,
                         self._down_boot)
         else:
             how = "reconnected"
         self._emit(LinkChanged(self._monotonic(), self.source, True, how, self.channels,
-                               self._boot_id))
+                               self.session.boot_id))
         self._ever_up = True
-        self._delivering = True
-        self._flush()  # what the board kept while we were away, now that times are known
-        next_sync = self._monotonic() + self._sync_interval
-        while True:
-            await asyncio.wait({self._lost}, timeout=0.05)
-            if self._lost.done():
-                self._lost.result()
-                raise LinkError("port closed")
-            now = self._monotonic()
-            if now - self._last_rx > self._silence_timeout:
-                raise LinkTimeout(f"board silent for {now - self._last_rx:.2f} s")
-            if now >= next_sync:
-                await self._sync(wait=0)
-                next_sync = now + self._sync_interval
 
-    async def _ask_version(self) -> None:
+    async def _keep(self, port: _Port) -> None:
+        """Keeps the connection up: time-syncs at its pace, watches for silence and loss."""
+        next_sync = self._monotonic() + self._timing.sync_interval
+        while True:
+            await asyncio.wait({port.lost}, timeout=0.05)
+            port.raise_if_lost()
+            now = self._monotonic()
+            if now - self.session.last_rx > self._timing.silence_timeout:
+                raise LinkTimeout(f"board silent for {now - self.session.last_rx:.2f} s")
+            if now >= next_sync:
+                await port.sync(wait=0)
+                next_sync = now + self._timing.sync_interval
+
+    async def _ask_version(self, port: _Port) -> None:
         """After a Hello went unanswered: says Hello in protocol 1 too (its Hello is ours),
         which a board of that version answers.
 
         Raises ProtocolMismatch if frames of another version came back.
         """
-        assert self._lost is not None
-        if not self._codec.version_mismatches:
-            self._say_hello(version=1)
-            await asyncio.wait({self._lost}, timeout=min(self._hello_timeout, 0.5))
-        if self._codec.version_mismatches:
+        codec = self.session.codec
+        if not codec.version_mismatches:
+            self.session.hello(self._host_boot, version=1)
+            port.write()
+            await asyncio.wait({port.lost}, timeout=min(self._timing.hello_timeout, 0.5))
+        if codec.version_mismatches:
             self.counters.protocol_errors += 1
-            raise ProtocolMismatch(self._codec.peer_version, P.PROTOCOL_VERSION)
-
-    async def _wait_or_lost(self, fut: asyncio.Future[P.Hello], timeout: float, what: str) -> None:
-        assert self._lost is not None
-        waiting: set[asyncio.Future[Any]] = {fut, self._lost}
-        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if self._lost.done():
-            self._lost.result()
-            raise LinkError("port closed")
-        if not fut.done():
-            raise LinkTimeout(what)
-
-    async def _sync(self, wait: float) -> None:
-        """Sends one time-sync request; waits up to ``wait`` s for its reply (0: no wait)."""
-        loop = asyncio.get_running_loop()
-        self._nonce = (self._nonce + 1) & 0xFFFFFFFF
-        nonce = self._nonce
-        done: asyncio.Future[None] = loop.create_future()
-        now = self._monotonic()
-        for old in [n for n, (t1, _) in self._syncs.items() if now - t1 > 2.0]:
-            del self._syncs[old]
-        self._syncs[nonce] = (now, done)
-        self._send(P.SyncRequest(nonce))
-        if wait:
-            await asyncio.wait({done}, timeout=wait)
-            await asyncio.sleep(0.005)
-
-    def _say_hello(self, version: int = P.PROTOCOL_VERSION) -> None:
-        """Says Hello (in ``version``), a frame delimiter first: bytes left in the board's
-        receive buffer (half a frame from before an unplug, noise) end there instead of
-        swallowing the Hello, which the board would then not answer."""
-        hello = P.Hello(P.PROTOCOL_VERSION, HOST_VERSION, "host", self._host_boot, 0, ())
-        transport = self._transport
-        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
-            transport.write(b"\x00" + self._codec.encode(hello, version=version))
-
-    def _send(self, message: P.Message) -> None:
-        transport = self._transport
-        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
-            transport.write(self._codec.encode(message))
+            raise ProtocolMismatch(codec.peer_version, P.PROTOCOL_VERSION)
 
     def _close(self) -> None:
-        if self._lost is not None and self._lost.done() and not self._lost.cancelled():
-            self._lost.exception()  # seen: the session ended for this or another reason
-        self.counters.bad_frames += self._codec.bad_frames
-        self.counters.sequence_gaps += self._codec.sequence_gaps
-        self._codec = P.Codec()
-        if self._transport is not None:
-            self._transport.close()
-            self._transport = None
-        for _, fut in self._syncs.values():
-            fut.cancel()
-        self._syncs.clear()
-
-    def _connection_lost(self, exc: Exception | None) -> None:
-        if self._lost is not None and not self._lost.done():
-            if exc is None:
-                self._lost.set_result(None)
-            else:
-                self._lost.set_exception(LinkError(f"port lost: {exc}"))
-
-    # -- frames in -------------------------------------------------------------------------
-
-    def _received(self, data: bytes, t_rx: float) -> None:
-        codec = self._codec
-        codec.receive_data(data)
-        while isinstance(frame := codec.next_frame(), P.Frame):
-            self._last_rx = t_rx
-            self.counters.frames += 1
-            self._on_frame(frame, t_rx)
-
-    def _on_frame(self, frame: P.Frame, t_rx: float) -> None:
-        msg = frame.message
-        if isinstance(msg, P.Edges):
-            self._on_edges(frame.seq, msg)
-        elif isinstance(msg, P.Heartbeat):
-            self._on_heartbeat(frame.seq, msg)
-        elif isinstance(msg, P.SyncReply):
-            entry = self._syncs.pop(msg.nonce, None)
-            if entry is None:
-                return
-            t1, done = entry
-            k2 = self._unwrap.unwrap(msg.received)
-            k3 = self._unwrap.unwrap(msg.sent)
-            s = sample(t1, t_rx, k2, k3)
-            self.fit.add(s)
-            self.counters.rtts.append(s.rtt)
-            del self.counters.rtts[:-256]
-            if not done.done():
-                done.set_result(None)
-        elif isinstance(msg, P.Hello):
-            self._on_hello(msg)
-        elif isinstance(msg, P.Losses):
-            self._on_losses(msg)
-        elif isinstance(msg, P.Ack):
-            fut = self._acks.get(msg.ref)
-            if fut is not None and not fut.done():
-                fut.set_result(None)
-        elif isinstance(msg, P.Error):
-            fut = self._acks.get(msg.ref)
-            if fut is not None and not fut.done():
-                fut.set_exception(ConfigRejected(msg.code, msg.reason))
-            else:
-                self.counters.protocol_errors += 1
-                log.warning("board %s reports error %d: %s", self.source, msg.code, msg.reason)
-
-    def _on_heartbeat(self, seq: int, msg: P.Heartbeat) -> None:
-        tick = self._unwrap.unwrap(msg.tick)
-        if self._next_edge is None:
-            self._next_edge = msg.sent  # what came before went to another host
-        elif msg.sent > self._next_edge:
-            self._request_resend(seq)  # edges were sent that never arrived
-        if msg.overflows > self._board_overflows:
-            self.counters.overflows += msg.overflows - self._board_overflows
-            log.warning("board %s lost %d edges (buffer full)", self.source,
-                        msg.overflows - self._board_overflows)
-        self._board_overflows = msg.overflows
-        if msg.blind > self._board_blind:
-            self.counters.blind_spells += msg.blind - self._board_blind
-            log.warning("board %s had interrupts off for %.1f ms (flash write): edges in that "
-                        "spell were timed late", self.source, msg.blind_us / 1e3)
-        self._board_blind = msg.blind
-        if self._delivering and msg.edges == self._next_edge and not self._pending:
-            self._check_levels(tick, msg.levels)
-
-    def _on_losses(self, msg: P.Losses) -> None:
-        """Notes, per channel, the edges the board lost (full buffer) or held back (chatter)."""
-        for loss in msg.losses:
-            name = self._names.get(loss.ch, f"channel {loss.ch}")
-            was = self.losses.get(name, (0, 0))
-            now = (loss.overflows, loss.throttled)
-            if now != was:
-                log.warning("board %s: %s lost %d edges (buffer full), %d held back (chatter)",
-                            self.source, name, loss.overflows, loss.throttled)
-            self.losses[name] = now
-
-    def _check_levels(self, tick: int, levels: int) -> None:
-        """Sends a reading for each digital channel whose level is not the one delivered."""
-        assert self.info is not None
-        for index, _, mode, _ in self.info.channels:
-            name = self._names.get(index)
-            if mode != P.MODE_NAMES[P.MODE_DIGITAL] or name is None:
-                continue
-            level = ((levels >> index) & 1) ^ (name in self._inverted)
-            known = self._levels.get(index)
-            self._levels[index] = level
-            if known == level or (known is None and not level):
-                continue
-            log.info("board %s: %s reads %d (a reading, not an edge)", self.source, name, level)
-            self.counters.edges += 1
-            self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=level))
-
-    def _on_hello(self, msg: P.Hello) -> None:
-        channels = tuple(
-            (c.index, c.name, P.MODE_NAMES[c.mode] if c.mode < len(P.MODE_NAMES) else "?", c.pin)
-            for c in msg.channels
-        )
-        self.info = BoardInfo(msg.uid, msg.firmware, msg.protocol, msg.boot_id, msg.tick_bits,
-                              channels)
-        self._names = {}
-        for c in msg.channels:
-            name = self._overrides.get(c.index, c.name)
-            if c.mode == P.MODE_OFF:
-                continue
-            try:
-                parse_channel(name)
-            except ChannelError:
-                log.warning("board %s: channel %d is named %r, not an interfaces §2 name; "
-                            "its edges are dropped", msg.uid, c.index, name)
-                continue
-            self._names[c.index] = name
-        if self._boot_id != msg.boot_id:
-            live = self._hello is not None and self._hello.done()
-            if self._boot_id is not None and live and self._lost and not self._lost.done():
-                # The board rebooted under a live connection: start the session over.
-                self._live_reboot = self._boot_id
-                self._lost.set_exception(LinkError("board rebooted"))
-            self._boot_id = msg.boot_id
-            self.losses.clear()
-            self.fit.reset()  # the ticks start over
-            self._next_edge = None
-            self._board_overflows = 0
-            self._board_blind = 0
-            self._levels.clear()
-            self._pending.clear()
-        if msg.tick_bits in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
-            self._unwrap = TickUnwrapper(msg.tick_bits)
-        if self._hello is not None and not self._hello.done():
-            self._hello.set_result(msg)
-
-    def _on_edges(self, seq: int, msg: P.Edges) -> None:
-        if self._next_edge is None:
-            self._next_edge = msg.first
-        for n, edge in enumerate(msg.edges):
-            number = msg.first + n
-            if number < self._next_edge:
-                self.counters.duplicates += 1
-                continue
-            if number > self._next_edge:  # a frame of edges was lost: have them all again
-                self._request_resend(seq)
-                break
-            self._next_edge = number + 1
-            if len(self._pending) >= self._max_pending:
-                self.counters.pending_overflows += 1
-                continue
-            self._pending.append((self._unwrap.unwrap(edge.tick), edge))
-        else:
-            self._send(P.Ack(seq, self._next_edge))
-        self._flush()
-
-    def _request_resend(self, seq: int) -> None:
-        """Asks the board to send every edge from the first missing one again (at most once
-        per quarter second for the same edge: the edges in flight will show the gap too)."""
-        assert self._next_edge is not None
-        now = self._monotonic()
-        last_from, last_at = self._resend
-        if last_from == self._next_edge and now - last_at < 0.25:
-            return
-        self._resend = (self._next_edge, now)
-        self.counters.resends += 1
-        log.info("board %s: edges from %d lost, asking again", self.source, self._next_edge)
-        self._send(P.Ack(seq, self._next_edge, resend=1))
-
-    def _flush(self) -> None:
-        if not self._delivering:
-            return
-        pending, self._pending = self._pending, []
-        for tick, edge in pending:
-            name = self._names.get(edge.ch)
-            if name is None:
-                self.counters.unknown_channels += 1
-                log.debug("board %s: edge on unnamed channel %d dropped", self.source, edge.ch)
-                continue
-            level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
-            v = edge.v ^ (name in self._inverted)
-            self._levels[edge.ch] = v
-            self.counters.edges += 1
-            self._emit(SensorEvent(t=self.fit.to_host(tick), ch=name, v=v, level=level))
+        self.session.disconnect()
+        if self._port is not None:
+            self._port.close()
+            self._port = None
 
     # -- requests --------------------------------------------------------------------------
 
-    async def configure(self, config: P.Config, timeout: float = 1.0) -> None:
+    async def configure(self, config: P.ChannelConfig, timeout: float = 1.0) -> None:
         """Configures one of the board's channels and waits for its acknowledgement.
 
         Raises ConfigRejected if the name is not an interfaces §2 channel or the board
         refuses, LinkTimeout if it does not answer.
         """
-        name = self._overrides.get(config.ch, config.name)
-        if config.mode != P.MODE_OFF:
-            try:
-                parse_channel(name)
-            except ChannelError as exc:
-                raise ConfigRejected(P.ERR_BAD_CHANNEL, str(exc)) from exc
-        seq = self._codec.next_seq
+        seq = self.session.configure(config)
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._acks[seq] = fut
         try:
-            self._send(config)
+            if self._port is not None:
+                self._port.write()
             await asyncio.wait_for(fut, timeout)
         except TimeoutError as exc:
             raise LinkTimeout("the board did not acknowledge the configuration") from exc
         finally:
             self._acks.pop(seq, None)
-        if config.mode == P.MODE_OFF:
-            self._names.pop(config.ch, None)
-        else:
-            self._names[config.ch] = name
+        self.session.configured(config)
 
     def quality(self) -> dict[str, float | int]:
         """Returns link quality figures: round trips (ms) and error counters."""
-        rtts = self.counters.rtts or [float("nan")]
-        return {
-            "rtt_min_ms": min(rtts) * 1e3,
-            "rtt_median_ms": statistics.median(rtts) * 1e3,
-            "frames": self.counters.frames,
-            "bad_frames": self.bad_frames,
-            "sequence_gaps": self.sequence_gaps,
-            "overflows": self.counters.overflows,
-            "reconnects": self.counters.reconnects,
-            "resends": self.counters.resends,
-            "protocol_errors": self.counters.protocol_errors,
-            "blind_spells": self.counters.blind_spells,
-        }
+        return self.counters.quality(self.bad_frames, self.sequence_gaps)

@@ -39,7 +39,7 @@ Messages (``TYPE`` codes):
                   channels' levels, and the blind spells (flash writes with interrupts off)
     SyncRequest 4 host: a time-sync probe (nonce)
     SyncReply  5  board: the nonce, tick on receipt, tick on sending
-    Config     6  host: configure one channel
+    ChannelConfig 6 host: configure one channel
     Ack        7  both ways: host acknowledges edges below ``edges`` (or asks for them again);
                   board acknowledges a frame
     Error      8  board: a request was refused
@@ -175,7 +175,7 @@ class _Reader:
             raise ValueError("trailing bytes in body")
 
 
-class Message:
+class BoardMessage:
     """Common behaviour of messages: equality and repr over the fields in ``FIELDS``."""
 
     TYPE = 0
@@ -198,12 +198,12 @@ class Message:
         raise NotImplementedError
 
     @staticmethod
-    def unpack(body: bytes) -> "Message":
+    def unpack(body: bytes) -> "BoardMessage":
         """Returns the message a body encodes; raises ValueError if it does not parse."""
         raise NotImplementedError
 
 
-class ChannelInfo(Message):
+class ChannelInfo(BoardMessage):
     """One board channel: its index, its interfaces §2 name, its mode and pin."""
 
     FIELDS = ("index", "name", "mode", "pin")
@@ -215,7 +215,7 @@ class ChannelInfo(Message):
         self.pin = pin
 
 
-class Hello(Message):
+class Hello(BoardMessage):
     """Who is talking: versions, board id, boot id, tick width and the channel map."""
 
     TYPE = 1
@@ -265,7 +265,7 @@ class Hello(Message):
         return Hello(protocol, firmware, uid, boot_id, tick_bits, tuple(channels))
 
 
-class Edge(Message):
+class Edge(BoardMessage):
     """One timestamped edge: channel index, value 0/1, tick (µs since boot), raw level
     (0–65535) or NO_LEVEL."""
 
@@ -278,7 +278,7 @@ class Edge(Message):
         self.level = level
 
 
-class Edges(Message):
+class Edges(BoardMessage):
     """Edges numbered ``first``, ``first + 1``, … in the order the board saw them."""
 
     TYPE = 2
@@ -317,7 +317,7 @@ class Edges(Message):
         return Edges(first, tuple(edges))
 
 
-class Heartbeat(Message):
+class Heartbeat(BoardMessage):
     """The board is alive: its tick now, edges counted since boot (``edges``), edges lost to
     overflow, the number of the next edge it will send (every edge below it is on the wire),
     ``levels`` (bit *i*: digital channel *i* reads 1, after edge ``edges - 1``) and its blind
@@ -356,7 +356,7 @@ class Heartbeat(Message):
         return Heartbeat(*fields)
 
 
-class SyncRequest(Message):
+class SyncRequest(BoardMessage):
     """A time-sync probe from the host."""
 
     TYPE = 4
@@ -376,7 +376,7 @@ class SyncRequest(Message):
         return SyncRequest(nonce)
 
 
-class SyncReply(Message):
+class SyncReply(BoardMessage):
     """The board's answer to a probe: tick when it was received, tick when this was sent."""
 
     TYPE = 5
@@ -400,7 +400,7 @@ class SyncReply(Message):
         return SyncReply(nonce, received, sent)
 
 
-class Config(Message):
+class ChannelConfig(BoardMessage):
     """Configure one channel: its name, mode, pin, debounce, piezo threshold and mask time."""
 
     TYPE = 6
@@ -434,16 +434,16 @@ class Config(Message):
         return bytes(out)
 
     @staticmethod
-    def unpack(body: bytes) -> "Config":
+    def unpack(body: bytes) -> "ChannelConfig":
         r = _Reader(body)
         ch, mode, pin = r.take("<BBB")
         debounce_us, threshold, mask_us = r.take("<IHI")
         name = r.string()
         r.end()
-        return Config(ch, name, mode, pin, debounce_us, threshold, mask_us)
+        return ChannelConfig(ch, name, mode, pin, debounce_us, threshold, mask_us)
 
 
-class Ack(Message):
+class Ack(BoardMessage):
     """Acknowledges frame ``ref`` and, from the host, every edge numbered below ``edges``;
     with ``resend`` the host also asks for every edge from ``edges`` on again (some were lost)."""
 
@@ -469,7 +469,7 @@ class Ack(Message):
         return Ack(ref, edges, resend)
 
 
-class Error(Message):
+class Error(BoardMessage):
     """A request (frame ``ref``) was refused: an ``ERR_*`` code and a reason."""
 
     TYPE = 8
@@ -494,7 +494,7 @@ class Error(Message):
         return Error(ref, code, reason)
 
 
-class Loss(Message):
+class Loss(BoardMessage):
     """One channel's losses since boot: edges lost to a full buffer (``overflows``) and
     edges held back because the channel chattered (``throttled``)."""
 
@@ -506,7 +506,7 @@ class Loss(Message):
         self.throttled = throttled
 
 
-class Losses(Message):
+class Losses(BoardMessage):
     """The channels that lost edges or had them held back, since boot (at most 32)."""
 
     TYPE = 9
@@ -540,13 +540,13 @@ class Losses(Message):
 
 
 #: Every message type by its code: the one table the decoder consults.
-MESSAGES: dict[int, type[Message]] = {
+MESSAGES: dict[int, type[BoardMessage]] = {
     Hello.TYPE: Hello,
     Edges.TYPE: Edges,
     Heartbeat.TYPE: Heartbeat,
     SyncRequest.TYPE: SyncRequest,
     SyncReply.TYPE: SyncReply,
-    Config.TYPE: Config,
+    ChannelConfig.TYPE: ChannelConfig,
     Ack.TYPE: Ack,
     Error.TYPE: Error,
     Losses.TYPE: Losses,
@@ -556,7 +556,7 @@ MESSAGES: dict[int, type[Message]] = {
 class Frame:
     """One decoded frame: its sequence number and its message."""
 
-    def __init__(self, seq: int, message: Message) -> None:
+    def __init__(self, seq: int, message: BoardMessage) -> None:
         self.seq = seq
         self.message = message
 
@@ -679,7 +679,7 @@ class Codec:
         self.frames += 1
         return Frame(seq, message)
 
-    def encode(self, message: Message, version: int = PROTOCOL_VERSION) -> bytes:
+    def encode(self, message: BoardMessage, version: int = PROTOCOL_VERSION) -> bytes:
         """Returns the wire bytes of one frame carrying ``message`` (delimiter included);
         ``version`` other than ours only for an ``Error`` to a peer of another version.
 
@@ -695,7 +695,7 @@ class Codec:
         return self._tx_seq
 
 
-def encode_frame(seq: int, message: Message, version: int = PROTOCOL_VERSION) -> bytes:
+def encode_frame(seq: int, message: BoardMessage, version: int = PROTOCOL_VERSION) -> bytes:
     """Returns the wire bytes of one frame (delimiter included).
 
     Raises ValueError if a field is out of range.

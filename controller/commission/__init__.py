@@ -32,13 +32,12 @@ from controller.commission.analysis import Report, analyse
 from controller.commission.boards import switch_on_piezos
 from controller.commission.config_edit import diff, suggested
 from controller.commission.errors import BoardNotConnected, CommissionError
-from controller.commission.session import Session, load, run_session, save
+from controller.commission.session import Session, load_session, run_session, save
 from controller.commission.simtable import SimInstaller, SimTable, parse_faults
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
 from controller.commission.web import Board, CommissionPage, WebInstaller
 from controller.service.backends import hardware_backend, not_connected
-from controller.service.config import Config, ConfigError
-from controller.service.config import load as load_config
+from controller.service.config import Config, ConfigError, load_controller_config
 from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
 from vocabulary import TABLE_CHANNELS, Kind
@@ -357,7 +356,7 @@ def _save(session: Session, out: Path, config: Config, sim: argparse.Namespace |
 def _session(args: argparse.Namespace, config: Config, out: Path) -> Report:
     """Returns the report of a live (or simulated) session, or of a saved one (``--from``)."""
     if args.from_dir:
-        header, session = load(Path(args.from_dir))
+        header, session = load_session(Path(args.from_dir))
         channels = header.get("channels") or None
         return _analyse(config, session, header.get("clocks", {}),
                         header.get("backend") == "simulated",
@@ -377,7 +376,7 @@ def cli(args: argparse.Namespace) -> int:
 
     path = Path(args.config) if args.config else None
     try:
-        config = load_config(path, {"backend": args.backend})
+        config = load_controller_config(path, {"backend": args.backend})
         text = path.read_text(encoding="utf-8") if path else None
     except (ConfigError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -40,7 +40,7 @@ async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> l
             raise ValueError(f"serial.piezo names {ch}, which no sensor board carries")
         for link, index, mode, pin in found:
             if mode != piezo:
-                await link.configure(P.Config(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
+                await link.configure(P.ChannelConfig(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
                 done.append(f"board {link.source}: {ch} switched on as a piezo on GP{pin} "
                             f"(serial.piezo), threshold {THRESHOLD}/65535")
     return done
@@ -64,6 +64,6 @@ async def write_thresholds(backend: SerialBackend, thresholds: Sequence[Threshol
         if not found:
             raise ValueError(f"no sensor board has a piezo channel {t.channel}")
         for link, index, pin in found:
-            await link.configure(P.Config(index, t.channel, P.MODE_PIEZO, pin, 0, t.value, MASK_US))
+            await link.configure(P.ChannelConfig(index, t.channel, P.MODE_PIEZO, pin, 0, t.value, MASK_US))
             done.append(f"board {link.source}: {t.channel} threshold {t.value}/65535")
     return done

@@ -132,7 +132,7 @@ def save(session: Session, directory: Path, header: dict[str, Any]) -> Path:
     return trace
 
 
-def load(directory: Path) -> tuple[dict[str, Any], Session]:
+def load_session(directory: Path) -> tuple[dict[str, Any], Session]:
     """Returns the header and the session saved under ``directory``.
 
     Raises ValueError for a line of the trace that cannot be read.

@@ -147,7 +147,7 @@ def _board_section() -> str:
         "## A sensor board (`backend = \"serial\"`: a Raspberry Pi Pico, RP2040)",
         "",
         "The firmware's default channel map (`firmware_bridge/firmware/main.py`); the host can",
-        "change a channel's pin, mode and name (`Config`, see `firmware_bridge/README.md`).",
+        "change a channel's pin, mode and name (`ChannelConfig`, see `firmware_bridge/README.md`).",
         "A piezo wired to `click`: name it in `[serial] piezo = [\"click\"]`, and",
         "`commission` switches the channel on (the board keeps it).",
         "",

@@ -23,52 +23,20 @@ from typing import Any
 
 from controller.pipeline.desk import Desk, error
 from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.handlers import handle
 from controller.pipeline.messages import Message as Message
 from controller.pipeline.messages import Role as Role
 from controller.pipeline.messages import status_payload as status_payload
 from controller.pipeline.publisher import DISPLAY_NAME_CHARS as DISPLAY_NAME_CHARS
 from controller.pipeline.publisher import HealthView as HealthView
-from controller.pipeline.publisher import Publisher, prompt
+from controller.pipeline.publisher import Publisher
 from controller.pipeline.publisher import display as display
-from controller.pipeline.requests import (
-    AnswerRequest,
-    BadRequest,
-    CallRequest,
-    DeclareRequest,
-    EndMatchRequest,
-    GetRequest,
-    HistorySinceRequest,
-    NewMatchRequest,
-    ParsedRequest,
-    RedoRequest,
-    ShotEndRequest,
-    UndoRequest,
-    as_received,
-    transaction_of,
-)
+from controller.pipeline.requests import HistorySinceRequest, as_received, transaction_of
 from controller.pipeline.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
-from rules import (
-    Answered,
-    Call,
-    InvalidInput,
-    MatchEnded,
-    MatchSetup,
-    NewMatch,
-    Pocket,
-    Referee,
-    ShotAmended,
-    ShotKind,
-    ShotPlayed,
-    ShotRecord,
-    Status,
-    Undone,
-)
-from rules.decisions import (
-    Decision,
-)
-from rules.facts import UNKNOWN
+from rules import InvalidInput, Referee, ShotAmended, ShotPlayed, ShotRecord, Status
+from rules.decisions import Decision
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +212,7 @@ class Table:
             return self._answer(name, {"status": "ok", "transaction": got.transaction,
                                        "data": self.history(got.seq, got.limit)}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
-        return self._answer(name, self._desk.carry_out(name, got, lambda: self._handle(got, t)),
+        return self._answer(name, self._desk.carry_out(name, got, lambda: handle(self, got, t)),
                             t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
@@ -253,112 +221,6 @@ class Table:
         looking further into it. Nothing is recorded or changed."""
         self.now = t
         return self._answer(name, error(transaction_of(payload), reason), t)
-
-    # -------------------------------------------------------------- requests
-    def _handle(self, req: ParsedRequest, t: float) -> Any:
-        match req:
-            case NewMatchRequest():
-                return self._new_match(req, t)
-            case CallRequest():
-                return self._call(req, t)
-            case DeclareRequest():
-                return self._declare(req, t)
-            case ShotEndRequest():
-                if not self.fusion.open_shot:  # nothing reached a sensor: an empty shot
-                    self._ready_for_a_shot()
-                self._apply(self.fusion.shot_end(t))
-                return {"shot": self.referee.state.shot}
-            case AnswerRequest():
-                decisions = self.referee.feed(Answered(req.question, req.answer))
-                self._after(t, decisions)
-                self._retry(t)
-                return {"questions": [q.id for q in self.referee.questions]}
-            case UndoRequest():
-                if req.shots > self.referee.shots:
-                    raise InvalidInput(f"only {self.referee.shots} shot(s) of this match can be undone")
-                before = self.referee.fork()
-                self.fusion.forget()
-                self._deferred.clear()
-                self._after(t, self.referee.feed(Undone(req.shots)))
-                self._undone.append((before, self._redo_mark()))
-                return {"shot": self.referee.state.shot}
-            case RedoRequest():
-                return self._redo(t)
-            case EndMatchRequest():
-                decisions = self.referee.feed(MatchEnded())
-                self.fusion.forget()
-                self._deferred.clear()
-                self._after(t, decisions)
-                self.match_id = self._pub.match_t0 = None
-                return None
-            case GetRequest():
-                self._pub.everything(t, self.referee, self.match_id)
-                return None
-        raise BadRequest(f"unhandled request {req!r}")
-
-    def _redo_mark(self) -> tuple[object, ...]:
-        """Returns what says nothing was played, answered or corrected since an undo: the
-        referee's state and open questions, which every such input replaces."""
-        return (self.referee.state, self.referee.questions, self.match_id)
-
-    def _redo(self, t: float) -> Any:
-        """Gives back the referee as it was before the last undo; refused once anything else
-        has changed the match since (the undone shots are then gone for good)."""
-        while self._undone:
-            before, mark = self._undone[-1]
-            now = self._redo_mark()
-            if all(a is b for a, b in zip(mark, now, strict=True)):
-                break
-            self._undone.clear()
-        if not self._undone:
-            raise InvalidInput("nothing to redo: no undo since the last shot, answer or correction")
-        self._undone.pop()
-        self.referee = before
-        self.fusion.forget()
-        self._deferred.clear()
-        self._event("redo", {"shot": self.referee.state.shot}, t)
-        self._pub.state(t, self.referee, self.match_id)
-        return {"shot": self.referee.state.shot}
-
-    def _new_match(self, req: NewMatchRequest, t: float) -> Any:
-        setup = MatchSetup(req.game, tuple(req.players), req.race_to, req.breaker, dict(req.options))
-        decisions = self.referee.feed(NewMatch(setup))
-        self.fusion.forget()
-        self._deferred.clear()
-        self._matches += 1
-        self.match_id = self._match_id(self._matches)
-        self._pub.match_t0 = round(t, 6)
-        self._after(t, decisions)
-        return {"match_id": self.match_id}
-
-    def _ready_for_a_shot(self) -> None:
-        """Raises InvalidInput when no shot can be played now: no match, the match over, a
-        question open."""
-        state = self.referee.state
-        if state.setup is None:
-            raise InvalidInput("no match is in progress: start one with new_match")
-        if state.status is Status.MATCH_OVER:
-            raise InvalidInput("the match is over: start a new one with new_match")
-        if self.referee.questions:
-            q = self.referee.questions[0]
-            text = prompt(self.referee, q.to_json(), self.language)
-            raise InvalidInput(f"question {q.id} is open ({text}): answer it first")
-
-    def _call(self, req: CallRequest, t: float) -> Any:
-        calls = tuple(Call(c.ball, Pocket(c.pocket)) for c in req.calls)
-        kind = ShotKind(req.kind)
-        self._ready_for_a_shot()
-        if self.fusion.open_shot and not req.amend:
-            # the call ends the shot in progress: the call is judged after its ruling, and a
-            # refused call must change nothing, so it is judged on a copy first
-            trial = self._trial()
-            trial._apply(trial.fusion.shot_end(t))
-            if not trial.referee.questions:
-                trial.referee.check_call(calls, kind)
-            self._apply(self.fusion.shot_end(t))
-        self.referee.check_call(calls, kind)
-        self._apply(self.fusion.call(t, calls, kind, req.manner, amend=req.amend))
-        return {"calls": [c.model_dump() for c in req.calls], "kind": req.kind}
 
     def _trial(self) -> Table:
         """Returns a copy of the table to try an input on: what it makes is dropped, and
@@ -369,38 +231,6 @@ class Table:
         trial._deferred = list(self._deferred)
         trial._pub = self._pub.fork()
         return trial
-
-    def _declare(self, req: DeclareRequest, t: float) -> Any:
-        facts = req.facts()
-        if not facts:
-            raise BadRequest("declare names no fact")
-        for ball in [*facts.off_table, *(b for b, _ in facts.pocketed)]:
-            self.referee.check_ball(ball)
-        if facts.first_contact is not None and facts.first_contact is not UNKNOWN:
-            self.referee.check_ball(facts.first_contact, cue_allowed=False)
-        if facts.unsportsmanlike is not None:
-            self.referee.check_forfeit(facts.unsportsmanlike.player)
-        if self.referee.state.setup is None:
-            raise InvalidInput("no match is in progress")
-        # with no shot yet, the facts wait for the first (a shot_end rules it if nothing
-        # reached a sensor)
-        self._apply(self.fusion.declare(t, facts, self._shot_named(req.shot)))
-        return {"facts": sorted(facts.stated)} | ({} if req.shot is None else {"shot": req.shot})
-
-    def _shot_named(self, shot: int | None) -> str | None:
-        """Returns which shot a declare's ``shot`` names for fusion: ``"next"`` (the shot in
-        play, or to come), ``"last"`` (the one just ruled, no shot being in play), or None
-        when unnamed. Raises InvalidInput for any other shot."""
-        if shot is None:
-            return None
-        ruled = self.referee.state.shot
-        if shot == ruled + 1:
-            return "next"
-        if shot == ruled and ruled > 0 and not self.fusion.open_shot:
-            return "last"
-        now = (f"shot {ruled + 1} is in play" if self.fusion.open_shot
-               else f"shot {ruled} was the last ruled, shot {ruled + 1} is to come")
-        raise InvalidInput(f"shot {shot} cannot take facts now ({now}); nothing was done")
 
     # -------------------------------------------------------------- pipeline
     def _apply(self, actions: list[Action]) -> None:

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 import aiomqtt
 
 from controller.service.backends import not_connected
-from controller.service.config import Config, ConfigError, load, needed, ready
+from controller.service.config import Config, ConfigError, load_controller_config, needed, ready
 from controller.service.connection import tls_context
 
 #: How long a board has to answer (its Hello and a time sync), and the broker to accept us.
@@ -42,7 +42,7 @@ def check_main(args: Any, out: TextIO = sys.stdout) -> int:
     """The ``check`` command; returns the exit status."""
     source = str(args.config or "the defaults")
     try:
-        config = load(args.config)
+        config = load_controller_config(args.config)
     except ConfigError as exc:
         print(f"✗ configuration: {exc}", file=out)
         return 2

@@ -1,14 +1,15 @@
 """The service's configuration: one TOML file, validated by pydantic; flags override it.
 
-``load(path, overrides)`` returns a ``Config`` or raises ``ConfigError`` naming the key, the
-value and why (``mqtt.keepalive = 'soon': Input should be a valid integer``). Every setting
-is documented in ``deploy/controller.example.toml``. A configuration that would blind the
-table is refused here, before anything starts: an unknown channel, a pin that is no GPIO (a
-header pin number where a BCM number is expected gets a hint) or used twice, a name in
-``invert`` with no pin, a fusion timing out of its range (in seconds: ``min_block_s = 5`` is
-five seconds). ``ready(config)`` (``run`` and ``check``) refuses, further, a table that would
-not see what the game needs: every pocket's beam and every cushion sensor wired, or declared
-absent in ``[fusion] absent`` (then the referee is asked what it would have told).
+``load_controller_config(path, overrides)`` returns a ``Config`` or raises ``ConfigError``
+naming the key, the value and why (``mqtt.keepalive = 'soon': Input should be a valid
+integer``). Every setting is documented in ``deploy/controller.example.toml``. A configuration
+that would blind the table is refused here, before anything starts: an unknown channel, a pin
+that is no GPIO (a header pin number where a BCM number is expected gets a hint) or used
+twice, a name in ``invert`` with no pin, a fusion timing out of its range (in seconds:
+``min_block_s = 5`` is five seconds). ``ready(config)`` (``run`` and ``check``) refuses,
+further, a table that would not see what the game needs: every pocket's beam and every cushion
+sensor wired, or declared absent in ``[fusion] absent`` (then the referee is asked what it
+would have told).
 """
 
 from __future__ import annotations
@@ -307,7 +308,7 @@ def validate(raw: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError(f"{source}: " + "; ".join(problems)) from None
 
 
-def load(path: str | Path | None, overrides: dict[str, Any] | None = None) -> Config:
+def load_controller_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> Config:
     """Reads the TOML file (none: defaults), applies ``overrides`` (dotted keys), validates.
 
     Raises ConfigError for a file that cannot be read or parsed, or a bad setting.

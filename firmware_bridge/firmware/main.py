@@ -626,7 +626,7 @@ class Firmware:
             tuple([c.info() for c in sorted(self.channels.values(), key=lambda c: c.index)]),
         )
 
-    def _send(self, message: P.Message, version: int = P.PROTOCOL_VERSION) -> None:
+    def _send(self, message: P.BoardMessage, version: int = P.PROTOCOL_VERSION) -> None:
         self.port.write(self.codec.encode(message, version))
 
     def _handle(self, frame: P.Frame, received: int) -> None:
@@ -645,7 +645,7 @@ class Firmware:
             self.ring.ctl[2] = self.ring.ctl[1]  # a new host: send what is unacknowledged again
             self._send(self.hello())
             self._heartbeat(received)
-        elif isinstance(msg, P.Config):
+        elif isinstance(msg, P.ChannelConfig):
             try:
                 self.configure(
                     Channel(msg.ch, msg.name, msg.mode, msg.pin, msg.debounce_us, msg.threshold,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.commission.wiring import REFERENCE_PINS
-from controller.service.config import load
+from controller.service.config import load_controller_config
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "deploy" / "controller.example.toml"
@@ -62,7 +62,7 @@ def test_commission_apply_writes_the_suggested_file_and_keeps_a_backup(tmp_path:
                       "--swap", "beam.hl,beam.hr", "--apply", "--yes")
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "controller.toml.bak").read_text() == before
-    pins = load(config).gpio.pins
+    pins = load_controller_config(config).gpio.pins
     assert (pins["beam.hl"], pins["beam.hr"]) == (6, 5)
 
 
@@ -112,7 +112,7 @@ def test_apply_with_a_saved_session_writes_what_it_suggests(tmp_path: Path) -> N
                         str(tmp_path / "again"), "--apply", "--yes")
     assert again.returncode == 0, again.stderr
     assert "Written" in again.stdout
-    pins = load(config).gpio.pins
+    pins = load_controller_config(config).gpio.pins
     assert (pins["beam.hl"], pins["beam.hr"]) == (6, 5)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from controller.commission import render, write_outputs
 from controller.commission.analysis import Problem, Report, analyse, periods, trains
-from controller.commission.session import load, run_session, save
+from controller.commission.session import load_session, run_session, save
 from controller.commission.simtable import Faults, SimInstaller, SimTable
 from controller.commission.steps import StepKind, plan
 from controller.pipeline.fusion import FusionConfig
@@ -202,7 +202,7 @@ async def test_a_saved_session_is_analysed_again_to_the_same_report(tmp_path: Pa
     faults = Faults(swapped=(("beam.fl", "beam.fr"),), chattering=frozenset({"cushion.rf"}))
     session, report = await _session_report(faults, pins=PINS)
     trace = save(session, tmp_path / "s", {"table": "t1"})
-    header, again = load(tmp_path / "s")
+    header, again = load_session(tmp_path / "s")
     assert header["table"] == "t1" and header["commission"] == 1
     assert analyse(again.captures, FusionConfig(), PINS) == report
     # the trace is an ordinary trace: replay reads every line of it

@@ -13,13 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.service.config import load
+from controller.service.config import load_controller_config
 from tests.deploy.test_install import UNIT, install, unit_keys
 
 
 def test_the_installed_configuration_names_no_backend(tmp_path: Path) -> None:
     assert install(tmp_path / "root").returncode == 0
-    config = load(tmp_path / "root/etc/billiards-controller/controller.toml")
+    config = load_controller_config(tmp_path / "root/etc/billiards-controller/controller.toml")
     assert config.backend is None
 
 

@@ -293,9 +293,9 @@ def test_the_example_configurations_are_what_the_programs_accept() -> None:
     """Each example loads as it is; the adapters' keys do not go into controller.toml (the
     service refuses an [adapters] table), and the example no longer says they may."""
     from controller.adapters.config import load_config
-    from controller.service.config import ConfigError, load, validate
+    from controller.service.config import ConfigError, load_controller_config, validate
 
-    assert load(DEPLOY / "controller.example.toml").table == "t1"
+    assert load_controller_config(DEPLOY / "controller.example.toml").table == "t1"
     assert load_config(DEPLOY / "adapters.example.toml").wled[0].restore == "saved"
     with pytest.raises(ConfigError, match="adapters"):
         validate({"adapters": {"text": [{"panel": "2x16"}]}})

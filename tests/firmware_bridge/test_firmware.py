@@ -37,7 +37,7 @@ class Bench:
     def idle(self) -> None:
         pass
 
-    def say(self, message: P.Message) -> None:
+    def say(self, message: P.BoardMessage) -> None:
         self.inbox.extend(self.host.encode(message))
 
     def run(self, seconds: float, step: float = 100e-6) -> None:
@@ -47,7 +47,7 @@ class Bench:
             self.firmware.step()
             self.t += step
 
-    def frames(self) -> list[P.Message]:
+    def frames(self) -> list[P.BoardMessage]:
         out = []
         while isinstance(frame := self.board_out.next_frame(), P.Frame):
             out.append(frame.message)
@@ -153,10 +153,10 @@ def test_a_configuration_is_applied_and_acknowledged_and_a_bad_one_refused() -> 
     bench = Bench()
     bench.run(0.001)
     bench.frames()
-    bench.say(P.Config(0, "beam.sr", P.MODE_DIGITAL, 5, 300))
-    bench.say(P.Config(1, "click", P.MODE_PIEZO, 5))  # GP5 has no ADC
-    bench.say(P.Config(1, "click", P.MODE_DIGITAL, 5))  # GP5 is channel 0's now
-    bench.say(P.Config(40, "click", P.MODE_DIGITAL, 9))  # no channel 40
+    bench.say(P.ChannelConfig(0, "beam.sr", P.MODE_DIGITAL, 5, 300))
+    bench.say(P.ChannelConfig(1, "click", P.MODE_PIEZO, 5))  # GP5 has no ADC
+    bench.say(P.ChannelConfig(1, "click", P.MODE_DIGITAL, 5))  # GP5 is channel 0's now
+    bench.say(P.ChannelConfig(40, "click", P.MODE_DIGITAL, 9))  # no channel 40
     bench.say(P.Hello(1, "host", "host", 1))
     bench.run(0.001)
     frames = bench.frames()
@@ -181,7 +181,7 @@ def test_a_configuration_is_written_to_flash_only_once_the_table_is_quiet() -> N
     bench.run(0.01)
     bench.machine.drive(6, 1, bench.t)  # a shot in play: the beam busy
     bench.run(0.01)
-    bench.say(P.Config(0, "beam.fl", P.MODE_DIGITAL, 6, 500))
+    bench.say(P.ChannelConfig(0, "beam.fl", P.MODE_DIGITAL, 6, 500))
     for v in (0, 1, 0, 1, 0):  # an edge a second: still live
         bench.run(1.0, step=0.001)
         bench.machine.drive(6, v, bench.t)

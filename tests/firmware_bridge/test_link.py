@@ -421,13 +421,13 @@ async def test_a_channel_is_renamed_by_configuration_and_a_bad_pin_is_refused() 
     with SimBoard() as board:
         async with connected(board) as (backend, got):
             link = backend.links[0]
-            await link.configure(P.Config(4, "strike", P.MODE_DIGITAL, 6, 300))
+            await link.configure(P.ChannelConfig(4, "strike", P.MODE_DIGITAL, 6, 300))
             assert "strike" in link.channels and "beam.fl" not in link.channels
             with pytest.raises(ConfigRejected) as refused:
-                await link.configure(P.Config(13, "click", P.MODE_PIEZO, 5))
+                await link.configure(P.ChannelConfig(13, "click", P.MODE_PIEZO, 5))
             assert refused.value.code == P.ERR_BAD_PIN
             with pytest.raises(ConfigRejected, match="unknown sensor channel"):
-                await link.configure(P.Config(5, "beam.middle", P.MODE_DIGITAL, 7))
+                await link.configure(P.ChannelConfig(5, "beam.middle", P.MODE_DIGITAL, 7))
             await play(board, [("strike", 1, 0.0)])
             await got.until(lambda c: len(c.events) == 1)
             assert (got.events[0].ch, got.events[0].v) == ("strike", 1)
@@ -444,7 +444,7 @@ async def test_the_port_is_opened_exclusively() -> None:
 async def test_a_channel_configuration_survives_a_reboot() -> None:
     with SimBoard() as board:
         async with connected(board) as (backend, got):
-            await backend.links[0].configure(P.Config(6, "strike", P.MODE_DIGITAL, 8, 300))
+            await backend.links[0].configure(P.ChannelConfig(6, "strike", P.MODE_DIGITAL, 8, 300))
             board.reboot()
             await got.until(lambda c: len(c.changes) == 3)
             assert "strike" in got.changes[2][1].channels
@@ -493,7 +493,7 @@ async def test_levels_that_disagree_with_the_delivered_edges_are_corrected_by_a_
 async def test_a_configuration_written_to_flash_is_reported_as_a_blind_spell() -> None:
     with SimBoard() as board:
         async with connected(board) as (backend, _):
-            await backend.links[0].configure(P.Config(6, "cue", P.MODE_DIGITAL, 8, 500))
+            await backend.links[0].configure(P.ChannelConfig(6, "cue", P.MODE_DIGITAL, 8, 500))
             await until(lambda: backend.stats().blind_spells, 2.0, "a blind spell reported")
             assert backend.stats().blind_spells == 1 and board.store.saves == 1
 

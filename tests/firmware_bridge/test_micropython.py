@@ -174,10 +174,10 @@ def start_main(cwd: Path, stdin: int = subprocess.PIPE) -> subprocess.Popen[byte
                             env={**os.environ, "MICROPYPATH": MICROPYPATH})
 
 
-def read_until(proc: subprocess.Popen[bytes], codec: P.Codec, want: set[type[P.Message]],
-               timeout: float = 10.0) -> list[P.Message]:
+def read_until(proc: subprocess.Popen[bytes], codec: P.Codec, want: set[type[P.BoardMessage]],
+               timeout: float = 10.0) -> list[P.BoardMessage]:
     assert proc.stdout is not None
-    got: list[P.Message] = []
+    got: list[P.BoardMessage] = []
     deadline = time.monotonic() + timeout
     while not want <= {type(m) for m in got}:
         left = deadline - time.monotonic()

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from firmware_bridge import protocol as P
 
 CHANNELS = (P.ChannelInfo(0, "beam.hl", P.MODE_DIGITAL, 2), P.ChannelInfo(13, "click", P.MODE_PIEZO, 26))
-SAMPLES: list[P.Message] = [
+SAMPLES: list[P.BoardMessage] = [
     P.Hello(P.PROTOCOL_VERSION, "0.2.0", "e6614103e7000001", 0xDEADBEEF, 64, CHANNELS),
     P.Edges(7, (P.Edge(0, 1, 123, P.NO_LEVEL), P.Edge(13, 1, P.TICK_MASK, 0xFFFF))),
     P.Heartbeat(1 << 40, 12, 0, 11, 0b101, 2, (1 << 40) - 5000, 4321),
     P.SyncRequest(0xFFFFFFFF),
     P.SyncReply(3, 0, P.TICK_MASK),
-    P.Config(4, "beam.fl", P.MODE_DIGITAL, 6, 300, 0, 0),
+    P.ChannelConfig(4, "beam.fl", P.MODE_DIGITAL, 6, 300, 0, 0),
     P.Ack(65535, 99, 1),
     P.Error(12, P.ERR_BAD_PIN, "not an ADC pin"),
 ]
@@ -33,7 +33,7 @@ def decode_all(codec: P.Codec) -> list[P.Frame]:
     return out
 
 
-def stream(messages: list[P.Message]) -> bytes:
+def stream(messages: list[P.BoardMessage]) -> bytes:
     codec = P.Codec()
     return b"".join(codec.encode(m) for m in messages)
 
@@ -42,7 +42,7 @@ def stream(messages: list[P.Message]) -> bytes:
 
 
 @pytest.mark.parametrize("message", SAMPLES, ids=lambda m: type(m).__name__)
-def test_every_message_type_survives_encode_then_decode(message: P.Message) -> None:
+def test_every_message_type_survives_encode_then_decode(message: P.BoardMessage) -> None:
     codec = P.Codec()
     codec.receive_data(P.Codec().encode(message))
     assert decode_all(codec) == [P.Frame(0, message)]
@@ -164,11 +164,11 @@ def test_an_error_can_be_written_in_the_peers_version_and_keeps_its_layout() -> 
     P.Ack(70000), P.Ack(1, 1 << 32), P.Ack(1, 0, 2), P.SyncRequest(-1),
     P.Heartbeat(1 << 64, 0, 0), P.Heartbeat(0, 0, 0, 0, 1 << 32), P.SyncReply(0, -1, 0),
     P.Edges(0, (P.Edge(256, 1, 0),)), P.Edges(0, (P.Edge(0, 2, 0),)),
-    P.Edges(0, (P.Edge(0, 1, 0, 70000),)), P.Config(0, "cue", P.MODE_DIGITAL, 300),
-    P.Config(0, "cue", threshold=70000), P.Error(1, 256, "x"),
+    P.Edges(0, (P.Edge(0, 1, 0, 70000),)), P.ChannelConfig(0, "cue", P.MODE_DIGITAL, 300),
+    P.ChannelConfig(0, "cue", threshold=70000), P.Error(1, 256, "x"),
     P.Hello(1, "x", "y", 1 << 32), P.Hello(1, "x", "y", 1, 300),
 ], ids=repr)
-def test_a_field_out_of_range_is_refused_not_truncated(message: P.Message) -> None:
+def test_a_field_out_of_range_is_refused_not_truncated(message: P.BoardMessage) -> None:
     with pytest.raises(ValueError, match="out of range|bad edge"):
         P.Codec().encode(message)
 
@@ -216,7 +216,7 @@ messages = st.one_of(
     st.builds(P.Heartbeat, ticks, u32, u32, u32),
     st.builds(P.SyncRequest, u32),
     st.builds(P.SyncReply, u32, ticks, ticks),
-    st.builds(P.Config, st.integers(0, 255), names, st.integers(0, 255), st.integers(0, 255),
+    st.builds(P.ChannelConfig, st.integers(0, 255), names, st.integers(0, 255), st.integers(0, 255),
               u32, st.integers(0, 0xFFFF), u32),
     st.builds(P.Ack, st.integers(0, 0xFFFF), u32, st.integers(0, 1)),
     st.builds(P.Error, st.integers(0, 0xFFFF), st.integers(0, 255), names),
@@ -234,7 +234,7 @@ def chunked(data: bytes, rnd: random.Random) -> list[bytes]:
 
 @given(st.lists(messages, max_size=20), st.randoms(use_true_random=False))
 def test_any_messages_in_random_chunks_decode_to_themselves(
-    msgs: list[P.Message], rnd: random.Random
+    msgs: list[P.BoardMessage], rnd: random.Random
 ) -> None:
     codec = P.Codec()
     got: list[P.Frame] = []
@@ -265,7 +265,7 @@ def test_any_payload_survives_cobs(data: bytes) -> None:
        st.integers(1, 6))
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 def test_corrupted_streams_yield_only_frames_that_were_sent_and_lose_only_touched_ones(
-    msgs: list[P.Message], rnd: random.Random, hits: int
+    msgs: list[P.BoardMessage], rnd: random.Random, hits: int
 ) -> None:
     sender = P.Codec()
     wires = [sender.encode(m) for m in msgs]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from controller.sim.physics.engine import PhysicsUnavailable, load, rail_of
+from controller.sim.physics.engine import PhysicsUnavailable, load_pooltool, rail_of
 from controller.sim.physics.rack import Refused, true_answer
 from controller.sim.physics.sensors import Sensors, sensor_events
 from controller.sim.physics.truth import CUE, Happening, ShotTruth, TenBallOracle, shot_truth
@@ -95,7 +95,7 @@ def test_cushion_segments_map_to_our_rails() -> None:
 def test_without_pooltool_the_physics_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pooltool", None)  # import pooltool raises ImportError
     with pytest.raises(PhysicsUnavailable, match="./dev physics-install"):
-        load()
+        load_pooltool()
 
 
 def test_simulate_physics_without_pooltool_says_how_to_install_it(

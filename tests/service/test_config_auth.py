@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from controller.__main__ import parser
-from controller.service.config import ConfigError, load, validate
+from controller.service.config import ConfigError, load_controller_config, validate
 from controller.service.shell import overrides_of
 from tests.broker import Broker, password_file
 from tests.service.conftest import make_config, running
@@ -53,7 +53,7 @@ def test_a_bad_fusion_setting_is_named():
 
 def test_the_example_config_is_valid_and_documents_every_setting():
     example = ROOT / "deploy" / "controller.example.toml"
-    config = load(example)
+    config = load_controller_config(example)
     assert config.base == "billiards/club/t1"
     text = example.read_text()
 
@@ -73,7 +73,7 @@ def test_flags_override_the_file_and_credentials_come_from_the_url(tmp_path):
     path.write_text('venue = "club"\ntable = "t1"\n[mqtt]\nurl = "mqtt://broker:1883"\nusername = "u"\n')
     args = parser().parse_args(["run", "--config", str(path), "--table", "t9", "--backend", "sim",
                                 "--broker", "mqtts://ann:p%40ss@example.org", "--data", str(tmp_path)])
-    config = load(args.config, overrides_of(args))
+    config = load_controller_config(args.config, overrides_of(args))
     assert config.table == "t9" and config.data == tmp_path
     broker = config.broker()
     assert (broker.host, broker.port, broker.tls, broker.username, broker.password) == (

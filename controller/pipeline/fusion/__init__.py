@@ -79,12 +79,13 @@ from controller.pipeline.declared import Declared
 from controller.pipeline.fusion.ballreturn import BallReturn
 from controller.pipeline.fusion.beams import Beams
 from controller.pipeline.fusion.cushions import Burst, Cushions
-from controller.pipeline.fusion.fitted import Fitted, usable_in
-from controller.pipeline.fusion.shots import Counted, Shot, ShotTracker, shot_record
+from controller.pipeline.fusion.fitted import Fitted
+from controller.pipeline.fusion.health import judged
+from controller.pipeline.fusion.shots import Counted, Shot, ShotTracker
 from controller.pipeline.fusion.shots import Drop as ShotDrop
 from hardware.events import SensorEvent
 from hardware.health import Health
-from rules import CUE, Call, Pocket, Rail, ShotKind, ShotRecord
+from rules import CUE, Call, Pocket, ShotKind, ShotRecord
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, parse_channel
 
 INF = float("inf")
@@ -199,8 +200,7 @@ class Fusion:
         self.config = cfg = config or FusionConfig()
         self.beams = Beams(cfg.noise_s, cfg.min_block_s)
         self.cushions = Cushions(cfg.cushion_gap_s, cfg.cushion_max_on_s, cfg.crosstalk_s)
-        self.ball_return = BallReturn(cfg.identity_min_s, cfg.identity_max_s,
-                                      cue_detector=cfg.cue_detector,
+        self.ball_return = BallReturn(cfg.identity_min_s, cfg.identity_max_s, cue_detector=cfg.cue_detector,
                                       identity_reader=cfg.identity_reader)
         self.shots = ShotTracker(cfg.max_roll_s)
         #: The beams and cushion sensors to trust (``blind``, ``deaf``: those not to).
@@ -237,8 +237,7 @@ class Fusion:
         """Takes one sensor event (in source-time order) and returns what it caused."""
         t = ev.t
         out = self.advance(t) if t >= self._next else []
-        if t > self.now:
-            self.now = t
+        self.now = max(self.now, t)
         ch = ev.ch
         pocket = POCKET_OF_BEAM.get(ch)
         rail = RAIL_OF_CUSHION.get(ch)
@@ -329,32 +328,8 @@ class Fusion:
         return out
 
     def set_health(self, channel: str, state: Health, t: float | None = None) -> list[Action]:
-        """Tells fusion a channel's health, as sensor health judged it: a beam or cushion
-        sensor in any state but ``ok`` counts nothing. What it counted before stands, except:
-        a beam found ``stuck`` while blocked was never crossed by a ball (the drop its block
-        counted is taken back), and one found ``chattering`` made up its latest "balls" (the
-        drops of the last RETRACT_S are taken back); each shot they went to is corrected.
-        Returns the corrections."""
-        out: list[Action] = []
-        part = self.fitted.judge(channel, state)
-        if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
-            if not usable_in(state):
-                self.cushions.mute(part)
-            self._reschedule()
-        elif isinstance(part, Pocket) and not usable_in(state):
-            now = self.now if t is None else t
-            blocked = self.beams.blocked_since(part)
-            if state is Health.CHATTERING:  # its latest "balls" were none
-                since = now - RETRACT_S
-            elif state is Health.STUCK and blocked is not None:  # the block was no ball
-                since = blocked
-            else:  # silent, or its board went away: what it reported before stands
-                since = INF
-            for shot in self._counted.take_back(part, since):
-                self._changed(shot, now, out)
-            self.beams.reset(part)
-            self._reschedule()
-        return out
+        """Tells fusion a channel's health (``fusion.health.judged``); returns corrections."""
+        return judged(self, channel, state, t)
 
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
@@ -420,11 +395,8 @@ class Fusion:
             out.append(AmendShot(t, self._record(late)))
 
     def _due(self, shot: Shot) -> float:
-        """Returns when ``shot`` is ruled: quiet long enough, and no drop waiting for the
-        ball return."""
-        due = shot.last_activity + self.config.quiet_s
-        waiting = self.ball_return.due(shot)
-        return due if waiting is None else max(due, waiting)
+        """Returns when ``shot`` is ruled: quiet long enough, no drop waiting for the ball return."""
+        return self.ball_return.hold(shot, shot.last_activity + self.config.quiet_s)
 
     def _beam_drop(self, pocket: Pocket, t: float, out: list[Action]) -> None:
         self._counted.note(pocket, *self._drop(t, pocket, None, out))
@@ -456,11 +428,8 @@ class Fusion:
         self._changed(shot, t, out)
 
     def _record(self, shot: Shot) -> ShotRecord:
-        fitted = self.fitted
-        return shot_record(shot, cushions_sensed=fitted.cushions_sensed,
-                           without_click=self.config.cushions_without_click,
-                           cue_sensed=self.ball_return.cue_detector, blind=fitted.record_blind,
-                           deaf=fitted.record_deaf, hears_clicks=fitted.hears_clicks)
+        return self.fitted.record(shot, self.config.cushions_without_click,
+                                  self.ball_return.cue_detector)
 
     # -------------------------------------------------------------- timers
     def _soon(self, t: float) -> None:

@@ -38,6 +38,12 @@ class BallReturn:
         waiting = [d.t for d in shot.drops if not d.matched and d.pocket is not None]
         return max(waiting) + self.max_s if waiting else None
 
+    def hold(self, shot: Shot, due: float) -> float:
+        """Returns when ``shot``, quiet from ``due`` on, is ruled: then, or once no drop of it
+        waits for a report."""
+        waiting = self.due(shot)
+        return due if waiting is None else max(due, waiting)
+
     def match(self, t: float, ball: int | str, pocket: Pocket | None,
               shots: Iterable[Shot | None]) -> Shot | None:
         """A ball passed the return at ``t``: gives it to the drop it came from, of one of

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from controller.pipeline.fusion.shots import Shot, shot_record
 from hardware.health import Health
-from rules import Pocket, Rail
+from rules import Pocket, Rail, ShotRecord
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION
 
 #: The click sensor's channel.
@@ -60,6 +61,14 @@ class Fitted:
         (``ok``: after a gap in its data it may have missed a click) and known to work (it has
         heard a click)."""
         return self.click_fitted and self._click_ok and self.click_heard
+
+    def record(self, shot: Shot, without_click: str, cue_sensed: bool) -> ShotRecord:
+        """Returns the record the rules are given of ``shot``, with what this table trusts
+        (``without_click``: fusion's ``cushions_without_click``; ``cue_sensed``: a cue-ball
+        detector is fitted)."""
+        return shot_record(shot, cushions_sensed=self.cushions_sensed, without_click=without_click,
+                           cue_sensed=cue_sensed, blind=self.record_blind, deaf=self.record_deaf,
+                           hears_clicks=self.hears_clicks)
 
     def judge(self, channel: str, state: Health) -> Pocket | Rail | None:
         """Notes sensor health's judgement of ``channel``; returns its pocket or rail if its

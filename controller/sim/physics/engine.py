@@ -31,7 +31,7 @@ class PhysicsUnavailable(RuntimeError):
     """pooltool is not installed (``./dev physics-install`` adds it)."""
 
 
-def load() -> Any:
+def load_pooltool() -> Any:
     """Returns the pooltool module. Raises PhysicsUnavailable when it is not installed."""
     home = os.environ.get("HOME", "")
     if not home or not os.access(home, os.W_OK):
@@ -118,7 +118,7 @@ class Engine:
     """One table's physics: ``table`` built from ``size``; ``shot`` simulates a strike."""
 
     def __init__(self, size: TableSize) -> None:
-        self.pt = load()
+        self.pt = load_pooltool()
         self.size = size
         specs = self.pt.objects.PocketTableSpecs()
         import attrs

@@ -228,7 +228,7 @@ def blind():
     f = fw.Firmware(machine, clock, Port(), 7, "ab", channels=store.load(), store=store)
     host = P.Codec()
     f.port.inbox.extend(host.encode(P.Hello(P.PROTOCOL_VERSION, "host", "host", 1)))
-    f.port.inbox.extend(host.encode(P.Config(0, "beam.fl", P.MODE_DIGITAL, 6, 500)))
+    f.port.inbox.extend(host.encode(P.ChannelConfig(0, "beam.fl", P.MODE_DIGITAL, 6, 500)))
     clock.t += 1000
     f.step()
     for _ in range(3):
@@ -282,7 +282,7 @@ def codec():
                         "wire": P.encode_frame(frame.seq, m).hex()})
     accepted = []
     for bad in (P.Ack(70000), P.Ack(1, 1 << 32), P.Heartbeat(1 << 64, 0, 0),
-                P.Edges(0, (P.Edge(0, 1, 0, 70000),)), P.Config(0, "cue", P.MODE_DIGITAL, 300),
+                P.Edges(0, (P.Edge(0, 1, 0, 70000),)), P.ChannelConfig(0, "cue", P.MODE_DIGITAL, 300),
                 P.Error(1, 256, "x"), P.SyncReply(0, -1, 0)):
         try:
             P.Codec().encode(bad)
