@@ -30,7 +30,7 @@ from paho.mqtt.properties import Properties
 from controller.record.stats import summarize_finished
 from controller.record.store import Progress, Store, Stored
 from controller.service.connection import AckingClient, Backoff, Broker
-from controller.service.journal import HISTORY_REQUEST, published_form
+from controller.service.published import HISTORY_REQUEST, published_form
 
 log = logging.getLogger(__name__)
 

@@ -72,7 +72,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.pipeline.table import Message, Role
+from controller.pipeline.table import Message, Role, Table
 from controller.pipeline.trace import HealthLine
 from controller.service.clock import HOLD_S, LAG, ServiceClock
 from controller.service.config import Config
@@ -91,7 +91,7 @@ from controller.service.rebuild import REBUILD_LINK, Rebuild
 from controller.service.recorder import Recorder, Recording
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
-from hardware.health import DataGap, EventsLost, HealthMonitor, HealthRecord
+from hardware.health import HealthMonitor, HealthRecord
 
 __all__ = ["HOLD_S", "JOURNAL_RETRY_S", "LAG", "REBUILD_LINK", "SEQ_RESERVE", "Commit",
            "Connected", "Input", "Recording", "Release", "Request", "SyncPoint", "TableCore"]
@@ -145,9 +145,7 @@ class TableCore:
         self._recorder = Recorder(journal, trace)
         self._mono = clock
         self._wall = wall
-        self._deliveries = Deliveries(journal, self.base, {
-            Role.EVENT: config.mqtt.event_expiry_s or None,
-            Role.RESPONSE: config.mqtt.response_expiry_s or None})
+        self._deliveries = Deliveries(journal, self.base, expiry_by_role(config))
         self.time = ServiceClock(clock, config.sim.speed if config.backend == "sim" else 1.0)
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
@@ -170,7 +168,7 @@ class TableCore:
         self._shot_ended = False  # a message made since the input began ended a shot
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
-        self.table.history = functools.partial(journal.history_since, base=self.base)
+        self.table.history = functools.partial(journal.published.history_since, base=self.base)
 
     # ------------------------------------------------------------------ the clock
     @property
@@ -190,11 +188,6 @@ class TableCore:
     def last_t(self) -> float:
         """Returns the time of the last input (what a restart's clock resumes after)."""
         return self.time.last_t
-
-    @property
-    def journal_error(self) -> str | None:
-        """Returns why the journal cannot be written now (a full disk), or None."""
-        return self.durability.error
 
     # ------------------------------------------------------------------ inputs
     def start(self) -> list[Outgoing]:
@@ -257,13 +250,8 @@ class TableCore:
         else:
             holds.up(item.source, item.up)
         records = self.health.feed(dataclasses.replace(item, t=t))
-        for gap in records:
-            if isinstance(gap, DataGap) and self.table.fusion.open_shot:
-                # what it saw since it went down is lost: the shot goes to the referee
-                log.warning("sensor source %s restarted while down (data to %.3f lost): the "
-                            "referee is asked about its channels in the shot in play",
-                            item.source, gap.since)
-                self._told.gaps.update(gap.channels)
+        if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
+            self._told.note_gaps(item.source, records)
         return self._health(records, t, publish=True)
 
     def _lift(self, everything: bool = False) -> list[Outgoing]:
@@ -286,14 +274,7 @@ class TableCore:
         out = self._run_clock(t)
         clock.took(t)
         matches = self.table.matches
-        problem = item.problem
-        error = self.durability.error
-        if problem is None and error is not None and item.name == "new_match":
-            problem = (f"the journal cannot be written ({error}): no new match"
-                       " until it can; the match in play goes on")
-        if problem is None and item.expires is not None and self._mono() > item.expires:
-            problem = (f"the request expired {self._mono() - item.expires:.1f} s before the table"
-                       " could take it (its message expiry); nothing was done")
+        problem = refusal(item, self.durability.error, self._mono())
         if problem is not None:
             handled = self.table.refuse(item.name, item.payload, problem, t)
         else:  # a live request's deadline is checked against the wall clock, unless it expires
@@ -304,12 +285,8 @@ class TableCore:
             self._record(handled.line)
         reply = (item.response_topic, item.correlation) if item.response_topic else None
         out += self._outgoing(handled.messages, reply)
-        if self.table.matches > matches:  # a new match: what came before is not needed
-            self.journal.compact(self._last_input, self.table.transactions())
-            self.journal.set_meta("matches_before", self.table.matches - 1)
-            if self.journal.meta.get("lost"):  # the match that lost inputs is over
-                self.journal.set_meta("lost", "")
-                out += self._link(LinkChanged(0.0, REBUILD_LINK, True, "a new match"))
+        if self.table.matches > matches and compact(self.journal, self.table, self._last_input):
+            out += self._link(LinkChanged(0.0, REBUILD_LINK, True, "a new match"))
         return out
 
     def tick(self, backend: SensorBackend | None = None) -> list[Outgoing]:
@@ -325,9 +302,7 @@ class TableCore:
             if backend is not None:
                 records += self.health.note_stats(backend.name, backend.stats())
             due = self._timing.publish_due(mono, bool(records))
-            lost = [ch for r in records if isinstance(r, EventsLost) for ch, _ in r.channels]
-            if lost and self.table.fusion.open_shot:  # edges a source lost: asked, not guessed
-                self._told.gaps.update(lost)
+            lost = self._told.note_lost(records, self.table.fusion.open_shot)
             out += self._health(records, now, publish=due, channels=lost)
         return out + self._shot_health(now)
 
@@ -410,3 +385,35 @@ class TableCore:
             self.durability.close()
         finally:
             self._recorder.close()
+
+
+def refusal(item: Request, journal_error: str | None, mono: float) -> str | None:
+    """Returns why ``item`` is refused whatever it holds (what the link saw; no new match
+    while the journal cannot be written; its message expiry passed by ``mono``), or None."""
+    if item.problem is not None:
+        return item.problem
+    if journal_error is not None and item.name == "new_match":
+        return (f"the journal cannot be written ({journal_error}): no new match"
+                " until it can; the match in play goes on")
+    if item.expires is not None and mono > item.expires:
+        return (f"the request expired {mono - item.expires:.1f} s before the table"
+                " could take it (its message expiry); nothing was done")
+    return None
+
+
+def compact(journal: Journal, table: Table, last_input: int) -> bool:
+    """A new match began (the input ``last_input``): what came before is not needed, but
+    the answers of its transactions. Returns whether the match that lost inputs is over
+    (health's rebuild link comes up again)."""
+    journal.compact(last_input, table.transactions())
+    journal.set_meta("matches_before", table.matches - 1)
+    if not journal.meta.get("lost"):
+        return False
+    journal.set_meta("lost", "")
+    return True
+
+
+def expiry_by_role(config: Config) -> dict[Role, int | None]:
+    """Returns how long (seconds, MQTT 5) each role's messages live: events and responses."""
+    return {Role.EVENT: config.mqtt.event_expiry_s or None,
+            Role.RESPONSE: config.mqtt.response_expiry_s or None}

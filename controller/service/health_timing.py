@@ -8,9 +8,20 @@ a channel's state (a journaled ``HealthLine``) whenever it is not what fusion wa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
-from hardware.health import Health, HealthMonitor, HealthRecord, SensorFaulted, SensorRecovered
+from hardware.health import (
+    DataGap,
+    EventsLost,
+    Health,
+    HealthMonitor,
+    HealthRecord,
+    SensorFaulted,
+    SensorRecovered,
+)
+
+log = logging.getLogger(__name__)
 
 
 class HealthTiming:
@@ -64,6 +75,24 @@ class ToldHealth:
         except KeyError:  # a channel no event came from yet (one a source named as losing)
             state = Health.OK
         return Health.GAP if channel in self.gaps and state is Health.OK else state
+
+    def note_gaps(self, source: str, records: Iterable[HealthRecord]) -> None:
+        """A source came back with another boot id while a shot is open: what it saw since it
+        went down is lost, so its channels are gaps in that shot (the referee is asked)."""
+        for gap in records:
+            if isinstance(gap, DataGap):
+                log.warning("sensor source %s restarted while down (data to %.3f lost): the "
+                            "referee is asked about its channels in the shot in play",
+                            source, gap.since)
+                self.gaps.update(gap.channels)
+
+    def note_lost(self, records: Iterable[HealthRecord], open_shot: bool) -> list[str]:
+        """Returns the channels a source named as losing edges; in an open shot they are gaps
+        (asked, not guessed)."""
+        lost = [ch for r in records if isinstance(r, EventsLost) for ch, _ in r.channels]
+        if lost and open_shot:
+            self.gaps.update(lost)
+        return lost
 
     def shot_over(self) -> list[str]:
         """The shot was ruled: returns the channels of its data gaps, no longer gaps."""

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
+from controller.service.published import PublishedLog
 from controller.service.seqmark import MarkError, SeqMark
 
 log = logging.getLogger(__name__)
@@ -61,10 +62,6 @@ CREATE TABLE IF NOT EXISTS published (
     seq INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL);
 """
 
-#: How many of the last published messages the journal keeps for ``history_since``.
-PUBLISHED_KEPT = 50_000
-#: The request a venue recorder fills its gaps with; its responses are kept without their data.
-HISTORY_REQUEST = "history_since"
 
 #: ``sync()`` checkpoints the write-ahead log into the database past this size.
 CHECKPOINT_BYTES = 4 << 20
@@ -78,24 +75,6 @@ class JournalError(ControllerError, OSError):
 
 class JournalDamaged(JournalError):
     """The journal's database cannot be read (a damaged file)."""
-
-
-def published_form(topic: str, payload: bytes) -> tuple[int, bytes] | None:
-    """Returns ``(seq, payload)`` as the record keeps a published message, or None for one
-    without a seq (a Last Will). A ``history_since`` response is kept without the messages it
-    carried (their count instead): they are recorded as themselves."""
-    try:
-        body = json.loads(payload)
-    except ValueError:
-        return None
-    seq = body.get("seq") if isinstance(body, dict) else None
-    if not isinstance(seq, int):
-        return None
-    if topic.endswith(f"/response/{HISTORY_REQUEST}") and isinstance(body.get("data"), dict):
-        data = body["data"]
-        body["data"] = {**data, "messages": len(data.get("messages") or ())}
-        payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-    return seq, payload
 
 
 @dataclass(slots=True)
@@ -164,8 +143,6 @@ class Journal:
             self.meta: dict[str, str] = dict(self._db.execute("SELECT key, value FROM meta"))
             self._next_input = self._max("inputs") + 1
             self._next_out = self._max("outbox") + 1
-            (low, high) = self._db.execute("SELECT MIN(seq), MAX(seq) FROM published").fetchone()
-            self._published = (low or 0, high or 0)  # the seqs kept, first and last
         except sqlite3.DatabaseError as exc:
             raise JournalDamaged(f"cannot read the journal {path}: {exc}") from exc
         except (OSError, sqlite3.Error) as exc:
@@ -174,6 +151,8 @@ class Journal:
         self.mark = SeqMark(None if self.in_memory else path.with_name(path.name + ".seq"))
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
         self._writing = threading.Lock()  # one transaction at a time
+        #: every message with a seq, as written: what ``history_since`` answers from
+        self.published = PublishedLog(self._db, self._writing)
         self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None
@@ -232,28 +211,6 @@ class Journal:
                 log.error("the journal's answer %d (transaction %r) cannot be read: left out;"
                           " a resend of it is applied again", n, tx)
         return out
-
-    def published(self, after: int, limit: int) -> tuple[list[tuple[int, str, bytes]], int, int]:
-        """Returns up to ``limit`` kept messages with a seq above ``after`` as ``(seq, topic,
-        payload)``, oldest first, with the first and last seq kept (0, 0 when none): every seq
-        from the first to the last that is not kept was never written, and never will be."""
-        with self._writing:
-            rows = self._db.execute(
-                "SELECT seq, topic, payload FROM published WHERE seq > ? ORDER BY seq LIMIT ?",
-                (after, limit)).fetchall()
-            first, last = self._published
-        return [(s, t, bytes(p)) for s, t, p in rows], first, last
-
-    def history_since(self, after: int, limit: int, base: str) -> dict[str, Any]:
-        """Returns the ``history_since`` answer: the kept messages after seq ``after`` (topics
-        relative to ``base``), ``first`` the oldest seq kept, and ``upto``: every seq up to it
-        that is not among the messages (nor before ``first``) never was."""
-        rows, first, last = self.published(after, limit)
-        upto = rows[-1][0] if len(rows) == limit else max(last, after)
-        prefix = base + "/"
-        return {"first": first, "upto": upto, "messages": [
-            {"seq": seq, "topic": topic.removeprefix(prefix), "payload": json.loads(payload)}
-            for seq, topic, payload in rows]}
 
     # ------------------------------------------------------------------ noting writes
     def add_input(self, line: dict[str, Any]) -> int:
@@ -324,7 +281,7 @@ class Journal:
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(o.id, o.topic, o.payload, int(o.retain), o.qos, o.expiry, o.correlation)
                      for o in batch.outgoing])
-            kept = self._publish(batch.outgoing) if batch.outgoing else self._published
+            kept = self.published.keep(batch.outgoing)
             if batch.dropped:
                 db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in batch.dropped])
             if batch.meta:
@@ -337,29 +294,11 @@ class Journal:
                                [(n, tx, name, json.dumps(resp)) for n, (tx, name, resp)
                                 in enumerate(batch.answers or ())])
             db.execute("COMMIT")
-            self._published = kept
+            self.published.kept(kept)
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise JournalError(f"cannot write the journal {self.path}: {exc}") from exc
-
-    def _publish(self, outgoing: list[Outgoing]) -> tuple[int, int]:
-        """Keeps the batch's messages with a seq in ``published`` (an MQTT 5 reply repeats its
-        response's seq: the first is kept), and forgets the oldest past PUBLISHED_KEPT; returns
-        the first and last seq kept once the transaction commits."""
-        rows = [(form[0], o.topic, form[1]) for o in outgoing
-                if (form := published_form(o.topic, o.payload)) is not None]
-        if not rows:
-            return self._published
-        self._db.executemany(
-            "INSERT OR IGNORE INTO published (seq, topic, payload) VALUES (?, ?, ?)", rows)
-        first, last = self._published
-        last = max(last, rows[-1][0])
-        first = first or rows[0][0]
-        if last - first > PUBLISHED_KEPT * 1.1:
-            first = last - PUBLISHED_KEPT
-            self._db.execute("DELETE FROM published WHERE seq < ?", (first,))
-        return first, last
 
     def sync(self) -> None:
         """Makes every batch written so far survive a power cut (with ``sync = "full"``), and

@@ -209,7 +209,7 @@ class Service:
         """Has the core write what the table did, releases what may go, wakes the sync task;
         when the journal starts or stops failing, says so in health (``B/health``, status)."""
         done = self.core.commit()
-        error = self.core.journal_error
+        error = self.core.durability.error
         if error != self._journal_error:
             self._journal_error = error
             self._put(LinkChanged(self._mono(), JOURNAL_LINK, error is None, error or ""))

@@ -264,7 +264,7 @@ def test_a_restart_on_a_full_disk_says_it_has_less_than_it_published_and_reuses_
         run.play(reqs[:6])
         filler = fill(fs)
         run.play(reqs[6:])  # refereed from memory: released at once, the journal behind
-        assert run.stepper.core.journal_error is not None
+        assert run.stepper.core.durability.error is not None
         shown = run.state()
         run.stepper.close()  # the last try to write what was kept fails too
         again = run.again()  # on the full disk

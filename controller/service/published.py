@@ -1,0 +1,93 @@
+"""The journal's log of what the table published (``published`` in ``journal.sqlite3``):
+every message with a seq, as written, the last ``PUBLISHED_KEPT``, so that a venue recorder
+(``controller.record``) fills the gaps it finds with ``history_since``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.service.journal import Outgoing
+
+#: How many of the last published messages the journal keeps for ``history_since``.
+PUBLISHED_KEPT = 50_000
+#: The request a venue recorder fills its gaps with; its responses are kept without their data.
+HISTORY_REQUEST = "history_since"
+
+
+def published_form(topic: str, payload: bytes) -> tuple[int, bytes] | None:
+    """Returns ``(seq, payload)`` as the record keeps a published message, or None for one
+    without a seq (a Last Will). A ``history_since`` response is kept without the messages it
+    carried (their count instead): they are recorded as themselves."""
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        return None
+    seq = body.get("seq") if isinstance(body, dict) else None
+    if not isinstance(seq, int):
+        return None
+    if topic.endswith(f"/response/{HISTORY_REQUEST}") and isinstance(body.get("data"), dict):
+        data = body["data"]
+        body["data"] = {**data, "messages": len(data.get("messages") or ())}
+        payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return seq, payload
+
+
+class PublishedLog:
+    """The published messages kept in ``db`` (the journal's connection, written inside the
+    journal's transactions: ``keep`` then, once committed, ``kept``)."""
+
+    def __init__(self, db: sqlite3.Connection, writing: threading.Lock) -> None:
+        self._db = db
+        self._writing = writing  # the journal's: no transaction is half done while it reads
+        self._lock = threading.Lock()
+        low, high = db.execute("SELECT MIN(seq), MAX(seq) FROM published").fetchone()
+        self._range: tuple[int, int] = (low or 0, high or 0)  # the seqs kept, first and last
+
+    def keep(self, outgoing: list[Outgoing]) -> tuple[int, int]:
+        """Keeps the messages with a seq (an MQTT 5 reply repeats its response's seq: the first
+        is kept), forgetting the oldest past PUBLISHED_KEPT; returns the first and last seq
+        kept once the journal's transaction commits."""
+        rows = [(form[0], o.topic, form[1]) for o in outgoing
+                if (form := published_form(o.topic, o.payload)) is not None]
+        if not rows:
+            return self._range
+        self._db.executemany(
+            "INSERT OR IGNORE INTO published (seq, topic, payload) VALUES (?, ?, ?)", rows)
+        first, last = self._range
+        last = max(last, rows[-1][0])
+        first = first or rows[0][0]
+        if last - first > PUBLISHED_KEPT * 1.1:
+            first = last - PUBLISHED_KEPT
+            self._db.execute("DELETE FROM published WHERE seq < ?", (first,))
+        return first, last
+
+    def kept(self, seqs: tuple[int, int]) -> None:
+        """The journal's transaction committed: these are the first and last seq kept."""
+        with self._lock:
+            self._range = seqs
+
+    def read(self, after: int, limit: int) -> tuple[list[tuple[int, str, bytes]], int, int]:
+        """Returns up to ``limit`` kept messages with a seq above ``after`` as ``(seq, topic,
+        payload)``, oldest first, with the first and last seq kept (0, 0 when none): every seq
+        from the first to the last that is not kept was never written, and never will be."""
+        with self._writing:
+            rows = self._db.execute(
+                "SELECT seq, topic, payload FROM published WHERE seq > ? ORDER BY seq LIMIT ?",
+                (after, limit)).fetchall()
+            first, last = self._range
+        return [(s, t, bytes(p)) for s, t, p in rows], first, last
+
+    def history_since(self, after: int, limit: int, base: str) -> dict[str, Any]:
+        """Returns the ``history_since`` answer: the kept messages after seq ``after`` (topics
+        relative to ``base``), ``first`` the oldest seq kept, and ``upto``: every seq up to it
+        that is not among the messages (nor before ``first``) never was."""
+        rows, first, last = self.read(after, limit)
+        upto = rows[-1][0] if len(rows) == limit else max(last, after)
+        prefix = base + "/"
+        return {"first": first, "upto": upto, "messages": [
+            {"seq": seq, "topic": topic.removeprefix(prefix), "payload": json.loads(payload)}
+            for seq, topic, payload in rows]}
