@@ -256,6 +256,14 @@ class Config(_Section):
         return f"{self.prefix}/{self.venue}/{self.table}"
 
     def fusion_settings(self) -> FusionConfig:
+        """Returns fusion's settings: ``[fusion]``; a table the simulator plays (``backend =
+        "sim"`` with no ``sim.trace``) has the cue-ball detector the simulator's table has
+        (``controller.sim.simulator``) unless ``[fusion]`` says otherwise, so that the table
+        asks what the simulated referee answers (without it, the first shot's "was it the cue
+        ball?" is a question the simulated referee never heard, and its answers go to
+        questions the table did not ask: the table waits for ever)."""
+        if self.backend == "sim" and self.sim.trace is None:
+            return fusion_config({"cue_detector": True, **self.fusion})
         return fusion_config(self.fusion)
 
     def broker(self) -> Broker:
