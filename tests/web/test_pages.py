@@ -128,6 +128,9 @@ def _every_page(page: Page) -> list[str]:
         shown = page.locator("article.table").evaluate_all("cs => cs.map(c => c.dataset.table)")
         if shown[0] in seen:
             break
+        # a page just turned is laid out in the next frame: its scores have a height then
+        page.wait_for_function("() => [...document.querySelectorAll('.player .score')]"
+                               ".every(n => n.getBoundingClientRect().height > 0)")
         assert page.evaluate(OUT_OF_PLACE, True) == [], shown
         least = 40 * page.viewport_size["height"] / 1080  # type: ignore[index]
         assert min(page.eval_on_selector_all(".player .score", HEIGHTS)) >= least
