@@ -1,4 +1,5 @@
-"""Ask only what can change the ruling, proved over simulated matches (issue 27).
+"""Ask only what can change the ruling, proved over simulated matches (issue 27): the probe
+the three ``test_no_needless_question_*`` files run, a game each.
 
 Matches of all three games are played by the simulator (``controller.sim.simulator``), with
 its noise (stuck beams, an identity reader on some tables, declared fouls). Before each
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import itertools
 from typing import Any
-
-import pytest
 
 from controller.sim.simulator import Simulator
 from rules import Answered, Referee
@@ -112,10 +111,11 @@ class Probe(Simulator):
         return super()._truthful(q)
 
 
-@pytest.mark.parametrize(("game", "players"), [
-    ("siberian-ten", (2,)), ("ten-ball", (2,)), ("pyramid", (2, 3, 4))])
-def test_no_question_is_asked_whose_every_answer_rules_the_same(game: str,
-                                                                players: tuple[int, ...]) -> None:
+def check_no_question_is_asked_whose_every_answer_rules_the_same(
+        game: str, players: tuple[int, ...]) -> None:
+    """Plays MATCHES matches of ``game`` (players cycling through ``players``) and fails on a
+    question whose every answer rules the same (one file a game, so that the two workers of
+    ``./dev test`` share the three)."""
     asked = undecided = 0
     needless: list[str] = []
     known: set[tuple[str, int, str]] = set()
