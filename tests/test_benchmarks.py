@@ -31,7 +31,10 @@ def test_the_latency_benchmark_times_drops_on_both_backends() -> None:
 
 
 def test_the_memory_benchmark_counts_shots_and_memory() -> None:
-    got = live.bench_memory(1, shots=20, limit_s=60, speed=400)
+    # at the benchmark's 400 times real time a table starved of CPU by the other test worker
+    # (the suite runs two) fell behind its own simulator and its broker link: 100 times is
+    # enough for 20 shots, and the smoke test checks what the benchmark counts, not its speed
+    got = live.bench_memory(1, shots=20, limit_s=60, speed=100)
     assert got["shots"] >= 20
     assert 0 < got["rss at start MB"] <= got["peak MB"]
     assert got["sensor_fault events seen"] >= 0
