@@ -185,7 +185,11 @@ def _shot_named(table: Table, shot: int | None) -> str | None:
     if shot == ruled + 1:
         return "next"
     if shot == ruled and ruled > 0 and not table.fusion.open_shot:
-        return "last"
+        if table.fusion.has_last:
+            return "last"
+        raise InvalidInput(f"shot {shot} cannot take facts now (it came back by an undo or a "
+                           "redo, which keep its ruling but not what the sensors told of it: "
+                           "undo it and play or enter it again); nothing was done")
     now = (f"shot {ruled + 1} is in play" if table.fusion.open_shot
            else f"shot {ruled} was the last ruled, shot {ruled + 1} is to come")
     raise InvalidInput(f"shot {shot} cannot take facts now ({now}); nothing was done")

@@ -167,3 +167,27 @@ def test_a_declare_needs_a_fact_beside_its_shot_and_deadline(payload: dict[str, 
     (response,) = _responses(out, "declare")
     assert response["status"] == "error" and "names no fact" in response["error"]
     assert [r["corrected"] for r in _events(out, "shot_result")] == [False]
+
+
+@pytest.mark.parametrize("back", [
+    pytest.param([("undo", {})], id="after-undo"),
+    pytest.param([("undo", {}), ("redo", {})], id="after-redo"),
+])
+def test_a_declare_naming_a_shot_an_undo_or_redo_left_last_is_refused_with_a_reason(back):
+    """An undo forgets the sensors' record of the shots it takes back, and a redo gives back
+    their rulings, not that record: the shot left last cannot be corrected by a declare. It
+    was an internal error (a ValueError out of fusion); it is a refusal that says why."""
+    trace = (TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
+             .shot(cushions=FOUR, gap=8.0))
+    for name, payload in back:
+        trace = trace.request(name, payload)
+    before = _run(trace)
+    last = [m.payload for m in before if m.topic == "state"][-1]["shot"]
+    out = _run(trace.request("declare", {"first_contact": None, "shot": last}, dt=1.0))
+    (response,) = _responses(out, "declare")
+    assert response["status"] == "error"
+    assert f"shot {last} cannot take facts now" in response["error"]
+    assert "undo" in response["error"]
+    assert _events(out, "shot_result") == _events(before, "shot_result")
+    assert {k: _state(out)[k] for k in ("shot", "to_shoot", "players", "on_table")} == \
+        {k: _state(before)[k] for k in ("shot", "to_shoot", "players", "on_table")}

@@ -329,6 +329,8 @@ const ERRORS = [
   [/^no match is in progress\b/, "err.no_match", []],
   [/^the match is over\b/, "err.match_over", []],
   [/^ball (\d+) is not on the table$/, "err.not_on_table", ["ball"]],
+  [/^shot (\d+) cannot take facts now \(it came back by an undo or a redo\b/, "err.facts_after_undo", ["n"]],
+  [/^shot (\d+) cannot take facts now\b/, "err.facts_stale", ["n"]],
 ];
 // Returns the open question a refusal names ("question q-… is open (…): answer it first"), as
 // the table last listed it or as the refusal worded it; null for any other refusal.
