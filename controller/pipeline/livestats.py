@@ -77,10 +77,8 @@ def fouled(shot: RuledShot) -> bool:
 
 
 def scored(shot: RuledShot) -> int:
-    """Returns what ``shot`` adds to its shooter's run: the points of the balls credited to
-    the shooter and the balls that stay down, nothing on a foul of the shooter's."""
-    if fouled(shot):
-        return 0
+    """Returns what ``shot`` adds to its shooter's run, unless the shooter fouled on it:
+    the points of the balls credited to the shooter and the balls that stay down."""
     credited = sum(d.points for d in shot.decisions
                    if isinstance(d, BallCredited) and d.player == shot.shooter)
     return credited + sum(1 for d in shot.decisions if isinstance(d, BallStaysDown))
@@ -100,14 +98,15 @@ def live_stats(shots: Sequence[RuledShot], *, players: int, t0: float,
             clean, fresh = shot.shooter, False
         elif shot.shooter != clean:
             clean = None
-        size = scored(shot)
+        foul = fouled(shot)
+        size = 0 if foul else scored(shot)
         if visit is None or visit.player != shot.shooter:
             visit = Run(shot.shooter, size)
         else:
             visit = Run(shot.shooter, visit.size + size)
         if visit.size > 0 and (stats.best is None or visit.size > stats.best.size):
             stats.best = visit
-        if fouled(shot):
+        if foul:
             visit = None
         for d in shot.decisions:
             if isinstance(d, GameWon | GameDrawn):
