@@ -177,7 +177,7 @@ def test_a_shot_ruled_again_counts_as_ruled_now():
 
 def test_a_ten_ball_break_and_run_and_its_rack_time():
     """Ann breaks (the 1 stays down) and pots the 2 to the 10 in order: the rack, at 210 s,
-    is a break-and-run of 110 s; Bob breaks the next."""
+    is a break-and-run of 110 s; Bob breaks the next and pots the 1."""
     played = Played("ten-ball")
     played.pot(110, (1, "fl"))
     for ball in range(2, 11):
@@ -187,6 +187,9 @@ def test_a_ten_ball_break_and_run_and_its_rack_time():
     assert stats["racks_s"] == [110.0] and stats["rack_t0"] == 210.0
     assert stats["best"] == {"player": A, "size": 10}  # the 1 to the 10, all down (TB-10)
     assert stats["run"] == {"player": B, "size": 0}
+    played.pot(230, (1, "hl"))  # Bob breaks the second rack: his shot, though Ann won the last
+    assert played.stats()["run"] == {"player": B, "size": 1}
+    assert played.stats()["rack_t0"] == 210.0
 
 
 def test_two_hundred_shots_are_worked_out_in_milliseconds():
