@@ -194,12 +194,16 @@ def test_a_ten_ball_break_and_run_and_its_rack_time():
 
 def test_two_hundred_shots_are_worked_out_in_milliseconds():
     """The stats are worked out afresh for every state: a 200-shot match (misses, turn by
-    turn) takes well under a shot's time on the Pi (measured here, 20 ms allowed)."""
+    turn) takes well under a shot's time (about 1 ms on the machine it was written on, 20 ms
+    allowed for a Raspberry Pi)."""
     played = Played()
     for n in range(200):
         played.pot(110 + 10 * n)
-    start = time.perf_counter()
-    stats = played.stats()
-    took = time.perf_counter() - start
+    took = []
+    for _ in range(5):  # the least of five: a busy machine's pauses are not the stats' time
+        start = time.perf_counter()
+        stats = played.stats()
+        took.append(time.perf_counter() - start)
     assert played.table.referee.shots == 200 and stats["best"] is None
-    assert took < 0.02, took
+    assert stats["run"] == {"player": A, "size": 0}  # 200 misses in turn: Ann shoots the 201st
+    assert min(took) < 0.02, took
