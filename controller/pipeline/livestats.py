@@ -11,7 +11,9 @@ publishes the same figures.
   first to reach it on a tie);
 - a *break-and-run* is a rack won by its breaker with no other player shooting in it;
 - a rack's time runs from the end of the one before it (the match's start for the first)
-  to the shot that ended it, on the table's clock.
+  to the shot that ended it, on the table's clock;
+- a game set up again (``GameRestarted``: a stalemate, a re-break) begins anew for runs and
+  break-and-runs, while its time runs on.
 """
 
 from __future__ import annotations

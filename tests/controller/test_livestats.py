@@ -18,6 +18,7 @@ from rules.decisions import (
     BallStaysDown,
     Decision,
     FoulCalled,
+    GameRestarted,
     GameWon,
     MatchWon,
     ShooterContinues,
@@ -104,6 +105,21 @@ def test_break_and_runs_and_rack_times_on_the_tables_clock():
     over = live_stats(shots + more, players=2, t0=100.0, to_shoot=None, over=True)
     assert over == LiveStats(run=None, best=Run(A, 3), break_runs=[1, 0], rack_t0=None,
                              rack_seconds=[60.0, 40.0, 30.0])
+
+
+def test_a_game_set_up_again_begins_anew_for_runs_and_break_and_runs_but_not_its_time():
+    """A stalemate (GameRestarted) on Bob's shot: Bob breaks the game again and runs it,
+    a break-and-run; the game's time counts from the match's start (100-150 s)."""
+    shots = [
+        shot(A, 110, BallCredited(A, 1), ShooterContinues(A)),
+        shot(A, 120, TurnPassed(B)),
+        shot(B, 130, GameRestarted(1, B, "stalemate")),
+        shot(B, 140, BallCredited(B, 1), ShooterContinues(B)),
+        shot(B, 150, BallCredited(B, 2), GameWon(B, 1, "points")),
+    ]
+    stats = live_stats(shots, players=2, t0=100.0, to_shoot=A, over=False)
+    assert stats == LiveStats(run=Run(A, 0), best=Run(B, 2), break_runs=[0, 1], rack_t0=150.0,
+                              rack_seconds=[50.0])
 
 
 # ------------------------------------------------------------------ a real table
