@@ -125,6 +125,16 @@ class Referee:
         """Returns how many shots of this match can be undone."""
         return len(self._frames)
 
+    def ruled(self) -> list[tuple[int, list[Decision]]]:
+        """Returns the match's shots in order as ruled now, each as (its shooter, its
+        decisions): empty decisions for a shot held for an answer."""
+        out = []
+        for frame in self._frames:
+            shooter = self._racked_if_over(frame.before, self._game_of(frame.before)).to_shoot
+            assert shooter is not None  # a shot is only played with someone to shoot
+            out.append((shooter, frame.decisions))
+        return out
+
     def snapshot(self) -> dict[str, Any]:
         """Returns the state snapshot of interfaces §3, less ``v``, ``seq``, ``ts``, ``match_id``."""
         s = self.state

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from controller.pipeline.livestats import RuledShot, live_stats
 from controller.pipeline.messages import Message, Stamper, status_payload
 from controller.pipeline.scoreboard import say, short_name, value_key
 from controller.words import texts
 from hardware.health import HealthRecord
-from rules import Referee
+from rules import Referee, Status
 from rules.decisions import (
     BallCredited,
     BallSpotted,
@@ -70,6 +71,9 @@ class Publisher:
         #: The table's time when the match began (``match_t0`` in the state): pages time the
         #: match on the table's clock, never on their own.
         self.match_t0: float | None = None
+        #: The table's time of each shot of the match, in order (``played``): the times of
+        #: shots undone stay until a shot takes their place, as a redo gives them back.
+        self._shot_times: list[float] = []
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
@@ -77,7 +81,26 @@ class Publisher:
         other.press = self.press.fork()
         other._status_health, other._last_state = self._status_health, self._last_state
         other._last_match_id, other.match_t0 = self._last_match_id, self.match_t0
+        other._shot_times = list(self._shot_times)
         return other
+
+    def played(self, shots: int, t: float) -> None:
+        """Notes ``t``, the table's time, as the time of the match's ``shots``-th shot, just
+        played (in the place of any shot undone there, and of those after it)."""
+        del self._shot_times[shots - 1:]
+        self._shot_times.append(t)
+
+    def stats(self, referee: Referee) -> dict[str, Any] | None:
+        """Returns the state's ``stats``: the match's live statistics (``livestats``), None
+        with no match."""
+        state = referee.state
+        if state.setup is None or self.match_t0 is None:
+            return None
+        shots = [RuledShot(shooter, decisions, self._shot_times[i])
+                 for i, (shooter, decisions) in enumerate(referee.ruled())]
+        return live_stats(shots, players=state.n_players, t0=self.match_t0,
+                          to_shoot=state.to_shoot,
+                          over=state.status is Status.MATCH_OVER).to_json()
 
     def take(self) -> list[Message]:
         """Returns what was said since the last take, in order."""
@@ -86,7 +109,8 @@ class Publisher:
     def snapshot(self, referee: Referee, match_id: str | None, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
         return {**self.press.stamp(t), "match_id": match_id, "match_t0": self.match_t0,
-                "language": self.language, **texts.with_prompts(referee.snapshot(), self.language)}
+                "language": self.language, **texts.with_prompts(referee.snapshot(), self.language),
+                "stats": self.stats(referee)}
 
     def decided(self, t: float, decisions: list[Decision], referee: Referee,
                 match_id: str | None) -> None:
@@ -112,7 +136,8 @@ class Publisher:
     def state(self, t: float, referee: Referee, match_id: str | None, force: bool = False) -> None:
         """Says the state and the display if anything a subscriber could see changed (or
         ``force``)."""
-        snap = texts.with_prompts(referee.snapshot(), self.language)
+        snap = {**texts.with_prompts(referee.snapshot(), self.language),
+                "stats": self.stats(referee)}
         if not force and snap == self._last_state and match_id == self._last_match_id:
             return
         self._last_state, self._last_match_id = snap, match_id

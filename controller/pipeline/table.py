@@ -259,6 +259,7 @@ class Table:
         except InvalidInput as exc:
             log.warning("shot not ruled: %s", exc)
             return
+        self._pub.played(self.referee.shots, t)
         self._after(t, decisions)
 
     def _retry(self, t: float) -> None:

@@ -124,7 +124,7 @@ class TableModel {
     this.matchStart = null;      // {ts, at}: the match_started event's table time, our Date
     this.tableClock = null;      // {ts, at}: the newest table time heard, and our Date.now() then
     this.matchId = null;
-    this.stats = new MatchStats();
+    this.stats = new MatchStats(null);  // the state's
   }
   playerName(i) {
     const p = this.state && this.state.players && this.state.players[i];
@@ -153,7 +153,6 @@ class TableModel {
       this.racks.clear();
       this.matchStart = { ts: data.ts, at: new Date() };
     }
-    this.stats.take(data);
     if (data.type === "question" && d.id) this.questions.set(d.id, d);
     if (data.type === "game_over" && d.game_no) {
       const rack = this.racks.get(d.game_no) || {};
@@ -167,11 +166,11 @@ class TableModel {
   takeState(data) {
     this.state = data;
     if (data.match_id !== this.matchId) {
-      if (this.matchId !== null && data.match_id) { this.racks.clear(); this.stats = new MatchStats(); }
+      if (this.matchId !== null && data.match_id) this.racks.clear();
       this.matchId = data.match_id || null;
     }
     for (const q of data.questions || []) this.questions.set(q.id, q);
-    if (data.game) this.stats.takeState(data);
+    this.stats = new MatchStats(data.stats);
     if (data.game && data.game_no && data.status === "break" && data.to_shoot !== null) {
       const rack = this.racks.get(data.game_no) || {};
       this.racks.set(data.game_no, { ...rack, breaker: data.to_shoot });
@@ -231,60 +230,24 @@ class TableModel {
 }
 
 // ------------------------------------------------------------------ live statistics
-// The wall's statistics of one match, counted in the page from the events the table already
-// publishes (shot_result's credited balls and next shooter, game_over, their table times `ts`):
-// the shooter's current run, the best run, break-and-runs and rack times. A page that did not
-// see the match start counts from the first rack it saw begin (`partial`: said so on the card).
+// The wall's statistics of one match as the table works them out from what it ruled and
+// carries in its state (`stats`, docs/interfaces.md §3), so a page opened mid-match shows the
+// whole match's: the current run and the best ({player, balls}: balls, or Point pyramid's
+// points), break-and-runs per player, the rack in play's start and the finished racks'
+// seconds, on the table's clock.
 class MatchStats {
-  constructor() {
-    this.partial = true;   // false once the match's start was seen
-    this.shooter = null;   // who shoots the next shot, as the last event said
-    this.run = null;       // {player, balls}: the visit at the table now (null: its start unseen)
-    this.best = null;      // {player, balls}: the longest run seen
-    this.breakRuns = [];   // per player: racks won from the break without the opponent shooting
-    this.rack = null;      // {breaker, clean, t0}: the rack in play (t0 null, clean false: its start unseen)
-    this.boundary = false; // a rack has just begun (the match started, a rack was won): its break follows
-    this.rackTimes = [];   // seconds of the racks seen whole, in order
+  constructor(stats) {
+    const s = stats || {};
+    const run = (r) => (r ? { player: r.player, balls: r.size } : null);
+    this.run = run(s.run);            // the visit of the player to shoot now
+    this.best = run(s.best);          // the longest run of the match
+    this.breakRuns = s.break_runs || [];
+    this.rackT0 = typeof s.rack_t0 === "number" ? s.rack_t0 : null;  // null: no rack in play
+    this.rackTimes = s.racks_s || [];
   }
-  take(ev) {
-    const d = ev.data || {};
-    const ts = typeof ev.ts === "number" ? ev.ts : null;
-    if (ev.type === "match_started") {
-      Object.assign(this, new MatchStats(), { partial: false, boundary: true });  // the break's state follows
-    } else if (ev.type === "shot_result" && !d.corrected) {
-      const shooter = this.shooter;
-      const credited = (d.decisions || []).filter((x) => x.decision === "BallCredited" && x.player === shooter).length;
-      if (this.run && this.run.player === shooter) this.run.balls += credited;
-      if (this.run && (!this.best || this.run.balls > this.best.balls)) this.best = { ...this.run };
-      const next = d.to_shoot ?? null;
-      if (this.rack && next !== this.rack.breaker) this.rack.clean = false;
-      if (next !== shooter) this.run = next === null ? null : { player: next, balls: 0 };
-      this.shooter = next;
-    } else if (ev.type === "game_over") {
-      if (this.rack && this.rack.t0 !== null && ts !== null) this.rackTimes.push(ts - this.rack.t0);
-      if (this.rack && this.rack.clean && d.winner === this.rack.breaker && d.winner !== undefined && d.winner !== null) {
-        this.breakRuns[d.winner] = (this.breakRuns[d.winner] || 0) + 1;
-      }
-      this.rack = null;  // the next rack begins with the next state's break
-      this.boundary = true;
-    } else if (ev.type === "undo") {
-      Object.assign(this, { run: null, rack: null, partial: true, boundary: false });  // what was counted may be undone
-    }
-  }
-  // A state: the rack that begins with a break (after a game_over, or the first one seen).
-  takeState(state) {
-    if (!this.rack && state.status === "break" && state.to_shoot !== null && state.to_shoot !== undefined) {
-      const seen = this.boundary && typeof state.ts === "number";
-      this.rack = { breaker: state.to_shoot, clean: seen, t0: seen ? state.ts : null };
-      this.boundary = false;
-      this.shooter = state.to_shoot;
-      if (seen) this.run = { player: state.to_shoot, balls: 0 };
-    }
-    if (this.shooter === null && state.to_shoot !== null && state.to_shoot !== undefined) this.shooter = state.to_shoot;
-  }
-  // The rack in play's seconds on the table's clock now (null: its start unseen).
+  // The rack in play's seconds on the table's clock `now` (null: no rack in play).
   rackSeconds(now) {
-    return this.rack && this.rack.t0 !== null && now !== null ? Math.max(0, now - this.rack.t0) : null;
+    return this.rackT0 !== null && now !== null ? Math.max(0, now - this.rackT0) : null;
   }
 }
 
