@@ -158,9 +158,11 @@ def test_the_page_in_russian_on_a_tablet_and_a_phone_has_no_english_and_nothing_
             assert _english_left(page.evaluate(_TEXT)) == []
             page.screenshot(path=str(artifacts / f"commission-ru-report-{size['width']}.png"),
                             full_page=True)
-        # upright, what was found comes first
-        found, steps = (page.locator(sel).bounding_box() for sel in ("#findings", "#steps"))
-        assert found is not None and steps is not None and found["y"] < steps["y"]
+            # what was found and the buttons come first, the full report last
+            found, steps, write, report = (page.locator(sel).bounding_box()
+                                           for sel in ("#findings", "#steps", "#apply", "#report"))
+            assert found and steps and write and report
+            assert found["y"] < write["y"] < steps["y"] < report["y"], size
         page.once("dialog", lambda d: (d.message.startswith("Записать"), d.accept()))
         page.get_by_role("button", name="Записать").click()
         page.get_by_text("Записано; прежний файл").wait_for()
