@@ -288,7 +288,7 @@ async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | 
         url, warning = tablet_url(page.url, config.web.host)
         print(say("t.page", language, url=url), flush=True)
         if warning:
-            print(say("t.note", language, note=warning), flush=True)
+            print(say("t.note", language, note=say(warning, language)), flush=True)
         qr = terminal_qr(url)
         if qr:
             print(qr, flush=True)
