@@ -6,6 +6,7 @@ an adapter with no entry does nothing.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -115,9 +116,18 @@ class HomeAssistantConfig(_Model):
     language: Language | None = None
 
 
+def _state_directory() -> Path | None:
+    """Returns systemd's state directory of the unit (``StateDirectory=``), if it has one."""
+    found = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    return Path(found) if found else None
+
+
 class AdaptersConfig(_Model):
     """Every adapter of one table."""
 
+    #: Where the adapters keep what must outlive a restart (the state each WLED last showed);
+    #: default: the unit's ``StateDirectory=`` (``$STATE_DIRECTORY``); None: nothing is kept.
+    state_dir: Path | None = Field(default_factory=_state_directory)
     awtrix: list[AwtrixConfig] = Field(default_factory=list)
     text: list[TextDisplayConfig] = Field(default_factory=list)
     wled: list[WledConfig] = Field(default_factory=list)

@@ -45,7 +45,7 @@ class Adapters:
         self.adapters: list[Adapter] = [
             *(AwtrixAdapter(c) for c in config.awtrix),
             *(TextDisplayAdapter(c, self.base) for c in config.text),
-            *(WledAdapter(c) for c in config.wled),
+            *(WledAdapter(c, config.state_dir) for c in config.wled),
         ]
         if config.homeassistant is not None:
             self.adapters.append(HomeAssistantAdapter(config.homeassistant, self.base))

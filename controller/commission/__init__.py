@@ -35,9 +35,12 @@ from controller.commission.errors import BoardNotConnected, CommissionError
 from controller.commission.session import Session, load_session, run_session, save
 from controller.commission.simtable import SimInstaller, SimTable, parse_faults
 from controller.commission.steps import QUIET_S, Step, StepKind, instruction, plan
+from controller.commission.text import render
 from controller.commission.web import Board, CommissionPage, WebInstaller
+from controller.commission.words import Said, say
 from controller.service.backends import hardware_backend, not_connected
 from controller.service.config import Config, ConfigError, load_controller_config
+from controller.words import catalogue
 from firmware_bridge.backend import SerialBackend
 from hardware.backend import SensorBackend
 from vocabulary import TABLE_CHANNELS, Kind
@@ -49,57 +52,16 @@ BOARD_S = 8.0
 class TerminalInstaller:
     """A person at the terminal: each step is printed, and done when they press Enter."""
 
+    def __init__(self, language: str = "en") -> None:
+        self.language = language
+
     async def do(self, step: Step) -> None:
-        print(f"\n[{step.id}] {instruction(step)}", flush=True)
+        print(f"\n[{step.id}] {instruction(step, self.language)}", flush=True)
         if step.kind is StepKind.QUIET:
             await asyncio.sleep(QUIET_S)  # the step is this long by definition
             return None
-        await asyncio.to_thread(input, "  press Enter when done ")
+        await asyncio.to_thread(input, f"  {say('step.enter', self.language)} ")
         return None
-
-
-def render(report: Report) -> str:
-    """Returns the report as text for the installer."""
-    out = ["Channel map:"]
-    for expected, who in report.channel_map.items():
-        out.append(f"  {expected:<12} {'answered by ' + who if who else 'NO ANSWER'}"
-                   + ("" if who == expected else "   <-- check"))
-    if report.findings:
-        out.append("\nFound:")
-        for f in report.findings:
-            out.append(f"  {f.channel}: {f.problem.upper()}: {f.detail}.\n      fix: {f.fix}")
-    else:
-        out.append("\nNothing wrong found.")
-    if report.beams:
-        out.append("\nPocket beams (blocks of the slow and the fast ball, glitches):")
-        for ch, b in report.beams.items():
-            out.append(f"  {ch:<12} {', '.join(f'{x:g} ms' for x in b['blocks_ms'])}; "
-                       f"{b['glitches']} glitch(es), longest {b['longest_glitch_ms']:g} ms")
-    if report.cushions:
-        out.append("\nCushion sensors (softest hit, longest time on, the other half of the rail):")
-        for ch, c in report.cushions.items():
-            if c.get("chattering"):
-                out.append(f"  {ch:<12} chattering: not measured")
-                continue
-            soft = c["softest"]
-            cross = c.get("crosstalk")
-            out.append(f"  {ch:<12} softest {soft['pulses']} pulse(s) over {soft['length_ms']:g} ms; "
-                       f"on up to {c['longest_on_ms']:g} ms"
-                       + (f"; shakes {cross['to']} after {cross['delay_ms']:g} ms at "
-                          f"{cross['relative']:.0%}" if cross else ""))
-    if report.ball_return:
-        out.append(f"\nBall return: {json.dumps(report.ball_return)}")
-    for source, c in report.clocks.items():
-        out.append(f"\nClock of {source}: {json.dumps(c)}")
-    if report.thresholds:
-        out.append("\nPiezo thresholds for the sensor boards:")
-        for t in report.thresholds:
-            out.append(f"  {t.channel:<12} {t.value}/65535  ({t.why})")
-    if report.settings:
-        out.append("\nSuggested settings:")
-        for s in report.settings:
-            out.append(f"  {s.section}.{s.key}: {s.current!r} -> {s.value!r}  ({s.why})")
-    return "\n".join(out) + "\n"
 
 
 def clocks_of(backend: SensorBackend) -> dict[str, Any]:
@@ -160,21 +122,23 @@ async def _boards_up(backend: SensorBackend, timeout: float) -> None:
 
 async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
                      settle_s: float = 1.0, page: WebInstaller | None = None,
-                     board_s: float = BOARD_S) -> tuple[Session, Report, dict[str, Any]]:
+                     board_s: float = BOARD_S, language: str = "en",
+                     ) -> tuple[Session, Report, dict[str, Any]]:
     """Runs a session on the configured backend (or a simulated table), its installer at the
-    terminal, or at the page of ``page``; returns the session, its report and its clocks.
+    terminal (spoken to in ``language``), or at the page of ``page``; returns the session, its
+    report and its clocks.
 
     Raises BoardNotConnected when a board does not come up in ``board_s``, GpioError when the
     GPIO cannot be opened, ConfigError for a backend that is not on hardware.
     """
     fusion = config.fusion_settings()
     backend, sim, channels = _table(config, simulate)
-    installer: Any = sim if sim is not None else TerminalInstaller()
+    installer: Any = sim if sim is not None else TerminalInstaller(language)
     async with backend:
         await _boards_up(backend, board_s)
         if isinstance(backend, SerialBackend):
             for line in await switch_on_piezos(backend, config.serial.piezo):
-                print(line, flush=True)
+                print(say(line, language), flush=True)
             channels = tuple({ch for link in backend.links for ch in link.channels})
         steps = plan(fusion, channels)
         if page is not None:
@@ -238,11 +202,12 @@ def _finite(value: Any) -> Any:
 
 
 def write_outputs(directory: Path, report: Report, config_path: Path | None,
-                  config_text: str | None) -> str | None:
-    """Writes report.txt, report.json and (with a configuration file) the suggested
-    configuration and its diff; returns the diff (None: no file, or nothing to change)."""
+                  config_text: str | None, language: str = "en") -> str | None:
+    """Writes report.txt (in ``language``), report.json and (with a configuration file) the
+    suggested configuration and its diff; returns the diff (None: no file, or nothing to
+    change)."""
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "report.txt").write_text(render(report), encoding="utf-8")
+    (directory / "report.txt").write_text(render(report, language), encoding="utf-8")
     (directory / "report.json").write_text(
         json.dumps(_finite(report.to_json()), indent=1, allow_nan=False) + "\n", encoding="utf-8")
     if config_path is None or config_text is None or not report.settings:
@@ -274,20 +239,20 @@ def write_atomic(path: Path, text: str, like: Path) -> None:
         raise
 
 
-def apply_suggested(path: Path, before: str, out: Path) -> str:
+def apply_suggested(path: Path, before: str, out: Path) -> Said:
     """Writes the suggested configuration over ``path``, keeping ``before`` as its backup
     (both written atomically, with the original's permissions); returns what was done."""
     backup = path.with_name(path.name + ".bak")
     write_atomic(backup, before, path)
     write_atomic(path, (out / "controller.toml.suggested").read_text(encoding="utf-8"), path)
-    return f"Written; the former file is {backup}. Restart the service to use it."
+    return Said("done.written", {"backup": str(backup)})
 
 
 async def apply_all(config: Config, report: Report, change: str | None, path: Path | None,
-                    before: str | None, out: Path) -> str:
+                    before: str | None, out: Path) -> list[Said]:
     """Writes what the session suggests: the configuration file (its diff is ``change``) and the
     piezo thresholds to the sensor boards; returns what was done, a line each."""
-    done = []
+    done: list[Said] = []
     if change is not None:
         assert path is not None and before is not None
         done.append(apply_suggested(path, before, out))
@@ -298,7 +263,7 @@ async def apply_all(config: Config, report: Report, change: str | None, path: Pa
         assert isinstance(backend, SerialBackend)
         async with backend:
             done += await write_thresholds(backend, report.thresholds)
-    return "\n".join(done)
+    return done
 
 
 def _has_changes(report: Report, change: str | None, config: Config) -> bool:
@@ -307,34 +272,37 @@ def _has_changes(report: Report, change: str | None, config: Config) -> bool:
 
 
 async def _on_page(config: Config, sim: argparse.Namespace | None, path: Path | None,
-                   text: str | None, out: Path) -> Report:
-    """Runs the session with its installer at the page (``--web``), until they finish."""
+                   text: str | None, out: Path, language: str) -> Report:
+    """Runs the session with its installer at the page (``--web``), until they finish; the
+    terminal says what it does in ``language``."""
     board = Board([])
     installer = WebInstaller(board)
     result: list[tuple[Report, str | None]] = []
 
-    async def apply() -> str:
+    async def apply() -> list[Said]:
         report, change = result[0]
         return await apply_all(config, report, change, path, text, out)
 
-    async with CommissionPage(board, installer, config.web.host, config.web.port, apply) as page:
+    async with CommissionPage(board, installer, config.web.host, config.web.port, apply,
+                              config.language) as page:
         url, warning = tablet_url(page.url, config.web.host)
-        print(f"commissioning page: {url}  (open it on the tablet)", flush=True)
+        print(say("t.page", language, url=url), flush=True)
         if warning:
-            print(f"note: {warning}", flush=True)
+            print(say("t.note", language, note=say(warning, language)), flush=True)
         qr = terminal_qr(url)
         if qr:
             print(qr, flush=True)
-        session, report, clocks = await commission(config, simulate=sim, page=installer)
+        session, report, clocks = await commission(config, simulate=sim, page=installer,
+                                                   language=language)
         _save(session, out, config, sim, clocks)
-        change = write_outputs(out, report, path, text)
-        result.append((report, change))
+        change = write_outputs(out, report, path, text, language)
+        board.to_boards = config.backend == "serial" and bool(report.thresholds)
+        # only what goes to real boards is written
+        result.append((report if board.to_boards else dataclasses.replace(report, thresholds=[]),
+                       change))
         board.diff = change
-        board.thresholds = ([dataclasses.asdict(t) for t in report.thresholds]
-                            if _has_changes(report, change, config) else [])
-        board.findings = [dataclasses.asdict(f) for f in report.findings]
-        board.report = render(report)
-        print("\n" + board.report, flush=True)
+        board.report = report
+        print("\n" + render(report, language), flush=True)
         await page.closed.wait()
     return report
 
@@ -353,7 +321,7 @@ def _save(session: Session, out: Path, config: Config, sim: argparse.Namespace |
                                          config.gpio.pins if gpio else ())})
 
 
-def _session(args: argparse.Namespace, config: Config, out: Path) -> Report:
+def _session(args: argparse.Namespace, config: Config, out: Path, language: str) -> Report:
     """Returns the report of a live (or simulated) session, or of a saved one (``--from``)."""
     if args.from_dir:
         header, session = load_session(Path(args.from_dir))
@@ -363,7 +331,7 @@ def _session(args: argparse.Namespace, config: Config, out: Path) -> Report:
                         tuple(channels) if channels else None, header)
     sim = args if args.simulate else None
     session, report, clocks = asyncio.run(commission(config, simulate=sim,
-                                                     board_s=args.board_wait))
+                                                     board_s=args.board_wait, language=language))
     _save(session, out, config, sim, clocks)
     return report
 
@@ -382,45 +350,49 @@ def cli(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out or f"commission-{time.strftime('%Y%m%d-%H%M%S')}")
+    language = args.lang or config.language
+
+    def w(key: str, **fields: Any) -> str:
+        return say(key, language, **fields)
+
     try:
         if args.web:
-            asyncio.run(_on_page(config, args if args.simulate else None, path, text, out))
+            asyncio.run(_on_page(config, args if args.simulate else None, path, text, out,
+                                 language))
             return 0
-        report = _session(args, config, out)
-        change = write_outputs(out, report, path, text)
+        report = _session(args, config, out, language)
+        change = write_outputs(out, report, path, text, language)
     except (ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except (CommissionError, GpioError, BridgeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print("\n" + render(report))
-    print(f"The session, its report and the suggestions are in {out}/")
+    print("\n" + render(report, language))
+    print(w("t.saved", out=out))
     thresholds = report.thresholds if config.backend == "serial" else []
     if args.from_dir and thresholds:
         # the boards are written only where they are: in a session on the table
-        print("The piezo thresholds above go to the boards from a session on the table "
-              "(commission --apply there); from a saved session they are not written.")
+        print(w("t.from_thresholds"))
         thresholds = []
     report = dataclasses.replace(report, thresholds=thresholds)  # only what goes to real boards
     if change is None and not thresholds:
         if args.from_dir and args.apply:
-            print(f"Nothing to write: {path or 'the configuration'} already has every setting "
-                  "this session suggests.")
+            print(w("t.nothing_to_write", path=path or w("t.the_configuration")))
         return 0
     if change is not None:
-        print(f"\nSuggested change to {path}:\n{change}")
+        print("\n" + w("t.change", path=path) + f"\n{change}")
     for t in thresholds:
-        print(f"To write to the sensor board: {t.channel} threshold {t.value}/65535 ({t.why})")
+        print(w("t.to_board", channel=t.channel, value=t.value, why=say(t.why, language)))
     if not args.apply:
-        print("Nothing was written; run again with --apply to write it"
-              + (f" (or copy {out}/controller.toml.suggested)." if change else "."))
+        print(w("t.not_written_copy", out=out) if change else w("t.not_written"))
         return 0
-    if not args.yes and input("Write this? [y/N] ").strip().lower() not in ("y", "yes"):
-        print("Not written.")
+    if not args.yes and input(w("t.ask")).strip().lower() not in w("t.yes").split():
+        print(w("t.not_written_no"))
         return 0
     try:
-        print(asyncio.run(apply_all(config, report, change, path, text, out)))
+        done = asyncio.run(apply_all(config, report, change, path, text, out))
+        print("\n".join(say(d, language) for d in done))
     except (CommissionError, GpioError, BridgeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -440,6 +412,9 @@ def add_parser(sub: Any) -> None:
                    help=f"how long the sensor boards have to come up (default {BOARD_S:g} s)")
     c.add_argument("--web", action="store_true",
                    help="the steps as a page for a tablet, on the [web] address (prints it)")
+    c.add_argument("--lang", choices=catalogue.languages(),
+                   help="the terminal's and report.txt's language (default: the configuration's "
+                        "language; the page follows the other pages')")
     sim = c.add_argument_group("a simulated table (no hardware)")
     sim.add_argument("--simulate", action="store_true", help="a simulated table and installer")
     sim.add_argument("--swap", action="append", default=[], metavar="A,B", help="two wires swapped")

@@ -8,6 +8,8 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit, urlunsplit
 
+from controller.commission.words import Said
+
 #: Any address outside this machine: a UDP socket "connected" to it (nothing is sent) is bound
 #: to the interface the machine's default route leaves by (TEST-NET-1, RFC 5737).
 _OUTSIDE = ("192.0.2.1", 9)
@@ -26,7 +28,7 @@ def lan_address() -> str | None:
     return None if ipaddress.ip_address(address).is_loopback else address
 
 
-def tablet_url(url: str, listening_on: str) -> tuple[str, str | None]:
+def tablet_url(url: str, listening_on: str) -> tuple[str, Said | None]:
     """Returns the page's ``url`` as a tablet reaches it, and why it may not (None: it will).
 
     A page listening on every interface is reached at the LAN address; one listening on a
@@ -37,8 +39,7 @@ def tablet_url(url: str, listening_on: str) -> tuple[str, str | None]:
     if listening_on in _ANY:
         lan = lan_address()
         if lan is None:
-            return url, ("this machine has no network address but loopback: connect it to the "
-                         "venue's network (or reach the page from the Pi itself)")
+            return url, Said("t.no_network")
         netloc = f"{lan}:{parts.port}" if parts.port else lan
         return urlunsplit(parts._replace(netloc=netloc)), None
     try:
@@ -46,8 +47,7 @@ def tablet_url(url: str, listening_on: str) -> tuple[str, str | None]:
     except ValueError:
         loopback = host == "localhost"
     if loopback:
-        return url, (f"[web] host = {listening_on!r} serves this machine only: set host = "
-                     "\"0.0.0.0\" for the tablet")
+        return url, Said("t.loopback", {"host": f'"{listening_on}"'})
     return url, None
 
 

@@ -21,7 +21,9 @@ and the level of every channel when it began. From them:
 - **clocks**: whatever the backend reports of its links (a board's offset, drift, round trip).
 
 A setting is suggested only where the session measured what it depends on and the value
-differs from the configured one by more than ``CHANGE``; every suggestion says why.
+differs from the configured one by more than ``CHANGE``; every suggestion says why. What is
+found and why is data (``Said``: a catalogue key and its fields), worded by ``words.say`` in
+the installer's language.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from controller.commission.steps import Step, StepKind
+from controller.commission.words import Said
 from controller.pipeline.fusion import FusionConfig
 from hardware.events import SensorEvent
 from vocabulary import SAME_RAIL, Kind, Rail, cushion, parse_channel
@@ -115,8 +118,8 @@ class Finding:
 
     channel: str
     problem: Problem
-    detail: str
-    fix: str
+    detail: Said
+    fix: Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +130,7 @@ class Setting:
     key: str
     current: Any
     value: Any
-    why: str
+    why: Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +139,7 @@ class Threshold:
 
     channel: str
     value: int
-    why: str
+    why: Said
 
 
 @dataclass(slots=True)
@@ -294,19 +297,16 @@ def _invert(report: Report, inverted: frozenset[str], invert: Sequence[str],
     renamed = {who: e for e, who in report.channel_map.items() if who is not None}
     for ch in sorted(inverted):
         name = renamed.get(ch, ch)
-        where = "" if name == ch else f" once the swap with {name} is put right"
-        what = ("the cue-ball detector reads 1 at rest, and balls show as short 0 pulses"
-                if _kind(ch) is Kind.CUE else
-                "reads 1 (blocked) at rest, and balls show as short 0 pulses")
+        fix = ("f.inverted.fix_other" if not section else
+               "f.inverted.fix" if name == ch else "f.inverted.fix_swapped")
         report.findings.append(Finding(
-            ch, Problem.INVERTED, f"{what}: a receiver of the other polarity",
-            f'add "{name}" to {section}.invert{where}' if section else
-            "fit a receiver of the other polarity, or list the channel in the backend's invert"))
+            ch, Problem.INVERTED,
+            Said("f.inverted_cue" if _kind(ch) is Kind.CUE else "f.inverted"),
+            Said(fix, {"name": name, "section": section})))
     if section and inverted:
         names = {renamed.get(ch, ch) for ch in inverted}
         report.settings.append(Setting(section, "invert", list(invert),
-                                       sorted({*invert, *names}),
-                                       "these receivers read 1 at rest and their balls as 0"))
+                                       sorted({*invert, *names}), Said("why.invert")))
 
 
 def _kind(ch: str) -> Kind | None:
@@ -349,35 +349,26 @@ def _quiet(cap: Capture, at_rest: Mapping[str, int], inverted: frozenset[str],
     for ch, n in sorted(counts.items()):
         if n >= CHATTER_EDGES:
             report.findings.append(Finding(
-                ch, Problem.CHATTERING, f"{n} edges while the table was still",
-                "check the sensor's supply and ground and the wire's screen; on a vibration module "
-                "turn its sensitivity down (the potentiometer), on a piezo raise its threshold"
-                if _kind(ch) is Kind.CUSHION else
-                "check the sensor's supply and ground and the wire's screen, and that nothing "
-                "flickers across the beam (sunlight, a lamp)"))
+                ch, Problem.CHATTERING, Said("f.chattering", {"n": n}),
+                Said("f.chattering.fix_cushion" if _kind(ch) is Kind.CUSHION else
+                     "f.chattering.fix")))
             peaks = [ev.level for ev in cap.events if ev.ch == ch and ev.level is not None]
             if peaks:
                 _threshold(report, ch, max(peaks) * NOISE_MARGIN,
-                           f"it fired on its own up to {max(peaks):.0%} of full scale")
+                           Said("why.noise", {"percent": _percent(max(peaks))}))
     stuck = set()
     for ch, level in sorted(at_rest.items()):
         if level and ch not in inverted and counts.get(ch, 0) < CHATTER_EDGES:
             stuck.add(ch)
             kind = _kind(ch)
-            what, fix = _STUCK.get(kind, _STUCK[None])
-            report.findings.append(Finding(ch, Problem.STUCK, what, fix))
+            what = _STUCK.get(kind, _STUCK[None])
+            report.findings.append(Finding(ch, Problem.STUCK, Said(what), Said(f"{what}.fix")))
     return frozenset(stuck)
 
 
-#: What a channel held at 1 at rest means, and what to do, by kind.
-_STUCK: dict[Kind | None, tuple[str, str]] = {
-    Kind.BEAM: ("blocked at rest, and no ball showed as a short 0 pulse: a ball in the pocket, "
-                "or the beam misaligned", "clear the pocket and align the beam"),
-    Kind.CUE: ("the cue-ball detector is blocked at rest, and no ball showed as a short 0 "
-               "pulse: a ball held in front of it, or the detector misaligned",
-               "clear the ball return at the detector and align it"),
-    None: ("on at rest", "turn the module's sensitivity down or replace it"),
-}
+#: What a channel held at 1 at rest means (and, under ``.fix``, what to do), by kind.
+_STUCK: dict[Kind | None, str] = {Kind.BEAM: "f.stuck_beam", Kind.CUE: "f.stuck_cue",
+                                  None: "f.stuck"}
 
 
 def _pocket(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
@@ -457,20 +448,23 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
         report.cushions[expected] = info
         return
     if len(own) < 2:
-        report.findings.append(Finding(
-            who, Problem.WEAK, "only one of the two hits was felt",
-            "turn the module's sensitivity up (or, for a piezo, lower its threshold) and repeat"))
+        report.findings.append(Finding(who, Problem.WEAK, Said("f.weak"), Said("f.weak.fix")))
     peaks = [t.peak for t in own if t.peak is not None]
     if peaks and len(own) < 2:
         _threshold(report, who, max(peaks) * FELT_FRACTION / 2,
-                   f"the soft hit was not felt; the hard one peaked at {max(peaks):.0%}")
+                   Said("why.soft_unfelt", {"percent": _percent(max(peaks))}))
     elif peaks:
         _threshold(report, who, min(peaks) * FELT_FRACTION,
-                   f"the softest hit peaked at {min(peaks):.0%} of full scale")
+                   Said("why.softest", {"percent": _percent(min(peaks))}))
     report.cushions[expected] = info
 
 
-def _threshold(report: Report, ch: str, fraction: float, why: str) -> None:
+def _percent(fraction: float) -> int:
+    """Returns a fraction of full scale in whole percent."""
+    return round(fraction * 100)
+
+
+def _threshold(report: Report, ch: str, fraction: float, why: Said) -> None:
     value = max(1, min(0xFFFF, round(fraction * 0xFFFF)))
     report.thresholds = [t for t in report.thresholds if t.channel != ch] + [
         Threshold(ch, value, why)]
@@ -527,27 +521,24 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -
             report.channel_map[expected] = None
             report.cushions.pop(expected, None)
             report.findings.append(Finding(
-                expected, Problem.DEAD, f"only the other half of the rail ({who}) felt its hits",
-                "check the sensor's power, its wire and that it is fixed to the rail"
-                + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
+                expected, Problem.DEAD, Said("f.dead_twin", {"other": who}),
+                _with_pin("f.dead_twin.fix", pins, expected)))
             continue
         if who is None and pins is not None and expected not in pins:
             report.findings.append(Finding(
-                expected, Problem.DEAD, "it has no pin in [gpio.pins]",
-                f'add "{expected}" = <its GPIO> to [gpio.pins], or declare it absent '
-                f'([fusion] absent = ["{expected}"])'))
+                expected, Problem.DEAD, Said("f.no_pin"),
+                Said("f.no_pin.fix", {"channel": expected})))
         elif who is None:
             report.findings.append(Finding(
-                expected, Problem.DEAD, "nothing answered its step",
-                "check the sensor's power, its wire and its connector"
-                + (f" (GPIO {pins[expected]})" if pins and expected in pins else "")))
+                expected, Problem.DEAD, Said("f.dead"), _with_pin("f.dead.fix", pins, expected)))
         elif who != expected:
             # a board's channels are named by its firmware: only the wires can move
-            fix = (f'in [gpio.pins] set "{expected}" = {_literal(pins[who])} (the pin now '
-                   f'named "{who}")' if pins and who in pins else
-                   f"swap the wires of {expected} and {who}" + (" at the board" if serial else ""))
+            fix = (Said("f.swapped.fix_pins", {"channel": expected, "pin": _literal(pins[who]),
+                                               "other": who}) if pins and who in pins else
+                   Said("f.swapped.fix_board" if serial else "f.swapped.fix_wires",
+                        {"channel": expected, "other": who}))
             report.findings.append(Finding(
-                expected, Problem.SWAPPED, f"its step was answered by {who}", fix))
+                expected, Problem.SWAPPED, Said("f.swapped", {"other": who}), fix))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
         after = {**pins, **moved}
@@ -557,8 +548,12 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -
         moved = {ch: pin for ch, pin in moved.items() if pin not in twice}
         for ch, pin in sorted(moved.items()):
             report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
-                                           f"its step was answered by the pin now named "
-                                           f"{report.channel_map[ch]}"))
+                                           Said("why.pins", {"other": report.channel_map[ch]})))
+
+
+def _with_pin(key: str, pins: Mapping[str, int | str] | None, ch: str) -> Said:
+    """Returns the words of ``key``, naming the channel's pin where it has one (``.._pin``)."""
+    return Said(f"{key}_pin", {"pin": pins[ch]}) if pins and ch in pins else Said(key)
 
 
 def _crosstalk(report: Report, fusion: FusionConfig) -> None:
@@ -570,10 +565,9 @@ def _crosstalk(report: Report, fusion: FusionConfig) -> None:
                       or cross["relative"] >= STRONG_CROSSTALK):
             report.findings.append(Finding(
                 info["channel"], Problem.CROSSTALK,
-                f"a hit shakes {cross['to']} {cross['delay_ms']} ms later at "
-                f"{cross['relative']:.0%} of its strength",
-                "mount the two halves' sensors further from the joint, or damp the rail; "
-                "crosstalk_s (suggested below) keeps such a hit counted once"))
+                Said("f.crosstalk", {"other": cross["to"], "ms": cross["delay_ms"],
+                                     "percent": _percent(cross["relative"])}),
+                Said("f.crosstalk.fix")))
 
 
 def _twin(ch: str) -> str | None:
@@ -588,7 +582,7 @@ def _literal(value: int | str) -> str:
 
 def _suggest(report: Report, fusion: FusionConfig, glitches: Sequence[float],
              blocks: Sequence[float]) -> None:
-    def offer(key: str, value: float, why: str) -> None:
+    def offer(key: str, value: float, why: Said) -> None:
         current = getattr(fusion, key)
         value = round(value, 4)
         if abs(value - current) > CHANGE * current:
@@ -598,30 +592,34 @@ def _suggest(report: Report, fusion: FusionConfig, glitches: Sequence[float],
         shortest = min(blocks)
         noise = min(max(glitches, default=0.0) * 1.5, shortest / 3)
         if glitches:
-            offer("noise_s", max(noise, 0.0005),
-                  f"the longest beam glitch or drop-out seen was {max(glitches) * 1e3:.1f} ms")
+            offer("noise_s", max(noise, 0.0005), Said("why.noise_s", {"ms": _ms(max(glitches))}))
         offer("min_block_s", max(shortest / 2, 2 * max(noise, fusion.noise_s)),
-              f"the shortest ball block seen was {shortest * 1e3:.1f} ms")
+              Said("why.min_block_s", {"ms": _ms(shortest)}))
     cushions = [c for ch, c in report.cushions.items()
                 if _kind(ch) is Kind.CUSHION and not c.get("chattering")]
     if cushions:
         gap = max(c["longest_gap_ms"] for c in cushions) / 1e3
         on = max(c["longest_on_ms"] for c in cushions) / 1e3
         if gap * 1.5 > fusion.cushion_gap_s:
-            offer("cushion_gap_s", gap * 1.5,
-                  f"pulses of one hit were up to {gap * 1e3:.0f} ms apart")
+            offer("cushion_gap_s", gap * 1.5, Said("why.cushion_gap_s", {"ms": round(gap * 1e3)}))
         if on * 2 > fusion.cushion_max_on_s:
-            offer("cushion_max_on_s", on * 2, f"a sensor stayed on for {on * 1e3:.0f} ms in one hit")
+            offer("cushion_max_on_s", on * 2,
+                  Said("why.cushion_max_on_s", {"ms": round(on * 1e3)}))
         delays = [c["crosstalk"]["delay_ms"] / 1e3 for c in cushions if "crosstalk" in c]
         if delays and max(delays) * 1.5 + 0.005 > fusion.crosstalk_s:
             offer("crosstalk_s", max(delays) * 1.5 + 0.005,
-                  f"the other half of a long rail answered up to {max(delays) * 1e3:.0f} ms later")
+                  Said("why.crosstalk_s", {"ms": round(max(delays) * 1e3)}))
     ret = report.ball_return
     delays = [d for k, ds in ret.items() if k.endswith("_delay_s") for d in ds]
     # the window is only ever widened: a few balls do not show how early or late one can be
-    if delays and min(delays) * 0.6 < fusion.identity_min_s:
-        offer("identity_min_s", max(0.05, min(delays) * 0.6),
-              f"the ball return reported {min(delays):.2f}–{max(delays):.2f} s after the drops")
-    if delays and max(delays) * 1.5 + 0.2 > fusion.identity_max_s:
-        offer("identity_max_s", max(delays) * 1.5 + 0.2,
-              f"the ball return reported {min(delays):.2f}–{max(delays):.2f} s after the drops")
+    span = Said("why.identity", {"low": f"{min(delays):.2f}", "high": f"{max(delays):.2f}"}
+                ) if delays else None
+    if span is not None and min(delays) * 0.6 < fusion.identity_min_s:
+        offer("identity_min_s", max(0.05, min(delays) * 0.6), span)
+    if span is not None and max(delays) * 1.5 + 0.2 > fusion.identity_max_s:
+        offer("identity_max_s", max(delays) * 1.5 + 0.2, span)
+
+
+def _ms(seconds: float) -> float:
+    """Returns seconds in milliseconds, to a tenth."""
+    return round(seconds * 1e3, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.commission.analysis import Threshold
+from controller.commission.words import Said
 from firmware_bridge import protocol as P
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.firmware.main import DEFAULT_CHANNELS
@@ -24,7 +25,7 @@ MASK_US = {spec[1]: spec[6] for spec in DEFAULT_CHANNELS}[Kind.CLICK.value]
 THRESHOLD = {spec[1]: spec[5] for spec in DEFAULT_CHANNELS}[Kind.CLICK.value]
 
 
-async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> list[str]:
+async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> list[Said]:
     """Configures each of ``channels`` as a piezo on the board that carries it, where it is not
     one yet (the board keeps it); returns what was switched on, a line each.
 
@@ -41,13 +42,13 @@ async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> l
         for link, index, mode, pin in found:
             if mode != piezo:
                 await link.configure(P.ChannelConfig(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
-                done.append(f"board {link.source}: {ch} switched on as a piezo on GP{pin} "
-                            f"(serial.piezo), threshold {THRESHOLD}/65535")
+                done.append(Said("done.piezo_on", {"board": link.source, "channel": ch,
+                                                   "pin": pin, "value": THRESHOLD}))
     return done
 
 
 async def write_thresholds(backend: SerialBackend, thresholds: Sequence[Threshold],
-                           timeout: float = 5.0) -> list[str]:
+                           timeout: float = 5.0) -> list[Said]:
     """Configures each threshold on the board whose piezo channel it names; returns what was
     written, a line each.
 
@@ -65,5 +66,6 @@ async def write_thresholds(backend: SerialBackend, thresholds: Sequence[Threshol
             raise ValueError(f"no sensor board has a piezo channel {t.channel}")
         for link, index, pin in found:
             await link.configure(P.ChannelConfig(index, t.channel, P.MODE_PIEZO, pin, 0, t.value, MASK_US))
-            done.append(f"board {link.source}: {t.channel} threshold {t.value}/65535")
+            done.append(Said("done.threshold", {"board": link.source, "channel": t.channel,
+                                                "value": t.value}))
     return done

@@ -1,6 +1,7 @@
 """The steps of commissioning a table, in the order an installer walks round it.
 
-Each step names what the installer does and which channel should answer. The steps come from
+Each step names what the installer does (in the catalogue's words, ``instruction``) and which
+channel should answer. The steps come from
 the table's vocabulary (its pockets and rail segments) and from what the configuration says is
 fitted, so a table without cushion sensors or without a ball return is not asked about them.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from controller.commission.words import say
 from controller.pipeline.fusion import FusionConfig
 from vocabulary import POCKETS, RAILS, Kind, Pocket, Rail, beam, cushion
 
@@ -64,18 +66,6 @@ class Step:
         return cls(id, k)
 
 
-POCKET_NAMES = {
-    Pocket.HEAD_LEFT: "head-left", Pocket.HEAD_RIGHT: "head-right",
-    Pocket.SIDE_LEFT: "left side", Pocket.SIDE_RIGHT: "right side",
-    Pocket.FOOT_LEFT: "foot-left", Pocket.FOOT_RIGHT: "foot-right",
-}
-RAIL_NAMES = {
-    Rail.HEAD: "head", Rail.FOOT: "foot",
-    Rail.LEFT_HEAD: "left rail, head half", Rail.LEFT_FOOT: "left rail, foot half",
-    Rail.RIGHT_HEAD: "right rail, head half", Rail.RIGHT_FOOT: "right rail, foot half",
-}
-
-
 def plan(fusion: FusionConfig, channels: tuple[str, ...] | None = None) -> list[Step]:
     """Returns the steps for a table fitted as ``fusion`` says (and with ``channels``, if known).
 
@@ -98,30 +88,12 @@ def plan(fusion: FusionConfig, channels: tuple[str, ...] | None = None) -> list[
     return steps
 
 
-def instruction(step: Step) -> str:
-    """Returns what the installer is asked to do in this step (English)."""
-    match step.kind:
-        case StepKind.QUIET:
-            return (f"Keep the table still: no ball moving, nobody touching it, for "
-                    f"{QUIET_S:.0f} seconds.")
-        case StepKind.POCKET:
-            assert isinstance(step.target, Pocket)
-            name = POCKET_NAMES[step.target]
-            return (f"Roll a ball slowly into the {name} pocket, then roll one in fast "
-                    f"(two balls in all).")
-        case StepKind.CUSHION:
-            assert isinstance(step.target, Rail)
-            name = RAIL_NAMES[step.target]
-            return (f"Hit the {name} cushion softly with a ball, wait a second, then hit it "
-                    f"hard.")
-        case StepKind.RETURN:
-            return ("Pot the cue ball into any pocket, then three object balls one at a time, "
-                    "and let each roll through the ball return before the next.")
-        case StepKind.CLICK:
-            return ("Roll the cue ball gently into another ball, wait a second, then shoot it "
-                    "hard into another (two contacts).")
-        case StepKind.STRIKE:
-            return "Strike the cue ball softly with the cue, wait a second, then strike it hard."
-        case StepKind.BREAK:
-            return "Rack the balls and break, as in a match. Wait until every ball has stopped."
-    raise ValueError(step.kind)
+def instruction(step: Step, language: str = "en") -> str:
+    """Returns what the installer is asked to do in this step, in ``language``."""
+    if isinstance(step.target, Pocket):
+        return say("step.pocket", language, pocket=say(f"pocket.{step.target}", language))
+    if isinstance(step.target, Rail):
+        return say("step.cushion", language, rail=say(f"rail.{step.target}", language))
+    if step.kind is StepKind.QUIET:
+        return say("step.quiet", language, seconds=f"{QUIET_S:.0f}")
+    return say(f"step.{step.kind}", language)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
+
+import pytest
 
 from controller.adapters import AdaptersConfig
 from controller.adapters.config import WledConfig, WledFlash
@@ -84,3 +88,57 @@ async def test_without_a_preset_the_light_goes_back_to_the_state_wled_published(
             "on": True, "bri": 128, "transition": 0,
             "seg": [{"id": 0, "fx": 0, "col": [[255, 160, 0]], "sx": 100, "ix": 90}]}, False)
         await device.mqtt.publish("wled/table-t1/v", b"", qos=1, retain=True)
+
+
+#: WLED's status while it shows the foul's flash (it publishes one after every change).
+FLASHING = (b'<?xml version="1.0" ?><vs><ac>255</ac><cl>255</cl><cl>0</cl><cl>0</cl>'
+            b'<cs>0</cs><cs>0</cs><cs>0</cs><ns>0</ns><fx>1</fx><sx>200</sx><ix>128</ix>'
+            b'<ps>-1</ps><ds>Table 1</ds></vs>')
+AMBER = {"on": True, "bri": 128, "transition": 0,
+         "seg": [{"id": 0, "fx": 0, "col": [[255, 160, 0]], "sx": 100, "ix": 90}]}
+
+
+async def test_restarted_adapters_flash_at_once_and_restore_the_state_seen_before(
+        broker: Broker, tmp_path: Path) -> None:
+    """WLED's status is not retained by default: the adapters keep the last one they saw (not
+    their own flash's), so after a restart the first foul flashes and restores it."""
+    config = AdaptersConfig(state_dir=tmp_path, wled=[WledConfig(
+        topic="wled/table-t1", foul=WledFlash(color=[255, 0, 0], seconds=0.2))])
+    async with rig(broker, config, "wled/table-t1/api") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await device.mqtt.publish("wled/table-t1/v", STATUS, qos=1)  # not retained
+        while True:  # until the adapters have the status: the next foul flashes
+            await table.foul(["touched_ball"])
+            try:
+                assert await device.next(0.5) == (API, flash([255, 0, 0], 200), False)
+                break
+            except TimeoutError:
+                continue
+        await device.mqtt.publish("wled/table-t1/v", FLASHING, qos=1)  # WLED, while it flashes
+        assert await device.next() == (API, AMBER, False)
+    assert json.loads((tmp_path / "wled-wled_table-t1.json").read_text()) == AMBER
+    async with rig(broker, config, "wled/table-t1/api") as (table, device):  # restarted
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await table.foul(["touched_ball"])
+        assert await device.next() == (API, flash([255, 0, 0], 200), False)
+        assert await device.next() == (API, AMBER, False)
+
+
+async def test_a_kept_state_that_cannot_be_read_is_no_state(broker: Broker,
+                                                            tmp_path: Path) -> None:
+    (tmp_path / "wled-wled_table-t1.json").write_text('{"bri": "half"}')
+    config = AdaptersConfig(state_dir=tmp_path, wled=[WledConfig(
+        topic="wled/table-t1", foul=WledFlash(color=[255, 0, 0], seconds=0.2))])
+    async with rig(broker, config, "wled/table-t1/api") as (table, device):
+        await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
+        await table.foul(["touched_ball"])
+        await device.nothing(0.5)  # no flash that could not be undone
+
+
+def test_the_state_directory_is_systemds_unless_set(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.setenv("STATE_DIRECTORY", f"{tmp_path}:/elsewhere")
+    assert AdaptersConfig().state_dir == tmp_path
+    assert AdaptersConfig(state_dir=tmp_path / "x").state_dir == tmp_path / "x"
+    monkeypatch.delenv("STATE_DIRECTORY")
+    assert AdaptersConfig().state_dir is None

@@ -10,13 +10,14 @@ from urllib.parse import urlsplit
 import segno
 
 from controller.commission.address import lan_address, tablet_url, terminal_qr
+from controller.commission.words import say
 
 
 def test_a_page_on_every_interface_is_given_at_the_lan_address_which_serves_it() -> None:
     lan = lan_address()
     url, warning = tablet_url("http://127.0.0.1:8080/?key=k", "0.0.0.0")
     if lan is None:  # a machine with no network: said so, not a dead address
-        assert warning is not None and "no network address" in warning
+        assert warning is not None and "no network address" in say(warning)
         return
     host = urlsplit(url).hostname
     assert host == lan and not ipaddress.ip_address(host).is_loopback
@@ -32,7 +33,9 @@ def test_a_page_on_every_interface_is_given_at_the_lan_address_which_serves_it()
 def test_a_page_on_loopback_only_says_the_tablet_cannot_reach_it() -> None:
     url, warning = tablet_url("http://127.0.0.1:8080/?key=k", "127.0.0.1")
     assert url == "http://127.0.0.1:8080/?key=k"
-    assert warning is not None and 'host = "0.0.0.0"' in warning
+    assert warning is not None and 'host = "0.0.0.0"' in say(warning)
+    assert say(warning).startswith('[web] host = "127.0.0.1" serves this machine only')
+    assert "планшета" in say(warning, "ru")
     assert tablet_url("http://10.1.2.3:8080/?key=k", "10.1.2.3") == (
         "http://10.1.2.3:8080/?key=k", None)
 

@@ -14,6 +14,7 @@ from controller.commission.analysis import Problem, Report, analyse
 from controller.commission.session import run_session
 from controller.commission.simtable import Faults, SimInstaller
 from controller.commission.steps import Step, StepKind
+from controller.commission.words import Said, say
 from controller.pipeline.fusion import FusionConfig
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.sim import SimBoard
@@ -86,8 +87,8 @@ async def test_a_sensor_board_with_two_beams_swapped_is_found_and_its_clock_repo
     report = await _board_session(Faults(swapped=(("beam.hl", "beam.hr"),)))
     assert report.problems() == {"beam.hl": {Problem.SWAPPED}, "beam.hr": {Problem.SWAPPED}}
     # no key renames a board's channels (issue 28): the fix moves the wires, and says so
-    assert "swap the wires of beam.hl and beam.hr" in report.findings[0].fix
-    assert "rename" not in report.findings[0].fix
+    assert "swap the wires of beam.hl and beam.hr" in say(report.findings[0].fix)
+    assert "rename" not in say(report.findings[0].fix)
     (clock,) = report.clocks.values()
     assert clock["rtt_median_ms"] < 50 and clock["sync_samples"] > 0
 
@@ -107,16 +108,17 @@ async def test_a_piezo_threshold_is_written_to_the_board_that_carries_the_channe
     from firmware_bridge import protocol as P
     from firmware_bridge.firmware.main import DEFAULT_CHANNELS
 
+    why = Said("why.softest", {"percent": 8})
     channels = tuple((i, n, P.MODE_PIEZO if n == "click" else m, pin, d, th, mask)
                      for i, n, m, pin, d, th, mask in DEFAULT_CHANNELS)
     with SimBoard(channels=channels) as board:
         async with SerialBackend([board.path]) as backend:
-            done = await write_thresholds(backend, [Threshold("click", 5000, "test")])
+            done = await write_thresholds(backend, [Threshold("click", 5000, why)])
             with pytest.raises(ValueError, match="no sensor board has a piezo channel cushion.h"):
-                await write_thresholds(backend, [Threshold("cushion.h", 5000, "test")])
+                await write_thresholds(backend, [Threshold("cushion.h", 5000, why)])
         (click,) = [c for c in board.firmware.channels.values() if c.name == "click"]
         assert (click.threshold, click.mask_us, click.mode) == (5000, MASK_US, P.MODE_PIEZO)
-    assert done == [f"board {board.uid}: click threshold 5000/65535"]
+    assert [say(d) for d in done] == [f"board {board.uid}: click threshold 5000/65535"]
 
 
 async def test_serial_piezo_switches_the_click_channel_on_as_a_piezo_once() -> None:
@@ -135,6 +137,7 @@ async def test_serial_piezo_switches_the_click_channel_on_as_a_piezo_once() -> N
             again = await switch_on_piezos(backend, ["click"])
         (click,) = [c for c in board.firmware.channels.values() if c.name == "click"]
         assert (click.mode, click.threshold) == (P.MODE_PIEZO, THRESHOLD)
-    assert done == [f"board {board.uid}: click switched on as a piezo on GP26 (serial.piezo), "
+    assert [say(d) for d in done] == [
+        f"board {board.uid}: click switched on as a piezo on GP26 (serial.piezo), "
                     f"threshold {THRESHOLD}/65535"]
     assert again == []

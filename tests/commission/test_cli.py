@@ -4,6 +4,7 @@ change shown as a diff, nothing written without --apply, a backup when it is wri
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -182,3 +183,34 @@ def test_report_json_is_json_without_nan(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "report.json").read_text(), parse_constant=refuse)
     assert data["clocks"]["board"] == {"drift_ppm": None, "offset": None}
     assert data["ball_return"]["cue_delay_s"] == [None]
+
+
+#: Latin words a Russian report may hold: channel ids and configuration keys (a dot or an
+#: underscore), the table-wide channels, GPIO and the values' Python spelling of a list.
+_IDS = {"cue", "click", "strike", "GPIO"}
+
+
+def test_the_terminal_speaks_the_configured_language_or_lang(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    run = _commission("--config", str(config), "--out", str(tmp_path / "s"), "--simulate",
+                      "--swap", "beam.hl,beam.hr", "--dead", "beam.fr", "--invert", "beam.sl",
+                      "--chatter", "cushion.h", "--lang", "ru")
+    assert run.returncode == 0, run.stderr
+    said, _, diff = run.stdout.partition("Предлагаемое изменение")
+    assert diff, run.stdout
+    assert "Карта каналов:" in said and "beam.hl: ПЕРЕПУТАН: на его шаг ответил beam.hr." in said
+    assert "beam.fr: МОЛЧИТ" in said and "cushion.h: СРАБАТЫВАЕТ САМ" in said
+    assert "Ничего не записано; запустите снова с --apply" in diff
+    shown = said.replace(str(tmp_path / "s"), "")  # (where the session is saved)
+    english = sorted({w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*", shown)
+                      if w not in _IDS and not {".", "_", "-"} & set(w)})
+    assert english == [], english
+    assert (tmp_path / "s" / "report.txt").read_text(encoding="utf-8").startswith("Карта каналов:")
+    # the configuration's language, when --lang is not given
+    config.write_text(config.read_text().replace('language = "en"', 'language = "ru"', 1))
+    run = _commission("--config", str(config), "--out", str(tmp_path / "t"), "--simulate")
+    assert run.returncode == 0, run.stderr
+    assert "Неисправностей не найдено." in run.stdout
+    run = _commission("--config", str(config), "--out", str(tmp_path / "u"), "--simulate",
+                      "--lang", "en")
+    assert "Nothing wrong found." in run.stdout

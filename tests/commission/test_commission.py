@@ -20,6 +20,7 @@ from controller.commission.analysis import Problem, Report, analyse, periods, tr
 from controller.commission.session import load_session, run_session, save
 from controller.commission.simtable import Faults, SimInstaller, SimTable
 from controller.commission.steps import StepKind, plan
+from controller.commission.words import say
 from controller.pipeline.fusion import FusionConfig
 from controller.pipeline.replay import replay
 from controller.pipeline.table import Message
@@ -70,7 +71,7 @@ async def test_swapped_beams_a_dead_rail_a_chattering_one_and_crosstalk_are_each
         assert problems[ch] == {Problem.CROSSTALK}, ch
     assert set(problems) == {"beam.hl", "beam.hr", "cushion.f", "cushion.h", "cushion.lh",
                              "cushion.lf", "cushion.rh", "cushion.rf"}
-    fixes = {f.channel: f.fix for f in report.findings if f.problem is Problem.SWAPPED}
+    fixes = {f.channel: say(f.fix) for f in report.findings if f.problem is Problem.SWAPPED}
     assert '"beam.hl" = 6' in fixes["beam.hl"] and '"beam.hr" = 5' in fixes["beam.hr"]
     settings = {(s.section, s.key): s.value for s in report.settings}
     assert settings[("gpio.pins", "beam.hl")] == 6 and settings[("gpio.pins", "beam.hr")] == 5
@@ -98,7 +99,7 @@ async def test_an_inverted_beam_is_named_with_its_fix_and_its_balls_still_measur
     _, report = await _session_report(Faults(inverted=frozenset({"beam.sl"})), pins=PINS)
     assert _problems(report) == {"beam.sl": {Problem.INVERTED}}
     assert report.beams["beam.sl"]["balls"] == 2
-    assert "gpio.invert" in report.findings[0].fix
+    assert "gpio.invert" in say(report.findings[0].fix)
 
 
 async def test_a_beam_blocked_at_rest_that_sees_no_ball_is_stuck_not_inverted() -> None:

@@ -14,6 +14,7 @@ from controller.commission.session import run_session
 from controller.commission.simtable import Faults, SimInstaller, SimTable, parse_faults
 from controller.commission.steps import plan
 from controller.commission.wiring import REFERENCE_PINS
+from controller.commission.words import say
 from controller.pipeline.fusion import FusionConfig
 from vocabulary import POCKETS, beam
 
@@ -95,13 +96,13 @@ async def test_each_fault_is_named_with_its_fix(case: Case) -> None:
     report = await _report(case.faults)
     assert report.problems() == case.problems
     for ch, words in case.fixes.items():
-        fixes = " | ".join(f.fix for f in report.findings if f.channel == ch)
+        fixes = " | ".join(say(f.fix) for f in report.findings if f.channel == ch)
         for w in words:
             assert w in fixes, (ch, w, fixes)
     # a receiver of the other polarity is never "turn the sensitivity down"
     for f in report.findings:
         if f.channel in case.faults.inverted:
-            assert "sensitivity" not in f.fix, f
+            assert "sensitivity" not in say(f.fix), f
     settings = {(s.section, s.key): s.value for s in report.settings}
     for key, value in case.settings.items():
         assert settings.get(key) == value, (key, settings)

@@ -11,6 +11,7 @@ import pytest
 
 from controller.commission.steps import Step, StepKind
 from controller.commission.web import MAX_BODY, Board, CommissionPage, WebInstaller
+from vocabulary import Pocket
 
 
 async def _say(page: CommissionPage, raw: bytes) -> tuple[int, bytes]:
@@ -63,3 +64,37 @@ async def test_an_action_without_the_key_is_forbidden() -> None:
     async with CommissionPage(board, installer, "127.0.0.1", 0, _nothing) as page:
         got, _ = await _say(page, _post("/action?key=wrong", b'{"action": "close"}'))
         assert got == 403 and not page.closed.is_set()
+
+
+async def test_the_page_gets_its_words_as_the_other_pages_do_and_the_session_in_its_language(
+        ) -> None:
+    from controller.commission.analysis import Finding, Problem, Report
+    from controller.commission.words import Said
+
+    board = Board([Step("beam.hl", StepKind.POCKET, Pocket.HEAD_LEFT)], current=0)
+    installer = WebInstaller(board)
+    async with CommissionPage(board, installer, "127.0.0.1", 0, _nothing, "ru") as page:
+        def get(target: str) -> bytes:
+            return f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+
+        status, config = await _say(page, get("/config.json"))
+        assert status == 200 and json.loads(config) == {"language": "ru"}
+        status, words = await _say(page, get("/lang/ru.json"))
+        assert status == 200 and json.loads(words)["commission.page.done"] == "Готово"
+        status, script = await _say(page, get("/i18n.js"))
+        assert status == 200 and b"function chooseLanguage" in script
+        assert (await _say(page, get("/lang/xx.json")))[0] == 404
+        # the table's language, unless the page asks for another
+        _, state = await _say(page, get("/state"))
+        assert json.loads(state)["steps"][0]["instruction"].startswith("Медленно закатите шар")
+        _, state = await _say(page, get("/state?lang=en"))
+        assert json.loads(state)["steps"][0]["instruction"].startswith("Roll a ball slowly")
+        board.report = Report(channel_map={"beam.hl": None}, findings=[Finding(
+            "beam.hl", Problem.DEAD, Said("f.dead"), Said("f.dead.fix_pin", {"pin": 5}))])
+        _, state = await _say(page, get("/state?lang=ru"))
+        assert json.loads(state)["findings"] == [{
+            "channel": "beam.hl", "problem": "молчит", "detail": "на его шаг ничего не ответило",
+            "fix": "проверьте питание датчика, его провод и разъём (GPIO 5)"}]
+        status, answer = await _say(page, _post(f"/action?key={page.key}&lang=ru",
+                                                b'{"action": "done"}'))
+        assert status == 409 and json.loads(answer) == {"error": "ни один шаг не ждёт"}
