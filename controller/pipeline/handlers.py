@@ -185,8 +185,8 @@ def _shot_named(table: Table, shot: int | None) -> str | None:
     if shot == ruled + 1:
         return "next"
     if shot == ruled and ruled > 0 and not table.fusion.open_shot:
-        if table.fusion.has_last:
-            return "last"
+        if table.fusion.shots.last is not None:  # an undo forgets it; a redo gives back only
+            return "last"                       # its ruling, not what the sensors told
         raise InvalidInput(f"shot {shot} cannot take facts now (it came back by an undo or a "
                            "redo, which keep its ruling but not what the sensors told of it: "
                            "undo it and play or enter it again); nothing was done")

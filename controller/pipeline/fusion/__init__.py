@@ -223,12 +223,6 @@ class Fusion:
         return self.shots.cur is not None
 
     @property
-    def has_last(self) -> bool:
-        """Returns True while the shot ruled last is kept, open to a correction (an undo
-        forgets it, and a redo gives back its ruling, not the sensors' record)."""
-        return self.shots.last is not None
-
-    @property
     def next_deadline(self) -> float:
         """Returns the time at which ``advance`` next has work (inf: none until more input)."""
         return self._next
