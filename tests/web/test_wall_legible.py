@@ -16,7 +16,7 @@ from tests.broker import Broker
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_history import MID_WORD
-from tests.web.test_wall import LONG_RU, SKEWED
+from tests.web.test_wall import LONG_RU, SHOWN_TEXT, SKEWED
 
 TIMEOUT = 8000  # ms
 #: The wall's least letter height at 1080p: names, status and questions (dashboard.js MIN_LETTER_PX).
@@ -28,6 +28,9 @@ NAMES = [("Александр Петров", "Дмитрий Кузнецов"),
          ("Игорь Павлов", "Юлия Семёнова"), ("Алексей Степанов", "Мария Николаева"),
          ("Павел Фёдоров", "Елена Михайлова"), ("Виктор Егоров", "Ирина Алексеева"),
          ("Роман Тарасов", "Светлана Белова"), ("Георгий Комаров", "Людмила Орехова")]
+#: The least of the other lines of a wall card (clock, game, race, rack, shot), of ``LEAST_PX``
+#: (dashboard.js SMALL_LETTER).
+SMALL = 0.7
 #: What must read from the bar on a wall card: names, status, questions.
 MUST = ".player .name, [data-field='status'], [data-field='question']"
 #: Those elements: font size, cut (wider or taller than shown, or an ellipsis), shown, text.
@@ -73,7 +76,8 @@ def _open(browser: Browser, url: str, size: tuple[int, int], init: str | None = 
 def _laid_out(page: Page) -> None:
     """Waits for the wall's cards to settle: two frames with no card growing between them."""
     page.wait_for_function("""() => new Promise((done) => {
-        const seen = () => [...document.querySelectorAll("article.table")].map((c) => c.style.gridRow + c.style.gridColumn).join();
+        const seen = () => [...document.querySelectorAll("article.table")]
+            .map((c) => c.style.gridRow + c.style.gridColumn).join();
         const before = seen();
         requestAnimationFrame(() => requestAnimationFrame(() => done(seen() === before)));
     })""", timeout=TIMEOUT)
@@ -102,14 +106,18 @@ def test_twelve_ordinary_tables_fit_one_wall_with_40px_names_status_and_question
     assert page.evaluate(MID_WORD, f"article.table :is({MUST})") == []
     assert "…" not in page.locator("#tables").inner_text()
     # every card one card's room: 4 × 3
-    spans = page.locator("article.table").evaluate_all("cs => cs.map(c => c.style.gridRow + c.style.gridColumn)")
+    spans = page.locator("article.table").evaluate_all(
+        "cs => cs.map(c => c.style.gridRow + c.style.gridColumn)")
     assert spans == [""] * 12
     grid = page.locator("#tables").evaluate("g => getComputedStyle(g).gridTemplateColumns.split(' ').length")
     assert grid == 4
-    # the lines of small letters (clock, game, race, rack, shot): 0.7 of the least, no less
+    # the lines of small letters (clock, game, race, rack, shot): 0.7 of the least, no less;
+    # nothing shown on a card smaller
+    assert page.evaluate("[MIN_LETTER_PX, SMALL_LETTER]") == [LEAST_PX, SMALL]
     small = page.locator("article.table .meta").evaluate_all(
         "ms => ms.map(m => parseFloat(getComputedStyle(m).fontSize))")
-    assert small and min(small) >= 0.7 * least - 0.05, small
+    assert small and min(small) >= SMALL * least - 0.05, small
+    assert [t for t in page.evaluate(SHOWN_TEXT) if t[0] < SMALL * least - 0.05] == []
     page.screenshot(path=str(artifacts / f"wall-twelve-ru-{height}p.png"))
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
@@ -145,8 +153,9 @@ def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
         browser: Browser, web: WebThread, evening: dict[str, LiveTable]) -> None:
     """Before: «обновлено 17:42:10», the browser's time of day (three hours off on a TV never
     set). Now how long ago the table spoke, on the table's clock."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080), SKEWED)
+    page = _open(browser, f"{web.url}?lang=ru&tv=1&table=t41", (1920, 1080), SKEWED)
     updated = page.locator('[data-table="t41"] [data-field="updated"]')
+    expect(updated).to_be_visible(timeout=TIMEOUT)
     expect(updated).to_have_text(re.compile(r"^обновлено \d+:\d\d назад$"), timeout=TIMEOUT)
     evening["t41"].pot("fr")
     evening["t41"].settle()
