@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.broker import Broker
+from controller.web import WebConfig
+from tests.broker import Broker, free_port
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_history import MID_WORD
@@ -162,3 +163,46 @@ def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
     expect(updated).to_have_text(re.compile(r"^обновлено 0:0\d назад$"), timeout=TIMEOUT)
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_a_lost_connection_keeps_the_twelve_tables_on_one_page(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    """Before: cut off from the broker, every card's header took a second line for «неизвестно
+    (нет связи)» and the banner pushed the cards down: the wall of twelve turned pages. Now the
+    banner is said over the top bar (not its QR code) and each card's dashed border says it."""
+    ws_port = free_port()
+    broker = Broker(tmp_path, extra=f"listener {ws_port} 127.0.0.1\nprotocol websockets")
+    broker.start()
+    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE, language="ru")).start()
+    tables = [LiveTable(broker.host, broker.port, VENUE, f"t{n}").start() for n in range(1, 13)]
+    try:
+        for table, names in zip(tables, NAMES, strict=True):
+            table.request("new_match", {"game": "ten-ball", "players": list(names), "race_to": 5})
+        page = _open(browser, f"{server.url}?tv=1", (1920, 1080))
+        expect(page.locator("article.table .player.shooting")).to_have_count(12, timeout=TIMEOUT)
+        _laid_out(page)
+        expect(page.locator("#page-no")).to_be_hidden()
+        broker.stop()
+        expect(page.locator("#lost")).to_be_visible(timeout=TIMEOUT)
+        expect(page.locator('article.table[data-online="stale"]')).to_have_count(12)
+        _laid_out(page)
+        expect(page.locator("#page-no")).to_be_hidden()
+        assert page.locator("article.table").count() == 12
+        banner = page.locator("#lost").bounding_box()
+        code = page.locator('.top [data-field="qr"] svg').bounding_box()
+        cards = page.locator("#tables").bounding_box()
+        assert banner and code and cards
+        assert banner["x"] + banner["width"] <= code["x"]  # the code stays in sight
+        assert banner["y"] + banner["height"] <= cards["y"] + 0.5  # over no card
+        page.screenshot(path=str(artifacts / "wall-lost-ru-1080p.png"))
+        broker.start()
+        expect(page.locator("#lost")).to_be_hidden(timeout=15000)
+        # the tables back too (each says it is online again), before they stop
+        expect(page.locator('article.table[data-online="online"]')).to_have_count(12, timeout=15000)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()
+    finally:
+        for table in tables:
+            table.stop()
+        server.stop()
+        broker.stop()

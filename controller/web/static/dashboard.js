@@ -70,7 +70,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   }
   // TV: the columns, rows and font size that show `n` cards largest; how many fit a page.
   function layout(n) {
-    const top = document.querySelector(".top").getBoundingClientRect().height;
+    const top = container.getBoundingClientRect().top;  // the top bar, and whatever else is above the cards
     const floor = minLetter();
     const width = window.innerWidth, height = window.innerHeight - top;
     const gap = parseFloat(getComputedStyle(container).columnGap) || 0;  // style.css: it scales with the screen
