@@ -33,8 +33,8 @@ const CARD_EM = [11.4, 7.4];
 // «2 ФОЛА» and ball in hand never go below MIN_LETTER_PX. style.css's --small says the same.
 const SMALL_LETTER = 0.7;
 // Why one QR code per wall, not one a card: a code a phone reads from a metre is 10.5 % of the
-// screen's height (issue 30); six cards of 40 px letters leave no corner that size free of a
-// name or a question. The wall's one code opens the venue's dashboard, where every table links
+// screen's height (issue 30); twelve cards of 40 px letters leave no corner that size free of
+// a name or a question. The wall's one code opens the venue's dashboard, where every table links
 // its console: a phone picks its table there. One table full screen keeps its console's code.
 
 // The wall's least letter height now, in px.
