@@ -148,6 +148,21 @@ def test_a_card_with_the_longest_names_grows_instead_of_cutting_them(
         page.close()
     finally:
         long.stop()
+        _forget(ws_broker, "t40")
+
+
+def _forget(broker: Broker, table: str) -> None:
+    """Clears a stopped table's retained status and state: out of service, the wall forgets it."""
+    import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-forget-{table}")
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    for kind in ("health", "display", "state", "status"):  # what a table retains
+        client.publish(f"billiards/{VENUE}/{table}/{kind}", b"", 1, True).wait_for_publish(5)
+    client.loop_stop()
+    client.disconnect()
 
 
 def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
@@ -164,6 +179,33 @@ def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
 
+
+def test_a_card_a_long_question_grew_is_one_card_again_once_it_is_answered(
+        browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
+    """Before, a card that grew kept its room for the rest of the match: one long question and
+    the wall of twelve turned pages until the match ended. (t42 plays on in Siberian Ten.)"""
+    table = evening["t42"]
+    assert table.request("new_match", {"game": "siberian-ten", "players": list(NAMES[1]),
+                                       "race_to": 3})["status"] == "ok"
+    page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+    card = page.locator('[data-table="t42"]')
+    expect(card.locator('[data-field="status"]')).to_have_text("разбой", timeout=TIMEOUT)
+    _laid_out(page)
+    expect(page.locator("#page-no")).to_be_hidden()
+    table.pot("fl")  # was it the cue ball? (three lines at 40 px, with the question mark)
+    table.settle()
+    expect(page.locator("#page-no")).to_have_text("страница 1 из 2", timeout=TIMEOUT)
+    expect(card.locator('[data-field="question"]')).to_have_count(1)
+    assert card.evaluate("c => c.style.gridRow") == "span 2"
+    page.screenshot(path=str(artifacts / "wall-long-question-ru-1080p.png"))
+    assert table.request("answer", {"answer": False})["status"] == "ok"
+    expect(card.locator('[data-field="question"]')).to_have_count(0, timeout=TIMEOUT)
+    expect(page.locator("#page-no")).to_be_hidden()
+    _laid_out(page)
+    assert card.evaluate("c => c.style.gridRow") == ""
+    assert page.locator("article.table").count() == 12
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
 
 def test_a_lost_connection_keeps_the_twelve_tables_on_one_page(
         browser: Browser, tmp_path: Path, artifacts: Path) -> None:

@@ -90,12 +90,14 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   }
   // TV: a card whose names, status, questions and facts do not fit whole at the least letters
   // takes two cards' room (one above the other), then four (two by two): three or four players,
-  // long names, a long question. `grown`: id -> [match id, steps] (a new match starts over).
+  // long names, a long question. `grown`: id -> [what grew, steps]: a new match, or a question
+  // asked or answered, starts over (a card a question grew is one card again once answered).
   const SPANS = [[1, 1], [1, 2], [2, 2]];  // columns, rows
   const grown = new Map();
+  const grew = (s) => `${s.match_id}/${(s.questions || []).map((q) => q.id).join()}`;
   function step(id) {
     const s = tables.get(id).state, g = grown.get(id);
-    const own = g && s && g[0] === s.match_id ? g[1] : 0;
+    const own = g && s && g[0] === grew(s) ? g[1] : 0;
     return Math.max(own, s && s.game && (s.players || []).length > 2 ? 1 : 0);
   }
   function span(id) { return only ? [1, 1] : SPANS[step(id)]; }
@@ -103,7 +105,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   function grow(id) {
     const s = tables.get(id).state, n = step(id);
     if (only || !s || n + 1 >= SPANS.length) return false;
-    grown.set(id, [s.match_id, n + 1]);
+    grown.set(id, [grew(s), n + 1]);
     return true;
   }
   // TV: the tables in pages of at most `perPage` cards' room, in order.
