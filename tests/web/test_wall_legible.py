@@ -180,6 +180,24 @@ def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
     page.close()
 
 
+def test_a_consoles_update_age_runs_on_between_matches(
+        browser: Browser, web: WebThread, ws_broker: Broker) -> None:
+    """The console renders its card when a message comes (and each second of a match): between
+    matches its «обновлено … назад» still counts on, never a frozen «0:00 назад»."""
+    idle = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t39").start()
+    try:
+        page = _open(browser, f"{web.url}console.html?table=t39&lang=ru", (1180, 820), SKEWED)
+        updated = page.locator('[data-table="t39"] [data-field="updated"]')
+        expect(updated).to_have_text(re.compile(r"^обновлено 0:0\d назад$"), timeout=TIMEOUT)
+        first = updated.inner_text()
+        expect(updated).not_to_have_text(first, timeout=TIMEOUT)  # a second later, older
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()
+    finally:
+        idle.stop()
+        _forget(ws_broker, "t39")
+
+
 def test_a_card_a_long_question_grew_is_one_card_again_once_it_is_answered(
         browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
     """Before, a card that grew kept its room for the rest of the match: one long question and

@@ -541,14 +541,22 @@ function renderTable(table, options = {}) {
   return card;
 }
 function sep() { return el("span", { class: "sep" }, " · "); }  // the TV wall puts the status on a line of its own
-// How long ago the table last spoke, on its own clock (the newest `ts` heard, run on since):
-// the browser's time of day is not the venue's (a TV never set), so no time of day is shown.
+// How long ago the table last spoke, on its own clock (its newest `ts`, run on since: tableNow()
+// less that `ts`): the browser's time of day is not the venue's (a TV never set), so no time of
+// day is shown. `data-at` is when that `ts` was heard, for the text to run on between renders.
 function footer(card, table) {
-  const now = table.tableNow();
-  card.append(el("p", { class: "updated", "data-field": "updated" },
-    now !== null ? t("page.last_update", { time: duration(now - table.tableClock.ts) })
-      : table.updated ? t("page.updated_unknown") : t("page.never")));
+  const heard = table.tableNow() !== null ? table.tableClock.at : null;
+  card.append(el("p", { class: "updated", "data-field": "updated", "data-at": heard },
+    heard !== null ? updatedText(heard) : table.updated ? t("page.updated_unknown") : t("page.never")));
 }
+function updatedText(heard) { return t("page.last_update", { time: duration((Date.now() - heard) / 1000) }); }
+// a page that renders only when a message comes (the console between matches): the ages run on
+setInterval(() => {
+  for (const node of document.querySelectorAll('[data-field="updated"][data-at]')) {
+    const text = updatedText(Number(node.dataset.at));
+    if (node.textContent !== text) node.textContent = text;
+  }
+}, 1000);
 // The live statistics: the current run, the best run, break-and-runs, this rack's time and the
 // last rack's (each an unbreakable item; the line wraps between them).
 function statsLine(table) {
