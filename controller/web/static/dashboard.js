@@ -30,7 +30,7 @@ const CARD_EM = [11.4, 7.4];
 // The least letters of the lines a player reads standing at the table, not from the bar (the
 // match clock, race, rack and shot, live statistics, the last event, «обновлено»): 0.7 of the
 // least, 28 px at 1080p, the size of the wall's top bar, 56 at 4K. Names, status, questions,
-// «2 ФОЛА» and ball in hand never go below MIN_LETTER_PX. style.css's --small says the same.
+// «2 ФОЛА» and ball in hand never go below MIN_LETTER_PX. style.css reads it as --small.
 const SMALL_LETTER = 0.7;
 // Why one QR code per wall, not one a card: a code a phone reads from a metre is 10.5 % of the
 // screen's height (issue 30); twelve cards of 40 px letters leave no corner that size free of
