@@ -409,11 +409,17 @@ function renderTable(table, options = {}) {
   const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online,
     "aria-label": options.title || tableName(table.id) });
   const fault = healthText(table);
+  const compact = !!options.compact && !!s && !!s.game;
+  const number = /^t(\d+)$/i.exec(String(table.id));
+  card.classList.toggle("compact", compact);
   card.append(el("header", {},
-    el("h2", {}, options.title || tableName(table.id)),
+    // a wall card: the table's number alone, large (its «Стол» read out, not shown), the status beside it
+    compact && number && !options.title ? el("h2", {}, el("span", { class: "visually-hidden" }, tableName(table.id)),
+      el("span", { "aria-hidden": "true" }, number[1])) : el("h2", {}, options.title || tableName(table.id)),
+    compact ? el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)) : null,
     el("span", { class: `badge ${online}`, "data-field": "online" }, t("online." + (online in { online: 1, offline: 1, stopped: 1, stale: 1 } ? online : "unknown"))),
     fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
-    options.clock && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
+    options.clock && !compact && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
       t("page.clock", { time: duration(table.matchSeconds()) })) : null,
     options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
       "data-key": "referee", "aria-label": t("page.referee_title", { table: table.id }) }, t("page.referee")) : null));
@@ -431,11 +437,18 @@ function renderTable(table, options = {}) {
   const players = s.players || [];
   const tenBall = s.game === "ten-ball";
   const over = s.status === "match_over" || s.status === "game_over";
-  // the state of play first: a narrow card cuts the end of the line, never this
-  body.append(el("p", { class: "meta" },
-    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), sep(),
+  // the state of play first: a narrow card cuts the end of the line, never this (a wall card:
+  // its status is in the header, this line of small letters under the players)
+  const meta = el("p", { class: "meta" },
+    compact ? null : [el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), sep()],
+    compact && options.clock && table.matchSeconds() !== null ? [el("span", { class: "clock item", "data-field": "clock" },
+      t("page.clock", { time: duration(table.matchSeconds()) })), sep()] : null,
     el("span", { class: "game-name" }, gameName(s.game)), sep(), el("span", { class: "item" }, t("card.race", { n: s.race_to })), sep(),
-    el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot }))));
+    el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot })),
+    // a wall card: the games won here, not beside the names (ten-ball's score is its games)
+    compact && !tenBall ? [sep(), el("span", { class: "item", "data-field": "games" },
+      t("card.games_score", { games: (s.players || []).map((p) => p.games).join(":") }))] : null);
+  if (!compact) body.append(meta);
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
@@ -448,24 +461,33 @@ function renderTable(table, options = {}) {
       el("span", { class: "name", title: p.name }, p.name),
       p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
         p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
-      el("span", { class: "games", title: t("card.games_won") }, tenBall ? "" : `${p.games}/${s.race_to}`),
+      el("span", { class: "games", title: t("card.games_won") }, tenBall || compact ? "" : `${p.games}/${s.race_to}`),
       el("span", { class: "score", "data-field": "score" }, tenBall ? `${p.games}` : `${p.score}`)));
   });
   body.append(rows);
+  // a wall card: the questions and facts in one paragraph that fills its lines (a badge after
+  // the question's last words where they leave room), each question alone (its console names
+  // who is asked)
+  const notes = compact ? el("p", { class: "notes" }) : null;
   for (const q of s.questions || []) {
-    body.append(el("p", { class: "question", "data-field": "question" },
-      `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
+    if (notes) notes.append(notes.childNodes.length ? el("br") : "", el("span", { class: "question", "data-field": "question" }, `? ${questionText(q, table)}`), " ");
+    else body.append(el("p", { class: "question", "data-field": "question" }, `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
   }
-  const facts = el("p", { class: "facts" });
-  if (s.ball_in_hand && s.ball_in_hand !== "none") {
+  const facts = notes || el("p", { class: "facts" });
+  // a wall card: from the kitchen is where a rack is broken from, which «разбой» and «партия
+  // окончена» say already, as does an answer awaited (the state keeps the shot's placement until
+  // it is ruled: the break's, mostly); in play it is a foul's, and said
+  const handSaid = compact && s.ball_in_hand === "kitchen" && ["break", "game_over", "awaiting"].includes(s.status);
+  if (s.ball_in_hand && s.ball_in_hand !== "none" && !handSaid) {
     facts.append(el("span", { class: "badge hand", "data-field": "ball_in_hand" },
-      t(s.ball_in_hand === "kitchen" ? "hand.kitchen" : "hand.anywhere")));
+      t(s.ball_in_hand === "kitchen" ? "hand.kitchen" : "hand.anywhere")), " ");
   }
   if (over && s.winner !== null && s.winner !== undefined) {
     facts.append(el("span", { class: "badge win" },
       t(s.status === "match_over" ? "card.wins_match" : "card.wins_game", { who: table.playerName(s.winner) })));
   } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
   if (facts.childNodes.length) body.append(facts);
+  if (compact) body.append(meta);
   if (s.unidentified > 0 && s.balls_left > 0) {
     // balls fell with nobody knowing which (a plain-ball table): the count is known, the
     // numbers are not, so no number is shown as if it were still there
@@ -480,14 +502,26 @@ function renderTable(table, options = {}) {
     body.append(el("ol", { class: "events", "data-field": "events" },
       table.events.slice(0, options.events ?? 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
   }
-  footer(card, table);
+  footer(compact ? body : card, table);  // a wall card: a line of its body, shown where there is room
   return card;
 }
 function sep() { return el("span", { class: "sep" }, " · "); }  // the TV wall puts the status on a line of its own
+// How long ago the table last spoke, on its own clock (its newest `ts`, run on since: tableNow()
+// less that `ts`): the browser's time of day is not the venue's (a TV never set), so no time of
+// day is shown. `data-at` is when that `ts` was heard, for the text to run on between renders.
 function footer(card, table) {
-  card.append(el("p", { class: "updated", "data-field": "updated" },
-    table.updated ? t("page.last_update", { time: clockTime(table.updated) }) : t("page.never")));
+  const heard = table.tableNow() !== null ? table.tableClock.at : null;
+  card.append(el("p", { class: "updated", "data-field": "updated", "data-at": heard },
+    heard !== null ? updatedText(heard) : table.updated ? t("page.updated_unknown") : t("page.never")));
 }
+function updatedText(heard) { return t("page.last_update", { time: duration((Date.now() - heard) / 1000) }); }
+// a page that renders only when a message comes (the console between matches): the ages run on
+setInterval(() => {
+  for (const node of document.querySelectorAll('[data-field="updated"][data-at]')) {
+    const text = updatedText(Number(node.dataset.at));
+    if (node.textContent !== text) node.textContent = text;
+  }
+}, 1000);
 // The live statistics: the current run, the best run, break-and-runs, this rack's time and the
 // last rack's (each an unbreakable item; the line wraps between them).
 function statsLine(table) {

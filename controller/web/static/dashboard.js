@@ -16,10 +16,25 @@ const ROTATE_S = 15;           // a TV page stays this long
 const MIN_LETTER_PX = 40;
 const REF_HEIGHT = 1080;
 const MAX_LETTER = 1.6;        // with few tables, letters grow to this many times the minimum
-const CARD_EM = [15, 11];      // a TV card's size in em of those letters (width, height)
+// A wall card's size in em of those letters (width, height): twelve tables of two players are
+// 4 × 3 cards of about 465 × 302 px on a 1080p screen under its top bar (the QR code's 10.5 %),
+// so a card is 11.4 em × 7.4 em at 40 px, laid out (style.css, `.table.compact`) as
+//   the table's number and status                                 1 line of 1 em
+//   each player: who shoots, name (1 em), games won, score (1.6 em) 1.6 em a player
+//   the open question, ball in hand, the winner                    1 em lines
+//   match clock, game, race, rack, shot; live statistics, balls,   lines of SMALL_LETTER em,
+//   the last event, how long ago the table spoke                   shown while there is room
+// A card whose names, status, questions and facts do not fit whole takes two cards' room, then
+// four (see SPANS); pages turn only when the tables then do not fit.
+const CARD_EM = [11.4, 7.4];
+// The least letters of the lines a player reads standing at the table, not from the bar (the
+// match clock, race, rack and shot, live statistics, the last event, «обновлено»): 0.7 of the
+// least, 28 px at 1080p, the size of the wall's top bar, 56 at 4K. Names, status, questions,
+// «2 ФОЛА» and ball in hand never go below MIN_LETTER_PX. style.css reads it as --small.
+const SMALL_LETTER = 0.7;
 // Why one QR code per wall, not one a card: a code a phone reads from a metre is 10.5 % of the
-// screen's height (issue 30); six cards of 40 px letters leave no corner that size free of a
-// name or a question. The wall's one code opens the venue's dashboard, where every table links
+// screen's height (issue 30); twelve cards of 40 px letters leave no corner that size free of
+// a name or a question. The wall's one code opens the venue's dashboard, where every table links
 // its console: a phone picks its table there. One table full screen keeps its console's code.
 
 // The wall's least letter height now, in px.
@@ -55,10 +70,10 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   }
   // TV: the columns, rows and font size that show `n` cards largest; how many fit a page.
   function layout(n) {
-    const top = document.querySelector(".top").getBoundingClientRect().height;
+    const top = container.getBoundingClientRect().top;  // the top bar, and whatever else is above the cards
     const floor = minLetter();
     const width = window.innerWidth, height = window.innerHeight - top;
-    const gap = 12;
+    const gap = parseFloat(getComputedStyle(container).columnGap) || 0;  // style.css: it scales with the screen
     const fit = (count) => {
       let best = { cols: 1, rows: count, font: 0 };
       for (let cols = 1; cols <= count; cols++) {
@@ -75,12 +90,14 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   }
   // TV: a card whose names, status, questions and facts do not fit whole at the least letters
   // takes two cards' room (one above the other), then four (two by two): three or four players,
-  // long names, a long question. `grown`: id -> [match id, steps] (a new match starts over).
+  // long names, a long question. `grown`: id -> [what grew, steps]: a new match, or a question
+  // asked or answered, starts over (a card a question grew is one card again once answered).
   const SPANS = [[1, 1], [1, 2], [2, 2]];  // columns, rows
   const grown = new Map();
+  const grew = (s) => `${s.match_id}/${(s.questions || []).map((q) => q.id).join()}`;
   function step(id) {
     const s = tables.get(id).state, g = grown.get(id);
-    const own = g && s && g[0] === s.match_id ? g[1] : 0;
+    const own = g && s && g[0] === grew(s) ? g[1] : 0;
     return Math.max(own, s && s.game && (s.players || []).length > 2 ? 1 : 0);
   }
   function span(id) { return only ? [1, 1] : SPANS[step(id)]; }
@@ -88,7 +105,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
   function grow(id) {
     const s = tables.get(id).state, n = step(id);
     if (only || !s || n + 1 >= SPANS.length) return false;
-    grown.set(id, [s.match_id, n + 1]);
+    grown.set(id, [grew(s), n + 1]);
     return true;
   }
   // TV: the tables in pages of at most `perPage` cards' room, in order.
@@ -121,6 +138,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
       container.style.gridTemplateColumns = `repeat(${l.cols}, minmax(0, 1fr))`;
       container.style.gridTemplateRows = `repeat(${l.rows}, minmax(0, 1fr))`;
       const floor = minLetter();
+      container.style.setProperty("--small", String(SMALL_LETTER));
       container.style.fontSize = `${Math.max(floor, Math.min(l.font, floor * (only ? 2.5 : MAX_LETTER)) * shrink).toFixed(1)}px`;
       pageNo.hidden = pages < 2;
       pageNo.textContent = t("page.page_of", { n: page + 1, of: pages });
@@ -130,6 +148,7 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
     ids.forEach((id, i) => {
       const fresh = renderTable(tables.get(id), {
         console: true, connected, racks: tv, qr: only !== null, clock: true, stats: true, events: only ? 8 : tv ? 1 : 5,
+        compact: tv && !only,
       });
       const old = cards.get(id);
       const shown = old ? swap(old, fresh) : fresh;
@@ -166,7 +185,9 @@ function minLetter() { return MIN_LETTER_PX * window.innerHeight / REF_HEIGHT; }
     for (const item of body.children) {
       const out = item.getBoundingClientRect().bottom > bottom + 0.5;
       item.style.visibility = out ? "hidden" : "";
-      if (out && (only || item.matches(".meta, .players, .question, .facts, .balls"))) whole = false;
+      // what reads from the bar, whole; on a wall card of many, the lines of small letters show where there is room
+      const must = card.classList.contains("compact") ? ".players, .notes" : ".meta, .players, .question, .facts, .balls";
+      if (out && (only || item.matches(must))) whole = false;
     }
     return whole;  // false: what must read from the bar does not fit
   }
