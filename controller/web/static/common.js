@@ -488,6 +488,10 @@ function renderTable(table, options = {}) {
   } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
   if (facts.childNodes.length) body.append(facts);
   if (compact) body.append(meta);
+  // a wall card: the live statistics next (the run, the best run, the rack's time), before the
+  // balls, where there is room
+  const stats = options.stats ? statsLine(table) : null;
+  if (compact && stats) body.append(stats);
   if (s.unidentified > 0 && s.balls_left > 0) {
     // balls fell with nobody knowing which (a plain-ball table): the count is known, the
     // numbers are not, so no number is shown as if it were still there
@@ -496,7 +500,7 @@ function renderTable(table, options = {}) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }
-  if (options.stats) { const line = statsLine(table); if (line) body.append(line); }
+  if (!compact && stats) body.append(stats);
   if (options.racks && table.racks.size) body.append(rackStrip(table));
   if (table.events.length) {
     body.append(el("ol", { class: "events", "data-field": "events" },
@@ -539,7 +543,6 @@ function statsLine(table) {
   if (!items.length) return null;
   const line = el("p", { class: "stats", "data-field": "stats" });
   items.forEach((node, i) => { if (i) line.append(" · "); line.append(node); });
-  if (st.partial) line.append(" ", el("span", { class: "item partial", "data-field": "partial" }, t("stats.partial")));
   return line;
 }
 // The racks of the match seen so far: number, breaker, winner.
