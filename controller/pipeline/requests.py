@@ -222,10 +222,12 @@ class GetRequest(_Request):
 
 
 class HistorySinceRequest(_Request):
-    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``."""
+    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``, of the
+    journal's ``epoch`` (refused for another; any when None)."""
 
     seq: Annotated[int, Field(ge=0, le=2**53 - 1)]
     limit: Annotated[int, Field(ge=1, le=1000)] = 200
+    epoch: Annotated[str, StringConstraints(max_length=64)] | None = None
 
 
 REQUESTS: dict[str, type[_Request]] = {

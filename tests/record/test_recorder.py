@@ -17,13 +17,13 @@ import pytest
 
 from controller.record.store import Store
 from tests.broker import Broker
-from tests.record.venue import published, recorder, stored, tables
+from tests.record.venue import epoch, published, recorder, stored, tables
 from tests.waiting import until
 
 
 def complete(store: Store, root: Path, names: list[str]) -> bool:
     """Whether the store holds exactly what each table's journal published."""
-    return all(stored(store, t) == published(root, t) for t in names)
+    return all(stored(store, root, t) == published(root, t) for t in names)
 
 
 async def wait_complete(store: Store, root: Path, names: list[str], timeout: float = 30.0) -> None:
@@ -33,7 +33,7 @@ async def wait_complete(store: Store, root: Path, names: list[str], timeout: flo
         await until(check, timeout=timeout, what="the store to equal the journals")
     except AssertionError:
         for t in names:
-            j, s = published(root, t), stored(store, t)
+            j, s = published(root, t), stored(store, root, t)
             print(t, "journal", len(j), "store", len(s), "missing", sorted(set(j) - set(s))[:20],
                   "extra", sorted(set(s) - set(j))[:20])
         raise
@@ -104,7 +104,7 @@ async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, s
             await until(lambda: len(store.progress()) == 3, timeout=30, what="every table seen")
             proc.send_signal(signal.SIGKILL)
             proc.wait()
-            seen = sum(len(stored(store, t)) for t in names)
+            seen = sum(len(stored(store, tmp_path, t)) for t in names)
             await asyncio.sleep(2.0)  # play goes on with the recorder away
             away = sum(len(published(tmp_path, t)) for t in names) - seen
             proc = recorder(broker, store_url, log)
@@ -132,13 +132,14 @@ async def test_seqs_the_journal_no_longer_holds_are_a_gap_never_made_up(tmp_path
     async with tables(tmp_path, broker, 1, speed=40, shots=10, loop=False):
         proc = recorder(broker, store_url, log)
         try:
-            await until(lambda: set(journal) <= set(stored(store, "t1")) and store.gaps(),
+            await until(lambda: set(journal) <= set(stored(store, tmp_path, "t1")) and store.gaps(),
                         timeout=30, what="the record of t1")
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait()
-    assert store.gaps() == [("club", "t1", 1, 40, "no longer in the table's journal")]
-    assert not set(range(1, 41)) & set(stored(store, "t1"))
+    assert store.gaps() == [("club", "t1", epoch(tmp_path, "t1"), 1, 40,
+                             "no longer in the table's journal")]
+    assert not set(range(1, 41)) & set(stored(store, tmp_path, "t1"))
 
 
 async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_path, broker):
