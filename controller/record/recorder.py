@@ -7,8 +7,10 @@ to the store: a ``kill -9`` loses nothing the broker will not send again, and wh
 again is ignored (keyed by venue, table, the table's journal's epoch and seq: a replaced Pi's
 new journal numbers from 1 again). A table's epoch's seqs are complete up to a point; past it,
 a gap is asked of the table with ``history_since`` naming the epoch (answered from its
-journal), and what the journal no longer holds is recorded as a gap, never made up: an older
-epoch's tail that the table refuses (its journal is another now) too.
+journal), and what the journal no longer holds is recorded as a gap, never made up. An older
+epoch is asked for once more, and when the table refuses it (its journal is another now),
+its unheard seqs are a gap, and so is whatever came after its last heard message, unless that
+was the table's clean stop.
 
 On the first message of a match and at the end of one it publishes, retained,
 ``<prefix>/<venue>/<table>/session``: ``{"v": 1, "playing": bool, "match_id", "ts"}``
@@ -18,6 +20,7 @@ On the first message of a match and at the end of one it publishes, retained,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import logging
@@ -44,6 +47,8 @@ TOPICS = ("status", "state", "event", "display", "health", "response/+")
 BATCH = 500
 #: Why an older epoch's unheard seqs are lost.
 REPLACED = "not in the table's journal: a new journal (epoch) replaced it"
+#: Why whatever an older epoch published after its last heard message is lost (if anything).
+UNHEARD = "after the last heard, if any: a new journal (epoch) replaced it"
 #: How many messages one ``history_since`` asks for.
 FILL_LIMIT = 500
 #: A ``history_since`` not answered in this long is asked again.
@@ -163,11 +168,11 @@ class Recorder:
         new = await asyncio.to_thread(self.store.add, ordered, lost=lost, progress=progress)
         self.counters.stored += len(new)
         self.counters.duplicates += len(ordered) - len(new)
-        self.counters.lost += sum(b - a + 1 for *_, a, b, _ in lost)
+        self.counters.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
         await asyncio.to_thread(summarize_finished, self.store)
         await self._sessions(client, new)
         for key, t in self._tables.items():
-            if t.progress.complete_upto < t.progress.high and not t.asked:
+            if not t.asked:
                 await self._fill(client, key)
 
     def _advance(self, ordered: list[Stored], fills: list[tuple[Key, dict[str, Any]]],
@@ -181,8 +186,8 @@ class Recorder:
             by_table.setdefault((m.venue, m.table, m.epoch), []).append(m.seq)
         for key, seqs in by_table.items():  # first: the epoch heard last is the table's
             t = self._tables.setdefault(key, _Table(Progress(0, 0)))
-            t.progress = Progress(t.progress.complete_upto, max(t.progress.high, seqs[-1]),
-                                  heard.get(key, t.progress.heard))
+            t.progress = dataclasses.replace(t.progress, high=max(t.progress.high, seqs[-1]),
+                                             heard=heard.get(key, t.progress.heard))
         for key, reply in fills:
             t = self._tables[key]
             t.asked, t.tx = 0.0, None
@@ -201,7 +206,7 @@ class Recorder:
             for s in seqs:
                 if s == done + 1:
                     done = s
-            t.progress = Progress(done, t.progress.high, t.progress.heard)
+            t.progress = dataclasses.replace(t.progress, complete_upto=done)
             changed[key] = t.progress
         return changed, lost
 
@@ -218,19 +223,25 @@ class Recorder:
                    else "never written to the table's journal")
             lost.append((venue, table, epoch, a, b, why))
             log.warning("%s/%s: seqs %d-%d are lost (%s)", venue, table, a, b, why)
-        t.progress = Progress(upto, max(t.progress.high, upto), t.progress.heard)
+        t.progress = dataclasses.replace(t.progress, complete_upto=upto,
+                                         high=max(t.progress.high, upto))
         return lost
 
     def _replaced(self, key: Key, t: _Table) -> list[Lost]:
-        """An older epoch the table no longer answers for: returns its unheard seqs, lost."""
+        """An older epoch the table no longer answers for: returns its unheard seqs, lost,
+        and all after its last heard unless that was the table's clean stop."""
         venue, table, epoch = key
         done, high = t.progress.complete_upto, t.progress.high
         have = set(self.store.seqs_between(venue, table, epoch, done, high))
-        lost = [(venue, table, epoch, a, b, REPLACED) for a, b in _missing(done + 1, high, have)]
-        for _, _, _, a, b, _ in lost:
-            log.warning("%s/%s epoch %r: seqs %d-%d are lost (%s)", venue, table, epoch, a, b,
-                        REPLACED)
-        t.progress = Progress(high, high, t.progress.heard)
+        lost: list[Lost] = [(venue, table, epoch, a, b, REPLACED)
+                            for a, b in _missing(done + 1, high, have)]
+        last = self.store.messages(venue, table, high, high, epoch)
+        if not (last and last[0].topic == "status" and last[0].payload.get("state") == "stopped"):
+            lost.append((venue, table, epoch, high + 1, None, UNHEARD))
+        for _, _, _, a, b, why in lost:
+            log.warning("%s/%s epoch %r: seqs %d-%s are lost (%s)", venue, table, epoch, a,
+                        "" if b is None else b, why)
+        t.progress = Progress(high, high, t.progress.heard, closed=True)
         return lost
 
     def _newest(self, venue: str, table: str) -> str:
@@ -239,10 +250,12 @@ class Recorder:
                     if key[:2] == (venue, table)), default=(0.0, ""))[1]
 
     async def _fill(self, client: aiomqtt.Client, key: Key) -> None:
+        """Asks the table for what is missing of an epoch, and for an older epoch's end."""
         t = self._tables[key]
-        if t.progress.complete_upto >= t.progress.high:
-            return
         venue, table, epoch = key
+        complete = t.progress.complete_upto >= t.progress.high
+        if t.progress.closed or (complete and epoch == self._newest(venue, table)):
+            return
         t.tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
         t.asked = time.monotonic()
         self.counters.fills += 1

@@ -8,13 +8,16 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           delivered again (QoS 1) is ignored. ``epoch`` is
                                           the table's journal's (a replaced Pi's new journal
                                           numbers from 1 again); "" for tables without one
-    tables(venue, table_id, epoch, complete_upto, high, heard)
+    tables(venue, table_id, epoch, complete_upto, high, heard, closed)
                                           every seq of the epoch up to ``complete_upto`` is
                                           stored or in ``gaps``; ``high`` is the highest seq
-                                          seen; ``heard`` when a message of the epoch last came
+                                          seen; ``heard`` when a message of the epoch last came;
+                                          ``closed``: an older epoch whose end is recorded
     gaps(venue, table_id, epoch, first_seq, last_seq, reason)
                                           seqs the table's journal did not hold when asked
-                                          (a replaced Pi, a power cut's jump): never invented
+                                          (a replaced Pi, a power cut's jump): never invented;
+                                          ``last_seq`` None: all after ``first_seq`` (an
+                                          older epoch's end, unheard)
     matches, match_players                each finished match and its players' figures
                                           (``controller.record.stats``), kept up to date;
                                           ``player_id`` the roster's (``controller.record.roster``)
@@ -54,7 +57,7 @@ tables = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True),
     sa.Column("complete_upto", sa.BigInteger), sa.Column("high", sa.BigInteger),
-    sa.Column("heard", sa.Float))
+    sa.Column("heard", sa.Float), sa.Column("closed", sa.Boolean))
 gaps = sa.Table(
     "gaps", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
@@ -88,8 +91,9 @@ match_players = sa.Table(
 
 #: A table's epoch: ``(venue, table, epoch)``.
 Key = tuple[str, str, str]
-#: Seqs recorded as lost: ``(venue, table, epoch, first, last, reason)``.
-Lost = tuple[str, str, str, int, int, str]
+#: Seqs recorded as lost: ``(venue, table, epoch, first, last, reason)``; ``last`` None: every
+#: seq after ``first`` (an older epoch's end, never heard).
+Lost = tuple[str, str, str, int, int | None, str]
 
 
 class StoreError(ControllerError, OSError):
@@ -120,11 +124,12 @@ class Stored:
 class Progress:
     """What the store knows of one table's epoch: complete up to ``complete_upto``, seen up to
     ``high``; ``heard``: when its last message came (Unix seconds; the epoch heard last is the
-    table's own)."""
+    table's own); ``closed``: an older epoch whose end is recorded."""
 
     complete_upto: int
     high: int
     heard: float = 0.0
+    closed: bool = False
 
 
 def engine_for(url: str) -> sa.Engine:
@@ -195,10 +200,11 @@ class Store:
                 for (venue, table, epoch), p in (progress or {}).items():
                     stmt = self._insert(tables).values(
                         venue=venue, table_id=table, epoch=epoch, complete_upto=p.complete_upto,
-                        high=p.high, heard=p.heard)
+                        high=p.high, heard=p.heard, closed=p.closed)
                     conn.execute(stmt.on_conflict_do_update(
                         index_elements=["venue", "table_id", "epoch"],
-                        set_={"complete_upto": p.complete_upto, "high": p.high, "heard": p.heard}))
+                        set_={"complete_upto": p.complete_upto, "high": p.high,
+                              "heard": p.heard, "closed": p.closed}))
                 return new
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot write the record store: {exc}") from exc
@@ -208,8 +214,10 @@ class Store:
         """Returns the progress of every known table's epochs, keyed ``(venue, table, epoch)``."""
         t = tables.c
         with self.engine.connect() as conn:
-            return {(v, tb, e): Progress(c, h, o or 0.0) for v, tb, e, c, h, o in conn.execute(
-                sa.select(t.venue, t.table_id, t.epoch, t.complete_upto, t.high, t.heard))}
+            return {(v, tb, e): Progress(c, h, o or 0.0, bool(x))
+                    for v, tb, e, c, h, o, x in conn.execute(sa.select(
+                        t.venue, t.table_id, t.epoch, t.complete_upto, t.high, t.heard,
+                        t.closed))}
 
     def seqs(self, venue: str, table: str, epoch: str = "") -> list[int]:
         """Returns the stored seqs of one table's epoch, in order."""
@@ -249,7 +257,8 @@ class Store:
         if venue is not None:
             q = q.where(g.venue == venue)
         with self.engine.connect() as conn:
-            return [(v, t, e, int(a), int(b), r) for v, t, e, a, b, r in conn.execute(q)]
+            return [(v, t, e, int(a), None if b is None else int(b), r)
+                    for v, t, e, a, b, r in conn.execute(q)]
 
 
 def _ts(payload: dict[str, Any]) -> float | None:

@@ -45,13 +45,15 @@ def upgrade() -> None:
         sa.Column("high", sa.BigInteger, nullable=False),
         # when the epoch's last message came (Unix seconds): the epoch heard last is the table's
         sa.Column("heard", sa.Float, nullable=False, server_default="0"),
+        # an older epoch whose end is recorded (the table refused it: its journal is another)
+        sa.Column("closed", sa.Boolean, nullable=False, server_default=sa.false()),
     ], ["venue", "table_id", "epoch"], ["venue", "table_id", "complete_upto", "high"])
     _copy("gaps", [
         sa.Column("venue", sa.String(64), nullable=False),
         sa.Column("table_id", sa.String(64), nullable=False),
         sa.Column("epoch", sa.String(64), nullable=False, server_default=""),
         sa.Column("first_seq", sa.BigInteger, nullable=False, autoincrement=False),
-        sa.Column("last_seq", sa.BigInteger, nullable=False),
+        sa.Column("last_seq", sa.BigInteger),  # None: whatever came after first_seq, unheard
         sa.Column("reason", sa.String(200), nullable=False),
     ], ["venue", "table_id", "epoch", "first_seq"],
         ["venue", "table_id", "first_seq", "last_seq", "reason"])
