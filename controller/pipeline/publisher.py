@@ -70,6 +70,9 @@ class Publisher:
         #: The table's time when the match began (``match_t0`` in the state): pages time the
         #: match on the table's clock, never on their own.
         self.match_t0: float | None = None
+        #: The match's players' roster ids as the console picked them (None: none given;
+        #: ``player_ids`` in ``match_started`` and the state).
+        self.player_ids: list[str | None] | None = None
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
@@ -77,6 +80,7 @@ class Publisher:
         other.press = self.press.fork()
         other._status_health, other._last_state = self._status_health, self._last_state
         other._last_match_id, other.match_t0 = self._last_match_id, self.match_t0
+        other.player_ids = self.player_ids
         return other
 
     def take(self) -> list[Message]:
@@ -86,7 +90,11 @@ class Publisher:
     def snapshot(self, referee: Referee, match_id: str | None, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
         return {**self.press.stamp(t), "match_id": match_id, "match_t0": self.match_t0,
-                "language": self.language, **texts.with_prompts(referee.snapshot(), self.language)}
+                **self._ids(), "language": self.language,
+                **texts.with_prompts(referee.snapshot(), self.language)}
+
+    def _ids(self) -> dict[str, Any]:
+        return {} if self.player_ids is None else {"player_ids": self.player_ids}
 
     def decided(self, t: float, decisions: list[Decision], referee: Referee,
                 match_id: str | None) -> None:
@@ -105,6 +113,8 @@ class Publisher:
             }, t, ends_shot=not corrected)
         for d in decisions:
             kind, data = _event_of(d, referee, match_id, self.language)
+            if kind == "match_started":
+                data.update(self._ids())
             if kind:
                 self.press.event(kind, data, t)
         self.state(t, referee, match_id)
@@ -117,7 +127,7 @@ class Publisher:
             return
         self._last_state, self._last_match_id = snap, match_id
         self.press.retained("state", {"match_id": match_id, "match_t0": self.match_t0,
-                                      "language": self.language, **snap}, t)
+                                      **self._ids(), "language": self.language, **snap}, t)
         self.press.retained("display", display(snap, self.language), t)
 
     def everything(self, t: float, referee: Referee, match_id: str | None) -> None:
