@@ -14,7 +14,9 @@ was the table's clean stop.
 
 On the first message of a match and at the end of one it publishes, retained,
 ``<prefix>/<venue>/<table>/session``: ``{"v": 1, "playing": bool, "match_id", "ts"}``
-(what a club's billing reads; ``controller.record.stats`` lists the sessions).
+(what a club's billing reads; ``controller.record.stats`` lists the sessions). When a match
+is summed up, and on each connection, it publishes each venue's roster, retained, on
+``<prefix>/<venue>/roster`` (``controller.record.roster``): the names a console offers.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from controller.record import roster
 from controller.record.stats import summarize_finished
 from controller.record.store import Key, Lost, Progress, Store, Stored
 from controller.service.connection import AckingClient, Backoff, Broker
@@ -103,6 +106,7 @@ class Recorder:
                     for key, t in self._tables.items():
                         t.asked = 0.0
                         await self._fill(client, key)
+                    await self._rosters(client, {venue for venue, _, _ in self._tables})
                     await self._read(client)
             except aiomqtt.MqttError as exc:
                 delay = backoff.next()
@@ -170,6 +174,7 @@ class Recorder:
         self.counters.duplicates += len(ordered) - len(new)
         self.counters.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
         await asyncio.to_thread(summarize_finished, self.store)
+        await self._rosters(client, await asyncio.to_thread(roster.assign, self.store))
         await self._sessions(client, new)
         for key, t in self._tables.items():
             if not t.asked:
@@ -275,6 +280,13 @@ class Recorder:
             if late or (not t.asked and not only_late):
                 t.asked = 0.0
                 await self._fill(client, key)
+
+    async def _rosters(self, client: aiomqtt.Client, venues: set[str]) -> None:
+        """Publishes these venues' rosters, retained."""
+        for venue in sorted(venues):
+            body = await asyncio.to_thread(roster.payload, self.store, venue)
+            await client.publish(f"{self.prefix}/{venue}/roster",
+                                 json.dumps(body, ensure_ascii=False), qos=1, retain=True)
 
     async def _sessions(self, client: aiomqtt.Client, new: list[Stored]) -> None:
         """Publishes a table's session topic when a match starts or ends in what is new."""
