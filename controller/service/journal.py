@@ -168,11 +168,13 @@ class Journal:
 
     def _epoch(self) -> tuple[str, int]:
         """Returns the journal's epoch and the seq it began after, made (and written) when the
-        journal has none: seqs continue after the seq mark's reservation. Raises JournalError."""
+        journal has none: after the last seq it gave out (one made before epochs), else after
+        the seq mark's reservation (a new database: numbering continues there). Raises
+        JournalError."""
         if "epoch" in self.meta:
             return self.meta["epoch"], int(self.meta.get("epoch_since", "0"))
         epoch = secrets.token_hex(8)
-        since = max(int(self.meta.get("seq", "0")), self.mark.found.reserved)
+        since = int(self.meta.get("seq", self.mark.found.reserved))
         try:
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                  [("epoch", epoch), ("epoch_since", str(since))])

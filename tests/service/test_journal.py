@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 
 import pytest
 
@@ -161,3 +162,18 @@ def test_a_journal_keeps_its_epoch_and_a_new_one_has_another_after_the_seq_mark(
     assert new.published.history_since(0, 10, new.epoch, base="b")["since"] == 120
     with pytest.raises(LookupError, match="not"):
         new.published.history_since(0, 10, epoch, base="b")
+
+
+def test_a_journal_made_before_epochs_gets_one_after_its_last_seq(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.set_meta("seq", 812)
+    journal.mark.reserve(1812)  # reserved ahead; numbering goes on after 812
+    journal.sync()
+    journal.close()
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DELETE FROM meta WHERE key IN ('epoch', 'epoch_since')")
+    db.close()
+    upgraded = Journal(path)
+    assert upgraded.epoch_since == 812 and Journal(path).epoch == upgraded.epoch
