@@ -58,9 +58,10 @@ def assign(store: Store) -> set[str]:
 
 
 def entries(store: Store, venue: str, limit: int = ROSTER_SIZE) -> list[dict[str, Any]]:
-    """Returns the venue's players, ``{id, name, table, last, matches}`` (``name`` and
-    ``table`` of their last match, ``last`` when it ended, Unix seconds), the most recently
-    seen first, at most ``limit``."""
+    """Returns the venue's players, ``{id, name, table, last, against, matches}`` (``name``,
+    ``table`` and the other players' names (``against``) of their last match, ``last`` when it
+    ended, Unix seconds), the most recently seen first, at most ``limit``: two players of one
+    name are told apart by them."""
     c, m = match_players.c, matches.c
     joined = sa.and_(m.venue == c.venue, m.table_id == c.table_id, m.match_id == c.match_id)
     last = sa.func.max(sa.func.coalesce(m.ended, 0.0))
@@ -69,14 +70,25 @@ def entries(store: Store, venue: str, limit: int = ROSTER_SIZE) -> list[dict[str
             sa.select(c.player_id, sa.func.count(), last).join(matches, joined)
             .where(c.venue == venue, c.player_id.is_not(None)).group_by(c.player_id)
             .order_by(last.desc(), c.player_id).limit(limit)).all()
-        latest: dict[str, tuple[str, str]] = {}
-        for pid, name, table in conn.execute(
-                sa.select(c.player_id, c.name, c.table_id).join(matches, joined)
+        latest: dict[str, tuple[str, str, str]] = {}
+        for pid, name, table, match_id in conn.execute(
+                sa.select(c.player_id, c.name, c.table_id, c.match_id).join(matches, joined)
                 .where(c.venue == venue, c.player_id.in_([row[0] for row in top]))
                 .order_by(sa.func.coalesce(m.ended, 0.0).desc())):
-            latest.setdefault(pid, (name, table))
-    return [{"id": pid, "name": latest[pid][0], "table": latest[pid][1],
-             "last": round(float(ended), 3) or None, "matches": n} for pid, n, ended in top]
+            latest.setdefault(pid, (name, table, match_id))
+        players: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
+        for table, match_id, pid, name in conn.execute(
+                sa.select(c.table_id, c.match_id, c.player_id, c.name)
+                .where(c.venue == venue, c.match_id.in_({m for _, _, m in latest.values()}))
+                .order_by(c.idx)):
+            players.setdefault((table, match_id), []).append((pid, name))
+    out = []
+    for pid, n, ended in top:
+        name, table, match_id = latest[pid]
+        against = [other for who, other in players.get((table, match_id), []) if who != pid]
+        out.append({"id": pid, "name": name, "table": table, "last": round(float(ended), 3) or None,
+                    "against": against, "matches": n})
+    return out
 
 
 def payload(store: Store, venue: str) -> dict[str, Any]:

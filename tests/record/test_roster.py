@@ -34,6 +34,9 @@ def test_one_player_picked_on_two_tables_is_one_entry_and_typed_names_stay_apart
         (typed, "Борис", "t2", 1),  # the other «Борис», typed: another player
     ]) + [(roster.new_id("club", "t1", "e1", "m-a", 1), "Анна", "t1", 1)]
     assert got[0]["last"] == 2000.0 and got[-1]["last"] == 1000.0
+    # the two «Борис» of table 2's last match are told apart by whom they played
+    assert {e["id"]: e["against"] for e in got} == {
+        "p-boris": ["Борис"], typed: ["Борис"], got[-1]["id"]: ["Борис"]}
     assert roster.entries(store, "club", limit=1) == got[:1]
     assert roster.entries(store, "elsewhere") == []
 

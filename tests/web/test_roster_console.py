@@ -5,6 +5,7 @@ one player with matches on two tables; a «Борис» typed is another player.
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -76,7 +77,8 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
         expect(offered).to_have_count(2, timeout=TIMEOUT)
         expect(offered.nth(0)).to_contain_text("Стол 2")  # the most recently seen first
         expect(offered.nth(1)).to_contain_text("Стол 1")
-        expect(offered.nth(1)).to_contain_text("матчей: 1")
+        expect(offered.nth(1)).to_contain_text("матчей: 1 · соперник: Анна")
+        expect(offered.nth(0)).to_contain_text("соперник: Олег")
         page.locator('[data-player-name="0"]').scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "console-roster-tablet.png"))
         offered.filter(has_text="Стол 1").click()
@@ -96,6 +98,7 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
         assert tables_of(store, boris_t2) == ["t2"]
         entries = {e["id"]: e for e in roster.entries(store, VENUE)}
         assert entries[boris_t1]["matches"] == 2 and entries[boris_t1]["table"] == "t2"
+        assert entries[boris_t1]["against"] == ["Вера"] and entries[boris_t2]["against"] == ["Олег"]
         assert [e["name"] for e in entries.values()].count("Борис") == 2
         # and the console is offered the roster as it is now
         page.fill('[data-player-name="1"]', "Ве")
@@ -103,6 +106,17 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
             ["Вера"], timeout=TIMEOUT)
         assert errors == []
         page.close()
+        # on a phone the offers fit the screen
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        phone.goto(web.url + "console.html?table=t1&lang=ru")
+        phone.fill('[data-player-name="0"]', "Бор")
+        expect(phone.locator('[data-roster-for="0"] .roster-pick small')).to_have_text(
+            [re.compile("матчей: 2 · соперник: Вера$"), re.compile("матчей: 1 · соперник: Олег$")],
+            timeout=TIMEOUT)
+        phone.locator('[data-roster-for="0"]').scroll_into_view_if_needed()
+        assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        phone.screenshot(path=str(artifacts / "console-roster-phone.png"))
+        phone.close()
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()

@@ -804,7 +804,9 @@ function pressable(node, action) {
   const rosterTopic = `${config.prefix}/${config.venue}/roster`;
   function seenText(entry) {
     const date = entry.last ? new Date(entry.last * 1000).toLocaleDateString(LANG, { day: "numeric", month: "short" }) : "";
-    return t("c.roster_seen", { table: tableName(entry.table), date, n: entry.matches });
+    const seen = t("c.roster_seen", { table: tableName(entry.table), date, n: entry.matches });
+    const against = Array.isArray(entry.against) ? entry.against.join(", ") : "";
+    return against ? `${seen} · ${t("c.roster_against", { names: against })}` : seen;
   }
   function typedName(input) {
     delete input.dataset.playerId;  // typed: no longer the entry picked
