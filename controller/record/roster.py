@@ -38,7 +38,7 @@ def assign(store: Store) -> set[str]:
         todo = conn.execute(
             sa.select(c.venue, c.table_id, c.match_id, m.epoch, m.first_seq)
             .join(matches, sa.and_(m.venue == c.venue, m.table_id == c.table_id,
-                                   m.match_id == c.match_id))
+                                   m.epoch == c.epoch, m.match_id == c.match_id))
             .where(c.player_id.is_(None)).distinct()).all()
     for venue, table, match_id, epoch, first in todo:
         started = store.messages(venue, table, first, first, epoch)
@@ -46,14 +46,14 @@ def assign(store: Store) -> set[str]:
         ids = data.get("player_ids")
         picked: list[Any] = ids if isinstance(ids, list) else []
         with store.engine.begin() as conn:
-            for (idx,) in conn.execute(sa.select(c.idx).where(
-                    c.venue == venue, c.table_id == table, c.match_id == match_id)):
+            match = sa.and_(c.venue == venue, c.table_id == table, c.epoch == epoch,
+                            c.match_id == match_id)
+            for (idx,) in conn.execute(sa.select(c.idx).where(match)):
                 given = picked[idx] if idx < len(picked) else None
                 pid = (given if isinstance(given, str) and _ID.match(given)
                        else new_id(venue, table, epoch or "", match_id, idx))
-                conn.execute(sa.update(match_players).where(
-                    c.venue == venue, c.table_id == table, c.match_id == match_id,
-                    c.idx == idx).values(player_id=pid))
+                conn.execute(sa.update(match_players).where(match, c.idx == idx)
+                             .values(player_id=pid))
     return {venue for venue, *_ in todo}
 
 
@@ -63,29 +63,32 @@ def entries(store: Store, venue: str, limit: int = ROSTER_SIZE) -> list[dict[str
     ended, Unix seconds), the most recently seen first, at most ``limit``: two players of one
     name are told apart by them."""
     c, m = match_players.c, matches.c
-    joined = sa.and_(m.venue == c.venue, m.table_id == c.table_id, m.match_id == c.match_id)
+    joined = sa.and_(m.venue == c.venue, m.table_id == c.table_id, m.epoch == c.epoch,
+                     m.match_id == c.match_id)
     last = sa.func.max(sa.func.coalesce(m.ended, 0.0))
     with store.engine.connect() as conn:
         top = conn.execute(
             sa.select(c.player_id, sa.func.count(), last).join(matches, joined)
             .where(c.venue == venue, c.player_id.is_not(None)).group_by(c.player_id)
             .order_by(last.desc(), c.player_id).limit(limit)).all()
-        latest: dict[str, tuple[str, str, str]] = {}
-        for pid, name, table, match_id in conn.execute(
-                sa.select(c.player_id, c.name, c.table_id, c.match_id).join(matches, joined)
+        latest: dict[str, tuple[str, str, str, str]] = {}
+        for pid, name, table, epoch, match_id in conn.execute(
+                sa.select(c.player_id, c.name, c.table_id, c.epoch, c.match_id)
+                .join(matches, joined)
                 .where(c.venue == venue, c.player_id.in_([row[0] for row in top]))
                 .order_by(sa.func.coalesce(m.ended, 0.0).desc())):
-            latest.setdefault(pid, (name, table, match_id))
-        players: dict[tuple[str, str], list[tuple[str | None, str]]] = {}
-        for table, match_id, pid, name in conn.execute(
-                sa.select(c.table_id, c.match_id, c.player_id, c.name)
-                .where(c.venue == venue, c.match_id.in_({m for _, _, m in latest.values()}))
+            latest.setdefault(pid, (name, table, epoch, match_id))
+        players: dict[tuple[str, str, str], list[tuple[str | None, str]]] = {}
+        for table, epoch, match_id, pid, name in conn.execute(
+                sa.select(c.table_id, c.epoch, c.match_id, c.player_id, c.name)
+                .where(c.venue == venue, c.match_id.in_({k[3] for k in latest.values()}))
                 .order_by(c.idx)):
-            players.setdefault((table, match_id), []).append((pid, name))
+            players.setdefault((table, epoch, match_id), []).append((pid, name))
     out = []
     for pid, n, ended in top:
-        name, table, match_id = latest[pid]
-        against = [other for who, other in players.get((table, match_id), []) if who != pid]
+        name, table, epoch, match_id = latest[pid]
+        against = [other for who, other in players.get((table, epoch, match_id), [])
+                   if who != pid]
         out.append({"id": pid, "name": name, "table": table, "last": round(float(ended), 3) or None,
                     "against": against, "matches": n})
     return out

@@ -117,15 +117,16 @@ def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = 
            "winner": winner if isinstance(winner, int) else None, "abandoned": abandoned}
     with store.engine.begin() as conn:
         key = sa.and_(matches.c.venue == venue, matches.c.table_id == table,
-                      matches.c.match_id == row["match_id"])
+                      matches.c.epoch == epoch, matches.c.match_id == row["match_id"])
         conn.execute(sa.delete(matches).where(key))
         conn.execute(sa.delete(match_players).where(
             match_players.c.venue == venue, match_players.c.table_id == table,
-            match_players.c.match_id == row["match_id"]))
+            match_players.c.epoch == epoch, match_players.c.match_id == row["match_id"]))
         conn.execute(sa.insert(matches), [row])
         if players:
             conn.execute(sa.insert(match_players), [
-                {"venue": venue, "table_id": table, "match_id": row["match_id"], "idx": i,
+                {"venue": venue, "table_id": table, "epoch": epoch, "match_id": row["match_id"],
+                 "idx": i,
                  "name": p.name, "game": row["game"], "won": p.won, "games_won": p.games_won,
                  "games_played": len(match.games), "balls": p.balls, "points": p.points,
                  "best_run": p.best_run, "break_and_runs": p.break_and_runs, "fouls": p.fouls}
@@ -217,7 +218,7 @@ def roster(store: Store) -> list[dict[str, Any]]:
     c, m = match_players.c, matches.c
     q = (sa.select(c.name, sa.func.count(), sa.func.max(m.ended))
          .join(matches, sa.and_(m.venue == c.venue, m.table_id == c.table_id,
-                                m.match_id == c.match_id))
+                                m.epoch == c.epoch, m.match_id == c.match_id))
          .group_by(c.name).order_by(sa.func.max(m.ended).desc(), c.name))
     with store.engine.connect() as conn:
         return [{"name": name, "matches": n, "last": last} for name, n, last in conn.execute(q)]

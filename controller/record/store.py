@@ -19,7 +19,8 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           ``last_seq`` None: all after ``first_seq`` (an
                                           older epoch's end, unheard)
     matches, match_players                each finished match and its players' figures
-                                          (``controller.record.stats``), kept up to date;
+                                          (``controller.record.stats``), kept up to date,
+                                          keyed by (venue, table, epoch, match_id);
                                           ``player_id`` the roster's (``controller.record.roster``)
 """
 
@@ -69,8 +70,8 @@ matches = sa.Table(
     "matches", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True),
     sa.Column("match_id", sa.String(100), primary_key=True),
-    sa.Column("epoch", sa.String(64)),
     sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
     sa.Column("players", sa.Text), sa.Column("winner", sa.Integer),
@@ -79,6 +80,7 @@ match_players = sa.Table(
     "match_players", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True),
     sa.Column("match_id", sa.String(100), primary_key=True),
     sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("name", sa.String(100)), sa.Column("player_id", sa.String(64)),

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
 
-from controller.record import stats
+from controller.record import roster, stats
 from controller.record.store import MIGRATIONS, Progress, Store, Stored, engine_for
 
 
@@ -142,6 +142,18 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
                              " VALUES ('club', 't1', 7, 9)"))
         conn.execute(sa.text("INSERT INTO gaps (venue, table_id, first_seq, last_seq, reason)"
                              " VALUES ('club', 't1', 1, 6, 'no longer in the table''s journal')"))
+        conn.execute(sa.insert(sa.table("matches", *map(sa.column, (
+            "venue", "table_id", "match_id", "game", "started", "ended", "first_seq", "last_seq",
+            "players", "winner", "abandoned")))), [{
+                "venue": "club", "table_id": "t1", "match_id": "m-1", "game": "pyramid",
+                "started": 10.0, "ended": 20.0, "first_seq": 7, "last_seq": 7,
+                "players": '["Анна"]', "winner": 0, "abandoned": False}])
+        conn.execute(sa.insert(sa.table("match_players", *map(sa.column, (
+            "venue", "table_id", "match_id", "idx", "name", "game", "won", "games_won",
+            "games_played", "balls", "points", "best_run", "break_and_runs", "fouls")))), [{
+                "venue": "club", "table_id": "t1", "match_id": "m-1", "idx": 0, "name": "Анна",
+                "game": "pyramid", "won": True, "games_won": 1, "games_played": 1, "balls": 8,
+                "points": 8, "best_run": 3, "break_and_runs": 0, "fouls": 1}])
     engine.dispose()
     store = Store(store_url)
     # what was there is the epoch "" (tables that carried none) ...
@@ -149,9 +161,30 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
         (7, "", {"seq": 7})]
     assert store.progress() == {("club", "t1", ""): Progress(7, 9, 0.0)}
     assert store.gaps() == [("club", "t1", "", 1, 6, "no longer in the table's journal")]
+    [old] = stats.history(store)
+    assert (old["match_id"], old["epoch"], old["players"]) == ("m-1", "", ["Анна"])
+    assert stats.player(store, "Анна")["total"]["balls"] == 8
+    assert roster.assign(store) == {"club"}  # the player of a match summed up before: an id
+    assert [e["name"] for e in roster.entries(store, "club")] == ["Анна"]
     # ... and a new journal's seq 7 is another message, not a redelivery
     new = store.add([Stored("club", "t1", 7, "event", {"seq": 7, "epoch": "e2"}, "e2")])
     assert [(m.seq, m.epoch) for m in new] == [(7, "e2")]
     assert store.add([Stored("club", "t1", 7, "event", {"seq": 7}, "")]) == []
     with store.engine.connect() as conn:
         assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0002"
+
+
+def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url):
+    store = Store(store_url)
+    for epoch, players, ended in (("old", ["Анна", "Борис"], 100.0), ("new", ["Вера", "Олег"], 200.0)):
+        started = {"match_id": "m-20261203-1", "game": "pyramid", "players": players}
+        store.add([Stored("club", "t1", 1, "event", {"v": 1, "seq": 1, "epoch": epoch, "ts": 0.0,
+                                                      "type": "match_started", "data": started}, epoch),
+                   Stored("club", "t1", 2, "event", {"v": 1, "seq": 2, "epoch": epoch, "ts": 0.0,
+                                                      "type": "match_over", "data": {"winner": 0}},
+                          epoch)],
+                  progress={("club", "t1", epoch): Progress(2, 2)}, received=ended)
+    assert stats.summarize_finished(store) == 2
+    assert [(m["epoch"], m["players"]) for m in stats.history(store)] == [
+        ("new", ["Вера", "Олег"]), ("old", ["Анна", "Борис"])]
+    assert stats.player(store, "Анна")["total"]["matches"] == 1
