@@ -48,7 +48,7 @@ messages = sa.Table(
     "messages", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("epoch", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("topic", sa.String(200)), sa.Column("kind", sa.String(64)),
     sa.Column("ts", sa.Float), sa.Column("payload", sa.Text), sa.Column("received", sa.Float))
@@ -56,21 +56,21 @@ tables = sa.Table(
     "tables", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("epoch", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("complete_upto", sa.BigInteger), sa.Column("high", sa.BigInteger),
     sa.Column("heard", sa.Float), sa.Column("closed", sa.Boolean))
 gaps = sa.Table(
     "gaps", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("epoch", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.String(200)))
 matches = sa.Table(
     "matches", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("epoch", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("match_id", sa.String(100), primary_key=True),
     sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
@@ -80,7 +80,7 @@ match_players = sa.Table(
     "match_players", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("epoch", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("match_id", sa.String(100), primary_key=True),
     sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("name", sa.String(100)), sa.Column("player_id", sa.String(64)),
