@@ -56,8 +56,9 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
     proc = recorder(ws_broker, store_url, log)
     try:
         wait_for(lambda: log.exists() and "recording" in log.read_text(), 30, "the recorder")
-        # earlier this evening: «Борис» and «Анна» typed at table 1, another «Борис» at table 2
-        for name, players in (("t1", ["Борис", "Анна"]), ("t2", ["Борис", "Олег"])):
+        # earlier this evening: «Борис» and «Анна Петрова» typed at table 1, another «Борис» at
+        # table 2
+        for name, players in (("t1", ["Борис", "Анна Петрова"]), ("t2", ["Борис", "Олег"])):
             tables[name] = LiveTable(ws_broker.host, ws_broker.port, VENUE, name).start()
             tables[name].request("new_match", {"game": "ten-ball", "players": players})
             tables[name].request("end_match", {})
@@ -77,12 +78,15 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
         expect(offered).to_have_count(2, timeout=TIMEOUT)
         expect(offered.nth(0)).to_contain_text("Стол 2")  # the most recently seen first
         expect(offered.nth(1)).to_contain_text("Стол 1")
-        expect(offered.nth(1)).to_contain_text("матчей: 1 · соперник: Анна")
+        expect(offered.nth(1)).to_contain_text("матчей: 1 · соперник: Анна Петрова")
         expect(offered.nth(0)).to_contain_text("соперник: Олег")
         page.locator('[data-player-name="0"]').scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "console-roster-tablet.png"))
         offered.filter(has_text="Стол 1").click()
         expect(page.locator('[data-roster-for="0"]')).to_contain_text("✓ из списка клуба: Стол 1")
+        page.fill('[data-player-name="1"]', "пет")  # a surname finds its player too
+        expect(page.locator('[data-roster-for="1"] .roster-pick .name')).to_have_text(
+            ["Анна Петрова"], timeout=TIMEOUT)
         page.fill('[data-player-name="1"]', "Вера")  # typed: a new player
         page.click("#new-match button[type=submit]")
         t2 = tables["t2"]

@@ -819,7 +819,9 @@ function pressable(node, action) {
     if (!input || !box) return;
     const typed = input.value.trim().toLocaleLowerCase();
     if (input.dataset.playerId || !typed) { box.replaceChildren(); return; }
-    const found = roster.filter((p) => String(p.name).toLocaleLowerCase().startsWith(typed)).slice(0, 6);
+    // the name, or any word of it (a surname), begins with what is typed
+    const found = roster.filter((p) => String(p.name).toLocaleLowerCase().split(/\s+/)
+      .some((w, i, words) => words.slice(i).join(" ").startsWith(typed))).slice(0, 6);
     box.replaceChildren(...found.map((p) => el("button", { type: "button", class: "roster-pick", "data-player-id": p.id,
       onclick: () => { input.value = p.name; pickedFor(i, p.id); renderBreaker(); } },
     el("span", { class: "name" }, p.name), el("small", {}, seenText(p)))));
