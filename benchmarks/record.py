@@ -260,7 +260,7 @@ def bench_size(repeat: int, matches_wanted: int = 50) -> dict[str, object]:
             store = Store(url)
             empty = _size(store, Path(tmp))
             for i in range(0, len(items), 500):
-                store.add(items[i:i + 500], progress={("club", "t1"): Progress(
+                store.add(items[i:i + 500], progress={("club", "t1", ""): Progress(
                     items[min(i + 499, len(items) - 1)].seq, items[-1].seq)})
             stats.summarize_finished(store)
             out[f"{name} bytes per match"] = round((_size(store, Path(tmp)) - empty) / started)

@@ -122,6 +122,7 @@ def _new_match(table: Table, req: NewMatchRequest, t: float) -> Any:
     table._matches += 1
     table.match_id = table._match_id(table._matches)
     table._pub.match_t0 = round(t, 6)
+    table._pub.player_ids = None if req.player_ids is None else list(req.player_ids)
     table._after(t, decisions)
     return {"match_id": table.match_id}
 

@@ -74,6 +74,9 @@ class Publisher:
         #: The table's time of each shot of the match, in order (``played``): the times of
         #: shots undone stay until a shot takes their place, as a redo gives them back.
         self._shot_times: list[float] = []
+        #: The match's players' roster ids as the console picked them (None: none given;
+        #: ``player_ids`` in ``match_started`` and the state).
+        self.player_ids: list[str | None] | None = None
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
@@ -82,6 +85,7 @@ class Publisher:
         other._status_health, other._last_state = self._status_health, self._last_state
         other._last_match_id, other.match_t0 = self._last_match_id, self.match_t0
         other._shot_times = list(self._shot_times)
+        other.player_ids = self.player_ids
         return other
 
     def played(self, shots: int, t: float) -> None:
@@ -109,8 +113,12 @@ class Publisher:
     def snapshot(self, referee: Referee, match_id: str | None, t: float) -> dict[str, Any]:
         """Returns the state payload now (a seq taken)."""
         return {**self.press.stamp(t), "match_id": match_id, "match_t0": self.match_t0,
-                "language": self.language, **texts.with_prompts(referee.snapshot(), self.language),
+                **self._ids(), "language": self.language,
+                **texts.with_prompts(referee.snapshot(), self.language),
                 "stats": self.stats(referee)}
+
+    def _ids(self) -> dict[str, Any]:
+        return {} if self.player_ids is None else {"player_ids": self.player_ids}
 
     def decided(self, t: float, decisions: list[Decision], referee: Referee,
                 match_id: str | None) -> None:
@@ -129,6 +137,8 @@ class Publisher:
             }, t, ends_shot=not corrected)
         for d in decisions:
             kind, data = _event_of(d, referee, match_id, self.language)
+            if kind == "match_started":
+                data.update(self._ids())
             if kind:
                 self.press.event(kind, data, t)
         self.state(t, referee, match_id)
@@ -142,7 +152,7 @@ class Publisher:
             return
         self._last_state, self._last_match_id = snap, match_id
         self.press.retained("state", {"match_id": match_id, "match_t0": self.match_t0,
-                                      "language": self.language, **snap}, t)
+                                      **self._ids(), "language": self.language, **snap}, t)
         self.press.retained("display", display(snap, self.language), t)
 
     def everything(self, t: float, referee: Referee, match_id: str | None) -> None:

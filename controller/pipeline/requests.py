@@ -28,6 +28,7 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    model_validator,
 )
 
 from controller.errors import ControllerError
@@ -100,12 +101,26 @@ class _Request(BaseModel):
     deadline: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
 
 
+#: A player's id in the venue's roster (``billiards/<venue>/roster``, the venue recorder's).
+PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64,
+                                            pattern=r"^[A-Za-z0-9_-]+$")]
+
+
 class NewMatchRequest(_Request):
     game: GameId
     players: Annotated[list[Name], Field(min_length=2, max_length=4)]
     race_to: Annotated[int, Field(ge=1, le=99)] = 1
     breaker: Annotated[int, Field(ge=0, le=3)] = 0
     options: dict[str, bool | int | str | list[int]] = Field(default_factory=dict)
+    #: Each player's roster id, as picked at the console (None: a name typed, a new player).
+    player_ids: list[PlayerId | None] | None = None
+
+    @model_validator(mode="after")
+    def _one_id_a_player(self) -> NewMatchRequest:
+        if self.player_ids is not None and len(self.player_ids) != len(self.players):
+            raise ValueError(f"player_ids has {len(self.player_ids)} entries for"
+                             f" {len(self.players)} players: one each (null for a name typed)")
+        return self
 
 
 class CalledBall(BaseModel):
@@ -222,10 +237,12 @@ class GetRequest(_Request):
 
 
 class HistorySinceRequest(_Request):
-    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``."""
+    """What a venue recorder asks for to fill a gap: the kept messages after ``seq``, of the
+    journal's ``epoch`` (refused for another; any when None)."""
 
     seq: Annotated[int, Field(ge=0, le=2**53 - 1)]
     limit: Annotated[int, Field(ge=1, le=1000)] = 200
+    epoch: Annotated[str, StringConstraints(max_length=64)] | None = None
 
 
 REQUESTS: dict[str, type[_Request]] = {

@@ -78,9 +78,10 @@ class Table:
         self._desk = Desk()
         # the referee as it was before each undo, newest last, with what the undo left (redo)
         self._undone: list[tuple[Referee, tuple[object, ...]]] = []
-        #: Answers ``history_since(seq, limit)`` from the journal (the service sets it); a read:
-        #: neither recorded nor remembered under its transaction.
-        self.history: Callable[[int, int], dict[str, Any]] | None = None
+        #: Answers ``history_since(seq, limit, epoch)`` from the journal (the service sets it;
+        #: raises LookupError for an epoch the journal is not); a read: neither recorded nor
+        #: remembered under its transaction.
+        self.history: Callable[[int, int, str | None], dict[str, Any]] | None = None
 
     # -------------------------------------------------------------- reading
     @property
@@ -209,8 +210,12 @@ class Table:
         if isinstance(got, HistorySinceRequest):  # a read: not recorded, not remembered
             if self.history is None:
                 return self._answer(name, error(got.transaction, "this table keeps no history"), t)
+            try:
+                data = self.history(got.seq, got.limit, got.epoch)
+            except LookupError as exc:
+                return self._answer(name, error(got.transaction, str(exc)), t)
             return self._answer(name, {"status": "ok", "transaction": got.transaction,
-                                       "data": self.history(got.seq, got.limit)}, t)
+                                       "data": data}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
         return self._answer(name, self._desk.carry_out(name, got, lambda: handle(self, got, t)),
                             t, line)

@@ -4,18 +4,25 @@ It subscribes (QoS 1, ``clean_start = false``, a session expiry of ``SESSION_EXP
 the broker keeps what comes while it is down for a night) to every table's status, state,
 event, display, health and responses, and acknowledges a message only once it is committed
 to the store: a ``kill -9`` loses nothing the broker will not send again, and what comes
-again is ignored (keyed by venue, table and seq). A table's seqs are complete up to a point;
-past it, a gap is asked of the table with ``history_since`` (answered from its journal), and
-what the journal no longer holds is recorded as a gap, never made up.
+again is ignored (keyed by venue, table, the table's journal's epoch and seq: a replaced Pi's
+new journal numbers from 1 again). A table's epoch's seqs are complete up to a point; past it,
+a gap is asked of the table with ``history_since`` naming the epoch (answered from its
+journal), and what the journal no longer holds is recorded as a gap, never made up. An older
+epoch is asked for once more, and when the table refuses it (its journal is another now),
+its unheard seqs are a gap, and so is whatever came after its last heard message, unless that
+was the table's clean stop.
 
 On the first message of a match and at the end of one it publishes, retained,
 ``<prefix>/<venue>/<table>/session``: ``{"v": 1, "playing": bool, "match_id", "ts"}``
-(what a club's billing reads; ``controller.record.stats`` lists the sessions).
+(what a club's billing reads; ``controller.record.stats`` lists the sessions). When a match
+is summed up, and on each connection, it publishes each venue's roster, retained, on
+``<prefix>/<venue>/roster`` (``controller.record.roster``): the names a console offers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import logging
@@ -27,8 +34,9 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from controller.record import roster
 from controller.record.stats import summarize_finished
-from controller.record.store import Progress, Store, Stored
+from controller.record.store import Key, Lost, Progress, Store, Stored
 from controller.service.connection import AckingClient, Backoff, Broker
 from controller.service.published import HISTORY_REQUEST, published_form
 
@@ -40,6 +48,10 @@ SESSION_EXPIRY_S = 3 * 24 * 3600
 TOPICS = ("status", "state", "event", "display", "health", "response/+")
 #: At most this many messages are committed together.
 BATCH = 500
+#: Why an older epoch's unheard seqs are lost.
+REPLACED = "not in the table's journal: a new journal (epoch) replaced it"
+#: Why whatever an older epoch published after its last heard message is lost (if anything).
+UNHEARD = "after the last heard, if any: a new journal (epoch) replaced it"
 #: How many messages one ``history_since`` asks for.
 FILL_LIMIT = 500
 #: A ``history_since`` not answered in this long is asked again.
@@ -64,7 +76,6 @@ class _Table:
     progress: Progress
     asked: float = 0.0  # when a history_since was last sent (0: none waiting)
     tx: str | None = None
-    playing: bool | None = None
 
 
 @dataclass
@@ -77,7 +88,7 @@ class Recorder:
     client_id: str = "billiards-recorder"
     reconnect: tuple[float, float] = (0.5, 30.0)
     counters: Counters = field(default_factory=Counters)
-    _tables: dict[tuple[str, str], _Table] = field(default_factory=dict)
+    _tables: dict[Key, _Table] = field(default_factory=dict)
     _numbers: itertools.count[int] = field(default_factory=itertools.count)
 
     async def run(self) -> None:
@@ -92,9 +103,10 @@ class Recorder:
                     self.counters.connections += 1
                     backoff.reset()
                     log.info("recording %s/# from %s", self.prefix, self.broker.address)
-                    for (venue, table), t in self._tables.items():
+                    for key, t in self._tables.items():
                         t.asked = 0.0
-                        await self._fill(client, venue, table)
+                        await self._fill(client, key)
+                    await self._rosters(client, {venue for venue, _, _ in self._tables})
                     await self._read(client)
             except aiomqtt.MqttError as exc:
                 delay = backoff.next()
@@ -128,9 +140,11 @@ class Recorder:
 
     async def _take(self, client: AckingClient, batch: list[aiomqtt.Message]) -> None:
         """Stores one batch of messages (and what the fills among them answered)."""
-        items: dict[tuple[str, str, int], Stored] = {}
-        fills: list[tuple[str, str, dict[str, Any]]] = []
-        for message in batch:
+        items: dict[tuple[str, str, str, int], Stored] = {}
+        fills: list[tuple[Key, dict[str, Any]]] = []
+        heard: dict[Key, float] = {}  # each epoch's last message here, in order of arrival
+        now = time.time()
+        for i, message in enumerate(batch):
             self.counters.received += 1
             parts = message.topic.value.split("/", 3)
             if len(parts) < 4 or not isinstance(message.payload, bytes | bytearray):
@@ -140,76 +154,120 @@ class Recorder:
             if form is None:
                 continue  # a Last Will, a stranger's message: no seq
             seq, payload = form
-            items[(venue, table, seq)] = Stored(venue, table, seq, rest, json.loads(payload))
+            body = json.loads(payload)
+            epoch = body.get("epoch") if isinstance(body.get("epoch"), str) else ""
+            items[(venue, table, epoch, seq)] = Stored(venue, table, seq, rest, body, epoch)
+            heard[(venue, table, epoch)] = now + i * 1e-6
             if rest == f"response/{HISTORY_REQUEST}":
-                body = json.loads(message.payload)
-                t = self._tables.get((venue, table))
-                if t is not None and t.tx is not None and body.get("transaction") == t.tx:
-                    fills.append((venue, table, body))
-        for venue, table, body in fills:
-            for m in (body.get("data") or {}).get("messages") or ():
-                items.setdefault((venue, table, m["seq"]), Stored(
-                    venue, table, m["seq"], m["topic"], m["payload"]))
-        ordered = sorted(items.values(), key=lambda m: (m.venue, m.table, m.seq))
-        progress, lost = self._advance(ordered, fills)
+                reply = json.loads(message.payload)
+                fills += [(key, reply) for key, t in self._tables.items()
+                          if key[:2] == (venue, table) and t.tx is not None
+                          and reply.get("transaction") == t.tx]
+        for (venue, table, epoch), reply in fills:
+            for m in (reply.get("data") or {}).get("messages") or ():
+                items.setdefault((venue, table, epoch, m["seq"]), Stored(
+                    venue, table, m["seq"], m["topic"], m["payload"], epoch))
+        ordered = sorted(items.values(), key=lambda m: (m.venue, m.table, m.epoch, m.seq))
+        progress, lost = self._advance(ordered, fills, heard)
         new = await asyncio.to_thread(self.store.add, ordered, lost=lost, progress=progress)
         self.counters.stored += len(new)
         self.counters.duplicates += len(ordered) - len(new)
-        self.counters.lost += sum(b - a + 1 for _, _, a, b, _ in lost)
+        self.counters.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
         await asyncio.to_thread(summarize_finished, self.store)
+        await self._rosters(client, await asyncio.to_thread(roster.assign, self.store))
         await self._sessions(client, new)
-        for (venue, table), t in self._tables.items():
-            if t.progress.complete_upto < t.progress.high and not t.asked:
-                await self._fill(client, venue, table)
+        for key, t in self._tables.items():
+            if not t.asked:
+                await self._fill(client, key)
 
-    def _advance(self, ordered: list[Stored], fills: list[tuple[str, str, dict[str, Any]]]) -> tuple[
-            dict[tuple[str, str], Progress], list[tuple[str, str, int, int, str]]]:
-        """Returns each table's new progress and the seq ranges its fills found lost."""
-        changed: dict[tuple[str, str], Progress] = {}
-        lost: list[tuple[str, str, int, int, str]] = []
-        by_table: dict[tuple[str, str], list[int]] = {}
+    def _advance(self, ordered: list[Stored], fills: list[tuple[Key, dict[str, Any]]],
+                 heard: dict[Key, float]) -> tuple[dict[Key, Progress], list[Lost]]:
+        """Returns each table's epochs' new progress and the seq ranges found lost
+        (``heard``: when each epoch's last message came, to tell the table's own)."""
+        changed: dict[Key, Progress] = {}
+        lost: list[Lost] = []
+        by_table: dict[Key, list[int]] = {}
         for m in ordered:
-            by_table.setdefault((m.venue, m.table), []).append(m.seq)
-        for venue, table, body in fills:
-            t = self._tables[(venue, table)]
-            t.asked, t.tx = 0.0, None
-            data = body.get("data") if body.get("status") == "ok" else None
-            if not isinstance(data, dict):
-                log.error("%s/%s cannot fill its gap: %s", venue, table, body.get("error"))
-                continue
-            done = t.progress.complete_upto
-            upto = int(data["upto"])
-            if upto <= done:
-                continue
-            have = set(by_table.get((venue, table), ())) | set(
-                self.store.seqs_between(venue, table, done, upto))
-            first = int(data.get("first") or 0)
-            for a, b in _missing(done + 1, upto, have):
-                why = ("no longer in the table's journal" if b < first
-                       else "never written to the table's journal")
-                lost.append((venue, table, a, b, why))
-                log.warning("%s/%s: seqs %d-%d are lost (%s)", venue, table, a, b, why)
-            t.progress = Progress(upto, max(t.progress.high, upto))
-            changed[(venue, table)] = t.progress
-        for key, seqs in by_table.items():
+            by_table.setdefault((m.venue, m.table, m.epoch), []).append(m.seq)
+        for key, seqs in by_table.items():  # first: the epoch heard last is the table's
             t = self._tables.setdefault(key, _Table(Progress(0, 0)))
-            done, high = t.progress.complete_upto, t.progress.high
+            t.progress = dataclasses.replace(t.progress, high=max(t.progress.high, seqs[-1]),
+                                             heard=heard.get(key, t.progress.heard))
+        for key, reply in fills:
+            t = self._tables[key]
+            t.asked, t.tx = 0.0, None
+            data = reply.get("data") if reply.get("status") == "ok" else None
+            if isinstance(data, dict):
+                lost += self._filled(key, t, data, set(by_table.get(key, ())))
+            elif key[2] != self._newest(key[0], key[1]):
+                lost += self._replaced(key, t)
+            else:
+                log.error("%s/%s cannot fill its gap: %s", key[0], key[1], reply.get("error"))
+                continue
+            changed[key] = t.progress
+        for key, seqs in by_table.items():
+            t = self._tables[key]
+            done = t.progress.complete_upto
             for s in seqs:
                 if s == done + 1:
                     done = s
-            t.progress = Progress(done, max(high, seqs[-1]))
+            t.progress = dataclasses.replace(t.progress, complete_upto=done)
             changed[key] = t.progress
         return changed, lost
 
-    async def _fill(self, client: aiomqtt.Client, venue: str, table: str) -> None:
-        t = self._tables[(venue, table)]
-        if t.progress.complete_upto >= t.progress.high:
+    def _filled(self, key: Key, t: _Table, data: dict[str, Any], have: set[int]) -> list[Lost]:
+        """Takes a table's answer to a fill: returns the seqs its journal does not hold."""
+        venue, table, epoch = key
+        done = max(t.progress.complete_upto, int(data.get("since") or 0))
+        upto = max(done, int(data["upto"]))
+        have |= set(self.store.seqs_between(venue, table, epoch, done, upto))
+        first = int(data.get("first") or 0)
+        lost: list[Lost] = []
+        for a, b in _missing(done + 1, upto, have):
+            why = ("no longer in the table's journal" if b < first
+                   else "never written to the table's journal")
+            lost.append((venue, table, epoch, a, b, why))
+            log.warning("%s/%s: seqs %d-%d are lost (%s)", venue, table, a, b, why)
+        t.progress = dataclasses.replace(t.progress, complete_upto=upto,
+                                         high=max(t.progress.high, upto))
+        return lost
+
+    def _replaced(self, key: Key, t: _Table) -> list[Lost]:
+        """An older epoch the table no longer answers for: returns its unheard seqs, lost,
+        and all after its last heard unless that was the table's clean stop."""
+        venue, table, epoch = key
+        done, high = t.progress.complete_upto, t.progress.high
+        have = set(self.store.seqs_between(venue, table, epoch, done, high))
+        lost: list[Lost] = [(venue, table, epoch, a, b, REPLACED)
+                            for a, b in _missing(done + 1, high, have)]
+        last = self.store.messages(venue, table, high, high, epoch)
+        if not (last and last[0].topic == "status" and last[0].payload.get("state") == "stopped"):
+            lost.append((venue, table, epoch, high + 1, None, UNHEARD))
+        for _, _, _, a, b, why in lost:
+            log.warning("%s/%s epoch %r: seqs %d-%s are lost (%s)", venue, table, epoch, a,
+                        "" if b is None else b, why)
+        t.progress = Progress(high, high, t.progress.heard, closed=True)
+        return lost
+
+    def _newest(self, venue: str, table: str) -> str:
+        """Returns the epoch of the table's journal heard last: the table's own."""
+        return max(((t.progress.heard, key[2]) for key, t in self._tables.items()
+                    if key[:2] == (venue, table)), default=(0.0, ""))[1]
+
+    async def _fill(self, client: aiomqtt.Client, key: Key) -> None:
+        """Asks the table for what is missing of an epoch, and for an older epoch's end."""
+        t = self._tables[key]
+        venue, table, epoch = key
+        complete = t.progress.complete_upto >= t.progress.high
+        if t.progress.closed or (complete and epoch == self._newest(venue, table)):
             return
         t.tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
         t.asked = time.monotonic()
         self.counters.fills += 1
-        body = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT, "transaction": t.tx,
-                "deadline": time.time() + 60}
+        body: dict[str, Any] = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT,
+                                "transaction": t.tx, "deadline": time.time() + 60}
+        if epoch or self._newest(venue, table):  # a table without epochs knows no "epoch"
+            body["epoch"] = epoch
         await client.publish(f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
                              json.dumps(body), qos=1)
 
@@ -217,11 +275,18 @@ class Recorder:
         """Asks again where an answer is late (a table restarting, a lost response), and,
         unless ``only_late``, wherever a gap is left."""
         now = time.monotonic()
-        for (venue, table), t in self._tables.items():
+        for key, t in self._tables.items():
             late = t.asked and now - t.asked > FILL_TIMEOUT_S
             if late or (not t.asked and not only_late):
                 t.asked = 0.0
-                await self._fill(client, venue, table)
+                await self._fill(client, key)
+
+    async def _rosters(self, client: aiomqtt.Client, venues: set[str]) -> None:
+        """Publishes these venues' rosters, retained."""
+        for venue in sorted(venues):
+            body = await asyncio.to_thread(roster.payload, self.store, venue)
+            await client.publish(f"{self.prefix}/{venue}/roster",
+                                 json.dumps(body, ensure_ascii=False), qos=1, retain=True)
 
     async def _sessions(self, client: aiomqtt.Client, new: list[Stored]) -> None:
         """Publishes a table's session topic when a match starts or ends in what is new."""

@@ -52,33 +52,36 @@ def summarize_finished(store: Store) -> int:
     with store.engine.connect() as conn:
         done = sa.select(matches.c.last_seq).where(
             matches.c.venue == messages.c.venue, matches.c.table_id == messages.c.table_id,
-            matches.c.last_seq == messages.c.seq).exists()
+            matches.c.epoch == messages.c.epoch, matches.c.last_seq == messages.c.seq).exists()
         rows = conn.execute(
-            sa.select(messages.c.venue, messages.c.table_id, messages.c.seq)
+            sa.select(messages.c.venue, messages.c.table_id, messages.c.seq, messages.c.epoch)
             .join(tables, sa.and_(tables.c.venue == messages.c.venue,
-                                  tables.c.table_id == messages.c.table_id))
+                                  tables.c.table_id == messages.c.table_id,
+                                  tables.c.epoch == messages.c.epoch))
             .where(messages.c.kind == "match_over", messages.c.seq <= tables.c.complete_upto,
                    ~done)).all()
-    for venue, table, seq in rows:
-        summarize(store, venue, table, seq)
+    for venue, table, seq, epoch in rows:
+        summarize(store, venue, table, seq, epoch)
     return len(rows)
 
 
-def summarize(store: Store, venue: str, table: str, over_seq: int) -> None:
-    """Sums up the match of one table that ended at seq ``over_seq`` (none without its start)."""
+def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = "") -> None:
+    """Sums up the match of one table that ended at seq ``over_seq`` of the table's journal's
+    ``epoch`` (none without its start)."""
     with store.engine.connect() as conn:
         start = conn.scalar(sa.select(sa.func.max(messages.c.seq)).where(
-            messages.c.venue == venue, messages.c.table_id == table,
+            messages.c.venue == venue, messages.c.table_id == table, messages.c.epoch == epoch,
             messages.c.kind == "match_started", messages.c.seq < over_seq))
         # a table's ts is its own clock, not the wall's: each message's arrival less its ts is
         # the clock's offset plus the delay, least for those that came live
         offset = conn.scalar(sa.select(sa.func.min(messages.c.received - messages.c.ts)).where(
-            messages.c.venue == venue, messages.c.table_id == table, messages.c.seq >= (start or 0),
+            messages.c.venue == venue, messages.c.table_id == table, messages.c.epoch == epoch,
+            messages.c.seq >= (start or 0),
             messages.c.seq <= over_seq, messages.c.ts.is_not(None)))
     if start is None:
         return
     offset = float(offset or 0.0)
-    events = [m for m in store.messages(venue, table, start, over_seq) if m.topic == "event"]
+    events = [m for m in store.messages(venue, table, start, over_seq, epoch) if m.topic == "event"]
     match = _Match(events[0])
     game_shots: list[int] = []
     over = events[-1].payload.get("data") or {}
@@ -105,7 +108,8 @@ def summarize(store: Store, venue: str, table: str, over_seq: int) -> None:
     if isinstance(winner, int) and 0 <= winner < len(players):
         players[winner].won = True
     abandoned = bool(over.get("abandoned"))
-    row = {"venue": venue, "table_id": table, "match_id": str(started.get("match_id")),
+    row = {"venue": venue, "table_id": table, "epoch": epoch,
+           "match_id": str(started.get("match_id")),
            "game": str(started.get("game")),
            "started": _wall(match.started.payload.get("ts"), offset),
            "ended": _wall(events[-1].payload.get("ts"), offset), "first_seq": start, "last_seq": over_seq,
@@ -113,15 +117,16 @@ def summarize(store: Store, venue: str, table: str, over_seq: int) -> None:
            "winner": winner if isinstance(winner, int) else None, "abandoned": abandoned}
     with store.engine.begin() as conn:
         key = sa.and_(matches.c.venue == venue, matches.c.table_id == table,
-                      matches.c.match_id == row["match_id"])
+                      matches.c.epoch == epoch, matches.c.match_id == row["match_id"])
         conn.execute(sa.delete(matches).where(key))
         conn.execute(sa.delete(match_players).where(
             match_players.c.venue == venue, match_players.c.table_id == table,
-            match_players.c.match_id == row["match_id"]))
+            match_players.c.epoch == epoch, match_players.c.match_id == row["match_id"]))
         conn.execute(sa.insert(matches), [row])
         if players:
             conn.execute(sa.insert(match_players), [
-                {"venue": venue, "table_id": table, "match_id": row["match_id"], "idx": i,
+                {"venue": venue, "table_id": table, "epoch": epoch, "match_id": row["match_id"],
+                 "idx": i,
                  "name": p.name, "game": row["game"], "won": p.won, "games_won": p.games_won,
                  "games_played": len(match.games), "balls": p.balls, "points": p.points,
                  "best_run": p.best_run, "break_and_runs": p.break_and_runs, "fouls": p.fouls}
@@ -213,7 +218,7 @@ def roster(store: Store) -> list[dict[str, Any]]:
     c, m = match_players.c, matches.c
     q = (sa.select(c.name, sa.func.count(), sa.func.max(m.ended))
          .join(matches, sa.and_(m.venue == c.venue, m.table_id == c.table_id,
-                                m.match_id == c.match_id))
+                                m.epoch == c.epoch, m.match_id == c.match_id))
          .group_by(c.name).order_by(sa.func.max(m.ended).desc(), c.name))
     with store.engine.connect() as conn:
         return [{"name": name, "matches": n, "last": last} for name, n, last in conn.execute(q)]

@@ -3,16 +3,25 @@ PostgreSQL (``postgresql://…``: a league's database, several venue recorders w
 
 Tables (their schema is Alembic's, ``migrations/``)::
 
-    messages(venue, table_id, seq, ...)   every message with a seq, stored once: a message
-                                          delivered again (QoS 1) is ignored
-    tables(venue, table_id, complete_upto, high)
-                                          every seq up to ``complete_upto`` is stored or in
-                                          ``gaps``; ``high`` is the highest seq seen
-    gaps(venue, table_id, first_seq, last_seq, reason)
+    messages(venue, table_id, epoch, seq, ...)
+                                          every message with a seq, stored once: a message
+                                          delivered again (QoS 1) is ignored. ``epoch`` is
+                                          the table's journal's (a replaced Pi's new journal
+                                          numbers from 1 again); "" for tables without one
+    tables(venue, table_id, epoch, complete_upto, high, heard, closed)
+                                          every seq of the epoch up to ``complete_upto`` is
+                                          stored or in ``gaps``; ``high`` is the highest seq
+                                          seen; ``heard`` when a message of the epoch last came;
+                                          ``closed``: an older epoch whose end is recorded
+    gaps(venue, table_id, epoch, first_seq, last_seq, reason)
                                           seqs the table's journal did not hold when asked
-                                          (a replaced Pi, a power cut's jump): never invented
+                                          (a replaced Pi, a power cut's jump): never invented;
+                                          ``last_seq`` None: all after ``first_seq`` (an
+                                          older epoch's end, unheard)
     matches, match_players                each finished match and its players' figures
-                                          (``controller.record.stats``), kept up to date
+                                          (``controller.record.stats``), kept up to date,
+                                          keyed by (venue, table, epoch, match_id);
+                                          ``player_id`` the roster's (``controller.record.roster``)
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ messages = sa.Table(
     "messages", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("topic", sa.String(200)), sa.Column("kind", sa.String(64)),
     sa.Column("ts", sa.Float), sa.Column("payload", sa.Text), sa.Column("received", sa.Float))
@@ -46,17 +56,21 @@ tables = sa.Table(
     "tables", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
-    sa.Column("complete_upto", sa.BigInteger), sa.Column("high", sa.BigInteger))
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
+    sa.Column("complete_upto", sa.BigInteger), sa.Column("high", sa.BigInteger),
+    sa.Column("heard", sa.Float), sa.Column("closed", sa.Boolean))
 gaps = sa.Table(
     "gaps", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.String(200)))
 matches = sa.Table(
     "matches", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("match_id", sa.String(100), primary_key=True),
     sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
@@ -66,13 +80,22 @@ match_players = sa.Table(
     "match_players", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("match_id", sa.String(100), primary_key=True),
     sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("name", sa.String(100)), sa.Column("game", sa.String(40)),
+    sa.Column("name", sa.String(100)), sa.Column("player_id", sa.String(64)),
+    sa.Column("game", sa.String(40)),
     sa.Column("won", sa.Boolean), sa.Column("games_won", sa.Integer),
     sa.Column("games_played", sa.Integer), sa.Column("balls", sa.Integer),
     sa.Column("points", sa.Integer), sa.Column("best_run", sa.Integer),
     sa.Column("break_and_runs", sa.Integer), sa.Column("fouls", sa.Integer))
+
+
+#: A table's epoch: ``(venue, table, epoch)``.
+Key = tuple[str, str, str]
+#: Seqs recorded as lost: ``(venue, table, epoch, first, last, reason)``; ``last`` None: every
+#: seq after ``first`` (an older epoch's end, never heard).
+Lost = tuple[str, str, str, int, int | None, str]
 
 
 class StoreError(ControllerError, OSError):
@@ -81,13 +104,15 @@ class StoreError(ControllerError, OSError):
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """One message as the record keeps it; ``topic`` is relative to the table's base."""
+    """One message as the record keeps it; ``topic`` is relative to the table's base;
+    ``epoch`` the table's journal's ("" for a table without one)."""
 
     venue: str
     table: str
     seq: int
     topic: str
     payload: dict[str, Any]
+    epoch: str = ""
 
     @property
     def kind(self) -> str:
@@ -99,10 +124,14 @@ class Stored:
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """What the store knows of one table: complete up to ``complete_upto``, seen up to ``high``."""
+    """What the store knows of one table's epoch: complete up to ``complete_upto``, seen up to
+    ``high``; ``heard``: when its last message came (Unix seconds; the epoch heard last is the
+    table's own); ``closed``: an older epoch whose end is recorded."""
 
     complete_upto: int
     high: int
+    heard: float = 0.0
+    closed: bool = False
 
 
 def engine_for(url: str) -> sa.Engine:
@@ -145,79 +174,93 @@ class Store:
         return (postgresql.insert(table) if self.dialect == "postgresql"
                 else sqlite.insert(table))
 
-    def add(self, items: list[Stored], *, lost: Sequence[tuple[str, str, int, int, str]] = (),
-            progress: dict[tuple[str, str], Progress] | None = None,
+    def add(self, items: list[Stored], *, lost: Sequence[Lost] = (),
+            progress: dict[Key, Progress] | None = None,
             received: float | None = None) -> list[Stored]:
         """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
-        ``(venue, table, first, last, reason)`` and each table's ``progress``, in one
-        transaction; returns the messages that were new. ``received``: when they came (Unix
-        seconds; now when None). Raises StoreError."""
+        ``(venue, table, epoch, first, last, reason)`` and each table's epochs' ``progress``,
+        in one transaction; returns the messages that were new. ``received``: when they came
+        (Unix seconds; now when None). Raises StoreError."""
         now = time.time() if received is None else received
-        rows = [{"venue": m.venue, "table_id": m.table, "seq": m.seq, "topic": m.topic,
-                 "kind": m.kind[:64], "ts": _ts(m.payload), "received": now,
+        rows = [{"venue": m.venue, "table_id": m.table, "epoch": m.epoch, "seq": m.seq,
+                 "topic": m.topic, "kind": m.kind[:64], "ts": _ts(m.payload), "received": now,
                  "payload": json.dumps(m.payload, separators=(",", ":"), ensure_ascii=False)}
                 for m in items]
         try:
             with self.engine.begin() as conn:
                 new: list[Stored] = []
                 if rows:
+                    c = messages.c
                     result = conn.execute(self._insert(messages).on_conflict_do_nothing().returning(
-                        messages.c.venue, messages.c.table_id, messages.c.seq), rows)
+                        c.venue, c.table_id, c.epoch, c.seq), rows)
                     fresh = {tuple(row) for row in result}
-                    new = [m for m in items if (m.venue, m.table, m.seq) in fresh]
+                    new = [m for m in items if (m.venue, m.table, m.epoch, m.seq) in fresh]
                 if lost:
                     conn.execute(self._insert(gaps).on_conflict_do_nothing(), [
-                        {"venue": v, "table_id": t, "first_seq": a, "last_seq": b, "reason": r}
-                        for v, t, a, b, r in lost])
-                for (venue, table), p in (progress or {}).items():
+                        {"venue": v, "table_id": t, "epoch": e, "first_seq": a, "last_seq": b,
+                         "reason": r} for v, t, e, a, b, r in lost])
+                for (venue, table, epoch), p in (progress or {}).items():
                     stmt = self._insert(tables).values(
-                        venue=venue, table_id=table, complete_upto=p.complete_upto, high=p.high)
+                        venue=venue, table_id=table, epoch=epoch, complete_upto=p.complete_upto,
+                        high=p.high, heard=p.heard, closed=p.closed)
                     conn.execute(stmt.on_conflict_do_update(
-                        index_elements=["venue", "table_id"],
-                        set_={"complete_upto": p.complete_upto, "high": p.high}))
+                        index_elements=["venue", "table_id", "epoch"],
+                        set_={"complete_upto": p.complete_upto, "high": p.high,
+                              "heard": p.heard, "closed": p.closed}))
                 return new
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot write the record store: {exc}") from exc
 
     # ------------------------------------------------------------------ reading
-    def progress(self) -> dict[tuple[str, str], Progress]:
-        """Returns every known table's progress."""
+    def progress(self) -> dict[Key, Progress]:
+        """Returns the progress of every known table's epochs, keyed ``(venue, table, epoch)``."""
+        t = tables.c
         with self.engine.connect() as conn:
-            return {(v, t): Progress(c, h) for v, t, c, h in conn.execute(
-                sa.select(tables.c.venue, tables.c.table_id, tables.c.complete_upto, tables.c.high))}
+            return {(v, tb, e): Progress(c, h, o or 0.0, bool(x))
+                    for v, tb, e, c, h, o, x in conn.execute(sa.select(
+                        t.venue, t.table_id, t.epoch, t.complete_upto, t.high, t.heard,
+                        t.closed))}
 
-    def seqs(self, venue: str, table: str) -> list[int]:
-        """Returns the stored seqs of one table, in order."""
+    def seqs(self, venue: str, table: str, epoch: str = "") -> list[int]:
+        """Returns the stored seqs of one table's epoch, in order."""
+        return self.seqs_between(venue, table, epoch, 0, None)
+
+    def seqs_between(self, venue: str, table: str, epoch: str, after: int,
+                     upto: int | None) -> list[int]:
+        """Returns one table's epoch's stored seqs above ``after`` up to ``upto`` (no end when
+        None), in order."""
+        c = messages.c
+        q = sa.select(c.seq).where(c.venue == venue, c.table_id == table, c.epoch == epoch,
+                                   c.seq > after)
+        if upto is not None:
+            q = q.where(c.seq <= upto)
         with self.engine.connect() as conn:
-            return list(conn.scalars(sa.select(messages.c.seq).where(
-                messages.c.venue == venue, messages.c.table_id == table).order_by(messages.c.seq)))
+            return list(conn.scalars(q.order_by(c.seq)))
 
-    def seqs_between(self, venue: str, table: str, after: int, upto: int) -> list[int]:
-        """Returns one table's stored seqs above ``after`` up to ``upto``, in order."""
-        with self.engine.connect() as conn:
-            return list(conn.scalars(sa.select(messages.c.seq).where(
-                messages.c.venue == venue, messages.c.table_id == table, messages.c.seq > after,
-                messages.c.seq <= upto).order_by(messages.c.seq)))
-
-    def messages(self, venue: str, table: str, first: int = 0,
-                 last: int | None = None) -> list[Stored]:
-        """Returns one table's stored messages with seqs from ``first`` to ``last``, in order."""
-        q = sa.select(messages.c.seq, messages.c.topic, messages.c.payload).where(
-            messages.c.venue == venue, messages.c.table_id == table, messages.c.seq >= first)
+    def messages(self, venue: str, table: str, first: int = 0, last: int | None = None,
+                 epoch: str = "") -> list[Stored]:
+        """Returns one table's epoch's stored messages with seqs from ``first`` to ``last``,
+        in order."""
+        c = messages.c
+        q = sa.select(c.seq, c.topic, c.payload).where(
+            c.venue == venue, c.table_id == table, c.epoch == epoch, c.seq >= first)
         if last is not None:
-            q = q.where(messages.c.seq <= last)
+            q = q.where(c.seq <= last)
         with self.engine.connect() as conn:
-            return [Stored(venue, table, s, t, json.loads(p))
-                    for s, t, p in conn.execute(q.order_by(messages.c.seq))]
+            return [Stored(venue, table, s, t, json.loads(p), epoch)
+                    for s, t, p in conn.execute(q.order_by(c.seq))]
 
-    def gaps(self, venue: str | None = None) -> list[tuple[str, str, int, int, str]]:
-        """Returns the seq ranges recorded as lost: ``(venue, table, first, last, reason)``."""
-        q = sa.select(gaps.c.venue, gaps.c.table_id, gaps.c.first_seq, gaps.c.last_seq,
-                      gaps.c.reason).order_by(gaps.c.venue, gaps.c.table_id, gaps.c.first_seq)
+    def gaps(self, venue: str | None = None) -> list[Lost]:
+        """Returns the seq ranges recorded as lost: ``(venue, table, epoch, first, last,
+        reason)``."""
+        g = gaps.c
+        q = sa.select(g.venue, g.table_id, g.epoch, g.first_seq, g.last_seq, g.reason).order_by(
+            g.venue, g.table_id, g.epoch, g.first_seq)
         if venue is not None:
-            q = q.where(gaps.c.venue == venue)
+            q = q.where(g.venue == venue)
         with self.engine.connect() as conn:
-            return [(v, t, int(a), int(b), r) for v, t, a, b, r in conn.execute(q)]
+            return [(v, t, e, int(a), None if b is None else int(b), r)
+                    for v, t, e, a, b, r in conn.execute(q)]
 
 
 def _ts(payload: dict[str, Any]) -> float | None:

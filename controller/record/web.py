@@ -44,8 +44,9 @@ def answer(store: Store, path: str, query: str = "") -> tuple[int, bytes, str] |
     if path == "/record/sessions.csv":
         return 200, stats.sessions_csv(store).encode(), "text/csv; charset=utf-8"
     if path == "/record/gaps.json":
-        return 200, _json({"gaps": [{"venue": v, "table": t, "first": a, "last": b, "reason": r}
-                                    for v, t, a, b, r in store.gaps()]}), JSON
+        return 200, _json({"gaps": [
+            {"venue": v, "table": t, "epoch": e, "first": a, "last": b, "reason": r}
+            for v, t, e, a, b, r in store.gaps()]}), JSON
     found = _PLAYER.match(path)
     if found:
         return 200, _json(stats.player(store, found.group(1))), JSON

@@ -27,6 +27,11 @@ and ``outbox`` still holds what the broker has not acknowledged.
 With ``sync = "normal"`` nothing waits for the disk (only checkpoints sync it): a power cut
 may take back the last transactions, never leave a half-written one.
 
+The journal's **epoch** (``meta``: ``epoch``, ``epoch_since``) is made with the journal and kept in
+it: a new journal (a replaced Pi, a wiped data directory) has a new one. Every message with a
+seq carries it, so a venue recorder tells a new journal's seqs from the old one's; seqs up to
+``epoch_since`` were given out under earlier epochs.
+
 Beside the database, the **seq mark** (``journal.mark``: ``controller.service.seqmark``) says
 how far seqs are reserved and whether the last run published what the database does not hold;
 ``sync()`` writes it after the log.
@@ -37,6 +42,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -151,12 +157,32 @@ class Journal:
         self.mark = SeqMark(None if self.in_memory else path.with_name(path.name + ".seq"))
         self._lock = threading.Lock()  # the pending batch: the publisher notes deliveries too
         self._writing = threading.Lock()  # one transaction at a time
+        #: this journal's epoch, and the last seq given out before it (earlier journals')
+        self.epoch, self.epoch_since = self._epoch()
         #: every message with a seq, as written: what ``history_since`` answers from
-        self.published = PublishedLog(self._db, self._writing)
+        self.published = PublishedLog(self._db, self._writing, self.epoch, self.epoch_since)
         self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None
         self._pending = Batch()
+
+    def _epoch(self) -> tuple[str, int]:
+        """Returns the journal's epoch and the seq it began after, made (and written) when the
+        journal has none: after the last seq it gave out (one made before epochs), else after
+        the seq mark's reservation (a new database: numbering continues there). Raises
+        JournalError."""
+        if "epoch" in self.meta:
+            return self.meta["epoch"], int(self.meta.get("epoch_since", "0"))
+        epoch = secrets.token_hex(8)
+        since = int(self.meta.get("seq", self.mark.found.reserved))
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                 [("epoch", epoch), ("epoch_since", str(since))])
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot write the journal {self.path}: {exc}") from exc
+        self.meta.update(epoch=epoch, epoch_since=str(since))
+        log.info("journal %s: a new epoch %s (seqs after %d)", self.path, epoch, since)
+        return epoch, since
 
     def _max(self, table: str) -> int:
         (value,) = self._db.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()

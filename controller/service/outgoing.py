@@ -11,7 +11,8 @@ from controller.service.journal import Journal, Outgoing
 class Deliveries:
     """Makes the table's messages deliveries on ``base``'s topics: how long each lives
     (``expiry``, seconds by role, MQTT 5), whether it may leave before the sync (``live``),
-    and a response's copy to the requester's response topic, if it gave one."""
+    and a response's copy to the requester's response topic, if it gave one. A payload with a
+    seq carries the journal's ``epoch`` after it: a new journal's seqs are not the old one's."""
 
     def __init__(self, journal: Journal, base: str, expiry: dict[Role, int | None]) -> None:
         self.journal = journal
@@ -25,9 +26,13 @@ class Deliveries:
         out: list[Outgoing] = []
         ended = False
         new = self.journal.new_outgoing
+        epoch = self.journal.epoch
         for msg in messages:
+            body = msg.payload
+            if "seq" in body:  # v, seq, epoch, ts, ...: the keys after seq keep their order
+                body = {"v": body.get("v"), "seq": body["seq"], "epoch": epoch, **body}
             # a lone surrogate (never in a validated request) goes out as its JSON escape
-            payload = json.dumps(msg.payload, separators=(",", ":"), ensure_ascii=False).encode(
+            payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(
                 "utf-8", "backslashreplace")
             expiry = self.expiry.get(msg.role)
             ended = ended or (msg.role is Role.EVENT and msg.ends_shot)

@@ -1,6 +1,7 @@
 """The journal's log of what the table published (``published`` in ``journal.sqlite3``):
 every message with a seq, as written, the last ``PUBLISHED_KEPT``, so that a venue recorder
-(``controller.record``) fills the gaps it finds with ``history_since``."""
+(``controller.record``) fills the gaps it finds with ``history_since``, answered for the
+journal's own epoch only (``controller.service.journal``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import sqlite3
 import threading
 from typing import TYPE_CHECKING, Any
+
+from controller.errors import ControllerError
 
 if TYPE_CHECKING:
     from controller.service.journal import Outgoing
@@ -36,12 +39,20 @@ def published_form(topic: str, payload: bytes) -> tuple[int, bytes] | None:
     return seq, payload
 
 
+class OtherEpoch(ControllerError, LookupError):
+    """A ``history_since`` for an epoch this journal is not: it holds none of its seqs."""
+
+
 class PublishedLog:
     """The published messages kept in ``db`` (the journal's connection, written inside the
-    journal's transactions: ``keep`` then, once committed, ``kept``)."""
+    journal's transactions: ``keep`` then, once committed, ``kept``), of the journal's
+    ``epoch``, which began after seq ``since``."""
 
-    def __init__(self, db: sqlite3.Connection, writing: threading.Lock) -> None:
+    def __init__(self, db: sqlite3.Connection, writing: threading.Lock, epoch: str = "",
+                 since: int = 0) -> None:
         self._db = db
+        self.epoch = epoch
+        self.since = since
         self._writing = writing  # the journal's: no transaction is half done while it reads
         self._lock = threading.Lock()
         low, high = db.execute("SELECT MIN(seq), MAX(seq) FROM published").fetchone()
@@ -81,13 +92,21 @@ class PublishedLog:
             first, last = self._range
         return [(s, t, bytes(p)) for s, t, p in rows], first, last
 
-    def history_since(self, after: int, limit: int, base: str) -> dict[str, Any]:
+    def history_since(self, after: int, limit: int, epoch: str | None = None, *,
+                      base: str) -> dict[str, Any]:
         """Returns the ``history_since`` answer: the kept messages after seq ``after`` (topics
-        relative to ``base``), ``first`` the oldest seq kept, and ``upto``: every seq up to it
-        that is not among the messages (nor before ``first``) never was."""
+        relative to ``base``), ``first`` the oldest seq kept, ``upto``: every seq up to it
+        that is not among the messages (nor before ``first``) never was, and the journal's
+        ``epoch`` with ``since``, the last seq of earlier epochs. Raises OtherEpoch when
+        ``epoch`` is given and is not the journal's."""
+        if epoch is not None and epoch != self.epoch:
+            raise OtherEpoch(f"this table's journal is epoch {self.epoch!r}, not {epoch!r}:"
+                             " it holds none of that epoch's messages")
+        after = max(after, self.since)
         rows, first, last = self.read(after, limit)
         upto = rows[-1][0] if len(rows) == limit else max(last, after)
         prefix = base + "/"
-        return {"first": first, "upto": upto, "messages": [
+        return {"epoch": self.epoch, "since": self.since, "first": first, "upto": upto,
+                "messages": [
             {"seq": seq, "topic": topic.removeprefix(prefix), "payload": json.loads(payload)}
             for seq, topic, payload in rows]}

@@ -1,5 +1,6 @@
 """The venue recorder's broker user (deploy/mosquitto/billiards.acl): it reads every table,
-asks a table only for its history and writes only the tables' session topics."""
+asks a table only for its history and writes only the tables' session topics and the
+venue's roster."""
 
 from __future__ import annotations
 
@@ -26,3 +27,11 @@ async def test_recorder_writes_the_session_topic_but_no_table_topic(venue: Venue
     assert session["from"] == "recorder"
     state = await delivered_first(venue, "dashboard", f"{B1}/state", "recorder", T1)
     assert state["from"] == T1
+
+
+async def test_recorder_writes_the_venue_roster_that_consoles_and_dashboards_read(
+        venue: Venue) -> None:
+    # a table, a console or a dashboard cannot write it; the recorder can, and both read it
+    for reader, denied in (("referee", T1), ("dashboard", "referee"), ("referee", "dashboard")):
+        roster = await delivered_first(venue, reader, "billiards/club/roster", denied, "recorder")
+        assert roster == {"topic": "billiards/club/roster", "from": "recorder"}

@@ -21,7 +21,7 @@ def test_sessions_print_as_csv_and_recording_needs_a_broker(tmp_path):
     store = Store(url)
     store.add([event(1, "match_started", {"match_id": "m-1", "game": "pyramid", "players": ["A", "B"]},
                      ts=5.0), event(2, "match_over", {"winner": 0}, ts=65.0)],
-              progress={("club", "t1"): Progress(2, 2)}, received=1000.0)
+              progress={("club", "t1", ""): Progress(2, 2)}, received=1000.0)
     stats.summarize_finished(store)
     store.close()
     shown = record("--store", url, "--sessions")

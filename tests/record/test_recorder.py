@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shutil
 import signal
 import sqlite3
 from pathlib import Path
@@ -15,15 +16,16 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from controller.record.recorder import REPLACED, UNHEARD
 from controller.record.store import Store
 from tests.broker import Broker
-from tests.record.venue import published, recorder, stored, tables
+from tests.record.venue import epoch, published, recorder, stored, tables
 from tests.waiting import until
 
 
 def complete(store: Store, root: Path, names: list[str]) -> bool:
     """Whether the store holds exactly what each table's journal published."""
-    return all(stored(store, t) == published(root, t) for t in names)
+    return all(stored(store, root, t) == published(root, t) for t in names)
 
 
 async def wait_complete(store: Store, root: Path, names: list[str], timeout: float = 30.0) -> None:
@@ -33,7 +35,7 @@ async def wait_complete(store: Store, root: Path, names: list[str], timeout: flo
         await until(check, timeout=timeout, what="the store to equal the journals")
     except AssertionError:
         for t in names:
-            j, s = published(root, t), stored(store, t)
+            j, s = published(root, t), stored(store, root, t)
             print(t, "journal", len(j), "store", len(s), "missing", sorted(set(j) - set(s))[:20],
                   "extra", sorted(set(s) - set(j))[:20])
         raise
@@ -104,7 +106,7 @@ async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, s
             await until(lambda: len(store.progress()) == 3, timeout=30, what="every table seen")
             proc.send_signal(signal.SIGKILL)
             proc.wait()
-            seen = sum(len(stored(store, t)) for t in names)
+            seen = sum(len(stored(store, tmp_path, t)) for t in names)
             await asyncio.sleep(2.0)  # play goes on with the recorder away
             away = sum(len(published(tmp_path, t)) for t in names) - seen
             proc = recorder(broker, store_url, log)
@@ -132,13 +134,14 @@ async def test_seqs_the_journal_no_longer_holds_are_a_gap_never_made_up(tmp_path
     async with tables(tmp_path, broker, 1, speed=40, shots=10, loop=False):
         proc = recorder(broker, store_url, log)
         try:
-            await until(lambda: set(journal) <= set(stored(store, "t1")) and store.gaps(),
+            await until(lambda: set(journal) <= set(stored(store, tmp_path, "t1")) and store.gaps(),
                         timeout=30, what="the record of t1")
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait()
-    assert store.gaps() == [("club", "t1", 1, 40, "no longer in the table's journal")]
-    assert not set(range(1, 41)) & set(stored(store, "t1"))
+    assert store.gaps() == [("club", "t1", epoch(tmp_path, "t1"), 1, 40,
+                             "no longer in the table's journal")]
+    assert not set(range(1, 41)) & set(stored(store, tmp_path, "t1"))
 
 
 async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_path, broker):
@@ -146,8 +149,11 @@ async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_
         await until(lambda: len(published(tmp_path, "t1")) > 20, timeout=20, what="some play")
         async with aiomqtt.Client(broker.host, broker.port) as client:
             await client.subscribe("billiards/club/t1/response/history_since", qos=1)
+            mine = epoch(tmp_path, "t1")
             for body in ({"seq": 5, "limit": 10, "transaction": "a"},
-                         {"seq": -1, "transaction": "b"}):
+                         {"seq": -1, "transaction": "b"},
+                         {"seq": 5, "limit": 10, "transaction": "c", "epoch": mine},
+                         {"seq": 5, "limit": 10, "transaction": "d", "epoch": "0123456789abcdef"}):
                 await client.publish("billiards/club/t1/request/history_since",
                                      json.dumps(body), qos=1)
             answers = {}
@@ -155,15 +161,20 @@ async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_
                 async for message in client.messages:
                     reply = json.loads(message.payload)
                     answers[reply["transaction"]] = reply
-                    if len(answers) == 2:
+                    if len(answers) == 4:
                         break
     journal = published(tmp_path, "t1")
     ok = answers["a"]
     assert ok["status"] == "ok"
     assert [m["seq"] for m in ok["data"]["messages"]] == list(range(6, 16))
     assert [m["topic"] for m in ok["data"]["messages"]] == [journal[s] for s in range(6, 16)]
+    assert {m["payload"]["epoch"] for m in ok["data"]["messages"]} == {mine}
     assert ok["data"]["upto"] == 15 and ok["data"]["first"] == 1
+    assert ok["data"]["epoch"] == mine and ok["data"]["since"] == 0
     assert answers["b"]["status"] == "error" and "seq" in answers["b"]["error"]
+    assert answers["c"]["data"] == ok["data"]  # its own epoch named: the same answer
+    # another epoch's seqs are not this journal's: refused, never answered with its own
+    assert answers["d"]["status"] == "error" and "epoch" in answers["d"]["error"]
 
 
 async def test_a_session_topic_says_when_a_table_starts_and_stops_being_played(tmp_path, broker):
@@ -187,3 +198,57 @@ async def test_a_session_topic_says_when_a_table_starts_and_stops_being_played(t
     start, end = seen[-2:]
     assert start["playing"] and not end["playing"]
     assert start["match_id"] and start["seq"] < end["seq"]
+
+
+async def test_a_replaced_pi_numbering_from_1_again_is_recorded_beside_the_old_journal(
+        tmp_path, store_url):
+    # the broker keeps at most 10 messages for an absent recorder: the old Pi's last
+    # messages while the recorder is away are unheard, and no journal holds them any more
+    broker = Broker(tmp_path / "broker", extra="max_queued_messages 10\n")
+    broker.start()
+    store = Store(store_url)
+    log = tmp_path / "recorder.log"
+    proc = recorder(broker, store_url, log)
+    try:
+        async with tables(tmp_path, broker, 1, speed=40, shots=10, loop=False):
+            old = epoch(tmp_path, "t1")
+            await until(lambda: len(published(tmp_path, "t1")) > 30, 30, "the old Pi playing")
+            await wait_complete(store, tmp_path, ["t1"])
+            heard = stored(store, tmp_path, "t1")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            async with aiomqtt.Client(broker.host, broker.port) as client:
+                for n in range(40):  # the old Pi answers on while the recorder is away
+                    await client.publish("billiards/club/t1/request/get",
+                                         json.dumps({"transaction": f"away-{n}"}), qos=1)
+            await until(lambda: len(published(tmp_path, "t1")) >= len(heard) + 40, 30,
+                        "the old Pi answering")
+        old_journal = published(tmp_path, "t1")
+        shutil.rmtree(tmp_path / "t1")  # the Pi replaced: a new, empty data directory
+        proc = recorder(broker, store_url, log)
+        async with tables(tmp_path, broker, 1, speed=40, shots=10, loop=False):
+            new = epoch(tmp_path, "t1")
+            await until(lambda: len(published(tmp_path, "t1")) > 20, 30, "the new Pi playing")
+            await wait_complete(store, tmp_path, ["t1"])
+            await until(lambda: any(g[2] == old for g in store.gaps()), 30,
+                        "the old journal's unheard tail recorded as a gap")
+        await wait_complete(store, tmp_path, ["t1"])  # with the new Pi's last status
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        broker.stop()
+    assert new != old and min(published(tmp_path, "t1")) == 1  # seqs restarted at 1
+    # the new journal's messages are all kept, though the old one's had the same seqs
+    assert stored(store, tmp_path, "t1") == published(tmp_path, "t1")
+    kept = {m.seq: m.topic for m in store.messages("club", "t1", epoch=old)}
+    assert heard.items() <= kept.items() <= old_journal.items()  # 0 lost, nothing made up
+    lost = [(a, b, why) for v, t, e, a, b, why in store.gaps() if e == old]
+    assert len(store.gaps()) == len(lost)  # the new journal's: none
+    # what was not heard of the old journal is a gap, the end open (the broker dropped its
+    # last messages for the absent recorder, and no journal holds them now)
+    *known, (tail, end, why) = lost
+    assert (end, why) == (None, UNHEARD) and tail == max(kept) + 1 <= max(old_journal)
+    assert {why for _, _, why in known} <= {REPLACED}
+    unheard = {s for a, b, _ in known for s in range(a, b + 1)}
+    assert not unheard & set(kept)
+    assert unheard | set(kept) == set(range(1, max(kept) + 1))

@@ -4,9 +4,11 @@ the schema migrated by Alembic, the figures of a finished match summed up from i
 from __future__ import annotations
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config as AlembicConfig
 
-from controller.record import stats
-from controller.record.store import Progress, Store, Stored
+from controller.record import roster, stats
+from controller.record.store import MIGRATIONS, Progress, Store, Stored, engine_for
 
 
 def event(seq: int, kind: str, data: dict, ts: float = 0.0) -> Stored:
@@ -24,14 +26,15 @@ def test_a_message_delivered_twice_is_stored_once(store_url):
 
 def test_progress_and_lost_seqs_are_kept_across_reopening(store_url):
     store = Store(store_url)
-    store.add([event(5, "foul", {})], lost=[("club", "t1", 1, 4, "no longer in the table's journal")],
-              progress={("club", "t1"): Progress(5, 9)})
+    store.add([event(5, "foul", {})],
+              lost=[("club", "t1", "", 1, 4, "no longer in the table's journal")],
+              progress={("club", "t1", ""): Progress(5, 9, 100.0)})
     store.close()
     again = Store(store_url)  # migrating a store already at the newest schema changes nothing
-    assert again.progress() == {("club", "t1"): Progress(5, 9)}
-    assert again.gaps() == [("club", "t1", 1, 4, "no longer in the table's journal")]
+    assert again.progress() == {("club", "t1", ""): Progress(5, 9, 100.0)}
+    assert again.gaps() == [("club", "t1", "", 1, 4, "no longer in the table's journal")]
     with again.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0001"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0002"
 
 
 def credit(player: int, ball: int = 1, points: int = 1) -> dict:
@@ -61,7 +64,7 @@ def test_a_finished_match_sums_up_into_each_players_figures(store_url):
         event(12, "shot_result", {"shot": 7, "decisions": [credit(0, 4), credit(0, 10)]}),
         event(13, "game_over", {"game_no": 2, "winner": 0}),
         event(14, "match_over", {"winner": 0, "games": [2, 0]}, ts=160.0),
-    ], progress={("club", "t1"): Progress(14, 14)})
+    ], progress={("club", "t1", ""): Progress(14, 14)})
     assert stats.summarize_finished(store) == 1
     assert stats.summarize_finished(store) == 0  # summed up once
     ann = stats.player(store, "Ann")
@@ -79,10 +82,10 @@ def test_a_finished_match_sums_up_into_each_players_figures(store_url):
 def test_a_match_is_not_summed_up_before_its_table_is_complete_up_to_its_end(store_url):
     store = Store(store_url)
     store.add([event(1, "match_started", {"match_id": "m-1", "game": "pyramid", "players": ["A", "B"]}),
-               event(3, "match_over", {"winner": 1})], progress={("club", "t1"): Progress(1, 3)})
+               event(3, "match_over", {"winner": 1})], progress={("club", "t1", ""): Progress(1, 3)})
     assert stats.summarize_finished(store) == 0  # seq 2 may still be a shot of it
     store.add([event(2, "shot_result", {"shot": 1, "decisions": [credit(1)]})],
-              progress={("club", "t1"): Progress(3, 3)})
+              progress={("club", "t1", ""): Progress(3, 3)})
     assert stats.summarize_finished(store) == 1
     assert stats.player(store, "B")["total"]["balls"] == 1
 
@@ -97,8 +100,8 @@ def test_sessions_join_matches_close_together_and_export_as_csv(store_url):
                                                      "players": ["A", "B"]}, ts=start)],
                   received=start + 1001.0)
         store.add([event(base + 2, "match_over", {"winner": 0}, ts=end)],
-                  lost=[("club", "t1", base + 3, base + 10, "test")] if n < 2 else [],
-                  progress={("club", "t1"): Progress(base + 10, base + 10)}, received=end + 1001.0)
+                  lost=[("club", "t1", "", base + 3, base + 10, "test")] if n < 2 else [],
+                  progress={("club", "t1", ""): Progress(base + 10, base + 10)}, received=end + 1001.0)
     stats.summarize_finished(store)
     found = stats.sessions(store)
     assert [(s["matches"], s["start"], s["end"]) for s in found] == [(2, 1001.0, 1301.0),
@@ -117,7 +120,71 @@ def test_ten_ball_balls_that_stay_down_count_for_the_shooter(store_url):
         event(3, "shot_result", {"shot": 2, "decisions": [], "to_shoot": 0}),
         event(4, "shot_result", {"shot": 3, "decisions": [{"decision": "BallStaysDown", "ball": 5}]}),
         event(5, "match_over", {"winner": 1}),
-    ], progress={("club", "t1"): Progress(5, 5)})
+    ], progress={("club", "t1", ""): Progress(5, 5)})
     stats.summarize_finished(store)
     assert stats.player(store, "B")["total"]["balls"] == 1  # the breaker's shot 1
     assert stats.player(store, "A")["total"]["balls"] == 1  # shot 3, after B's miss
+
+
+def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url):
+    # a store written before epochs: messages, progress and a gap keyed by (venue, table, seq)
+    engine = engine_for(store_url)
+    with engine.begin() as conn:
+        cfg = AlembicConfig()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+        conn.execute(sa.text(
+            "INSERT INTO messages (venue, table_id, seq, topic, kind, ts, payload, received)"
+            " VALUES ('club', 't1', 7, 'event', 'foul', 1.5, :payload, 2.5)"),
+            {"payload": '{"seq": 7}'})
+        conn.execute(sa.text("INSERT INTO tables (venue, table_id, complete_upto, high)"
+                             " VALUES ('club', 't1', 7, 9)"))
+        conn.execute(sa.text("INSERT INTO gaps (venue, table_id, first_seq, last_seq, reason)"
+                             " VALUES ('club', 't1', 1, 6, 'no longer in the table''s journal')"))
+        conn.execute(sa.insert(sa.table("matches", *map(sa.column, (
+            "venue", "table_id", "match_id", "game", "started", "ended", "first_seq", "last_seq",
+            "players", "winner", "abandoned")))), [{
+                "venue": "club", "table_id": "t1", "match_id": "m-1", "game": "pyramid",
+                "started": 10.0, "ended": 20.0, "first_seq": 7, "last_seq": 7,
+                "players": '["Анна"]', "winner": 0, "abandoned": False}])
+        conn.execute(sa.insert(sa.table("match_players", *map(sa.column, (
+            "venue", "table_id", "match_id", "idx", "name", "game", "won", "games_won",
+            "games_played", "balls", "points", "best_run", "break_and_runs", "fouls")))), [{
+                "venue": "club", "table_id": "t1", "match_id": "m-1", "idx": 0, "name": "Анна",
+                "game": "pyramid", "won": True, "games_won": 1, "games_played": 1, "balls": 8,
+                "points": 8, "best_run": 3, "break_and_runs": 0, "fouls": 1}])
+    engine.dispose()
+    store = Store(store_url)
+    # what was there is the epoch "" (tables that carried none) ...
+    assert [(m.seq, m.epoch, m.payload) for m in store.messages("club", "t1")] == [
+        (7, "", {"seq": 7})]
+    assert store.progress() == {("club", "t1", ""): Progress(7, 9, 0.0)}
+    assert store.gaps() == [("club", "t1", "", 1, 6, "no longer in the table's journal")]
+    [old] = stats.history(store)
+    assert (old["match_id"], old["epoch"], old["players"]) == ("m-1", "", ["Анна"])
+    assert stats.player(store, "Анна")["total"]["balls"] == 8
+    assert roster.assign(store) == {"club"}  # the player of a match summed up before: an id
+    assert [e["name"] for e in roster.entries(store, "club")] == ["Анна"]
+    # ... and a new journal's seq 7 is another message, not a redelivery
+    new = store.add([Stored("club", "t1", 7, "event", {"seq": 7, "epoch": "e2"}, "e2")])
+    assert [(m.seq, m.epoch) for m in new] == [(7, "e2")]
+    assert store.add([Stored("club", "t1", 7, "event", {"seq": 7}, "")]) == []
+    with store.engine.connect() as conn:
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0002"
+
+
+def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url):
+    store = Store(store_url)
+    for epoch, players, ended in (("old", ["Анна", "Борис"], 100.0), ("new", ["Вера", "Олег"], 200.0)):
+        started = {"match_id": "m-20261203-1", "game": "pyramid", "players": players}
+        store.add([Stored("club", "t1", 1, "event", {"v": 1, "seq": 1, "epoch": epoch, "ts": 0.0,
+                                                      "type": "match_started", "data": started}, epoch),
+                   Stored("club", "t1", 2, "event", {"v": 1, "seq": 2, "epoch": epoch, "ts": 0.0,
+                                                      "type": "match_over", "data": {"winner": 0}},
+                          epoch)],
+                  progress={("club", "t1", epoch): Progress(2, 2)}, received=ended)
+    assert stats.summarize_finished(store) == 2
+    assert [(m["epoch"], m["players"]) for m in stats.history(store)] == [
+        ("new", ["Вера", "Олег"]), ("old", ["Анна", "Борис"])]
+    assert stats.player(store, "Анна")["total"]["matches"] == 1

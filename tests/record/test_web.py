@@ -29,8 +29,8 @@ async def test_the_pages_read_the_venue_record(tmp_path):
                                           "players": ["Анна", "Bob"]}, ts=10.0),
                event(2, "shot_result", {"shot": 1, "decisions": [credit(0, 3, 1)]}),
                event(3, "match_over", {"winner": 0}, ts=70.0)],
-              lost=[("club", "t1", 4, 9, "no longer in the table's journal")],
-              progress={("club", "t1"): Progress(9, 9)})
+              lost=[("club", "t1", "", 4, 9, "no longer in the table's journal")],
+              progress={("club", "t1", ""): Progress(9, 9)})
     stats.summarize_finished(store)
     async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
         base = web.url.rstrip("/")
@@ -44,7 +44,8 @@ async def test_the_pages_read_the_venue_record(tmp_path):
     assert json.loads(player[1])["total"]["balls"] == 1
     assert json.loads(player[1])["name"] == "Анна"
     assert csv[2].startswith("text/csv") and csv[1].decode().count("\n") == 2
-    assert json.loads(gaps[1])["gaps"] == [{"venue": "club", "table": "t1", "first": 4, "last": 9,
+    assert json.loads(gaps[1])["gaps"] == [{"venue": "club", "table": "t1", "epoch": "", "first": 4,
+                                            "last": 9,
                                             "reason": "no longer in the table's journal"}]
     assert missing[0] == 404 and bad[0] == 400
     assert [(p["name"], p["matches"]) for p in json.loads(players[1])["players"]] == [

@@ -61,6 +61,16 @@ def published(root: Path, table: str) -> dict[int, str]:
         db.close()
 
 
+def epoch(root: Path, table: str) -> str:
+    """Returns the epoch of a table's journal."""
+    db = sqlite3.connect(root / table / "journal.sqlite3")
+    try:
+        (value,) = db.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+        return str(value)
+    finally:
+        db.close()
+
+
 def recorder(broker: Broker, store: str, log: Path) -> subprocess.Popen[bytes]:
     """Starts ``python -m controller record`` (its output in ``log``)."""
     return subprocess.Popen(
@@ -68,5 +78,6 @@ def recorder(broker: Broker, store: str, log: Path) -> subprocess.Popen[bytes]:
         cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
-def stored(store: Store, table: str) -> dict[int, str]:
-    return {m.seq: m.topic for m in store.messages("club", table)}
+def stored(store: Store, root: Path, table: str) -> dict[int, str]:
+    """Returns what the store holds of a table's journal's epoch: seq -> topic."""
+    return {m.seq: m.topic for m in store.messages("club", table, epoch=epoch(root, table))}

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
+
+import pytest
 
 from controller.service.journal import Journal
 from controller.service.mqtt import Outbox
@@ -141,3 +144,36 @@ async def test_responses_waiting_are_capped_whatever_room_the_outbox_has(tmp_pat
     assert first.topic == "b/event"  # the event stays, ahead of the newest replies
     outbox.done(first)
     assert json.loads((await outbox.next()).payload)["seq"] == REPLIES_WAITING + 1
+
+
+def test_a_journal_keeps_its_epoch_and_a_new_one_has_another_after_the_seq_mark(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    epoch = journal.epoch
+    assert len(epoch) == 16 and journal.epoch_since == 0
+    journal.mark.reserve(120)  # seqs up to 120 may have been given out
+    journal.sync()
+    journal.close()
+    assert Journal(path).epoch == epoch  # a restart keeps it
+    for name in ("j.sqlite3", "j.sqlite3-wal", "j.sqlite3-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    new = Journal(path)  # the database lost, its seq mark kept: numbering goes on after 120
+    assert new.epoch != epoch and new.epoch_since == 120
+    assert new.published.history_since(0, 10, new.epoch, base="b")["since"] == 120
+    with pytest.raises(LookupError, match="not"):
+        new.published.history_since(0, 10, epoch, base="b")
+
+
+def test_a_journal_made_before_epochs_gets_one_after_its_last_seq(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.set_meta("seq", 812)
+    journal.mark.reserve(1812)  # reserved ahead; numbering goes on after 812
+    journal.sync()
+    journal.close()
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DELETE FROM meta WHERE key IN ('epoch', 'epoch_since')")
+    db.close()
+    upgraded = Journal(path)
+    assert upgraded.epoch_since == 812 and Journal(path).epoch == upgraded.epoch

@@ -771,10 +771,14 @@ function pressable(node, action) {
     const spec = gameOptions[game] || { players: [2, 2], options: [] };
     const box = document.getElementById("players");
     const names = [...box.querySelectorAll("input")].map((i) => i.value);
-    box.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("label", {},
-      `${t("c.player", { n: i + 1 })}${i >= spec.players[0] ? " " + t("c.optional") : ""} `,
-      el("input", { type: "text", name: `player${i}`, "data-player-name": i, value: names[i] || "", required: i < spec.players[0],
-        autocomplete: "off", list: "recent-names", oninput: renderBreaker }))));
+    const ids = [...box.querySelectorAll("input")].map((i) => i.dataset.playerId || "");
+    box.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("div", { class: "player-pick" },
+      el("label", {},
+        `${t("c.player", { n: i + 1 })}${i >= spec.players[0] ? " " + t("c.optional") : ""} `,
+        el("input", { type: "text", name: `player${i}`, "data-player-name": i, value: names[i] || "", required: i < spec.players[0],
+          autocomplete: "off", list: roster.length ? null : "recent-names", oninput: (e) => typedName(e.target) })),
+      el("div", { class: "roster-picks", "data-roster-for": i, role: "group", "aria-label": t("c.roster") }))));
+    ids.forEach((id, i) => { if (id) pickedFor(i, id); });
     renderBreaker();
     document.getElementById("recent-names").replaceChildren(...recentNames().map((n) => el("option", { value: n })));
     document.getElementById("options").replaceChildren(...spec.options.map((o) => {
@@ -792,6 +796,52 @@ function pressable(node, action) {
         el("details", { class: "more" }, el("summary", {}, t("c.details")),
           el("small", { "data-option-doc": o.key, lang: docLang }, doc), " ", el("code", {}, o.key)));
     }));
+  }
+  // The venue's players (the recorder's roster, retained on <prefix>/<venue>/roster), the most
+  // recently seen first: picking one sends its id with the name, so that one player's matches
+  // on every table are one record; a name typed is a new player (two «Борис» stay two).
+  let roster = [];
+  const rosterTopic = `${config.prefix}/${config.venue}/roster`;
+  function seenText(entry) {
+    const date = entry.last ? new Date(entry.last * 1000).toLocaleDateString(LANG, { day: "numeric", month: "short" }) : "";
+    const seen = t("c.roster_seen", { table: tableName(entry.table), date, n: entry.matches });
+    const against = Array.isArray(entry.against) ? entry.against.join(", ") : "";
+    return against ? `${seen} · ${t("c.roster_against", { names: against })}` : seen;
+  }
+  function typedName(input) {
+    delete input.dataset.playerId;  // typed: no longer the entry picked
+    renderPicks(Number(input.dataset.playerName));
+    renderBreaker();
+  }
+  function renderPicks(i) {
+    const input = document.querySelector(`#players [data-player-name="${i}"]`);
+    const box = document.querySelector(`#players [data-roster-for="${i}"]`);
+    if (!input || !box) return;
+    const typed = input.value.trim().toLocaleLowerCase();
+    if (input.dataset.playerId || !typed) { box.replaceChildren(); return; }
+    // the name, or any word of it (a surname), begins with what is typed
+    const found = roster.filter((p) => String(p.name).toLocaleLowerCase().split(/\s+/)
+      .some((w, i, words) => words.slice(i).join(" ").startsWith(typed))).slice(0, 6);
+    box.replaceChildren(...found.map((p) => el("button", { type: "button", class: "roster-pick", "data-player-id": p.id,
+      onclick: () => { input.value = p.name; pickedFor(i, p.id); renderBreaker(); } },
+    el("span", { class: "name" }, p.name), el("small", {}, seenText(p)))));
+  }
+  function pickedFor(i, id) {
+    const input = document.querySelector(`#players [data-player-name="${i}"]`);
+    const box = document.querySelector(`#players [data-roster-for="${i}"]`);
+    if (!input || !box) return;
+    input.dataset.playerId = id;
+    const entry = roster.find((p) => p.id === id);
+    box.replaceChildren(el("small", { class: "roster-picked", "data-picked": id },
+      t("c.roster_picked", { seen: entry ? seenText(entry) : "" })));
+  }
+  function takeRoster(data) {
+    roster = Array.isArray(data.players) ? data.players.filter((p) => p && p.id && p.name) : [];
+    document.querySelectorAll("#players input").forEach((input, i) => {
+      // the club's list replaces this browser's own names
+      if (roster.length) input.removeAttribute("list"); else input.setAttribute("list", "recent-names");
+      if (input.dataset.playerId) pickedFor(i, input.dataset.playerId); else renderPicks(i);
+    });
   }
   // Names typed in earlier matches on this browser, the newest first.
   function recentNames() {
@@ -814,6 +864,8 @@ function pressable(node, action) {
     (last.players || []).forEach((name, i) => {
       const input = document.querySelector(`#players [data-player-name="${i}"]`);
       if (input) input.value = name;
+      const id = (last.player_ids || [])[i];
+      if (input && id) pickedFor(i, id);
     });
     document.getElementById("race-to").value = last.race_to || 1;
     renderBreaker();
@@ -858,11 +910,14 @@ function pressable(node, action) {
   document.getElementById("new-match").addEventListener("submit", (e) => {
     e.preventDefault();
     const game = gameSelect.value;
-    const players = [...document.querySelectorAll("#players input")].map((i) => i.value.trim()).filter(Boolean);
+    const named = [...document.querySelectorAll("#players input")].filter((i) => i.value.trim());
+    const players = named.map((i) => i.value.trim());
     const payload = {
       game, players, race_to: Number(document.getElementById("race-to").value) || 1,
       breaker: Number(document.getElementById("breaker").value) || 0, options: optionsChosen(game),
     };
+    const ids = named.map((i) => i.dataset.playerId || null);
+    if (ids.some(Boolean)) payload.player_ids = ids;  // picked from the roster (null: typed)
     if (inMatch() && !confirm(t("c.confirm_new"))) return;
     if (send("new_match", payload)) remember(payload);
   });
@@ -883,11 +938,12 @@ function pressable(node, action) {
         askLogin(t("c.refused", { why: text }));
       }
     });
-    client.on("connect", () => client.subscribe([`${base}/+`, `${base}/response/+`], { qos: 1 }));
+    client.on("connect", () => client.subscribe([`${base}/+`, `${base}/response/+`, rosterTopic], { qos: 1 }));
     client.on("message", (topic, payload) => {
       const rest = topic.slice(base.length + 1);
       const data = parseJson(payload);
       if (!data) return;
+      if (topic === rosterTopic) { takeRoster(data); return; }
       if (rest.startsWith("response/")) { answered(rest.slice(9), data); return; }
       if (rest === "event") takeRuling(data);
       if (table.take(rest, data)) render();
