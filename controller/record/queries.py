@@ -58,46 +58,43 @@ def _day_start(day: str, tz_minutes: int) -> float:
 
 
 def page(store: Store, query: HistoryQuery) -> dict[str, Any]:
-    """Returns one page of the finished matches ``query`` selects, newest first:
+    """Returns one page of the finished matches ``query`` selects, newest first (by their
+    end: the index ``matches_ended``):
     ``{"matches": [rows], "total": N, "page": p, "pages": P, "per_page": n}``. Raises
     ValueError for a date it cannot read."""
-    m = matches.c
+    m, p = matches.c, match_players.c
     where: list[Any] = [m.ended.is_not(None)]
     if query.table:
         where.append(m.table_id == query.table)
-    if query.player:
-        p = match_players.c
-        where.append(sa.select(p.idx).where(
-            p.venue == m.venue, p.table_id == m.table_id, p.match_id == m.match_id,
-            _folded(store, p.name).contains(query.player.casefold(), autoescape=True)).exists())
-    if query.name:
-        p = match_players.c
-        where.append(sa.select(p.idx).where(
-            p.venue == m.venue, p.table_id == m.table_id, p.match_id == m.match_id,
-            p.name == query.name).exists())
     if query.since:
         where.append(m.started >= _day_start(query.since, query.tz_minutes))
     if query.until:
         where.append(m.started < _day_start(query.until, query.tz_minutes) + 86400)
     with store.engine.connect() as conn:
-        if store.dialect == "sqlite":  # its lower() knows only ASCII: «Анна» stays «Анна»
-            conn.connection.driver_connection.create_function(  # type: ignore[union-attr]
-                "casefold", 1, lambda v: v.casefold() if isinstance(v, str) else v, deterministic=True)
+        for names in _names(conn, query):
+            where.append(sa.tuple_(m.venue, m.table_id, m.match_id).in_(
+                sa.select(p.venue, p.table_id, p.match_id).where(p.name.in_(names))))
         total = int(conn.scalar(sa.select(sa.func.count()).select_from(matches).where(*where)) or 0)
         pages = max(1, -(-total // query.per_page))
         number = min(max(1, query.page), pages)
         rows = [r._asdict() for r in conn.execute(
-            sa.select(matches).where(*where).order_by(m.ended.desc(), m.table_id)
+            sa.select(matches).where(*where).order_by(m.ended.desc())
             .limit(query.per_page).offset((number - 1) * query.per_page))]
         won = _games_won(conn, rows)
     return {"matches": [_row(r, won) for r in rows], "total": total, "page": number,
             "pages": pages, "per_page": query.per_page}
 
 
-def _folded(store: Store, column: Any) -> Any:
-    """Returns ``column`` case-folded in SQL, any alphabet's letters (PostgreSQL's lower() in
-    a UTF-8 database; on SQLite the function ``page`` gives each connection)."""
-    return sa.func.casefold(column) if store.dialect == "sqlite" else sa.func.lower(column)
+def _names(conn: sa.Connection, query: HistoryQuery) -> list[list[str]]:
+    """Returns, for each name the query asks for, the players' names it selects: ``name`` as
+    it is; the known names holding ``player``, in any case and any alphabet (case-folded
+    here: SQLite's lower() knows only ASCII), from the index ``match_players_name``."""
+    out = [[query.name]] if query.name else []
+    if query.player:
+        part = query.player.casefold()
+        known = conn.scalars(sa.select(match_players.c.name).distinct())
+        out.append([n for n in known if n is not None and part in n.casefold()])
+    return out
 
 
 def _games_won(conn: sa.Connection, rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[int]]:
@@ -107,10 +104,14 @@ def _games_won(conn: sa.Connection, rows: list[dict[str, Any]]) -> dict[tuple[st
     p = match_players.c
     keys = {(r["venue"], r["table_id"], r["match_id"]) for r in rows}
     found: dict[tuple[str, str, str], list[int]] = {}
+    # each column's IN, so that both stores look the keys up in the primary key (a row
+    # value's IN is a scan on SQLite); the keys not asked for are left out here
     q = (sa.select(p.venue, p.table_id, p.match_id, p.idx, p.games_won)
-         .where(sa.tuple_(p.venue, p.table_id, p.match_id).in_(list(keys))).order_by(p.idx))
+         .where(p.venue.in_({k[0] for k in keys}), p.table_id.in_({k[1] for k in keys}),
+                p.match_id.in_({k[2] for k in keys})).order_by(p.idx))
     for venue, table, match_id, _idx, games in conn.execute(q):
-        found.setdefault((venue, table, match_id), []).append(int(games or 0))
+        if (venue, table, match_id) in keys:
+            found.setdefault((venue, table, match_id), []).append(int(games or 0))
     return found
 
 

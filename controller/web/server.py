@@ -20,7 +20,8 @@ the TV's own address may be ``127.0.0.1``). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
 The match history is the venue record's (``controller.record``: ``record --web``, the demo),
-a site given as ``record``; with one, ``config.json`` says ``"history": true``. A table's own
+a site given as ``record``; with one, ``config.json`` says ``"record": true`` (and
+``"history": true``, as it does where a table's match in progress can be asked). A table's own
 server (``run``) keeps one thing of its recordings (``controller.web.history``): the match
 being played there as recorded so far, for a page opened mid-match (its start and earlier
 racks), read in a worker process of its own (``history_process``: beside the table, so that
@@ -109,12 +110,17 @@ class WebConfig:
 
 
 class Pages:
-    """The site of the pages: the files under ``root``, ``config.json`` and ``options.json``."""
+    """The site of the pages: the files under ``root``, ``config.json`` and ``options.json``.
+    ``config.json`` adds ``history``: whether a page may ask what was recorded (the match in
+    progress, ``live``, or the venue ``record``'s history), and ``record``: whether the
+    history page has the record to read."""
 
-    def __init__(self, config: WebConfig, root: Path = STATIC, history: bool = False) -> None:
+    def __init__(self, config: WebConfig, root: Path = STATIC, live: bool = False,
+                 record: bool = False) -> None:
         self.config = config
         self.root = root.resolve()
-        self.history = history
+        self.live = live
+        self.record = record
 
     async def answer(self, request: Request) -> Response:
         if request.method not in ("GET", "HEAD"):
@@ -128,7 +134,7 @@ class Pages:
         if path in ("", "/"):
             path = "/index.html"
         if path == "/config.json":
-            shown = {**self.config.to_json(), "history": self.history}
+            shown = {**self.config.to_json(), "history": self.live or self.record, "record": self.record}
             return 200, json.dumps(shown).encode(), _TYPES[".json"]
         if path == "/options.json":
             return 200, options_text().encode(), _TYPES[".json"]
@@ -194,7 +200,7 @@ class WebServer(HttpServer):
                  limits: Limits = DEFAULT_LIMITS, record: Site | None = None) -> None:
         self.config = config
         self.history = history
-        self.pages = Pages(config, root, record is not None)
+        self.pages = Pages(config, root, live=history is not None, record=record is not None)
         self.live_site = LiveSite(history, history_process)
         sites = [*extra, *([record] if record is not None else []), self.live_site, self.pages]
         super().__init__(sites, host, port, limits)

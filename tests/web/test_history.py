@@ -127,7 +127,7 @@ async def test_the_record_answers_each_finished_match_once_newest_first_with_its
             return await http_get(server, target)
 
         status, _, body = await get("/config.json")
-        assert json.loads(body)["history"] is True
+        assert json.loads(body)["record"] is True and json.loads(body)["history"] is True
         status, _, body = await get("/record/history.json")
         listed = json.loads(body)
         assert status == 200 and [m["table"] for m in listed["matches"]] == ["t3", "t1", "t2"]
@@ -166,7 +166,7 @@ async def test_the_record_answers_each_finished_match_once_newest_first_with_its
         # the table's own history of finished matches is gone: one record
         assert (await get("/history.json"))[0] == 404
     async with WebServer(WebConfig()) as bare:  # no record behind it: the pages say so
-        assert json.loads((await http_get(bare, "/config.json"))[2])["history"] is False
+        assert json.loads((await http_get(bare, "/config.json"))[2])["record"] is False
         assert (await http_get(bare, "/record/history.json"))[0] == 404
 
 
@@ -222,6 +222,9 @@ async def test_a_server_beside_a_table_reads_its_match_in_progress_in_a_process_
     _write(tmp_path / "t1" / "traces", "trace-000001.jsonl", lines)
     history = History({"t1": tmp_path / "t1"})
     async with WebServer(WebConfig(), history=history, history_process=True) as server:
+        # the dashboard and the console ask for it where config.json says "history"
+        shown = json.loads((await http_get(server, "/config.json"))[2])
+        assert (shown["history"], shown["record"]) == (True, False)
         status, _, body = await http_get(server, "/history/live/t1.json")
         assert status == 200 and json.loads(body) == history.live("t1")
         assert server.live_site._pool is not None  # the answer came from the worker process

@@ -43,7 +43,7 @@
     const r = await fetch(url, { cache: "no-store" });
     return { status: r.status, body: r.ok ? await r.json() : null };
   };
-  const absent = (status) => status === 404 && !config.history;  // no record behind this server
+  const absent = (status) => status === 404 && !config.record;  // no record behind this server
   const back = el("p", {}, el("a", { href: "history.html" }, "‹ " + t("h.back")));
   const tz = String(-new Date().getTimezoneOffset());  // the dates a person picks are their own days
 
