@@ -4,7 +4,7 @@ messages, and its shots as CSV in the page's language.
 
 A list's row (``page``)::
 
-    {"id": "t1~m-20261203-1", "venue": "club", "table": "t1", "match_id": "m-20261203-1",
+    {"id": "club~t1~m-20261203-1", "venue": "club", "table": "t1", "match_id": "m-20261203-1",
      "game": "pyramid", "players": ["Анна", "Борис"], "started": 1764788531.2, "ended": ...,
      "seconds": 2710, "winner": 1, "abandoned": false, "draw": false, "games": [1, 2]}
 
@@ -29,7 +29,8 @@ from controller.record import stats
 from controller.record.store import Store, Stored, match_players, matches
 from controller.words import catalogue
 
-#: A match's id in the pages: its table and the table's match id (unique per table).
+#: A match's id in the pages: its venue, its table and the table's match id (unique per
+#: table; a league's record holds many venues' ``t1``), joined by this.
 SEP = "~"
 
 
@@ -118,7 +119,7 @@ def _games_won(conn: sa.Connection, rows: list[dict[str, Any]]) -> dict[tuple[st
 def _row(r: dict[str, Any], won: dict[tuple[str, str, str], list[int]]) -> dict[str, Any]:
     started, ended = r["started"], r["ended"]
     winner, abandoned = r["winner"], bool(r["abandoned"])
-    return {"id": f"{r['table_id']}{SEP}{r['match_id']}", "venue": r["venue"], "table": r["table_id"],
+    return {"id": SEP.join((r["venue"], r["table_id"], r["match_id"])), "venue": r["venue"], "table": r["table_id"],
             "match_id": r["match_id"], "game": r["game"], "players": json.loads(r["players"] or "[]"),
             "started": started, "ended": ended,
             "seconds": round(ended - started) if started is not None and ended is not None else None,
@@ -127,15 +128,16 @@ def _row(r: dict[str, Any], won: dict[tuple[str, str, str], list[int]]) -> dict[
 
 
 def match(store: Store, ident: str) -> dict[str, Any] | None:
-    """Returns the finished match ``ident`` (``table~match_id``; the newest of that id when
-    venues share a store) with every shot, or None when the record has none."""
-    table, sep, match_id = ident.partition(SEP)
-    if not sep:
+    """Returns the finished match ``ident`` (``venue~table~match_id``) with every shot, or
+    None when the record has none."""
+    parts = ident.split(SEP)
+    if len(parts) != 3:
         return None
+    venue, table, match_id = parts
     m = matches.c
     with store.engine.connect() as conn:
-        found = conn.execute(sa.select(matches).where(m.table_id == table, m.match_id == match_id)
-                             .order_by(m.ended.desc()).limit(1)).first()
+        found = conn.execute(sa.select(matches).where(
+            m.venue == venue, m.table_id == table, m.match_id == match_id)).first()
         if found is None:
             return None
         row = found._asdict()

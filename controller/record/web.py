@@ -8,8 +8,8 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
                                      part of a name, ``name``: one player's; ``since``,
                                      ``until``: days, ``tz`` the page's minutes east of
                                      UTC; 400 for an argument it cannot take)
-    /record/match/<table~id>.json    one match with every shot (``?download``: as a file)
-    /record/match/<table~id>.csv?lang=ru   its shots as CSV in that language
+    /record/match/<venue~table~id>.json    one match with every shot (``?download``: a file)
+    /record/match/<venue~table~id>.csv?lang=ru   its shots as CSV in that language
     /record/player/<name>.json       one player's figures, in all and per game
     /record/players.json             the venue's known names, the most recent first
     /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
@@ -35,7 +35,8 @@ JSON = "application/json"
 CSV = "text/csv; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 _PLAYER = re.compile(r"^/record/player/([^/]{1,100})\.json$")
-_MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_.:-]{1,100})\.(json|csv)$")
+_MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{1,64}~[A-Za-z0-9_.:-]{1,100})"
+                    r"\.(json|csv)$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 Answer = tuple[int, bytes, str]

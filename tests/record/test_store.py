@@ -99,7 +99,7 @@ def test_a_shot_ruled_in_parts_counts_every_part_and_a_correction_rules_it_anew(
     assert stats.summarize_finished(store) == 1
     a, b = stats.player(store, "A")["total"], stats.player(store, "B")["total"]
     assert (a["fouls"], a["balls"], b["balls"], b["fouls"]) == (1, 0, 3, 0)
-    shots = (queries.match(store, "t1~m-1") or {})["shots"]
+    shots = (queries.match(store, "club~t1~m-1") or {})["shots"]
     assert [(s["player"], s["balls"], s["fouls"], s["corrected"]) for s in shots] == [
         (0, [10], ["touched_ball"], False), (1, [4, 5], [], True)]
 

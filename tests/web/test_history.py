@@ -116,7 +116,7 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _id(recordings: dict[str, Any], table: str) -> str:
-    return f"{table}~{recordings['told'][table]['match_id']}"
+    return f"club~{table}~{recordings['told'][table]['match_id']}"
 
 
 async def test_the_record_answers_each_finished_match_once_newest_first_with_its_shots(
@@ -156,13 +156,15 @@ async def test_the_record_answers_each_finished_match_once_newest_first_with_its
         status, headers, body = await get(f"/record/match/{ident}.csv")
         assert status == 200 and headers["Content-Type"].startswith("text/csv")
         file = ident.replace("~", "-")
+        assert file.startswith("club-t1-")
         assert headers["Content-Disposition"] == f'attachment; filename="{file}.csv"'
         rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
         assert len(rows) == told["t1"]["shots"] and {r["player"] for r in rows} <= {"Анна", "Борис"}
         status, headers, _ = await get(f"/record/match/{ident}.json?download")
         assert headers["Content-Disposition"] == f'attachment; filename="{file}.json"'
-        assert (await get("/record/match/t1~m-nothing.json"))[0] == 404
-        assert (await get("/record/match/t1-nothing.json"))[0] == 404
+        assert (await get("/record/match/club~t1~m-nothing.json"))[0] == 404
+        assert (await get("/record/match/t1~" + t1["match_id"] + ".json"))[0] == 404  # no venue
+        assert (await get(f"/record/match/hall~t1~{t1['match_id']}.json"))[0] == 404
         # the table's own history of finished matches is gone: one record
         assert (await get("/history.json"))[0] == 404
     async with WebServer(WebConfig()) as bare:  # no record behind it: the pages say so
@@ -268,7 +270,7 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         expect(rows.nth(1)).to_contain_text("Пирамида")
         expect(rows.nth(2)).to_contain_text("Сибирская десятка")
         page.locator(f'#history a[data-match="{_id(recordings, "t1")}"]').click()
-        expect(page).to_have_url(re.compile(r"history\.html\?match=t1"))
+        expect(page).to_have_url(re.compile(r"history\.html\?match=club~t1~"))
         expect(page.locator('[data-field="summary"] tbody tr')).to_have_count(2, timeout=TIMEOUT)
         expect(page.locator('[data-field="shots"] tbody tr')).to_have_count(recordings["told"]["t1"]["shots"])
         expect(page.locator('[data-field="racks"] tbody tr').first).to_contain_text("Анна")

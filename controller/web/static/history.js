@@ -116,7 +116,7 @@
   document.title = `${m.players.join(" — ")} — ${t("h.title")}`;
   const who = (i) => (i === null || i === undefined ? "—" : m.players[i] ?? "?");
   const points = m.game !== "ten-ball";
-  const file = m.id.replace("~", "-");
+  const file = m.id.replaceAll("~", "-");
   box.replaceChildren(back,
     el("h2", { id: "match-title" }, ...names(m)),
     el("p", { class: "meta", "data-field": "match" }, `${m.table.toUpperCase()} · ${gameName(m.game)} · ${t("card.race", { n: m.race_to })} · `,
