@@ -120,7 +120,8 @@ def _row(r: dict[str, Any], won: dict[tuple[str, str, str], list[int]]) -> dict[
     started, ended = r["started"], r["ended"]
     winner, abandoned = r["winner"], bool(r["abandoned"])
     return {"id": SEP.join((r["venue"], r["table_id"], r["match_id"])), "venue": r["venue"],
-            "table": r["table_id"], "match_id": r["match_id"], "game": r["game"], "players": json.loads(r["players"] or "[]"),
+            "table": r["table_id"], "match_id": r["match_id"], "game": r["game"],
+            "players": json.loads(r["players"] or "[]"),
             "started": started, "ended": ended,
             "seconds": round(ended - started) if started is not None and ended is not None else None,
             "winner": winner, "abandoned": abandoned, "draw": winner is None and not abandoned,
