@@ -358,6 +358,10 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
                 score = ":".join(str(g) for g in [m["games"][w], *others])
                 expect(row).to_contain_text(f"{m['players'][w]}: победа {score}")
             expect(page.locator('[data-field="page"]')).to_have_text("страница 1 из 1 · матчей: 3")
+            # each row's result opens its match, in sight without scrolling sideways
+            for link in rows.locator("a[data-match]").all():
+                box = link.bounding_box()
+                assert box is not None and box["x"] + box["width"] <= width, (name, box)
             expect(page.get_by_role("link", name="Сеансы столов (CSV)")).to_have_attribute(
                 "href", "record/sessions.csv")
             assert page.evaluate(MID_WORD, "#history th, #history td") == [], name

@@ -57,10 +57,11 @@
       el("span", { "data-field": "page" }, t("h.page", { n: body.page, pages: body.pages }), " · ", t("h.found", { n: body.total })),
       body.page < body.pages ? turn(body.page + 1, t("h.more") + " ›", "next") : null);
     if (!body.matches.length) return { status, nodes: [el("p", { class: "idle", "data-field": "none" }, t("h.none"))] };
-    return { status, nodes: [table([t("h.started"), t("h.table"), t("c.game"), t("h.players"), t("h.result"), ""],
-      body.matches.map((m) => [when(m.started), m.table.toUpperCase(), gameName(m.game), el("span", {}, names(m)), result(m),
+    // the result opens the match (on a phone the last column is the one out of sight)
+    return { status, nodes: [table([t("h.started"), t("h.table"), t("c.game"), t("h.players"), t("h.result")],
+      body.matches.map((m) => [when(m.started), m.table.toUpperCase(), gameName(m.game), el("span", {}, names(m)),
         el("a", { href: `history.html?match=${encodeURIComponent(m.id)}`, "data-match": m.id,
-          "aria-label": `${t("h.open")}: ${m.players.join(" — ")}` }, t("h.open"))])), pages] };
+          title: t("h.open") }, result(m))])), pages] };
   };
 
   if (player) {
