@@ -219,6 +219,12 @@ def _fill(store: Store, n: int) -> None:
             conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM ANALYZE")
 
 
+def _one_match(store: Store) -> None:
+    with store.engine.connect() as conn:
+        conn.execute(sa.select(matches).where(matches.c.venue == "club", matches.c.table_id == "t7",
+                                              matches.c.match_id == "m-4242")).one()
+
+
 def bench_queries(repeat: int, n: int = 10_000, samples: int = 200) -> dict[str, object]:
     out: dict[str, object] = {"benchmark": "record queries", "matches": n, "samples": samples}
     with tempfile.TemporaryDirectory(prefix="bench-record-") as tmp, stores(Path(tmp)) as urls:
@@ -230,7 +236,9 @@ def bench_queries(repeat: int, n: int = 10_000, samples: int = 200) -> dict[str,
                                 ("history (by player and date)", lambda s: queries.page(s, HistoryQuery(
                                     player="player 7", since="2023-11-20", until="2024-01-31"))),
                                 ("player page", lambda s: stats.player(s, "player 7")),
-                                ("sessions", lambda s: stats.sessions(s))):
+                                ("sessions", lambda s: stats.sessions(s)),
+                                # the host's floor in the same run: one match by its key
+                                ("baseline: one match by its key", _one_match)):
                 times = []
                 for _ in range(samples if what != "sessions" else 20):
                     t0 = time.perf_counter()
