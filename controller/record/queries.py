@@ -26,7 +26,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from controller.record import stats
-from controller.record.store import Store, Stored, match_players, matches
+from controller.record.store import Store, Stored, match_players, matches, messages, tables
 from controller.words import catalogue
 
 #: A match's id in the pages: its venue, its table and the table's match id (unique per
@@ -158,6 +158,43 @@ def match(store: Store, ident: str) -> dict[str, Any] | None:
                        "best_run": f["best_run"], "break_and_runs": f["break_and_runs"]}
                       for f in figures]
     return out
+
+
+def live(store: Store, table: str) -> dict[str, Any] | None:
+    """Returns the match being played on ``table`` as the record holds it so far (the one
+    begun last when venues share the record): ``{table, venue, game, players, race_to,
+    started (ISO 8601, UTC), racks}``, what a page opened mid-match asks
+    (``/history/live/<table>.json``); None when its last match is over or there is none."""
+    c = messages.c
+    with store.engine.connect() as conn:
+        venues = list(conn.scalars(sa.select(tables.c.venue).where(tables.c.table_id == table)))
+        begun = []
+        for venue in venues:
+            seq = conn.scalar(sa.select(sa.func.max(c.seq)).where(
+                c.venue == venue, c.table_id == table, c.kind == "match_started"))
+            if seq is not None:
+                received = conn.scalar(sa.select(c.received).where(
+                    c.venue == venue, c.table_id == table, c.seq == seq))
+                begun.append((received or 0.0, venue, int(seq)))
+        if not begun:
+            return None
+        _received, venue, start = max(begun)
+        if conn.scalar(sa.select(c.seq).where(c.venue == venue, c.table_id == table,
+                                             c.kind == "match_over", c.seq > start).limit(1)):
+            return None
+        # the table's clock set to the wall's by the least delay seen (as ``stats`` does)
+        offset = conn.scalar(sa.select(sa.func.min(c.received - c.ts)).where(
+            c.venue == venue, c.table_id == table, c.seq >= start, c.ts.is_not(None)))
+    events = [s for s in store.messages(venue, table, start) if s.topic == "event"]
+    started = events[0].payload.get("data") or {}
+    ts = events[0].payload.get("ts")
+    wall = float(ts) + float(offset or 0.0) if isinstance(ts, int | float) else None
+    told = _told(events)
+    return {"table": table, "venue": venue, "game": started.get("game"),
+            "players": started.get("players") or [], "race_to": told["race_to"],
+            "started": (datetime.fromtimestamp(wall, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                        if wall is not None else None),
+            "racks": told["racks"]}
 
 
 def _told(events: list[Stored]) -> dict[str, Any]:

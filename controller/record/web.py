@@ -14,6 +14,8 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
     /record/players.json             the venue's known names, the most recent first
     /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
     /record/gaps.json                the seqs recorded as lost, per table
+    /history/live/<table>.json       the match being played there, as recorded so far (what
+                                     the dashboard and the console ask when opened mid-match)
 """
 
 from __future__ import annotations
@@ -38,14 +40,22 @@ _PLAYER = re.compile(r"^/record/player/([^/]{1,100})\.json$")
 _MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{1,64}~[A-Za-z0-9_.:-]{1,100})"
                     r"\.(json|csv)$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_LIVE = re.compile(r"^/history/live/([A-Za-z0-9_-]{1,64})\.json$")
 
 Answer = tuple[int, bytes, str]
 
 
 def answer(store: Store, path: str, query: str = "") -> Answer | None:
-    """Returns ``(status, body, content type)`` for a target under /record/ (``path``
-    unquoted), None if there is no such target. Reads the store: call it off the event loop."""
+    """Returns ``(status, body, content type)`` for a target under /record/ or a table's
+    ``/history/live/`` (``path`` unquoted), None if there is no such target. Reads the
+    store: call it off the event loop."""
     args = parse_qs(query)
+    playing = _LIVE.match(path)
+    if playing:
+        now = queries.live(store, playing.group(1))
+        if now is None:
+            return 404, b"no match in progress\n", TEXT
+        return 200, _json(now), JSON
     if path == "/record/history.json":
         try:
             selected = history_query(args)
@@ -118,16 +128,18 @@ def _disposition(path: str, query: str, kind: str) -> tuple[tuple[str, str], ...
 
 
 class RecordSite:
-    """The targets under ``/record/`` (``answer``) as a site of the project's one HTTP server
-    (``controller.web.http``): the store is read in a thread, off the event loop; a store it
-    cannot read is a 500 that says so."""
+    """The targets under ``/record/`` and ``/history/live/`` (``answer``) as a site of the
+    project's one HTTP server (``controller.web.http``): the store is read in a thread, off
+    the event loop; a store it cannot read is a 500 that says so."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
-        if not path.startswith("/record/") or request.method not in ("GET", "HEAD"):
+        if request.method not in ("GET", "HEAD"):
+            return None
+        if not path.startswith(("/record/", "/history/live/")):
             return None
         query = urlsplit(request.target).query
         try:

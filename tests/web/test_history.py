@@ -167,6 +167,13 @@ async def test_the_record_answers_each_finished_match_once_newest_first_with_its
         assert (await get(f"/record/match/hall~t1~{t1['match_id']}.json"))[0] == 404
         # the table's own history of finished matches is gone: one record
         assert (await get("/history.json"))[0] == 404
+        # the Ten-ball match t1 is playing: its start and first rack, for a page opened meanwhile
+        status, _, body = await get("/history/live/t1.json")
+        playing = json.loads(body)
+        assert status == 200 and (playing["game"], playing["players"]) == ("ten-ball", ["Анна", "Пётр"])
+        assert playing["started"].startswith("2026-12-03T19:") and playing["racks"][0]["breaker"] == 0
+        assert (await get("/history/live/t2.json"))[0] == 404  # its last match is over
+        assert (await get("/history/live/t9.json"))[0] == 404
     async with WebServer(WebConfig()) as bare:  # no record behind it: the pages say so
         assert json.loads((await http_get(bare, "/config.json"))[2])["record"] is False
         assert (await http_get(bare, "/record/history.json"))[0] == 404
