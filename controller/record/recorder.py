@@ -20,6 +20,7 @@ import itertools
 import json
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +64,8 @@ class Counters:
 class _Table:
     progress: Progress
     asked: float = 0.0  # when a history_since was last sent (0: none waiting)
-    tx: str | None = None
+    # its last history_since askings not yet answered (a table away long is asked often)
+    txs: deque[str] = field(default_factory=lambda: deque(maxlen=16))
     playing: bool | None = None
 
 
@@ -143,8 +145,11 @@ class Recorder:
             items[(venue, table, seq)] = Stored(venue, table, seq, rest, json.loads(payload))
             if rest == f"response/{HISTORY_REQUEST}":
                 body = json.loads(message.payload)
+                # an answer to any of its askings since the last answer is taken, a late one
+                # too: a busy table may answer slower than FILL_TIMEOUT_S, and asking again
+                # must not leave the answer that then comes unmatched, for ever
                 t = self._tables.get((venue, table))
-                if t is not None and t.tx is not None and body.get("transaction") == t.tx:
+                if t is not None and body.get("transaction") in t.txs:
                     fills.append((venue, table, body))
         for venue, table, body in fills:
             for m in (body.get("data") or {}).get("messages") or ():
@@ -172,7 +177,8 @@ class Recorder:
             by_table.setdefault((m.venue, m.table), []).append(m.seq)
         for venue, table, body in fills:
             t = self._tables[(venue, table)]
-            t.asked, t.tx = 0.0, None
+            t.asked = 0.0
+            t.txs.clear()
             data = body.get("data") if body.get("status") == "ok" else None
             if not isinstance(data, dict):
                 log.error("%s/%s cannot fill its gap: %s", venue, table, body.get("error"))
@@ -205,10 +211,11 @@ class Recorder:
         t = self._tables[(venue, table)]
         if t.progress.complete_upto >= t.progress.high:
             return
-        t.tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
+        tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
+        t.txs.append(tx)
         t.asked = time.monotonic()
         self.counters.fills += 1
-        body = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT, "transaction": t.tx,
+        body = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT, "transaction": tx,
                 "deadline": time.time() + 60}
         await client.publish(f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
                              json.dumps(body), qos=1)

@@ -15,7 +15,9 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.record.store import Store
+from controller.record.recorder import FILL_TIMEOUT_S, Recorder
+from controller.record.store import Progress, Store
+from controller.service.connection import parse_broker
 from tests.broker import Broker
 from tests.record.venue import published, recorder, stored, tables
 from tests.waiting import until
@@ -187,3 +189,52 @@ async def test_a_session_topic_says_when_a_table_starts_and_stops_being_played(t
     start, end = seen[-2:]
     assert start["playing"] and not end["playing"]
     assert start["match_id"] and start["seq"] < end["seq"]
+
+
+async def _slow_table(broker: Broker, delay: float, asked: list[str]) -> None:
+    """A table that published seqs 1–10 before the recorder came (it sends 5–10 again now)
+    and answers each ``history_since`` ``delay`` seconds late, with seqs 1–10, its answer
+    taking the next seq."""
+    def message(seq: int) -> dict[str, object]:
+        return {"v": 1, "seq": seq, "ts": float(seq), "type": "foul", "data": {"player": 0}}
+
+    next_seq = 11
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.subscribe("billiards/club/t1/request/history_since", qos=1)
+        for seq in range(5, 11):
+            await client.publish("billiards/club/t1/event", json.dumps(message(seq)), qos=1)
+        async for request in client.messages:
+            body = json.loads(request.payload)
+            asked.append(body["transaction"])
+            await asyncio.sleep(delay)
+            answer = {"v": 1, "seq": next_seq, "ts": float(next_seq), "status": "ok",
+                      "transaction": body["transaction"],
+                      "data": {"first": 1, "upto": next_seq - 1, "messages": [
+                          {"seq": s, "topic": "event", "payload": message(s)}
+                          for s in range(body["seq"] + 1, next_seq)]}}
+            next_seq += 1
+            await client.publish("billiards/club/t1/response/history_since", json.dumps(answer), qos=1)
+
+
+async def test_a_table_answering_slower_than_the_recorder_asks_again_still_fills_its_gap(
+        tmp_path, broker):
+    """Before: each asking again (after FILL_TIMEOUT_S) replaced the one the late answer was
+    for, so a busy table's answers were never taken and its seqs never complete (seen with
+    the demo's four tables at 20x on a loaded host)."""
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    asked: list[str] = []
+    rec = Recorder(store, parse_broker(broker.url), client_id="slow-test")
+    async with asyncio.TaskGroup() as tg:
+        recording = tg.create_task(rec.run())
+        await asyncio.sleep(0.5)  # subscribed before the table sends
+        table = tg.create_task(_slow_table(broker, FILL_TIMEOUT_S + 1.5, asked))
+        try:
+            await until(lambda: store.progress().get(("club", "t1"), Progress(0, 0)).complete_upto > 10,
+                        timeout=30, what="t1 complete")
+        finally:
+            table.cancel()
+            recording.cancel()
+    assert len(asked) >= 2  # it did ask again before the first answer came
+    kept = stored(store, "t1")
+    assert [kept[s] for s in range(1, 12)] == ["event"] * 10 + ["response/history_since"]
+    assert store.gaps() == []
