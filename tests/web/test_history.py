@@ -294,6 +294,11 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         other.goto(shared.replace("lang=ru&", "").replace("?lang=ru", ""))
         expect(other.locator("h3").first).to_have_text("Per player", timeout=TIMEOUT)
         assert other.evaluate("document.scrollingElement.scrollWidth") <= 390
+        # the shot list fits a phone: what happened is in sight, not behind a sideways scroll
+        told = other.locator('[data-field="shots"] .wrap')
+        expect(other.locator('[data-field="shots"] th:visible')).to_have_text(
+            ["Shot", "Player", "Points", "What happened"])
+        assert told.evaluate("e => e.scrollWidth <= e.clientWidth")
         other.screenshot(path=str(artifacts / "history-match-phone.png"), full_page=False)
         assert errors == []
         page.close()

@@ -36,9 +36,13 @@
     ...s.fouls.map(foulName),
     t("ev.next", { who: who(s.next) }).replace(/^; /, ""),
   ].join("; ");
-  const table = (head, rows) => el("div", { class: "wrap" }, el("table", {},
-    el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
-    el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", {}, c)))))));
+  // `wide`: the columns a phone leaves out (what another column says in words too)
+  const table = (head, rows, wide = []) => {
+    const cls = (i) => (wide.includes(i) ? "wide" : null);
+    return el("div", { class: "wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { scope: "col", class: cls(i) }, h)))),
+      el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c, i) => el("td", { class: cls(i) }, c)))))));
+  };
   const get = async (url) => {
     const r = await fetch(url, { cache: "no-store" });
     return { status: r.status, body: r.ok ? await r.json() : null };
@@ -136,5 +140,7 @@
     el("h3", {}, t("h.record")),
     el("div", { "data-field": "shots" }, table([t("h.shot"), t("h.game"), t("h.player"), t("h.balls"), ...(points ? [t("h.points")] : []), t("h.fouls"), t("h.what")],
       m.shots.map((s) => [s.shot, s.game_no, who(s.player), s.balls.map(ball).join(", ") || "—", ...(points ? [s.points] : []),
-        s.fouls.map(foulName).join(", ") || "—", told(s, who)]))));
+        s.fouls.map(foulName).join(", ") || "—", told(s, who)]),
+      // on a phone: the shot, its player, its points and what happened (the balls and fouls in words)
+      points ? [1, 3, 5] : [1, 3, 4])));
 })();
