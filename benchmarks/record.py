@@ -4,7 +4,8 @@
   of ``tables`` publishers as fast as they publish, beside a bare QoS 1 subscriber on the
   same broker in the same run (what the broker can deliver); then a backlog (published
   while both were away, kept in their persistent sessions) drained by each alone;
-- queries: the history list and a player's page with ``matches`` stored matches, p95;
+- queries: the history list (the newest page, the last page, a page filtered by player and
+  dates) and a player's page with ``matches`` stored matches, p95;
 - size: the store's bytes per match of real table messages (replayed Ten-ball matches).
 
 PostgreSQL is Debian's, a cluster of its own in a temporary directory (``tests.postgres``).
@@ -31,7 +32,8 @@ from paho.mqtt.properties import Properties
 from benchmarks.synth import long_trace
 from controller.pipeline.replay import replay
 from controller.pipeline.table import Message
-from controller.record import stats
+from controller.record import queries, stats
+from controller.record.queries import HistoryQuery
 from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store, Stored, match_players, matches
 from controller.service.connection import parse_broker
@@ -212,6 +214,17 @@ def _fill(store: Store, n: int) -> None:
     with store.engine.begin() as conn:
         conn.execute(sa.insert(matches), rows)
         conn.execute(sa.insert(match_players), prows)
+    if store.dialect == "postgresql":  # as its autovacuum would have by now (SQLite has none)
+        with store.engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM ANALYZE")
+
+
+def _one_match(store: Store, i: int) -> None:
+    """Reads the match ``_fill`` stored as its ``i``th, by its key."""
+    with store.engine.connect() as conn:
+        conn.execute(sa.select(matches).where(
+            matches.c.venue == "club", matches.c.table_id == f"t{i % 12 + 1}",
+            matches.c.match_id == f"m-{i}")).one()
 
 
 def bench_queries(repeat: int, n: int = 10_000, samples: int = 200) -> dict[str, object]:
@@ -220,9 +233,14 @@ def bench_queries(repeat: int, n: int = 10_000, samples: int = 200) -> dict[str,
         for name, url in urls.items():
             store = Store(url)
             _fill(store, n)
-            for what, query in (("history (50 newest)", lambda s: stats.history(s, 50)),
+            for what, query in (("history (50 newest)", lambda s: queries.page(s, HistoryQuery())),
+                                ("history (last page)", lambda s: queries.page(s, HistoryQuery(page=200))),
+                                ("history (by player and date)", lambda s: queries.page(s, HistoryQuery(
+                                    player="player 7", since="2023-11-20", until="2024-01-31"))),
                                 ("player page", lambda s: stats.player(s, "player 7")),
-                                ("sessions", lambda s: stats.sessions(s))):
+                                ("sessions", lambda s: stats.sessions(s)),
+                                # the host's floor in the same run: one match by its key
+                                ("baseline: one match by its key", lambda s: _one_match(s, n // 2))):
                 times = []
                 for _ in range(samples if what != "sessions" else 20):
                     t0 = time.perf_counter()

@@ -70,12 +70,3 @@ def test_the_request_benchmark_times_round_trips_through_the_service_and_a_bare_
     assert len(figures) == 8  # two brokers: the bare echo and three service variants each
     for name, (p50, p99) in figures.items():
         assert 0 < p50 <= p99 < 5000, name  # every request was answered
-
-
-async def test_the_history_benchmark_times_the_list_over_its_matches() -> None:
-    from benchmarks import history
-
-    got = await history.measure(80, repeat=2)
-    assert got["matches"] == 80 and got["first_list_ms"] > 0
-    for name in ("page_1", "filtered", "last_page"):
-        assert 0 < got[name]["median_ms"] <= got[name]["max_ms"], name

@@ -27,6 +27,7 @@ import itertools
 import json
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +76,8 @@ class Counters:
 class _Table:
     progress: Progress
     asked: float = 0.0  # when a history_since was last sent (0: none waiting)
-    tx: str | None = None
+    # its last history_since askings not yet answered (a table away long is asked often)
+    txs: deque[str] = field(default_factory=lambda: deque(maxlen=16))
 
 
 @dataclass
@@ -160,9 +162,11 @@ class Recorder:
             heard[(venue, table, epoch)] = now + i * 1e-6
             if rest == f"response/{HISTORY_REQUEST}":
                 reply = json.loads(message.payload)
+                # an answer to any of its askings since the last answer is taken, a late one
+                # too: a busy table may answer slower than FILL_TIMEOUT_S, and asking again
+                # must not leave the answer that then comes unmatched, for ever
                 fills += [(key, reply) for key, t in self._tables.items()
-                          if key[:2] == (venue, table) and t.tx is not None
-                          and reply.get("transaction") == t.tx]
+                          if key[:2] == (venue, table) and reply.get("transaction") in t.txs]
         for (venue, table, epoch), reply in fills:
             for m in (reply.get("data") or {}).get("messages") or ():
                 items.setdefault((venue, table, epoch, m["seq"]), Stored(
@@ -195,7 +199,8 @@ class Recorder:
                                              heard=heard.get(key, t.progress.heard))
         for key, reply in fills:
             t = self._tables[key]
-            t.asked, t.tx = 0.0, None
+            t.asked = 0.0
+            t.txs.clear()
             data = reply.get("data") if reply.get("status") == "ok" else None
             if isinstance(data, dict):
                 lost += self._filled(key, t, data, set(by_table.get(key, ())))
@@ -261,11 +266,12 @@ class Recorder:
         complete = t.progress.complete_upto >= t.progress.high
         if t.progress.closed or (complete and epoch == self._newest(venue, table)):
             return
-        t.tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
+        tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
+        t.txs.append(tx)
         t.asked = time.monotonic()
         self.counters.fills += 1
         body: dict[str, Any] = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT,
-                                "transaction": t.tx, "deadline": time.time() + 60}
+                                "transaction": tx, "deadline": time.time() + 60}
         if epoch or self._newest(venue, table):  # a table without epochs knows no "epoch"
             body["epoch"] = epoch
         await client.publish(f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",

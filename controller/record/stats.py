@@ -1,9 +1,10 @@
 """History and statistics from the record, across tables and evenings.
 
 A finished match (its ``match_over`` stored, and every seq of its table up to it complete or
-known lost) is summed up once into ``matches`` and ``match_players`` from its events: the
-last ruling of each shot (a shot ruled again counts as ruled last; undone shots not at all),
-each shot the player's whose turn the ruling before it gave.
+known lost) is summed up once into ``matches`` and ``match_players`` from its events: each
+shot's ruling (``rulings``: with every part its questions' answers added; a shot ruled
+again counts as ruled last; undone shots not at all), each shot the player's whose turn
+the ruling before it gave.
 Per player: matches, games, balls and points credited, the best run (most balls credited in
 consecutive shots of one turn), break-and-runs (games won with every shot the winner's),
 fouls, and the win rate per game. Per table: sessions, a run of matches with less than
@@ -40,11 +41,48 @@ class _Player:
 
 
 @dataclass
-class _Match:
+class Ruled:
+    """A match as its events rule it (``rulings``): ``shots`` each shot's ruling, as
+    ``shot_result``'s data with every decision of the shot; ``games`` each finished game's
+    winner and shots; ``fouls`` the ``foul`` events' data by shot."""
+
     started: Stored
     shots: dict[int, dict[str, Any]] = field(default_factory=dict)
     games: list[tuple[int | None, list[int]]] = field(default_factory=list)  # winner, shots
-    fouls: list[int] = field(default_factory=list)
+    fouls: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def rulings(events: list[Stored]) -> Ruled:
+    """Returns the rulings of the match whose events (its ``match_started`` first) are
+    ``events``. A shot's ``shot_result`` that is not ``corrected`` goes on with its ruling
+    (the decisions that a question's answer made); a ``corrected`` one rules the shot again,
+    in place of all before it; an ``undo`` takes back the shots after ``back_to_shot``."""
+    match = Ruled(events[0])
+    game_shots: list[int] = []
+    for m in events[1:]:
+        data = m.payload.get("data") or {}
+        kind = m.kind
+        if kind == "shot_result":
+            shot = int(data["shot"])
+            before = match.shots.get(shot)
+            if before is not None and not data.get("corrected"):
+                data = {**data, "decisions": [*before.get("decisions", []), *data.get("decisions", [])]}
+            match.shots[shot] = data
+            if shot not in game_shots:
+                game_shots.append(shot)
+        elif kind == "foul":
+            match.fouls.setdefault(int(data.get("shot") or 0), []).append(data)
+        elif kind == "undo":
+            back = int(data.get("back_to_shot", 0))
+            for shot in [s for s in match.shots if s > back]:
+                del match.shots[shot]
+            for shot in [s for s in match.fouls if s > back]:
+                del match.fouls[shot]
+            game_shots = [s for s in game_shots if s <= back]
+        elif kind == "game_over":
+            match.games.append((data.get("winner"), game_shots))
+            game_shots = []
+    return match
 
 
 def summarize_finished(store: Store) -> int:
@@ -82,24 +120,8 @@ def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = 
         return
     offset = float(offset or 0.0)
     events = [m for m in store.messages(venue, table, start, over_seq, epoch) if m.topic == "event"]
-    match = _Match(events[0])
-    game_shots: list[int] = []
+    match = rulings(events)
     over = events[-1].payload.get("data") or {}
-    for m in events[1:]:
-        data = m.payload.get("data") or {}
-        kind = m.kind
-        if kind == "shot_result":
-            match.shots[int(data["shot"])] = data
-            if int(data["shot"]) not in game_shots:
-                game_shots.append(int(data["shot"]))
-        elif kind == "undo":
-            back = int(data.get("back_to_shot", 0))
-            for shot in [s for s in match.shots if s > back]:
-                del match.shots[shot]
-            game_shots = [s for s in game_shots if s <= back]
-        elif kind == "game_over":
-            match.games.append((data.get("winner"), game_shots))
-            game_shots = []
     started = match.started.payload.get("data") or {}
     players = [_Player(str(name)) for name in started.get("players") or ()]
     breaker = started.get("breaker")
@@ -137,7 +159,7 @@ def _wall(ts: Any, offset: float) -> float | None:
     return round(float(ts) + offset, 3) if isinstance(ts, int | float) else None
 
 
-def _count(match: _Match, players: list[_Player], breaker: int) -> None:
+def _count(match: Ruled, players: list[_Player], breaker: int) -> None:
     """Adds each shot's balls, points, fouls and runs, and each game's winner, to ``players``.
     A shot is the player's whose turn its previous ruling gave (``to_shoot``; the breaker's
     first): balls credited to a player count for them (Siberian Ten, pyramid), balls that stay
@@ -180,15 +202,6 @@ def _count(match: _Match, players: list[_Player], breaker: int) -> None:
 
 
 # ---------------------------------------------------------------------- reading
-def history(store: Store, limit: int = 50, before: float | None = None) -> list[dict[str, Any]]:
-    """Returns the last ``limit`` finished matches across the venue(s), newest first."""
-    q = sa.select(matches).order_by(matches.c.ended.desc()).limit(limit)
-    if before is not None:
-        q = q.where(matches.c.ended < before)
-    with store.engine.connect() as conn:
-        return [{**row._asdict(), "players": json.loads(row.players)} for row in conn.execute(q)]
-
-
 def player(store: Store, name: str) -> dict[str, Any]:
     """Returns one player's figures, in all and per game (``win_rate``: matches won/played)."""
     c = match_players.c

@@ -1,11 +1,21 @@
 """The venue record over HTTP, for the pages (``controller.web``'s one server routes the
-targets under ``/record/`` here; ``python -m controller record --web``)::
+targets under ``/record/`` here; ``python -m controller record --web``, the demo)::
 
-    /record/history.json?limit=50&before=T   finished matches across every table, newest first
-    /record/player/<name>.json               one player's figures, in all and per game
-    /record/players.json                     the venue's known names, the most recent first
-    /record/sessions.json, sessions.csv      each table's sessions (start, end: Unix seconds)
-    /record/gaps.json                        the seqs recorded as lost, per table
+    /record/history.json?page=2&per_page=50&table=t1&player=Бор&since=2026-12-01&tz=180
+                                     one page of the finished matches across every table,
+                                     newest first: {"matches", "total", "page", "pages",
+                                     "per_page"} (``controller.record.queries``; ``player``:
+                                     part of a name, ``name``: one player's; ``since``,
+                                     ``until``: days, ``tz`` the page's minutes east of
+                                     UTC; 400 for an argument it cannot take)
+    /record/match/<venue~table~id>.json    one match with every shot (``?download``: a file)
+    /record/match/<venue~table~id>.csv?lang=ru   its shots as CSV in that language
+    /record/player/<name>.json       one player's figures, in all and per game
+    /record/players.json             the venue's known names, the most recent first
+    /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
+    /record/gaps.json                the seqs recorded as lost, per table
+    /history/live/<table>.json       the match being played there, as recorded so far (what
+                                     the dashboard and the console ask when opened mid-match)
 """
 
 from __future__ import annotations
@@ -16,33 +26,48 @@ import logging
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from controller.record import stats
+from controller.record import queries, stats
 from controller.record.store import Store
 from controller.web.http import Request, Response
+from controller.words import catalogue
 
 log = logging.getLogger(__name__)
 
 JSON = "application/json"
+CSV = "text/csv; charset=utf-8"
+TEXT = "text/plain; charset=utf-8"
 _PLAYER = re.compile(r"^/record/player/([^/]{1,100})\.json$")
+_MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{1,64}~[A-Za-z0-9_.:-]{1,100})"
+                    r"\.(json|csv)$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_LIVE = re.compile(r"^/history/live/([A-Za-z0-9_-]{1,64})\.json$")
+
+Answer = tuple[int, bytes, str]
 
 
-def answer(store: Store, path: str, query: str = "") -> tuple[int, bytes, str] | None:
-    """Returns ``(status, body, content type)`` for a target under /record/, None if there is
-    no such target. Reads the store: call it off the event loop."""
+def answer(store: Store, path: str, query: str = "") -> Answer | None:
+    """Returns ``(status, body, content type)`` for a target under /record/ or a table's
+    ``/history/live/`` (``path`` unquoted), None if there is no such target. Reads the
+    store: call it off the event loop."""
+    args = parse_qs(query)
+    playing = _LIVE.match(path)
+    if playing:
+        now = queries.live(store, playing.group(1))
+        if now is None:
+            return 404, b"no match in progress\n", TEXT
+        return 200, _json(now), JSON
     if path == "/record/history.json":
-        args = parse_qs(query)
         try:
-            limit = min(500, max(1, int(args.get("limit", ["50"])[0])))
-            before = float(args["before"][0]) if "before" in args else None
-        except ValueError:
-            return 400, b"limit and before are numbers\n", "text/plain; charset=utf-8"
-        return 200, _json({"matches": stats.history(store, limit, before)}), JSON
+            selected = history_query(args)
+        except ValueError as exc:
+            return 400, f"{exc}\n".encode(), TEXT
+        return 200, _json(queries.page(store, selected)), JSON
     if path == "/record/players.json":
         return 200, _json({"players": stats.roster(store)}), JSON
     if path == "/record/sessions.json":
         return 200, _json({"sessions": stats.sessions(store)}), JSON
     if path == "/record/sessions.csv":
-        return 200, stats.sessions_csv(store).encode(), "text/csv; charset=utf-8"
+        return 200, stats.sessions_csv(store).encode(), CSV
     if path == "/record/gaps.json":
         return 200, _json({"gaps": [
             {"venue": v, "table": t, "epoch": e, "first": a, "last": b, "reason": r}
@@ -50,31 +75,80 @@ def answer(store: Store, path: str, query: str = "") -> tuple[int, bytes, str] |
     found = _PLAYER.match(path)
     if found:
         return 200, _json(stats.player(store, found.group(1))), JSON
+    item = _MATCH.match(path)
+    if item:
+        match = queries.match(store, item.group(1))
+        if match is None:
+            return 404, b"no such match\n", TEXT
+        if item.group(2) == "csv":
+            language = args.get("lang", ["en"])[0]
+            shown = language if language in catalogue.languages() else "en"
+            return 200, queries.csv_text(match, shown).encode(), CSV
+        return 200, _json(match), JSON
     return None
+
+
+def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
+    """Returns the list's selection; raises ValueError naming an argument it cannot take."""
+    def one(name: str) -> str | None:
+        value = args.get(name, [""])[0].strip()
+        return value or None
+
+    def number(name: str, default: int, low: int, top: int) -> int:
+        raw = one(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= top:
+            raise ValueError(f"{name}: a whole number from {low} to {top}")
+        return value
+
+    for day in ("since", "until"):
+        if (value := one(day)) is not None and not _DAY.match(value):
+            raise ValueError(f"{day}: a date as YYYY-MM-DD")
+    return queries.HistoryQuery(
+        table=one("table"), player=one("player"), name=one("name"), since=one("since"), until=one("until"),
+        tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
+        per_page=number("per_page", 50, 1, 500))
 
 
 def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode()
 
 
+def _disposition(path: str, query: str, kind: str) -> tuple[tuple[str, str], ...]:
+    """Returns a Content-Disposition header for an export (a match's CSV, its JSON asked for
+    with ``?download``, the sessions' CSV), else none."""
+    if not (kind == CSV or (path.startswith("/record/match/") and "download" in query)):
+        return ()
+    name = path.rsplit("/", 1)[-1].replace("~", "-")
+    return (("Content-Disposition", f'attachment; filename="{name}"'),)
+
+
 class RecordSite:
-    """The targets under ``/record/`` (``answer``) as a site of the project's one HTTP server
-    (``controller.web.http``): the store is read in a thread, off the event loop; a store it
-    cannot read is a 500 that says so."""
+    """The targets under ``/record/`` and ``/history/live/`` (``answer``) as a site of the
+    project's one HTTP server (``controller.web.http``): the store is read in a thread, off
+    the event loop; a store it cannot read is a 500 that says so."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
-        if not path.startswith("/record/") or request.method not in ("GET", "HEAD"):
+        if request.method not in ("GET", "HEAD"):
             return None
+        if not path.startswith(("/record/", "/history/live/")):
+            return None
+        query = urlsplit(request.target).query
         try:
-            found = await asyncio.to_thread(answer, self.store, path, urlsplit(request.target).query)
+            found = await asyncio.to_thread(answer, self.store, path, query)
         except Exception:  # a store it cannot read: said, and the page says so
             log.exception("venue record: cannot answer %s", path)
             return Response.text(500, "the venue record could not be read\n")
         if found is None:
             return Response.text(404, "not found\n")
         status, body, kind = found
-        return Response(status, body, kind)
+        return Response(status, body, kind, headers=_disposition(path, query, kind) if status == 200 else ())

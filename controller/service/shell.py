@@ -45,6 +45,7 @@ from controller.service.mqtt import (
 from controller.service.opening import open_core, wall_clock
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
+from controller.web.http import Site
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
@@ -397,9 +398,10 @@ async def serve(config: Config, source: str = "the configuration",
 
 
 def web_server(config: Config, tables: Mapping[str, Path] | None = None,
-               language: str | None | Unset = UNSET) -> WebServer:
-    """Returns the venue's web server for ``config`` (``[web]``): the pages and the match
-    history of ``tables`` (table: data directory; default: this table's, when it records).
+               language: str | None | Unset = UNSET, record: Site | None = None) -> WebServer:
+    """Returns the venue's web server for ``config`` (``[web]``): the pages, the match in
+    progress on ``tables`` (table: data directory; default: this table's, when it records)
+    and, given the venue ``record``'s site, the match history.
     ``language``: the pages' (None: each browser's own; default: the configuration's).
 
     The one place the server is put together: ``run`` and the demo both call it."""
@@ -413,4 +415,4 @@ def web_server(config: Config, tables: Mapping[str, Path] | None = None,
                       language=config.language if isinstance(language, Unset) else language,
                       public_url=w.public_url)
     return WebServer(pages, host=w.host, port=w.port, history=History(dict(tables)) if tables else None,
-                     history_process=True)
+                     history_process=True, record=record)

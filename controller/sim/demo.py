@@ -6,6 +6,11 @@ in a temporary directory, runs ``--tables`` services on the ``sim`` backend (ven
 tables ``t1``, ``t2``, …), prints the broker's address and a ``mosquitto_sub`` line to watch
 the traffic, and shows each table's live score as it changes. ``--seconds`` stops it.
 
+Beside the tables runs the venue recorder (``controller.record``: an SQLite store in the
+demo's directory, on the same broker: the demo's Mosquitto lets anyone in, so it needs no
+user of its own), and the pages' server serves its history: ``history.html`` fills up
+as the tables finish their matches.
+
 ``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing (and it has
 no cushion sensors: ``HAND_FUSION``) and nothing sends it requests, so a match is started,
 called, ended shot by shot and corrected from its referee console (the demo prints its
@@ -28,7 +33,11 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
+from controller.record.recorder import Recorder
+from controller.record.store import Store
+from controller.record.web import RecordSite
 from controller.service.config import ConfigError, WebSection, validate
+from controller.service.connection import parse_broker
 from controller.service.shell import Service, web_server
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
@@ -162,14 +171,29 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         # a hand-played table: sensors that play nothing, requests only from its console
         hand = SimBackend((), speed=args.speed) if config.table in args.hand else None
         services.append(Service(config, backend=hand or sim_backend))
+    store = Store(f"sqlite:///{root / 'record.sqlite3'}")
+    try:
+        return await _play(args, url, services, embedded, store, out)
+    finally:
+        store.close()
+
+
+async def _play(args: Any, url: str, services: list[Service], embedded: EmbeddedBroker | None,
+                store: Store, out: TextIO) -> int:
+    """Plays ``services`` with the venue recorder into ``store`` (and the pages, when the
+    broker has websockets) until ``--seconds`` or a signal."""
+    port = urlsplit(url).port or 1883
+    recorder = Recorder(store, parse_broker(url), prefix="billiards",
+                        client_id=f"billiards-demo-recorder-{port}")
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
-                         language=args.language)
+                         language=args.language, record=RecordSite(store))
         await web.start()
-        out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n")
+        out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n"
+                  f"history:   {web.url}history.html (the venue record: each match as it ends)\n")
         for table in args.hand:
             out.write(f"by hand:   {web.url}console.html?table={table}\n")
         out.flush()
@@ -180,6 +204,7 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         loop.add_signal_handler(sig, done.set)
     async with asyncio.TaskGroup() as tg:
         board = tg.create_task(scoreboard(url, out, counts), name="scoreboard")
+        recording = tg.create_task(recorder.run(), name="recorder")
         runs = [tg.create_task(s.run(), name=f"table:{s.config.table}") for s in services]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(args.seconds):
@@ -189,6 +214,7 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
         await asyncio.gather(*runs)
         await asyncio.sleep(0.2)
         board.cancel()
+        recording.cancel()
     if web is not None:
         await web.close()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -2,9 +2,9 @@
 (``console.html``), match history (``history.html``), stream overlay (``overlay.html``).
 
 The pages speak MQTT over websockets to the broker themselves (MQTT.js, bundled in
-``static/vendor``); ``server.WebServer`` serves the files, ``config.json`` and the match
-history on the house's one HTTP server (``http.HttpServer``, h11), which the commissioning
-page uses too.
+``static/vendor``); ``server.WebServer`` serves the files, ``config.json``, a table's match
+in progress and the venue record's history (a site ``controller.record`` gives it) on the
+house's one HTTP server (``http.HttpServer``, h11), which the commissioning page uses too.
 """
 
 from controller.web.http import HttpServer, Limits, Request, Response

@@ -34,8 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--language", choices=LANGUAGES,
                    help="the venue's language of the pages (default: each browser's own)")
     p.add_argument("--data", action="append", default=[], metavar="TABLE=DIR",
-                   help="a table's data directory (its recordings make the match history); "
-                        "again for each table")
+                   help="a table's data directory (its recordings tell a page opened mid-match "
+                        "the match in progress); again for each table")
     p.add_argument("--public-url", metavar="URL",
                    help="the pages' address as a phone reaches it (the TV wall's QR codes hold it)")
     p.add_argument("--request-ttl", type=float, default=30.0, metavar="SECONDS",
@@ -53,7 +53,8 @@ def config_of(args: argparse.Namespace) -> WebConfig:
 
 
 def history_of(args: argparse.Namespace) -> History | None:
-    """Returns the match history of the tables ``--data`` names, None without any.
+    """Returns the recordings of the tables ``--data`` names (their matches in progress), None
+    without any.
 
     Raises SystemExit (argparse's error) on a malformed ``--data``."""
     tables: dict[str, Path] = {}

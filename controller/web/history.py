@@ -1,4 +1,6 @@
-"""Match history: the finished matches of a venue's tables, read from each table's recording.
+"""A table's match in progress, read from its recordings: what a page opened mid-match asks
+of a table's own server (its start and earlier racks; ``/history/live/<table>.json``). The
+venue's history of finished matches is the venue record's (``controller.record``), not this.
 
 A table records every session as a trace under ``<data>/traces`` (``controller.pipeline.trace``); a
 session that resumed a match starts with that match's inputs again, and a long session goes
@@ -6,8 +8,7 @@ on in further files with the same header. ``History`` follows each session throu
 pipeline as the table did (no broker, in a thread: never on the table's own loop), reading
 only what was appended since it last looked, and keeps, per match, what was published
 about it: its shots, fouls, racks and result. A match seen in two sessions (a restart in
-the middle) is the later session's, which holds all of it. A finished session is read once;
-a finished match's row is made once.
+the middle) is the later session's, which holds all of it. A finished session is read once.
 
 A match is a dict (``Match.to_json``)::
 
@@ -24,9 +25,7 @@ A match is a dict (``Match.to_json``)::
 from __future__ import annotations
 
 import copy
-import csv
 import hashlib
-import io
 import json
 import logging
 import threading
@@ -39,7 +38,6 @@ from typing import Any
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.pipeline.table import Message, Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
-from controller.words import catalogue
 from controller.words.texts import LANGUAGES
 from hardware.events import SensorEvent
 
@@ -339,22 +337,20 @@ class _Follower:
 
 
 class History:
-    """The finished matches of the tables whose data directories it is given.
+    """The matches recorded by the tables whose data directories it is given.
 
     Each session's recording is followed (``_Follower``): a look reads what was appended
-    since the last one. A finished match's row is made once; the list is filtered and cut
-    into pages from those rows."""
+    since the last one."""
 
     def __init__(self, tables: dict[str, Path]) -> None:
         self.tables = dict(tables)
         self._followers: dict[tuple[str, str], _Follower] = {}
-        self._rows: dict[str, dict[str, Any]] = {}  # finished matches' rows, by id
         self._lock = threading.Lock()
 
-    def _matches(self, only: str | None = None) -> Iterable[_Match]:
+    def _matches(self, only: str) -> Iterable[_Match]:
         seen: dict[str, _Match] = {}
         for table, data in sorted(self.tables.items()):
-            if only is not None and table != only:
+            if table != only:
                 continue
             groups = _sessions(data / "traces")
             present = {(table, files[0].name) for files in groups}
@@ -376,30 +372,6 @@ class History:
                                 follower.bad - bad, files[0])
         return seen.values()
 
-    def _row(self, m: _Match) -> dict[str, Any]:
-        row = self._rows.get(m.id)
-        if row is None:
-            row = {k: v for k, v in m.to_json().items() if k not in ("shots", "racks")}
-            self._rows[m.id] = row
-        return row
-
-    def matches(self) -> list[dict[str, Any]]:
-        """Returns the finished matches, newest first, without their shots (the list's rows)."""
-        with self._lock:
-            found = [self._row(m) for m in self._matches() if m.finished]
-        found.sort(key=lambda m: m["started"], reverse=True)
-        return found
-
-    def page(self, query: HistoryQuery) -> dict[str, Any]:
-        """Returns one page of the finished matches ``query`` selects, newest first:
-        ``{"matches": [...], "total": N, "page": p, "pages": P, "per_page": n}``."""
-        rows = [r for r in self.matches() if query.selects(r)]
-        pages = max(1, -(-len(rows) // query.per_page))
-        page = min(max(1, query.page), pages)
-        cut = rows[(page - 1) * query.per_page:page * query.per_page]
-        return {"matches": cut, "total": len(rows), "page": page, "pages": pages,
-                "per_page": query.per_page}
-
     def live(self, table: str) -> dict[str, Any] | None:
         """Returns the match being played on ``table`` as recorded so far (its start, racks
         and summary, no shots), or None when its last recorded match is over or there is none."""
@@ -408,76 +380,3 @@ class History:
         if not matches or matches[-1].finished:
             return None
         return {k: v for k, v in matches[-1].to_json().items() if k != "shots"}
-
-    def match(self, ident: str) -> dict[str, Any] | None:
-        """Returns one finished match with every shot, or None when there is none of that id."""
-        with self._lock:
-            for m in self._matches():
-                if m.id == ident and m.finished:
-                    return m.to_json()
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryQuery:
-    """Which finished matches a list shows: a table, a player (part of a name, any case), a
-    date range (``YYYY-MM-DD``, inclusive, by the match's start) and the page."""
-
-    table: str | None = None
-    player: str | None = None
-    since: str | None = None
-    until: str | None = None
-    page: int = 1
-    per_page: int = 50
-
-    def selects(self, row: dict[str, Any]) -> bool:
-        """Returns whether the list shows ``row``."""
-        if self.table and row["table"] != self.table:
-            return False
-        if self.player and not any(self.player.casefold() in p.casefold() for p in row["players"]):
-            return False
-        day = str(row["started"])[:10]
-        return not (self.since and day < self.since) and not (self.until and day > self.until)
-
-
-#: Where a spreadsheet expects ``;`` between fields (the decimal separator is a comma): what
-#: Excel on a Russian Windows and LibreOffice in Russian split on.
-SEMICOLON_LANGUAGES = frozenset({"ru"})
-
-
-def _words(language: str) -> dict[str, str]:
-    """Returns the pages' words in ``language`` (the catalogue's; English where it has none)."""
-    found = dict(catalogue.words("en").pages)
-    if language != "en" and language in catalogue.languages():
-        found |= catalogue.words(language).pages
-    return found
-
-
-def csv_text(match: dict[str, Any], language: str = "en") -> str:
-    """Returns a match's shots as CSV that Excel and LibreOffice open as is, in ``language``:
-    a byte-order mark (so both read UTF-8), ``;`` between fields where the language's
-    spreadsheets expect it, the pages' words for the headers and the fouls, players by name;
-    text fields quoted. One row a shot."""
-    words = _words(language)
-    out = io.StringIO()
-    delimiter = ";" if language in SEMICOLON_LANGUAGES else ","
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
-    if language == "en":
-        writer.writerow(CSV_COLUMNS)
-    else:
-        writer.writerow([words[k] for k in ("h.match", "h.table", "h.game", "h.shot", "h.player",
-                                            "h.balls", "h.points", "h.fouls", "h.next", "h.corrected")])
-    names = match["players"]
-
-    def name(i: Any) -> str:
-        return names[i] if isinstance(i, int) and 0 <= i < len(names) else ""
-
-    def ball(b: Any) -> str:
-        return words["h.unidentified"] if b == "object" else str(b)
-
-    for s in match["shots"]:
-        fouls = ", ".join(words.get(f"foul.{f}", f) for f in s["fouls"])
-        writer.writerow([match["id"], match["table"], s["game_no"], s["shot"], name(s["player"]),
-                         ", ".join(ball(b) for b in s["balls"]), s["points"], fouls,
-                         name(s["next"]), words["h.yes"] if s["corrected"] else ""])
-    return "\ufeff" + out.getvalue()

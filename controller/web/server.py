@@ -19,21 +19,18 @@ console's request stays wanted (its MQTT 5 message expiry and its ``deadline``);
 the TV's own address may be ``127.0.0.1``). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
-Given a ``History`` (the tables' data directories), it also answers the match history, read
-off the event loop: in a worker thread, or (``history_process``, where a table runs in the
-same process: ``run``, ``demo``) in a worker process of its own, so that replaying a long
-recording never holds the interpreter the table needs::
+The match history is the venue record's (``controller.record``: ``record --web``, the demo),
+a site given as ``record``; with one, ``config.json`` says ``"record": true`` (and
+``"history": true``, as it does where a table's match in progress can be asked). A table's own
+server (``run``) keeps one thing of its recordings (``controller.web.history``): the match
+being played there as recorded so far, for a page opened mid-match (its start and earlier
+racks), read in a worker process of its own (``history_process``: beside the table, so that
+replaying a long recording never holds the interpreter the table needs)::
 
-    /history.json            {"matches": [finished matches, newest first, without shots]}
-    /history.json?page=2&per_page=50&table=t1&player=Бор&since=2026-12-01&until=2026-12-03
-                             one page of those selected: {"matches", "total", "page", "pages",
-                             "per_page"} (400 for an argument it cannot take)
-    /history/<id>.json       one match with every shot (``controller.web.history``)
-    /history/<id>.csv?lang=ru  its shots as CSV in that language (``csv_text``)
     /history/live/<table>.json   the match being played there, as recorded so far (no shots)
 
 ``WebServer`` is the one ``controller.web.http.HttpServer`` with these sites (``Pages``,
-``HistorySite``) and any others given (the commissioning page): an ``async with`` context
+``LiveSite``, the record's) and any others given (the commissioning page): an ``async with`` context
 manager; entered, it listens; ``url`` is where.
 """
 
@@ -50,9 +47,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
-from controller.web.history import History, HistoryQuery, csv_text
+from controller.web.history import History
 from controller.web.http import DEFAULT_LIMITS, TEXT, HttpServer, Limits, Request, Response, Site
 from controller.web.options import text as options_text
 from controller.words import catalogue
@@ -71,9 +68,7 @@ _TYPES = {
     ".json": "application/json",
     ".svg": "image/svg+xml",
     ".md": TEXT,
-    ".csv": "text/csv; charset=utf-8",
 }
-_HISTORY_ITEM = re.compile(r"^/history/([A-Za-z0-9_-]{1,80})\.(json|csv)$")
 _HISTORY_LIVE = re.compile(r"^/history/live/([A-Za-z0-9_-]{1,80})\.json$")
 
 
@@ -115,12 +110,17 @@ class WebConfig:
 
 
 class Pages:
-    """The site of the pages: the files under ``root``, ``config.json`` and ``options.json``."""
+    """The site of the pages: the files under ``root``, ``config.json`` and ``options.json``.
+    ``config.json`` adds ``history``: whether a page may ask what was recorded (the match in
+    progress, ``live``, or the venue ``record``'s history), and ``record``: whether the
+    history page has the record to read."""
 
-    def __init__(self, config: WebConfig, root: Path = STATIC, history: bool = False) -> None:
+    def __init__(self, config: WebConfig, root: Path = STATIC, live: bool = False,
+                 record: bool = False) -> None:
         self.config = config
         self.root = root.resolve()
-        self.history = history
+        self.live = live
+        self.record = record
 
     async def answer(self, request: Request) -> Response:
         if request.method not in ("GET", "HEAD"):
@@ -134,7 +134,7 @@ class Pages:
         if path in ("", "/"):
             path = "/index.html"
         if path == "/config.json":
-            shown = {**self.config.to_json(), "history": self.history}
+            shown = {**self.config.to_json(), "history": self.live or self.record, "record": self.record}
             return 200, json.dumps(shown).encode(), _TYPES[".json"]
         if path == "/options.json":
             return 200, options_text().encode(), _TYPES[".json"]
@@ -150,8 +150,9 @@ class Pages:
             return 404, b"not found\n", TEXT
 
 
-class HistorySite:
-    """The site of the match history (module docstring), read off the event loop."""
+class LiveSite:
+    """The match in progress on a table, from its recordings (module docstring), read off the
+    event loop: in a thread, or (``in_process``) in a worker process of its own."""
 
     def __init__(self, history: History | None, in_process: bool = False) -> None:
         self.history = history
@@ -165,48 +166,44 @@ class HistorySite:
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
-        if not path.startswith("/history") or request.method not in ("GET", "HEAD"):
+        if self.history is None or request.method not in ("GET", "HEAD"):
+            return None
+        if not path.startswith("/history/live/"):
             return None
         try:
-            found = await self._read(request.target)
+            found = await self._read(path)
         except Exception:  # a recording it cannot read: said, and the page says so
             log.exception("match history: cannot read %s", path)
             return Response.text(500, "the match history could not be read\n")
         if found is None:
             return None
         status, body, kind = found
-        return Response(status, body, kind, headers=_disposition(request.target, kind))
+        return Response(status, body, kind)
 
-    async def warm(self) -> None:
-        """Reads every recording once (the list's index), so that the first visitor does not."""
-        try:
-            await self._read("/history.json?page=1")
-        except Exception:  # said again, with its traceback, when a page asks
-            log.warning("match history: the index could not be read yet", exc_info=True)
-
-    async def _read(self, target: str) -> tuple[int, bytes, str] | None:
+    async def _read(self, path: str) -> tuple[int, bytes, str] | None:
         if self.history is not None and self.in_process:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, _in_worker, self.history.tables, target)
-        return await asyncio.to_thread(history_answer, self.history, target)
+            return await loop.run_in_executor(self._pool, _in_worker, self.history.tables, path)
+        return await asyncio.to_thread(live_answer, self.history, path)
 
 
 class WebServer(HttpServer):
-    """The venue's web server: the pages, the match history and ``extra`` sites (first), on
-    the one ``HttpServer``."""
+    """The venue's web server: ``extra`` sites (first), the venue ``record``'s (the match
+    history), a table's match in progress from its recordings (``history``) and the pages,
+    on the one ``HttpServer``."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 0,
                  root: Path = STATIC, history: History | None = None,
                  history_process: bool = False, extra: Sequence[Site] = (),
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+                 limits: Limits = DEFAULT_LIMITS, record: Site | None = None) -> None:
         self.config = config
         self.history = history
-        self.pages = Pages(config, root, history is not None)
-        self.history_site = HistorySite(history, history_process)
-        self._warm: asyncio.Task[None] | None = None
-        super().__init__([*extra, self.history_site, self.pages], host, port, limits)
+        self.pages = Pages(config, root, live=history is not None, record=record is not None)
+        self.live_site = LiveSite(history, history_process)
+        sites = [*extra, *([record] if record is not None else []), self.live_site, self.pages]
+        super().__init__(sites, host, port, limits)
 
     @property
     def root(self) -> Path:
@@ -216,23 +213,12 @@ class WebServer(HttpServer):
         """Returns ``(status, body, content type)`` for a page's target."""
         return self.pages.resolve(target)
 
-    def resolve_history(self, path: str) -> tuple[int, bytes, str] | None:
-        """Returns ``(status, body, content type)`` for a history target, None for another
-        target. Reads the tables' recordings: call it off the event loop."""
-        return history_answer(self.history, path)
-
     async def start(self) -> None:
         await super().start()
         log.info("web pages at %s", self.url)
-        # the index read once now, not by the first visitor; beside a table (history_process)
-        # only when asked, so that a Pi spends a worker process on it only if someone looks
-        if self.history is not None and not self.history_site.in_process:
-            self._warm = asyncio.create_task(self.history_site.warm(), name="history-index")
 
     async def close(self) -> None:
-        if self._warm is not None:
-            self._warm.cancel()
-        self.history_site.close()
+        self.live_site.close()
         await super().close()
 
 
@@ -246,84 +232,24 @@ def lang_answer(code: str) -> tuple[int, bytes, str]:
     return 200, body, _TYPES[".json"]
 
 
-def history_answer(history: History | None, target: str) -> tuple[int, bytes, str] | None:
-    """Returns ``(status, body, content type)`` for a history target (see the module
-    docstring), None for another target; an empty history without ``history``."""
-    parts = urlsplit(target)
-    path, query = unquote(parts.path), parse_qs(parts.query)
-    if path == "/history.json":
-        if not _LIST_ARGS & query.keys():
-            matches = history.matches() if history else []
-            return 200, json.dumps({"matches": matches}, ensure_ascii=False).encode(), _TYPES[".json"]
-        try:
-            selected = _query(query)
-        except ValueError as exc:
-            return 400, f"{exc}\n".encode(), TEXT
-        listed = history.page(selected) if history else {
-            "matches": [], "total": 0, "page": 1, "pages": 1, "per_page": selected.per_page}
-        return 200, json.dumps(listed, ensure_ascii=False).encode(), _TYPES[".json"]
+def live_answer(history: History | None, path: str) -> tuple[int, bytes, str] | None:
+    """Returns ``(status, body, content type)`` for ``/history/live/<table>.json`` (the
+    module docstring), None for another target or without ``history``."""
     live = _HISTORY_LIVE.match(path)
-    if live:
-        playing = history.live(live.group(1)) if history else None
-        if playing is None:
-            return 404, b"no match in progress\n", TEXT
-        return 200, json.dumps(playing, ensure_ascii=False).encode(), _TYPES[".json"]
-    found = _HISTORY_ITEM.match(path)
-    if not found:
+    if live is None or history is None:
         return None
-    match = history.match(found.group(1)) if history else None
-    if match is None:
-        return 404, b"no such match\n", TEXT
-    if found.group(2) == "csv":
-        language = query.get("lang", ["en"])[0]
-        return 200, csv_text(match, language if language in LANGUAGES else "en").encode(), _TYPES[".csv"]
-    return 200, json.dumps(match, ensure_ascii=False).encode(), _TYPES[".json"]
-
-
-#: The list's arguments: with any of them ``/history.json`` answers one page.
-_LIST_ARGS = {"page", "per_page", "table", "player", "since", "until"}
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _query(query: dict[str, list[str]]) -> HistoryQuery:
-    """Returns the list's selection; raises ValueError naming an argument it cannot take."""
-    def one(name: str) -> str | None:
-        value = query.get(name, [""])[0].strip()
-        return value or None
-
-    def number(name: str, default: int, top: int) -> int:
-        raw = one(name)
-        if raw is None:
-            return default
-        if not raw.isdigit() or not 1 <= int(raw) <= top:
-            raise ValueError(f"{name}: a whole number from 1 to {top}")
-        return int(raw)
-
-    for day in ("since", "until"):
-        if (value := one(day)) is not None and not _DAY.match(value):
-            raise ValueError(f"{day}: a date as YYYY-MM-DD")
-    return HistoryQuery(table=one("table"), player=one("player"), since=one("since"),
-                        until=one("until"), page=number("page", 1, 1_000_000),
-                        per_page=number("per_page", 50, 500))
+    playing = history.live(live.group(1))
+    if playing is None:
+        return 404, b"no match in progress\n", TEXT
+    return 200, json.dumps(playing, ensure_ascii=False).encode(), _TYPES[".json"]
 
 
 _WORKER_HISTORIES: dict[tuple[tuple[str, str], ...], History] = {}
 
 
-def _in_worker(tables: dict[str, Path], target: str) -> tuple[int, bytes, str] | None:
-    """``history_answer`` in the history's worker process, which keeps its replays cached."""
+def _in_worker(tables: dict[str, Path], path: str) -> tuple[int, bytes, str] | None:
+    """``live_answer`` in the history's worker process, which keeps its replays cached."""
     key = tuple(sorted((table, str(data)) for table, data in tables.items()))
     if key not in _WORKER_HISTORIES:
         _WORKER_HISTORIES[key] = History(tables)
-    return history_answer(_WORKER_HISTORIES[key], target)
-
-
-def _disposition(target: str, kind: str) -> tuple[tuple[str, str], ...]:
-    """Returns a Content-Disposition header for an export (CSV, or JSON asked for with
-    ``?download``), else none."""
-    parts = urlsplit(target)
-    export = kind.startswith("text/csv") or "download" in parts.query
-    if not parts.path.startswith("/history/") or not export:
-        return ()
-    name = parts.path.rsplit("/", 1)[-1]
-    return (("Content-Disposition", f'attachment; filename="{name}"'),)
+    return live_answer(_WORKER_HISTORIES[key], path)

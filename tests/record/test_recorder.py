@@ -16,8 +16,9 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.record.recorder import REPLACED, UNHEARD
-from controller.record.store import Store
+from controller.record.recorder import FILL_TIMEOUT_S, REPLACED, UNHEARD, Recorder
+from controller.record.store import Progress, Store
+from controller.service.connection import parse_broker
 from tests.broker import Broker
 from tests.record.venue import epoch, published, recorder, stored, tables
 from tests.waiting import until
@@ -252,3 +253,53 @@ async def test_a_replaced_pi_numbering_from_1_again_is_recorded_beside_the_old_j
     unheard = {s for a, b, _ in known for s in range(a, b + 1)}
     assert not unheard & set(kept)
     assert unheard | set(kept) == set(range(1, max(kept) + 1))
+
+
+async def _slow_table(broker: Broker, delay: float, asked: list[str]) -> None:
+    """A table that published seqs 1–10 before the recorder came (it sends 5–10 again now)
+    and answers each ``history_since`` ``delay`` seconds late, with seqs 1–10, its answer
+    taking the next seq."""
+    def message(seq: int) -> dict[str, object]:
+        return {"v": 1, "seq": seq, "ts": float(seq), "type": "foul", "data": {"player": 0}}
+
+    next_seq = 11
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.subscribe("billiards/club/t1/request/history_since", qos=1)
+        for seq in range(5, 11):
+            await client.publish("billiards/club/t1/event", json.dumps(message(seq)), qos=1)
+        async for request in client.messages:
+            body = json.loads(request.payload)
+            asked.append(body["transaction"])
+            await asyncio.sleep(delay)
+            answer = {"v": 1, "seq": next_seq, "ts": float(next_seq), "status": "ok",
+                      "transaction": body["transaction"],
+                      "data": {"first": 1, "upto": next_seq - 1, "messages": [
+                          {"seq": s, "topic": "event", "payload": message(s)}
+                          for s in range(body["seq"] + 1, next_seq)]}}
+            next_seq += 1
+            await client.publish("billiards/club/t1/response/history_since", json.dumps(answer), qos=1)
+
+
+async def test_a_table_answering_slower_than_the_recorder_asks_again_still_fills_its_gap(
+        tmp_path, broker):
+    """Before: each asking again (after FILL_TIMEOUT_S) replaced the one the late answer was
+    for, so a busy table's answers were never taken and its seqs never complete (seen with
+    the demo's four tables at 20x on a loaded host)."""
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    asked: list[str] = []
+    rec = Recorder(store, parse_broker(broker.url), client_id="slow-test")
+    async with asyncio.TaskGroup() as tg:
+        recording = tg.create_task(rec.run())
+        await until(lambda: rec.counters.connections >= 1, timeout=30,
+                    what="the recorder subscribed before the table sends")
+        table = tg.create_task(_slow_table(broker, FILL_TIMEOUT_S + 1.5, asked))
+        try:
+            await until(lambda: store.progress().get(("club", "t1", ""), Progress(0, 0)).complete_upto > 10,
+                        timeout=30, what="t1 complete")
+        finally:
+            table.cancel()
+            recording.cancel()
+    assert len(asked) >= 2  # it did ask again before the first answer came
+    kept = {m.seq: m.topic for m in store.messages("club", "t1")}  # no epoch: ""
+    assert [kept[s] for s in range(1, 12)] == ["event"] * 10 + ["response/history_since"]
+    assert store.gaps() == []

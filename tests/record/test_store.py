@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
 
-from controller.record import roster, stats
+from controller.record import queries, roster, stats
 from controller.record.store import MIGRATIONS, Progress, Store, Stored, engine_for
 
 
@@ -74,9 +74,37 @@ def test_a_finished_match_sums_up_into_each_players_figures(store_url):
     assert ann["games"]["ten-ball"]["win_rate"] == 1.0
     bob = stats.player(store, "Bob")["total"]
     assert (bob["matches"], bob["won"], bob["balls"], bob["fouls"], bob["best_run"]) == (1, 0, 0, 1, 0)
-    [match] = stats.history(store)
+    [match] = queries.page(store, queries.HistoryQuery())["matches"]
     assert (match["match_id"], match["players"], match["winner"]) == ("m-1", ["Ann", "Bob"], 0)
     assert match["ended"] - match["started"] == 60.0
+
+
+def test_a_shot_ruled_in_parts_counts_every_part_and_a_correction_rules_it_anew(store_url):
+    """The table rules a shot in parts (the first ruling, then what each answer to its
+    questions decided, ``corrected: false``); a shot ruled again (``corrected: true``) is
+    ruled whole. Before: each part replaced the one before, so a foul ruled first and a
+    ball credited on an answer were lost."""
+    store = Store(store_url)
+    store.add([
+        event(1, "match_started", {"match_id": "m-1", "game": "siberian-ten", "players": ["A", "B"],
+                                   "breaker": 0}, ts=10.0),
+        event(2, "shot_result", {"shot": 1, "corrected": False, "decisions": [
+            {"decision": "FoulCalled", "player": 0, "fouls": ["touched_ball"]}], "to_shoot": 1}),
+        event(3, "foul", {"player": 0, "fouls": ["touched_ball"], "shot": 1}),
+        event(4, "shot_result", {"shot": 1, "corrected": False, "decisions": [
+            {"decision": "QuestionAnswered", "id": "q-1-0", "answer": 10}, credit(1, 10)],
+            "to_shoot": 1}),
+        event(5, "shot_result", {"shot": 2, "corrected": False, "decisions": [credit(1, 3)], "to_shoot": 1}),
+        event(6, "shot_result", {"shot": 2, "corrected": True, "decisions": [credit(1, 4), credit(1, 5)],
+                                 "to_shoot": 1}),
+        event(7, "match_over", {"winner": 1, "games": [0, 1]}, ts=70.0),
+    ], progress={("club", "t1"): Progress(7, 7)})
+    assert stats.summarize_finished(store) == 1
+    a, b = stats.player(store, "A")["total"], stats.player(store, "B")["total"]
+    assert (a["fouls"], a["balls"], b["balls"], b["fouls"]) == (1, 0, 3, 0)
+    shots = (queries.match(store, "club~t1~m-1") or {})["shots"]
+    assert [(s["player"], s["balls"], s["fouls"], s["corrected"]) for s in shots] == [
+        (0, [10], ["touched_ball"], False), (1, [4, 5], [], True)]
 
 
 def test_a_match_is_not_summed_up_before_its_table_is_complete_up_to_its_end(store_url):

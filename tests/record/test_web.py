@@ -36,7 +36,7 @@ async def test_the_pages_read_the_venue_record(tmp_path):
         base = web.url.rstrip("/")
         paths = ("/record/history.json", "/record/player/%D0%90%D0%BD%D0%BD%D0%B0.json",
                  "/record/sessions.csv", "/record/gaps.json", "/record/nothing.json",
-                 "/record/history.json?limit=x", "/record/players.json")
+                 "/record/history.json?per_page=x", "/record/players.json")
         history, player, csv, gaps, missing, bad, players = await asyncio.to_thread(
             lambda: [get(base + path) for path in paths])
     assert history[0] == 200

@@ -22,6 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.pipeline.table import Message, Table
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
+from controller.web.http import Site
 from hardware.events import SensorEvent
 
 
@@ -170,8 +171,9 @@ class LiveTable:
 class WebThread:
     """``WebServer`` on its own event loop in a thread; ``url`` once started."""
 
-    def __init__(self, config: WebConfig, history: History | None = None) -> None:
-        self.server = WebServer(config, history=history)
+    def __init__(self, config: WebConfig, history: History | None = None,
+                 record: Site | None = None) -> None:
+        self.server = WebServer(config, history=history, record=record)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 

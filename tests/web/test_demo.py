@@ -3,12 +3,15 @@ and a table left to a person (``--hand t2``) is played from its console while t1
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Browser, expect
 
@@ -102,3 +105,59 @@ def test_the_demo_refuses_to_leave_a_table_it_does_not_have_to_a_person() -> Non
                            "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert "error: --hand t3: the demo's tables are t1, t2" in done.stdout
+
+
+def test_the_demos_history_fills_up_from_the_venue_record_as_matches_end(
+        browser: Browser, artifacts: Path, tmp_path: Path) -> None:
+    """``demo --tables 2`` runs the venue recorder: a match a table finishes is in the
+    record's history (``/record/history.json``) and on the history page, in Russian."""
+    out = tmp_path / "demo.out"
+    with out.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--seconds", "150",
+                                 "--speed", "40", "--tables", "2", "--language", "ru"], cwd=ROOT,
+                                stdout=sink, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and "history:" not in out.read_text():
+            assert proc.poll() is None, out.read_text()
+            time.sleep(0.05)
+        urls = [x.split()[1] for x in out.read_text().splitlines() if x.startswith("history:")]
+        assert urls, out.read_text()
+        page_url = urls[0]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/history\.html", page_url)
+        base = page_url.removesuffix("history.html")
+        listed: dict[str, Any] = {"matches": []}
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not listed["matches"]:  # until a match has ended
+            assert proc.poll() is None, out.read_text()
+            with urllib.request.urlopen(base + "record/history.json", timeout=10) as r:
+                listed = json.loads(r.read())
+            time.sleep(0.5)
+        assert listed["matches"], "no match finished in 120 s:\n" + out.read_text()[-2000:]
+        first = listed["matches"][0]
+        assert first["table"] in ("t1", "t2") and first["ended"] >= first["started"]
+        # the players the terminal shows at that table
+        shown = [x for x in out.read_text().splitlines() if x.strip().startswith(first["table"] + " ")]
+        assert all(any(name in x for x in shown) for name in first["players"]), (first, shown[-3:])
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(page_url)
+        rows = page.locator("#history tbody tr")
+        expect(rows.first).to_be_visible(timeout=10000)
+        assert rows.count() >= 1
+        expect(page.locator(f'#history a[data-match="{first["id"]}"]')).to_have_count(1)
+        page.locator(f'#history a[data-match="{first["id"]}"]').click()
+        expect(page.locator('[data-field="shots"] tbody tr').first).to_be_visible(timeout=10000)
+        expect(page.locator("h3").first).to_have_text("По игрокам")
+        page.screenshot(path=str(artifacts / "demo-history-match.png"), full_page=False)
+        page.goto(page_url)
+        expect(rows.first).to_be_visible(timeout=10000)
+        page.screenshot(path=str(artifacts / "demo-history.png"), full_page=True)
+        page.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out.read_text()

@@ -1,9 +1,11 @@
-"""Match history: finished matches read back from the tables' recordings, their per-player
-summary, the JSON and CSV exports, and the shareable match page (headless Chromium).
+"""Match history from the venue record (``controller.record``): the finished matches of every
+table in pages, filtered by table, player and date; each match with every shot told in words,
+its JSON and CSV exports; a player's page (headless Chromium). And what a table's own server
+keeps of its recordings: the match being played there, for a page opened mid-match.
 
-The recordings are simulated matches (``controller.sim.simulator``) written as a table writes
-its traces; what each match should say is counted here from the same trace replayed through
-the pipeline (``controller.pipeline.replay``), not from the history's own code.
+The record is filled with what the pipeline publishes replaying simulated matches
+(``controller.sim.simulator``), as the recorder stores it; what each match should say is
+counted here from the same messages, not from the record's own code.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import io
 import json
 import re
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +23,13 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from controller.pipeline.replay import replay
+from controller.record import stats
+from controller.record.queries import csv_text, match
+from controller.record.store import Progress, Store, Stored
+from controller.record.web import RecordSite
 from controller.sim.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
-from controller.web.history import History, csv_text
+from controller.web.history import History
 from controller.words import catalogue
 from tests.web.harness import WebThread, http_get
 
@@ -35,11 +42,16 @@ def _write(directory: Path, name: str, lines: list[dict[str, Any]]) -> None:
                                   encoding="utf-8")
 
 
-def _told(lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the pipeline publishes about a trace's match, counted here."""
-    events: list[dict[str, Any]] = []
-    replay([json.dumps(x) for x in lines],
-           lambda m: events.append(m.payload) if m.topic == "event" else None, lambda bad: None)
+def _published(lines: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    replay([json.dumps(x, ensure_ascii=False) for x in lines],
+           lambda m: out.append((m.topic, m.payload)), lambda bad: None)
+    return out
+
+
+def _told(published: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """What the pipeline published about a match, counted here."""
+    events = [p for topic, p in published if topic == "event"]
     fouls: Counter[int] = Counter()
     points: Counter[int] = Counter()
     for e in events:
@@ -51,125 +63,228 @@ def _told(lines: list[dict[str, Any]]) -> dict[str, Any]:
                     points[d["player"]] += d["points"]
     over = [e["data"] for e in events if e["type"] == "match_over"]
     shots = {e["data"]["shot"] for e in events if e["type"] == "shot_result"}
-    return {"over": over, "fouls": fouls, "points": points, "shots": len(shots)}
+    started = next(e["data"] for e in events if e["type"] == "match_started")
+    return {"over": over, "fouls": fouls, "points": points, "shots": len(shots),
+            "match_id": started["match_id"]}
+
+
+def _match(game: str, seed: int, players: list[str], day: str, shots: int = 400) -> list[dict[str, Any]]:
+    """A simulated match's trace with these players' names, recorded on ``day``."""
+    lines = simulate_lines(game, shots, seed)
+    lines[0] = {**lines[0], "recorded": f"{day}T12:00:00Z"}
+    assert lines[1]["request"] == "new_match"
+    lines[1] = {**lines[1], "payload": {**lines[1]["payload"], "players": players}}
+    return lines
+
+
+def _keep(store: Store, table: str, published: list[tuple[str, dict[str, Any]]], first_seq: int,
+          last_came: datetime) -> int:
+    """Stores ``published`` as the recorder does (seqs from ``first_seq``), the last message
+    arriving at ``last_came``; returns the next seq."""
+    items = [Stored("club", table, first_seq + i, topic, {**payload, "seq": first_seq + i})
+             for i, (topic, payload) in enumerate(published)]
+    last = items[-1].seq
+    store.add(items, progress={("club", table): Progress(last, last)}, received=last_came.timestamp())
+    return last + 1
+
+
+def _at(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """t1: a pyramid match, then (a restart) the same match resumed in a second session and
-    a ten-ball match left unfinished; t2: a Siberian Ten match."""
-    root = tmp_path_factory.mktemp("data")
-    pyramid = simulate_lines("pyramid", 400, 5)
-    siberian = simulate_lines("siberian-ten", 400, 3)
-    tenball = simulate_lines("ten-ball", 6, 2)
-    cut = len(pyramid) // 2
-    first = {**pyramid[0], "recorded": "2026-12-03T19:00:00Z"}
-    _write(root / "t1" / "traces", "trace-000001.jsonl", [first, *pyramid[1:cut]])
-    # the service restarted mid-match: its next session starts with the match's inputs again
-    again = {**pyramid[0], "recorded": "2026-12-03T19:30:00Z", "resumed": cut - 1}
-    _write(root / "t1" / "traces", "trace-000002.jsonl", [again, *pyramid[1:]])
-    later = pyramid[-1]["t"] + 60
-    _write(root / "t1" / "traces", "trace-000003.jsonl",
-           [{**tenball[0], "recorded": "2026-12-03T21:00:00Z"},
-            *[{**x, "t": x["t"] + later} for x in tenball[1:]]])
-    _write(root / "t2" / "traces", "trace-000001.jsonl",
-           [{**siberian[0], "recorded": "2026-12-03T18:00:00Z"}, *siberian[1:]])
-    return {"root": root, "pyramid": _told(pyramid), "siberian": _told(siberian),
-            "history": History({"t1": root / "t1", "t2": root / "t2"})}
+    """The venue record of three tables: t2 a Siberian Ten match (Борис, Пётр) ending at
+    18:40 UTC on 3 December; t1 a pyramid match (Анна, Борис) ending at 19:45, then a
+    Ten-ball match still being played; t3 a pyramid match (Анна Петрова, Пётр) ending at
+    02:00 UTC on 4 December."""
+    root = tmp_path_factory.mktemp("record")
+    store = Store(f"sqlite:///{root / 'record.sqlite3'}")
+    pyramid = _published(_match("pyramid", 5, ["Анна", "Борис"], "2026-12-03"))
+    siberian = _published(_match("siberian-ten", 3, ["Борис", "Пётр"], "2026-12-03"))
+    other = _published(_match("pyramid", 7, ["Анна Петрова", "Пётр"], "2026-12-04"))
+    playing = _published(_match("ten-ball", 2, ["Анна", "Пётр"], "2026-12-03", shots=6))
+    _keep(store, "t2", siberian, 1, _at("2026-12-03 18:40"))
+    following = _keep(store, "t1", pyramid, 1, _at("2026-12-03 19:45"))
+    _keep(store, "t1", [(t, p) for t, p in playing if t == "event"], following, _at("2026-12-03 19:50"))
+    _keep(store, "t3", other, 1, _at("2026-12-04 02:00"))
+    assert stats.summarize_finished(store) == 3
+    told = {"t1": _told(pyramid), "t2": _told(siberian), "t3": _told(other)}
+    for t in told.values():
+        assert t["over"], "the simulated match was played to its end"
+    return {"root": root, "store": store, "told": told}
 
 
-def test_the_finished_matches_each_once_newest_first_with_their_summary(recordings: dict[str, Any]) -> None:
-    history: History = recordings["history"]
-    listed = history.matches()
-    assert [(m["table"], m["game"]) for m in listed] == [("t1", "pyramid"), ("t2", "siberian-ten")]
-    for row, told in zip(listed, (recordings["pyramid"], recordings["siberian"]), strict=True):
-        assert told["over"], "the simulated match was played to its end"
-        assert row["winner"] == told["over"][0]["winner"] and row["games"] == told["over"][0]["games"]
-        assert "shots" not in row
-        match = history.match(row["id"])
-        assert match is not None and len(match["shots"]) == told["shots"]
-        assert [p["fouls"] for p in match["summary"]] == [told["fouls"][i] for i in range(2)]
-        assert [p["games"] for p in match["summary"]] == told["over"][0]["games"]
-        if match["game"] == "pyramid":
-            assert [p["points"] for p in match["summary"]] == [told["points"][i] for i in range(2)]
-        assert match["racks"][0]["breaker"] == 0 and match["seconds"] > 0
-        assert all(p["best_run"] <= p["balls"] for p in match["summary"])
-    # the resumed match is the later session's; it started when the first session did
-    assert listed[0]["started"].startswith("2026-12-03T19:")
-    assert history.match("t1-0000000000") is None
-    # the ten-ball match t1 is playing: its start and first rack, for a page opened meanwhile
-    live = history.live("t1")
-    assert live is not None and live["game"] == "ten-ball" and live["winner"] is None
-    assert live["started"].startswith("2026-12-03T21:00") and live["racks"][0]["breaker"] == 0
-    assert "shots" not in live and history.live("t2") is None and history.live("t9") is None
+def _id(recordings: dict[str, Any], table: str) -> str:
+    return f"club~{table}~{recordings['told'][table]['match_id']}"
 
 
-async def test_the_server_answers_the_list_a_match_and_its_csv(recordings: dict[str, Any]) -> None:
-    async with WebServer(WebConfig(), history=recordings["history"]) as server:
-        def get(target: str) -> Any:
-            return http_get(server, target)
+async def test_the_record_answers_each_finished_match_once_newest_first_with_its_shots(
+        recordings: dict[str, Any]) -> None:
+    told = recordings["told"]
+    async with WebServer(WebConfig(), record=RecordSite(recordings["store"])) as server:
+        async def get(target: str) -> tuple[int, dict[str, str], bytes]:
+            return await http_get(server, target)
 
         status, _, body = await get("/config.json")
-        assert json.loads(body)["history"] is True
-        status, _, body = await get("/history.json")
-        listed = json.loads(body)["matches"]
-        assert status == 200 and len(listed) == 2
-        ident = listed[0]["id"]
-        status, headers, body = await get(f"/history/{ident}.json")
-        match = json.loads(body)
-        assert status == 200 and match["id"] == ident and "Content-Disposition" not in headers
-        status, headers, body = await get(f"/history/{ident}.csv")
+        assert json.loads(body)["record"] is True and json.loads(body)["history"] is True
+        status, _, body = await get("/record/history.json")
+        listed = json.loads(body)
+        assert status == 200 and [m["table"] for m in listed["matches"]] == ["t3", "t1", "t2"]
+        assert listed["total"] == 3  # the Ten-ball match t1 is playing is not finished
+        for row in listed["matches"]:
+            over = told[row["table"]]["over"][0]
+            assert (row["winner"], row["games"]) == (over["winner"], over["games"])
+            assert "shots" not in row and row["id"] == _id(recordings, row["table"])
+            status, headers, body = await get(f"/record/match/{row['id']}.json")
+            one = json.loads(body)
+            assert status == 200 and "Content-Disposition" not in headers
+            assert len(one["shots"]) == told[row["table"]]["shots"]
+            assert [p["fouls"] for p in one["summary"]] == [told[row["table"]]["fouls"][i] for i in range(2)]
+            assert [p["games"] for p in one["summary"]] == over["games"]
+            if one["game"] == "pyramid":
+                points = told[row["table"]]["points"]
+                assert [p["points"] for p in one["summary"]] == [points[i] for i in range(2)]
+                # each shot's points are its shooter's: they add up to the summary's
+                assert [sum(s["points"] for s in one["shots"] if s["player"] == i) for i in range(2)] == [
+                    p["points"] for p in one["summary"]]
+            assert one["racks"][0]["breaker"] == 0 and one["seconds"] > 0
+        t1 = listed["matches"][1]
+        # the table's clock set to the wall's: it ended when its last message came
+        assert datetime.fromtimestamp(t1["ended"], UTC).strftime("%Y-%m-%d %H:%M") == "2026-12-03 19:45"
+        ident = t1["id"]
+        status, headers, body = await get(f"/record/match/{ident}.csv")
         assert status == 200 and headers["Content-Type"].startswith("text/csv")
-        assert headers["Content-Disposition"] == f'attachment; filename="{ident}.csv"'
-        rows = list(csv.DictReader(io.StringIO(body.decode())))
-        assert len(rows) == len(match["shots"])
-        assert {r["player"] for r in rows} <= set(match["players"])
-        status, headers, _ = await get(f"/history/{ident}.json?download")
-        assert headers["Content-Disposition"] == f'attachment; filename="{ident}.json"'
-        assert (await get("/history/nothing-here.json"))[0] == 404
+        file = ident.replace("~", "-")
+        assert file.startswith("club-t1-")
+        assert headers["Content-Disposition"] == f'attachment; filename="{file}.csv"'
+        rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
+        assert len(rows) == told["t1"]["shots"] and {r["player"] for r in rows} <= {"Анна", "Борис"}
+        status, headers, _ = await get(f"/record/match/{ident}.json?download")
+        assert headers["Content-Disposition"] == f'attachment; filename="{file}.json"'
+        assert (await get("/record/match/club~t1~m-nothing.json"))[0] == 404
+        assert (await get("/record/match/t1~" + t1["match_id"] + ".json"))[0] == 404  # no venue
+        assert (await get(f"/record/match/hall~t1~{t1['match_id']}.json"))[0] == 404
+        # the table's own history of finished matches is gone: one record
+        assert (await get("/history.json"))[0] == 404
+        # the Ten-ball match t1 is playing: its start and first rack, for a page opened meanwhile
         status, _, body = await get("/history/live/t1.json")
-        assert status == 200 and json.loads(body)["game"] == "ten-ball"
-        assert (await get("/history/live/t2.json"))[0] == 404
-        assert (await get("/history/../etc.json"))[0] == 404
-    async with WebServer(WebConfig()) as bare:  # no data directories: an empty history
-        assert bare.resolve_history("/history.json") == (200, b'{"matches": []}', "application/json")
+        playing = json.loads(body)
+        assert status == 200 and (playing["game"], playing["players"]) == ("ten-ball", ["Анна", "Пётр"])
+        assert playing["started"].startswith("2026-12-03T19:") and playing["racks"][0]["breaker"] == 0
+        assert (await get("/history/live/t2.json"))[0] == 404  # its last match is over
+        assert (await get("/history/live/t9.json"))[0] == 404
+    async with WebServer(WebConfig()) as bare:  # no record behind it: the pages say so
+        assert json.loads((await http_get(bare, "/config.json"))[2])["record"] is False
+        assert (await http_get(bare, "/record/history.json"))[0] == 404
 
 
-async def test_a_server_beside_a_table_reads_the_history_in_a_process_of_its_own(
-        recordings: dict[str, Any]) -> None:
-    history: History = recordings["history"]
+async def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
+    async with WebServer(WebConfig(), record=RecordSite(recordings["store"])) as server:
+        async def listed(query: str) -> list[str]:
+            status, _, body = await http_get(server, "/record/history.json?" + query)
+            assert status == 200, body
+            return [m["table"] for m in json.loads(body)["matches"]]
+
+        status, _, body = await http_get(server, "/record/history.json?per_page=1&page=2")
+        second = json.loads(body)
+        assert (second["total"], second["pages"], second["page"]) == (3, 3, 2)
+        assert [m["table"] for m in second["matches"]] == ["t1"]
+        assert await listed("per_page=2&page=9") == ["t2"]  # past the end: the last page
+        assert await listed("table=t2") == ["t2"]
+        assert await listed("player=%D0%B0%D0%BD%D0%BD") == ["t3", "t1"]  # «анн», any case
+        assert await listed("name=%D0%90%D0%BD%D0%BD%D0%B0") == ["t1"]  # «Анна», not «Анна Петрова»
+        assert await listed("since=2026-12-04") == ["t3"]
+        assert await listed("since=2026-12-03&until=2026-12-03") == ["t1", "t2"]
+        # a day is the page's own: at UTC−3, t3's start (before 2 a.m. UTC on the 4th) was on the 3rd
+        assert await listed("since=2026-12-03&until=2026-12-03&tz=-180") == ["t3", "t1", "t2"]
+        for bad in ("page=0", "page=x", "per_page=501", "since=yesterday", "tz=2000"):
+            assert (await http_get(server, "/record/history.json?" + bad))[0] == 400, bad
+
+
+# ------------------------------------------------- a table's own server: its match in progress
+def test_a_match_in_progress_is_followed_as_its_recording_grows(tmp_path: Path) -> None:
+    """A look takes what was appended since the last one (a line being written waits), and
+    says what a fresh read of the files says; a finished match is no longer in progress."""
+    lines = simulate_lines("pyramid", 400, 5)
+    traces = tmp_path / "t1" / "traces"
+    cut = len(lines) * 2 // 3
+    _write(traces, "trace-000001.jsonl", [{**lines[0], "recorded": "2026-12-03T21:00:00Z"}, *lines[1:cut]])
+    history = History({"t1": tmp_path / "t1"})
+    live = history.live("t1")
+    assert live is not None and live["game"] == "pyramid" and live["winner"] is None
+    assert live["started"].startswith("2026-12-03T21:00") and live["racks"][0]["breaker"] == 0
+    assert "shots" not in live and history.live("t9") is None
+    with (traces / "trace-000001.jsonl").open("a", encoding="utf-8") as f:
+        rest = "".join(json.dumps(x) + "\n" for x in lines[cut:])
+        f.write(rest[:-7])  # all but the end of the last line
+        f.flush()
+        assert history.live("t1") is not None
+        f.write(rest[-7:])
+    assert history.live("t1") is None
+    assert History({"t1": tmp_path / "t1"}).live("t1") is None
+
+
+async def test_a_server_beside_a_table_reads_its_match_in_progress_in_a_process_of_its_own(
+        tmp_path: Path) -> None:
+    lines = simulate_lines("ten-ball", 6, 2)
+    _write(tmp_path / "t1" / "traces", "trace-000001.jsonl", lines)
+    history = History({"t1": tmp_path / "t1"})
     async with WebServer(WebConfig(), history=history, history_process=True) as server:
-        status, _, body = await http_get(server, "/history.json")
-        assert status == 200 and json.loads(body)["matches"] == history.matches()
-        assert server.history_site._pool is not None  # the answer came from the worker process
-        ident = history.matches()[0]["id"]
-        status, _, body = await http_get(server, f"/history/{ident}.csv")
-        assert status == 200 and body.decode() == csv_text(history.match(ident) or {})
-    assert server.history_site._pool is None  # closed with the server
+        # the dashboard and the console ask for it where config.json says "history"
+        shown = json.loads((await http_get(server, "/config.json"))[2])
+        assert (shown["history"], shown["record"]) == (True, False)
+        status, _, body = await http_get(server, "/history/live/t1.json")
+        assert status == 200 and json.loads(body) == history.live("t1")
+        assert server.live_site._pool is not None  # the answer came from the worker process
+        assert (await http_get(server, "/history/live/t2.json"))[0] == 404
+        assert (await http_get(server, "/history/../etc.json"))[0] == 404
+    assert server.live_site._pool is None  # closed with the server
+
+
+#: Words (between spaces and hyphens) of the elements ``selector`` finds that the browser
+#: broke over two lines.
+MID_WORD = """(selector) => {
+  const broken = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\\s-]+/g)) {  // after a hyphen is between words
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+SIZES = (((1024, 768), "tablet"), ((390, 844), "phone"))
 
 
 def test_the_history_page_lists_the_matches_and_shares_each_one(
         browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
-    server = WebThread(WebConfig(), history=recordings["history"]).start()
+    server = WebThread(WebConfig(), record=RecordSite(recordings["store"])).start()
     try:
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(server.url + "history.html?lang=ru")
         rows = page.locator("#history tbody tr")
-        expect(rows).to_have_count(2, timeout=TIMEOUT)
-        expect(rows.first).to_contain_text("Пирамида")
-        expect(rows.nth(1)).to_contain_text("Сибирская десятка")
-        page.click("#history a[data-match]:first-of-type >> nth=0")
-        expect(page).to_have_url(re.compile(r"history\.html\?match=t1-"))
+        expect(rows).to_have_count(3, timeout=TIMEOUT)
+        expect(rows.nth(1)).to_contain_text("Пирамида")
+        expect(rows.nth(2)).to_contain_text("Сибирская десятка")
+        page.locator(f'#history a[data-match="{_id(recordings, "t1")}"]').click()
+        expect(page).to_have_url(re.compile(r"history\.html\?match=club~t1~"))
         expect(page.locator('[data-field="summary"] tbody tr')).to_have_count(2, timeout=TIMEOUT)
-        expect(page.locator('[data-field="shots"] tbody tr')).to_have_count(recordings["pyramid"]["shots"])
-        expect(page.locator('[data-field="racks"] tbody tr').first).to_contain_text("Ann")
+        expect(page.locator('[data-field="shots"] tbody tr')).to_have_count(recordings["told"]["t1"]["shots"])
+        expect(page.locator('[data-field="racks"] tbody tr').first).to_contain_text("Анна")
         expect(page.locator(".exports a")).to_have_count(2)
         page.screenshot(path=str(artifacts / "history-match-ru.png"), full_page=False)
         # Siberian Ten credits balls nobody identified: named so, not by the code "object"
-        siberian = next(m["id"] for m in recordings["history"].matches() if m["game"] == "siberian-ten")
-        page.goto(server.url + f"history.html?lang=ru&match={siberian}")
+        page.goto(server.url + f"history.html?lang=ru&match={_id(recordings, 't2')}")
         shots = page.locator('[data-field="shots"]')
         expect(shots).to_contain_text("неопознанный", timeout=TIMEOUT)
         assert "object" not in shots.inner_text()
@@ -179,6 +294,11 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         other.goto(shared.replace("lang=ru&", "").replace("?lang=ru", ""))
         expect(other.locator("h3").first).to_have_text("Per player", timeout=TIMEOUT)
         assert other.evaluate("document.scrollingElement.scrollWidth") <= 390
+        # the shot list fits a phone: what happened is in sight, not behind a sideways scroll
+        told = other.locator('[data-field="shots"] .wrap')
+        expect(other.locator('[data-field="shots"] th:visible')).to_have_text(
+            ["Shot", "Player", "Points", "What happened"])
+        assert told.evaluate("e => e.scrollWidth <= e.clientWidth")
         other.screenshot(path=str(artifacts / "history-match-phone.png"), full_page=False)
         assert errors == []
         page.close()
@@ -187,59 +307,103 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         server.stop()
 
 
-def test_the_list_is_paged_and_filtered_by_table_player_and_date(recordings: dict[str, Any]) -> None:
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-
-    server = WebThread(WebConfig(), history=recordings["history"]).start()
-
-    def get(query: str) -> tuple[int, bytes]:
-        try:
-            with urllib.request.urlopen(server.url + "history.json?" + query, timeout=10) as r:
-                return int(r.status), r.read()
-        except urllib.error.HTTPError as exc:
-            return int(exc.code), exc.read()
-
-    def listed(query: str) -> dict[str, Any]:
-        status, body = get(query)
-        assert status == 200, body
-        return dict(json.loads(body))
-
+def test_a_players_name_opens_their_page_with_their_figures_and_matches(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Борис played t1 (pyramid) and t2 (Siberian Ten): one record across tables; «Анна»
+    is not «Анна Петрова»."""
+    told = recordings["told"]
+    won = {g: int(told[t]["over"][0]["winner"] == i) for t, g, i in (("t1", "pyramid", 1),
+                                                                      ("t2", "siberian-ten", 0))}
+    server = WebThread(WebConfig(), record=RecordSite(recordings["store"])).start()
     try:
-        first = listed("per_page=1")
-        assert (first["total"], first["pages"], first["page"]) == (2, 2, 1)
-        second = listed("per_page=1&page=2")
-        assert [m["game"] for m in first["matches"] + second["matches"]] == ["pyramid", "siberian-ten"]
-        assert [m["table"] for m in listed("table=t2")["matches"]] == ["t2"]
-        players = first["matches"][0]["players"]
-        by_player = listed("player=" + urllib.parse.quote(players[0][:3].upper()))
-        assert players[0] in by_player["matches"][0]["players"]
-        assert listed("since=2026-12-04")["total"] == 0
-        assert listed("since=2026-12-03&until=2026-12-03")["total"] == 2
-        for bad in ("page=0", "page=x", "per_page=501", "since=yesterday"):
-            assert get(bad)[0] == 400, bad
+        for (width, height), name in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
+            page.goto(server.url + "history.html?lang=ru")
+            page.locator('#history tbody tr >> nth=1').locator('a[data-player="Борис"]').click()
+            expect(page.locator("#player-title")).to_have_text("Борис: статистика", timeout=TIMEOUT)
+            figures = page.locator('[data-field="figures"]')
+            expect(figures.locator("thead th")).to_have_text(
+                ["Показатели", "Все игры", "Пирамида", "Сибирская десятка"])
+            matches_row = figures.locator("tbody tr").first
+            expect(matches_row.locator("td")).to_have_text(["Матчи", "2", "1", "1"])
+            expect(figures.locator("tbody tr").nth(1).locator("td")).to_have_text(
+                ["Выиграно матчей", str(sum(won.values())), str(won["pyramid"]), str(won["siberian-ten"])])
+            expect(page.locator('[data-field="matches"] tbody tr')).to_have_count(2)
+            expect(page.locator('[data-field="matches"] tbody tr').first).to_contain_text("T1")
+            assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
+            page.screenshot(path=str(artifacts / f"history-player-ru-{name}.png"), full_page=True)
+            assert errors == [], name
+            page.close()
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "history.html?lang=ru&name=" + "%D0%90%D0%BD%D0%BD%D0%B0")  # Анна
+        expect(page.locator('[data-field="matches"] tbody tr')).to_have_count(1, timeout=TIMEOUT)
+        expect(page.locator('[data-field="figures"] tbody tr').first.locator("td")).to_have_text(
+            ["Матчи", "1", "1"])
+        page.goto(server.url + "history.html?lang=en&name=Bob")  # English, and a name never seen
+        expect(page.locator("#player-title")).to_have_text("Bob: statistics", timeout=TIMEOUT)
+        expect(page.locator('[data-field="figures"] tbody tr').first.locator("td")).to_have_text(
+            ["Matches", "0"])
+        page.close()
     finally:
         server.stop()
 
 
-def test_a_session_is_followed_as_it_grows(tmp_path: Path) -> None:
-    """The index is kept as matches finish: a look takes what was appended since the last
-    one (a line being written waits), and says what a fresh read of the files says."""
-    lines = simulate_lines("pyramid", 400, 5)
-    traces = tmp_path / "t1" / "traces"
-    cut = len(lines) * 2 // 3
-    _write(traces, "trace-000001.jsonl", lines[:cut])
-    history = History({"t1": tmp_path / "t1"})
-    assert history.matches() == [] and history.live("t1") is not None
-    with (traces / "trace-000001.jsonl").open("a", encoding="utf-8") as f:
-        rest = "".join(json.dumps(x) + "\n" for x in lines[cut:])
-        f.write(rest[:-7])  # all but the end of the last line
-        f.flush()
-        assert history.matches() == []
-        f.write(rest[-7:])
-    assert [m["game"] for m in history.matches()] == ["pyramid"]
-    assert history.matches() == History({"t1": tmp_path / "t1"}).matches()
+def test_results_are_worded_for_people_and_each_shot_says_what_happened(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Before: «Bob 0:1» when the second player won; «Что было» only said who shot next."""
+    store = recordings["store"]
+    server = WebThread(WebConfig(), record=RecordSite(store)).start()
+    try:
+        listed = [match(store, _id(recordings, t)) for t in ("t3", "t1", "t2")]
+        for (width, height), name in (((1920, 1080), "tv"), *SIZES):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(server.url + "history.html?lang=ru")
+            rows = page.locator("#history tbody tr")
+            expect(rows).to_have_count(3, timeout=TIMEOUT)
+            for row, m in zip(rows.all(), listed, strict=True):
+                assert m is not None
+                w = m["winner"]
+                others = [g for i, g in enumerate(m["games"]) if i != w]
+                score = ":".join(str(g) for g in [m["games"][w], *others])
+                expect(row).to_contain_text(f"{m['players'][w]}: победа {score}")
+            expect(page.locator('[data-field="page"]')).to_have_text("страница 1 из 1 · матчей: 3")
+            # each row's result opens its match, in sight without scrolling sideways
+            for link in rows.locator("a[data-match]").all():
+                box = link.bounding_box()
+                assert box is not None and box["x"] + box["width"] <= width, (name, box)
+            expect(page.get_by_role("link", name="Сеансы столов (CSV)")).to_have_attribute(
+                "href", "record/sessions.csv")
+            assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
+            page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)
+            page.close()
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        one = listed[1]
+        assert one is not None
+        page.goto(server.url + f"history.html?lang=ru&match={one['id']}")
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_be_visible(timeout=TIMEOUT)
+        potted = next(i for i, s in enumerate(one["shots"]) if s["balls"])
+        expect(shots.nth(potted)).to_contain_text("забиты: ")
+        csv_link = page.get_by_role("link", name="Скачать CSV")
+        expect(csv_link).to_have_attribute("href", re.compile(r"\.csv\?lang=ru$"))
+        page.close()
+    finally:
+        server.stop()
+
+
+def test_a_server_without_the_record_says_where_the_history_is(browser: Browser) -> None:
+    server = WebThread(WebConfig()).start()
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(server.url + "history.html?lang=ru")
+        expect(page.locator("#history")).to_contain_text("регистратор клуба", timeout=TIMEOUT)
+        page.close()
+    finally:
+        server.stop()
 
 
 def _libreoffice_cells(csv_file: Path) -> list[list[str]]:
@@ -265,76 +429,19 @@ def test_the_russian_csv_opens_in_libreoffice_as_is_in_columns_and_in_russian(
         recordings: dict[str, Any], tmp_path: Path) -> None:
     """Before: UTF-8 without a byte-order mark, commas, English headers and codes
     (``two_cushion``): one column of «ÐÐ½Ð½Ð°…» in a Russian spreadsheet."""
-    history: History = recordings["history"]
-    match = next(m for m in map(history.match, (r["id"] for r in history.matches()))
-                 if m and any(s["fouls"] for s in m["shots"]))
-    body = csv_text(match, "ru")
+    found = [match(recordings["store"], _id(recordings, t)) for t in ("t1", "t2", "t3")]
+    one = next(m for m in found if m and any(s["fouls"] for s in m["shots"]))
+    body = csv_text(one, "ru")
     assert body.startswith("\ufeff")
-    path = tmp_path / f"{match['id']}.csv"
+    path = tmp_path / "match.csv"
     path.write_bytes(body.encode("utf-8"))
     cells = _libreoffice_cells(path)
     assert cells[0][:5] == ["Матч", "Стол", "Партия", "Удар", "Игрок"], cells[0]
     assert all(len(row) == 10 for row in cells)
-    assert len(cells) == len(match["shots"]) + 1
-    fouled = next(s for s in match["shots"] if s["fouls"])
-    row = cells[match["shots"].index(fouled) + 1]
-    assert row[4] == match["players"][fouled["player"]]
+    assert len(cells) == len(one["shots"]) + 1
+    fouled = next(s for s in one["shots"] if s["fouls"])
+    row = cells[one["shots"].index(fouled) + 1]
+    assert row[4] == one["players"][fouled["player"]]
     ru = catalogue.words("ru").pages
     assert row[7] == ", ".join(ru[f"foul.{f}"] for f in fouled["fouls"])
     assert re.search("[а-яё]", row[7]) and "_" not in row[7]
-
-
-#: Words (between spaces and hyphens) of the elements ``selector`` finds that the browser
-#: broke over two lines.
-MID_WORD = """(selector) => {
-  const broken = [];
-  for (const cell of document.querySelectorAll(selector)) {
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const m of node.data.matchAll(/[^\\s-]+/g)) {  // after a hyphen is between words
-        const range = document.createRange();
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-        if (tops.size > 1) broken.push(m[0]);
-      }
-    }
-  }
-  return broken;
-}"""
-
-
-def test_results_are_worded_for_people_and_each_shot_says_what_happened(
-        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
-    """Before: «Bob 0:1» when the second player won; «Что было» only said who shot next."""
-    history: History = recordings["history"]
-    server = WebThread(WebConfig(), history=history).start()
-    try:
-        for size, name in (((1920, 1080), "tv"), ((390, 844), "phone")):
-            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-            page.goto(server.url + "history.html?lang=ru")
-            rows = page.locator("#history tbody tr")
-            expect(rows).to_have_count(2, timeout=TIMEOUT)
-            for row, m in zip(rows.all(), history.matches(), strict=True):
-                w = m["winner"]
-                others = [g for i, g in enumerate(m["games"]) if i != w]
-                score = ":".join(str(g) for g in [m["games"][w], *others])
-                expect(row).to_contain_text(f"{m['players'][w]}: победа {score}")
-            expect(page.locator('[data-field="page"]')).to_have_text("страница 1 из 1 · матчей: 2")
-            assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
-            page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)
-            page.close()
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
-        ident = history.matches()[0]["id"]
-        page.goto(server.url + f"history.html?lang=ru&match={ident}")
-        shots = page.locator('[data-field="shots"] tbody tr')
-        expect(shots.first).to_be_visible(timeout=TIMEOUT)
-        match = history.match(ident)
-        assert match is not None
-        potted = next(i for i, s in enumerate(match["shots"]) if s["balls"])
-        expect(shots.nth(potted)).to_contain_text("забиты: ")
-        csv_link = page.get_by_role("link", name="Скачать CSV")
-        expect(csv_link).to_have_attribute("href", re.compile(r"\.csv\?lang=ru$"))
-        page.close()
-    finally:
-        server.stop()

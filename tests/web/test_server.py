@@ -41,7 +41,8 @@ async def test_serves_the_pages_and_a_config_naming_the_broker_and_venue() -> No
         assert json.loads(body) == {"broker": "ws://{host}:9001", "venue": "club", "prefix": "billiards",
                                     "dashboard": {"username": "dashboard", "password": "pw"},
                                     "referee": None, "tables": [], "language": None,
-                                    "request_ttl_s": 30.0, "public_url": None, "history": False}
+                                    "request_ttl_s": 30.0, "public_url": None, "history": False,
+                                    "record": False}
         status, headers, body = await http_get(server, "/vendor/mqtt.min.js")
         assert status == 200 and headers["Content-Type"].startswith("text/javascript")
         assert int(headers["Content-Length"]) == len(body) > 100_000

@@ -1,6 +1,10 @@
-// Match history: history.html lists the finished matches (/history.json); history.html?match=ID
-// is one match, shareable: per-player summary, racks with their breakers, every shot, and
-// its JSON and CSV exports. Served by controller.web's server, which reads the tables' data.
+// Match history, from the venue record (controller.record: /record/…), across every table:
+//   history.html               the finished matches, newest first, in pages, filtered by table,
+//                              player and dates; each player's name opens their page
+//   history.html?match=ID      one match, shareable: per-player summary, racks with their
+//                              breakers, every shot told in words, its JSON and CSV exports
+//   history.html?name=NAME     a player's page: figures in all and per game, their matches
+// Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
 "use strict";
 
 (async function main() {
@@ -9,10 +13,15 @@
   document.getElementById("tools").prepend(languagePicker());
   document.getElementById("venue").textContent = config.venue;
   const box = document.getElementById("history");
-  const ident = new URLSearchParams(location.search).get("match");
-  const when = (iso) => iso ? new Date(iso).toLocaleString(LANG, { dateStyle: "medium", timeStyle: "short", hour12: false }) : "—";
-  const names = (m) => m.players.join(" — ");
-  // «Борис: победа 1:0», the winner's games first, whoever broke
+  const params = new URLSearchParams(location.search);
+  const ident = params.get("match");
+  const player = params.get("name");
+  // times are Unix seconds on the wall's clock (the record set each table's clock by it)
+  const when = (s) => (typeof s === "number" ? new Date(s * 1000).toLocaleString(LANG, { dateStyle: "medium", timeStyle: "short", hour12: false }) : "—");
+  const profile = (name) => el("a", { href: `history.html?name=${encodeURIComponent(name)}`, "data-player": name,
+    "aria-label": t("h.player_link", { name }) }, name);
+  const names = (m) => m.players.flatMap((p, i) => (i ? [" — ", profile(p)] : [profile(p)]));
+  // «Борис: победа 2:1», the winner's games first, whoever broke
   const result = (m) => {
     if (m.abandoned) return t("h.abandoned");
     if (m.draw || m.winner === null || m.winner === undefined) return t("card.draw");
@@ -20,72 +29,118 @@
     const score = [games[m.winner] ?? 0, ...games.filter((_, i) => i !== m.winner)].join(":");
     return t("h.won", { who: m.players[m.winner] ?? "?", score });
   };
+  const ball = (b) => (b === "object" ? t("h.unidentified") : b);
   // what happened on a shot, in words: what fell, the fouls, who shoots next
   const told = (s, who) => [
-    s.balls.length ? t("h.potted", { balls: s.balls.map((b) => (b === "object" ? t("h.unidentified") : b)).join(", ") }) : t("h.nothing"),
+    s.balls.length ? t("h.potted", { balls: s.balls.map(ball).join(", ") }) : t("h.nothing"),
     ...s.fouls.map(foulName),
     t("ev.next", { who: who(s.next) }).replace(/^; /, ""),
   ].join("; ");
-  const table = (head, rows) => el("div", { class: "wrap" }, el("table", {},
-    el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
-    el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", {}, c)))))));
+  // `wide`: the columns a phone leaves out (what another column says in words too)
+  const table = (head, rows, wide = []) => {
+    const cls = (i) => (wide.includes(i) ? "wide" : null);
+    return el("div", { class: "wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { scope: "col", class: cls(i) }, h)))),
+      el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c, i) => el("td", { class: cls(i) }, c)))))));
+  };
   const get = async (url) => {
     const r = await fetch(url, { cache: "no-store" });
-    return r.ok ? r.json() : null;
+    return { status: r.status, body: r.ok ? await r.json() : null };
   };
+  const absent = (status) => status === 404 && !config.record;  // no record behind this server
+  const back = el("p", {}, el("a", { href: "history.html" }, "‹ " + t("h.back")));
+  const tz = String(-new Date().getTimezoneOffset());  // the dates a person picks are their own days
+
+  // one page of a list of matches, with its links to the other pages
+  const listing = async (query, link) => {
+    const { status, body } = await get(`record/history.json?${query}`);
+    if (!body) return { status, nodes: [el("p", { class: "idle" }, t(absent(status) ? "h.no_record" : "h.unknown"))] };
+    const turn = (n, label, rel) => el("a", { href: link(n), rel }, label);
+    const pages = el("nav", { class: "pages", "aria-label": t("h.title") },
+      body.page > 1 ? turn(body.page - 1, "‹ " + t("h.prev"), "prev") : null,
+      el("span", { "data-field": "page" }, t("h.page", { n: body.page, pages: body.pages }), " · ", t("h.found", { n: body.total })),
+      body.page < body.pages ? turn(body.page + 1, t("h.more") + " ›", "next") : null);
+    if (!body.matches.length) return { status, nodes: [el("p", { class: "idle", "data-field": "none" }, t("h.none"))] };
+    // the result opens the match (on a phone the last column is the one out of sight)
+    return { status, nodes: [table([t("h.started"), t("h.table"), t("c.game"), t("h.players"), t("h.result")],
+      body.matches.map((m) => [when(m.started), m.table.toUpperCase(), gameName(m.game), el("span", {}, names(m)),
+        el("a", { href: `history.html?match=${encodeURIComponent(m.id)}`, "data-match": m.id,
+          title: t("h.open") }, result(m))])), pages] };
+  };
+
+  if (player) {
+    document.title = `${t("h.player_title", { name: player })} — ${t("h.title")}`;
+    const { status, body: p } = await get(`record/player/${encodeURIComponent(player)}.json`);
+    if (!p) { box.replaceChildren(el("p", { class: "idle" }, t(absent(status) ? "h.no_record" : "h.unknown")), back); return; }
+    const games = Object.keys(p.games);
+    const columns = [["all", p.total], ...games.map((g) => [g, p.games[g]])];
+    const rate = (f) => (f.matches ? `${Math.round((100 * f.won) / f.matches)} %` : "—");
+    const rows = [
+      [t("h.matches"), (f) => f.matches], [t("h.matches_won"), (f) => f.won], [t("h.win_rate"), rate],
+      [t("h.games_won"), (f) => t("h.of", { n: f.games_won, all: f.games_played })],
+      [t("h.balls"), (f) => f.balls], [t("h.points"), (f) => f.points], [t("h.runs"), (f) => f.best_run],
+      [t("h.breaks_run"), (f) => f.break_and_runs], [t("h.fouls"), (f) => f.fouls],
+    ];
+    const page = Math.max(1, Number(params.get("page")) || 1);
+    const query = new URLSearchParams({ name: player, page: String(page), per_page: "20" });
+    const list = await listing(query, (n) => `history.html?${new URLSearchParams({ name: player, page: String(n) })}`);
+    box.replaceChildren(back,
+      el("h2", { id: "player-title" }, t("h.player_title", { name: player })),
+      el("h3", {}, t("h.figures")),
+      el("div", { "data-field": "figures" }, table([t("h.figures"), ...columns.map(([g]) => (g === "all" ? t("h.all_games") : gameName(g)))],
+        rows.map(([label, value]) => [label, ...columns.map(([, f]) => String(value(f)))]))),
+      el("h3", {}, t("h.player_matches", { name: player })),
+      el("div", { "data-field": "matches" }, ...list.nodes));
+    return;
+  }
 
   if (!ident) {
     document.title = t("h.title");
-    const params = new URLSearchParams(location.search);
     const form = el("form", { class: "filters", role: "search", "aria-label": t("h.filter") },
       el("label", {}, t("h.table"), " ", el("input", { name: "table", size: 6, value: params.get("table") || "" })),
       el("label", {}, t("h.player"), " ", el("input", { name: "player", size: 14, value: params.get("player") || "" })),
       el("label", {}, t("h.since"), " ", el("input", { name: "since", type: "date", value: params.get("since") || "" })),
       el("label", {}, t("h.until"), " ", el("input", { name: "until", type: "date", value: params.get("until") || "" })),
       el("button", { type: "submit" }, t("h.filter")));
-    const query = new URLSearchParams({ page: params.get("page") || "1" });
-    for (const k of ["table", "player", "since", "until"]) if (params.get(k)) query.set(k, params.get(k));
-    const data = await get(`history.json?${query}`);
-    const matches = (data && data.matches) || [];
-    const turn = (n, label, rel) => {
-      const to = new URLSearchParams(query);
+    const shown = new URLSearchParams({ page: params.get("page") || "1" });
+    for (const k of ["table", "player", "since", "until"]) if (params.get(k)) shown.set(k, params.get(k));
+    const query = new URLSearchParams(shown);
+    query.set("tz", tz);
+    const list = await listing(query, (n) => {
+      const to = new URLSearchParams(shown);
       to.set("page", String(n));
-      return el("a", { href: `history.html?${to}`, rel }, label);
-    };
-    const pages = data ? el("nav", { class: "pages", "aria-label": t("h.title") },
-      data.page > 1 ? turn(data.page - 1, "‹ " + t("h.prev"), "prev") : null,
-      el("span", { "data-field": "page" }, t("h.page", { n: data.page, pages: data.pages }), " · ", t("h.found", { n: data.total })),
-      data.page < data.pages ? turn(data.page + 1, t("h.more") + " ›", "next") : null) : null;
-    if (!matches.length) { box.replaceChildren(form, el("p", { class: "idle", "data-field": "none" }, t("h.none"))); return; }
-    box.replaceChildren(form, table([t("h.started"), t("h.table"), t("c.game"), t("h.players"), t("h.result"), ""],
-      matches.map((m) => [when(m.started), m.table.toUpperCase(), gameName(m.game), names(m), result(m),
-        el("a", { href: `history.html?match=${encodeURIComponent(m.id)}`, "data-match": m.id,
-          "aria-label": `${t("h.open")}: ${names(m)}` }, t("h.open"))])), pages);
+      return `history.html?${to}`;
+    });
+    const billing = el("p", { class: "exports" }, el("a", { href: "record/sessions.csv", download: "sessions.csv" }, t("h.sessions_csv")));
+    box.replaceChildren(...(list.status === 200 ? [form] : []), ...list.nodes, ...(list.status === 200 ? [billing] : []));
     return;
   }
-  const m = await get(`history/${encodeURIComponent(ident)}.json`);
-  if (!m) { box.replaceChildren(el("p", { class: "idle" }, t("h.unknown")), el("p", {}, el("a", { href: "history.html" }, t("h.back")))); return; }
-  document.title = `${names(m)} — ${t("h.title")}`;
+
+  const { status, body: m } = await get(`record/match/${encodeURIComponent(ident)}.json`);
+  if (!m) { box.replaceChildren(el("p", { class: "idle" }, t(absent(status) ? "h.no_record" : "h.unknown")), back); return; }
+  document.title = `${m.players.join(" — ")} — ${t("h.title")}`;
   const who = (i) => (i === null || i === undefined ? "—" : m.players[i] ?? "?");
   const points = m.game !== "ten-ball";
-  box.replaceChildren(
-    el("p", {}, el("a", { href: "history.html" }, "‹ " + t("h.back"))),
-    el("h2", { id: "match-title" }, `${names(m)}`),
+  const file = m.id.replaceAll("~", "-");
+  box.replaceChildren(back,
+    el("h2", { id: "match-title" }, ...names(m)),
     el("p", { class: "meta", "data-field": "match" }, `${m.table.toUpperCase()} · ${gameName(m.game)} · ${t("card.race", { n: m.race_to })} · `,
       `${when(m.started)} · ${t("h.duration")} ${m.seconds !== null ? duration(m.seconds) : "—"} · `,
       el("strong", { "data-field": "result" }, result(m))),
     el("p", { class: "exports" },
-      el("a", { href: `history/${encodeURIComponent(m.id)}.json?download`, download: `${m.id}.json` }, t("h.export_json")),
-      el("a", { href: `history/${encodeURIComponent(m.id)}.csv?lang=${encodeURIComponent(LANG)}`, download: `${m.id}.csv` }, t("h.export_csv"))),
+      el("a", { href: `record/match/${encodeURIComponent(m.id)}.json?download`, download: `${file}.json` }, t("h.export_json")),
+      el("a", { href: `record/match/${encodeURIComponent(m.id)}.csv?lang=${encodeURIComponent(LANG)}`, download: `${file}.csv` }, t("h.export_csv"))),
     el("h3", {}, t("h.summary")),
     el("div", { "data-field": "summary" }, table(
       [t("h.player"), t("h.games"), t("h.balls"), ...(points ? [t("h.points")] : []), t("h.fouls"), t("h.runs"), t("h.breaks_run")],
-      m.summary.map((p) => [p.name, p.games, p.balls, ...(points ? [p.points] : []), p.fouls, p.best_run, p.break_and_runs]))),
+      m.summary.map((p) => [profile(p.name), p.games, p.balls, ...(points ? [p.points] : []), p.fouls, p.best_run, p.break_and_runs]))),
     el("h3", {}, t("card.racks")),
     el("div", { "data-field": "racks" }, table([t("h.game"), t("c.breaker"), t("h.result"), t("h.shot_count")],
       m.racks.map((r) => [r.game_no, who(r.breaker), r.winner === null || r.winner === undefined ? "—" : who(r.winner), r.shots]))),
     el("h3", {}, t("h.record")),
     el("div", { "data-field": "shots" }, table([t("h.shot"), t("h.game"), t("h.player"), t("h.balls"), ...(points ? [t("h.points")] : []), t("h.fouls"), t("h.what")],
-      m.shots.map((s) => [s.shot, s.game_no, who(s.player), s.balls.map((b) => (b === "object" ? t("h.unidentified") : b)).join(", ") || "—", ...(points ? [s.points] : []),
-        s.fouls.map(foulName).join(", ") || "—", told(s, who)]))));
+      m.shots.map((s) => [s.shot, s.game_no, who(s.player), s.balls.map(ball).join(", ") || "—", ...(points ? [s.points] : []),
+        s.fouls.map(foulName).join(", ") || "—", told(s, who)]),
+      // on a phone: the shot, its player, its points and what happened (the balls and fouls in words)
+      points ? [1, 3, 5] : [1, 3, 4])));
 })();
