@@ -4,9 +4,11 @@ messages, and its shots as CSV in the page's language.
 
 A list's row (``page``)::
 
-    {"id": "club~t1~m-20261203-1", "venue": "club", "table": "t1", "match_id": "m-20261203-1",
-     "game": "pyramid", "players": ["Анна", "Борис"], "started": 1764788531.2, "ended": ...,
-     "seconds": 2710, "winner": 1, "abandoned": false, "draw": false, "games": [1, 2]}
+    {"id": "club~t1~3f09c2d1a4b5e6f7~m-20261203-1", "venue": "club", "table": "t1",
+     "epoch": "3f09c2d1a4b5e6f7", "match_id": "m-20261203-1", "game": "pyramid",
+     "players": ["Анна", "Борис"], "player_ids": ["p-…", "p-…"], "started": 1764788531.2,
+     "ended": ..., "seconds": 2710, "winner": 1, "abandoned": false, "draw": false,
+     "games": [1, 2]}
 
 A match (``match``) adds ``race_to``, ``racks`` ``[{game_no, breaker, winner, shots}]``,
 ``shots`` ``[{shot, game_no, player, balls, points, fouls, next, corrected}]`` and
@@ -29,21 +31,24 @@ from controller.record import stats
 from controller.record.store import Store, Stored, match_players, matches, messages, tables
 from controller.words import catalogue
 
-#: A match's id in the pages: its venue, its table and the table's match id (unique per
-#: table; a league's record holds many venues' ``t1``), joined by this.
+#: A match's id in the pages: its venue, its table, the table's journal's epoch and the
+#: table's match id (unique per journal: a league's record holds many venues' ``t1``, and a
+#: replaced Pi's new journal numbers its matches from 1 again), joined by this.
 SEP = "~"
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryQuery:
     """Which finished matches a list shows: a table, a player (part of a name, any case), one
-    player's (``name``: the name as the record keeps it, for their page), a date range
+    player's (``name``: the name as the record keeps it; ``player_id``: the roster's id, for
+    their page), a date range
     (``YYYY-MM-DD``, inclusive, by the match's start in the page's time zone, ``tz_minutes``
     east of UTC) and the page."""
 
     table: str | None = None
     player: str | None = None
     name: str | None = None
+    player_id: str | None = None
     since: str | None = None
     until: str | None = None
     tz_minutes: int = 0
@@ -73,8 +78,12 @@ def page(store: Store, query: HistoryQuery) -> dict[str, Any]:
         where.append(m.started < _day_start(query.until, query.tz_minutes) + 86400)
     with store.engine.connect() as conn:
         for names in _names(conn, query):
-            where.append(sa.tuple_(m.venue, m.table_id, m.match_id).in_(
-                sa.select(p.venue, p.table_id, p.match_id).where(p.name.in_(names))))
+            where.append(sa.tuple_(m.venue, m.table_id, m.epoch, m.match_id).in_(
+                sa.select(p.venue, p.table_id, p.epoch, p.match_id).where(p.name.in_(names))))
+        if query.player_id:
+            where.append(sa.tuple_(m.venue, m.table_id, m.epoch, m.match_id).in_(
+                sa.select(p.venue, p.table_id, p.epoch, p.match_id)
+                .where(p.player_id == query.player_id)))
         total = int(conn.scalar(sa.select(sa.func.count()).select_from(matches).where(*where)) or 0)
         pages = max(1, -(-total // query.per_page))
         number = min(max(1, query.page), pages)
@@ -98,62 +107,78 @@ def _names(conn: sa.Connection, query: HistoryQuery) -> list[list[str]]:
     return out
 
 
-def _games_won(conn: sa.Connection, rows: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[int]]:
-    """Returns the games each player of ``rows`` won, by (venue, table, match id)."""
+#: A match's key: (venue, table, epoch, match id).
+MatchKey = tuple[str, str, str, str]
+#: Its players' figures the list shows, in order: (games won, roster id).
+Figures = dict[MatchKey, list[tuple[int, str | None]]]
+
+
+def _key(r: dict[str, Any]) -> MatchKey:
+    return r["venue"], r["table_id"], r["epoch"], r["match_id"]
+
+
+def _games_won(conn: sa.Connection, rows: list[dict[str, Any]]) -> Figures:
+    """Returns the games each player of ``rows`` won and their roster ids, by match key."""
     if not rows:
         return {}
     p = match_players.c
-    keys = {(r["venue"], r["table_id"], r["match_id"]) for r in rows}
-    found: dict[tuple[str, str, str], list[int]] = {}
+    keys = {_key(r) for r in rows}
+    found: Figures = {}
     # each column's IN, so that both stores look the keys up in the primary key (a row
     # value's IN is a scan on SQLite); the keys not asked for are left out here
-    q = (sa.select(p.venue, p.table_id, p.match_id, p.idx, p.games_won)
+    q = (sa.select(p.venue, p.table_id, p.epoch, p.match_id, p.idx, p.games_won, p.player_id)
          .where(p.venue.in_({k[0] for k in keys}), p.table_id.in_({k[1] for k in keys}),
-                p.match_id.in_({k[2] for k in keys})).order_by(p.idx))
-    for venue, table, match_id, _idx, games in conn.execute(q):
-        if (venue, table, match_id) in keys:
-            found.setdefault((venue, table, match_id), []).append(int(games or 0))
+                p.epoch.in_({k[2] for k in keys}), p.match_id.in_({k[3] for k in keys}))
+         .order_by(p.idx))
+    for venue, table, epoch, match_id, _idx, games, pid in conn.execute(q):
+        if (venue, table, epoch, match_id) in keys:
+            found.setdefault((venue, table, epoch, match_id), []).append((int(games or 0), pid))
     return found
 
 
-def _row(r: dict[str, Any], won: dict[tuple[str, str, str], list[int]]) -> dict[str, Any]:
+def _row(r: dict[str, Any], won: Figures) -> dict[str, Any]:
     started, ended = r["started"], r["ended"]
     winner, abandoned = r["winner"], bool(r["abandoned"])
-    return {"id": SEP.join((r["venue"], r["table_id"], r["match_id"])), "venue": r["venue"],
-            "table": r["table_id"], "match_id": r["match_id"], "game": r["game"],
+    figures = won.get(_key(r), [])
+    return {"id": SEP.join(_key(r)), "venue": r["venue"], "table": r["table_id"],
+            "epoch": r["epoch"], "match_id": r["match_id"], "game": r["game"],
             "players": json.loads(r["players"] or "[]"),
+            "player_ids": [pid for _games, pid in figures],
             "started": started, "ended": ended,
             "seconds": round(ended - started) if started is not None and ended is not None else None,
             "winner": winner, "abandoned": abandoned, "draw": winner is None and not abandoned,
-            "games": won.get((r["venue"], r["table_id"], r["match_id"]), [])}
+            "games": [games for games, _pid in figures]}
 
 
 def match(store: Store, ident: str) -> dict[str, Any] | None:
-    """Returns the finished match ``ident`` (``venue~table~match_id``) with every shot, or
-    None when the record has none."""
+    """Returns the finished match ``ident`` (``venue~table~epoch~match_id``) with every shot,
+    or None when the record has none."""
     parts = ident.split(SEP)
-    if len(parts) != 3:
+    if len(parts) != 4:
         return None
-    venue, table, match_id = parts
+    venue, table, epoch, match_id = parts
     m = matches.c
     with store.engine.connect() as conn:
         found = conn.execute(sa.select(matches).where(
-            m.venue == venue, m.table_id == table, m.match_id == match_id)).first()
+            m.venue == venue, m.table_id == table, m.epoch == epoch,
+            m.match_id == match_id)).first()
         if found is None:
             return None
         row = found._asdict()
         p = match_players.c
         figures = [f._asdict() for f in conn.execute(
-            sa.select(match_players).where(p.venue == row["venue"], p.table_id == table,
-                                           p.match_id == match_id).order_by(p.idx))]
-    events = [s for s in store.messages(row["venue"], table, row["first_seq"], row["last_seq"])
+            sa.select(match_players).where(p.venue == venue, p.table_id == table,
+                                           p.epoch == epoch, p.match_id == match_id)
+            .order_by(p.idx))]
+    events = [s for s in store.messages(venue, table, row["first_seq"], row["last_seq"], epoch)
               if s.topic == "event"]
     told = _told(events)
-    out = _row(row, {(row["venue"], table, match_id): [int(f["games_won"]) for f in figures]})
+    out = _row(row, {_key(row): [(int(f["games_won"] or 0), f["player_id"]) for f in figures]})
     out["race_to"] = told["race_to"]
     out["racks"] = told["racks"]
     out["shots"] = told["shots"]
-    out["summary"] = [{"player": f["idx"], "name": f["name"], "games": f["games_won"],
+    out["summary"] = [{"player": f["idx"], "name": f["name"], "player_id": f["player_id"],
+                       "games": f["games_won"],
                        "balls": f["balls"], "points": f["points"], "fouls": f["fouls"],
                        "best_run": f["best_run"], "break_and_runs": f["break_and_runs"]}
                       for f in figures]
@@ -167,25 +192,28 @@ def live(store: Store, table: str) -> dict[str, Any] | None:
     (``/history/live/<table>.json``); None when its last match is over or there is none."""
     c = messages.c
     with store.engine.connect() as conn:
-        venues = list(conn.scalars(sa.select(tables.c.venue).where(tables.c.table_id == table)))
+        keys = conn.execute(sa.select(tables.c.venue, tables.c.epoch)
+                            .where(tables.c.table_id == table)).all()
         begun = []
-        for venue in venues:
+        for venue, epoch in keys:  # each journal's (epoch's) last match begun
             seq = conn.scalar(sa.select(sa.func.max(c.seq)).where(
-                c.venue == venue, c.table_id == table, c.kind == "match_started"))
+                c.venue == venue, c.table_id == table, c.epoch == epoch,
+                c.kind == "match_started"))
             if seq is not None:
                 received = conn.scalar(sa.select(c.received).where(
-                    c.venue == venue, c.table_id == table, c.seq == seq))
-                begun.append((received or 0.0, venue, int(seq)))
+                    c.venue == venue, c.table_id == table, c.epoch == epoch, c.seq == seq))
+                begun.append((received or 0.0, venue, epoch, int(seq)))
         if not begun:
             return None
-        _received, venue, start = max(begun)
-        if conn.scalar(sa.select(c.seq).where(c.venue == venue, c.table_id == table,
-                                             c.kind == "match_over", c.seq > start).limit(1)):
+        _received, venue, epoch, start = max(begun)
+        same = (c.venue == venue, c.table_id == table, c.epoch == epoch)
+        if conn.scalar(sa.select(c.seq).where(*same, c.kind == "match_over",
+                                             c.seq > start).limit(1)):
             return None
         # the table's clock set to the wall's by the least delay seen (as ``stats`` does)
         offset = conn.scalar(sa.select(sa.func.min(c.received - c.ts)).where(
-            c.venue == venue, c.table_id == table, c.seq >= start, c.ts.is_not(None)))
-    events = [s for s in store.messages(venue, table, start) if s.topic == "event"]
+            *same, c.seq >= start, c.ts.is_not(None)))
+    events = [s for s in store.messages(venue, table, start, epoch=epoch) if s.topic == "event"]
     started = events[0].payload.get("data") or {}
     ts = events[0].payload.get("ts")
     wall = float(ts) + float(offset or 0.0) if isinstance(ts, int | float) else None

@@ -202,16 +202,24 @@ def _count(match: Ruled, players: list[_Player], breaker: int) -> None:
 
 
 # ---------------------------------------------------------------------- reading
-def player(store: Store, name: str) -> dict[str, Any]:
-    """Returns one player's figures, in all and per game (``win_rate``: matches won/played)."""
+def player(store: Store, name: str | None = None, player_id: str | None = None) -> dict[str, Any]:
+    """Returns one player's figures, in all and per game (``win_rate``: matches won/played):
+    the roster's entry ``player_id`` (one person: two «Борис» are two entries), else every
+    match played under ``name`` as written."""
     c = match_players.c
+    who = c.player_id == player_id if player_id is not None else c.name == name
     q = (sa.select(c.game, sa.func.count(), sa.func.sum(sa.cast(c.won, sa.Integer)),
                    sa.func.sum(c.games_won), sa.func.sum(c.games_played), sa.func.sum(c.balls),
                    sa.func.sum(c.points), sa.func.max(c.best_run), sa.func.sum(c.break_and_runs),
                    sa.func.sum(c.fouls))
-         .where(c.name == name).group_by(c.game).order_by(c.game))
+         .where(who).group_by(c.game).order_by(c.game))
     per_game = {}
     with store.engine.connect() as conn:
+        if player_id is not None:  # the name of their last match
+            name = conn.scalar(sa.select(c.name).join(matches, sa.and_(
+                matches.c.venue == c.venue, matches.c.table_id == c.table_id,
+                matches.c.epoch == c.epoch, matches.c.match_id == c.match_id))
+                .where(who).order_by(matches.c.ended.desc()).limit(1))
         for game, n, won, gw, gp, balls, points, best, bnr, fouls in conn.execute(q):
             per_game[game] = {"matches": n, "won": int(won or 0), "games_won": int(gw or 0),
                               "games_played": int(gp or 0), "balls": int(balls or 0),
@@ -221,20 +229,7 @@ def player(store: Store, name: str) -> dict[str, Any]:
     total = {k: sum(g[k] for g in per_game.values()) for k in (
         "matches", "won", "games_won", "games_played", "balls", "points", "break_and_runs", "fouls")}
     total["best_run"] = max((g["best_run"] for g in per_game.values()), default=0)
-    return {"name": name, "total": total, "games": per_game}
-
-
-def roster(store: Store) -> list[dict[str, Any]]:
-    """Returns the venue's known players, ``{name, matches, last}``, the most recently seen
-    first: the names a console may offer, so that one player's matches are one record.
-    Names are kept as written: two spellings are two players."""
-    c, m = match_players.c, matches.c
-    q = (sa.select(c.name, sa.func.count(), sa.func.max(m.ended))
-         .join(matches, sa.and_(m.venue == c.venue, m.table_id == c.table_id,
-                                m.epoch == c.epoch, m.match_id == c.match_id))
-         .group_by(c.name).order_by(sa.func.max(m.ended).desc(), c.name))
-    with store.engine.connect() as conn:
-        return [{"name": name, "matches": n, "last": last} for name, n, last in conn.execute(q)]
+    return {"name": name, "player_id": player_id, "total": total, "games": per_game}
 
 
 def sessions(store: Store, venue: str | None = None) -> list[dict[str, Any]]:

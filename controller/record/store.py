@@ -250,6 +250,11 @@ class Store:
             return [Stored(venue, table, s, t, json.loads(p), epoch)
                     for s, t, p in conn.execute(q.order_by(c.seq))]
 
+    def venues(self) -> list[str]:
+        """Returns the venues the record holds tables of."""
+        with self.engine.connect() as conn:
+            return list(conn.scalars(sa.select(tables.c.venue).distinct().order_by(tables.c.venue)))
+
     def gaps(self, venue: str | None = None) -> list[Lost]:
         """Returns the seq ranges recorded as lost: ``(venue, table, epoch, first, last,
         reason)``."""

@@ -5,13 +5,16 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
                                      one page of the finished matches across every table,
                                      newest first: {"matches", "total", "page", "pages",
                                      "per_page"} (``controller.record.queries``; ``player``:
-                                     part of a name, ``name``: one player's; ``since``,
+                                     part of a name, ``name``: one name's, ``pid``: one
+                                     roster entry's (one person); ``since``,
                                      ``until``: days, ``tz`` the page's minutes east of
                                      UTC; 400 for an argument it cannot take)
-    /record/match/<venue~table~id>.json    one match with every shot (``?download``: a file)
-    /record/match/<venue~table~id>.csv?lang=ru   its shots as CSV in that language
-    /record/player/<name>.json       one player's figures, in all and per game
-    /record/players.json             the venue's known names, the most recent first
+    /record/match/<venue~table~epoch~id>.json    one match with every shot (``?download``: a file)
+    /record/match/<venue~table~epoch~id>.csv?lang=ru   its shots as CSV in that language
+    /record/players/<id>.json        one roster entry's figures (one person), in all and per game
+    /record/player/<name>.json       the figures of every match played under a name as written
+    /record/players.json             each venue's roster (``controller.record.roster``), the
+                                     most recently seen first
     /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
     /record/gaps.json                the seqs recorded as lost, per table
     /history/live/<table>.json       the match being played there, as recorded so far (what
@@ -26,7 +29,7 @@ import logging
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from controller.record import queries, stats
+from controller.record import queries, roster, stats
 from controller.record.store import Store
 from controller.web.http import Request, Response
 from controller.words import catalogue
@@ -37,7 +40,9 @@ JSON = "application/json"
 CSV = "text/csv; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 _PLAYER = re.compile(r"^/record/player/([^/]{1,100})\.json$")
-_MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{1,64}~[A-Za-z0-9_.:-]{1,100})"
+_PLAYER_ID = re.compile(r"^/record/players/([A-Za-z0-9_-]{1,64})\.json$")
+_MATCH = re.compile(r"^/record/match/([A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{1,64}~[A-Za-z0-9_-]{0,64}"
+                    r"~[A-Za-z0-9_.:-]{1,100})"
                     r"\.(json|csv)$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _LIVE = re.compile(r"^/history/live/([A-Za-z0-9_-]{1,64})\.json$")
@@ -63,7 +68,8 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
             return 400, f"{exc}\n".encode(), TEXT
         return 200, _json(queries.page(store, selected)), JSON
     if path == "/record/players.json":
-        return 200, _json({"players": stats.roster(store)}), JSON
+        return 200, _json({"players": [{"venue": venue, **entry} for venue in store.venues()
+                                       for entry in roster.entries(store, venue)]}), JSON
     if path == "/record/sessions.json":
         return 200, _json({"sessions": stats.sessions(store)}), JSON
     if path == "/record/sessions.csv":
@@ -75,6 +81,9 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
     found = _PLAYER.match(path)
     if found:
         return 200, _json(stats.player(store, found.group(1))), JSON
+    found = _PLAYER_ID.match(path)
+    if found:
+        return 200, _json(stats.player(store, player_id=found.group(1))), JSON
     item = _MATCH.match(path)
     if item:
         match = queries.match(store, item.group(1))
@@ -110,7 +119,8 @@ def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
         if (value := one(day)) is not None and not _DAY.match(value):
             raise ValueError(f"{day}: a date as YYYY-MM-DD")
     return queries.HistoryQuery(
-        table=one("table"), player=one("player"), name=one("name"), since=one("since"), until=one("until"),
+        table=one("table"), player=one("player"), name=one("name"), player_id=one("pid"),
+        since=one("since"), until=one("until"),
         tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
         per_page=number("per_page", 50, 1, 500))
 

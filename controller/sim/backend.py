@@ -13,6 +13,7 @@ simulator's (``controller.sim.simulator.simulate_lines``), a new seed each match
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import time
@@ -114,7 +115,23 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
         yield from (itertools.repeat(recorded) if loop else [recorded])
         return
     for n in itertools.count() if loop else range(1):
-        yield simulate_lines(game, shots, seed + n, noise, players, names=names)
+        yield regulars(simulate_lines(game, shots, seed + n, noise, players, names=names))
+
+
+def regulars(lines: Lines) -> Lines:
+    """Returns a simulated match's lines with its players picked from the venue's roster
+    (``new_match``'s ``player_ids``, one id a name, the same every match): the simulated
+    tables' players are regulars, so the venue record knows them as one person each across
+    tables and matches, as a console picking them from the roster makes them."""
+    out = []
+    for line in lines:
+        payload = line.get("payload")
+        if line.get("request") == "new_match" and isinstance(payload, dict):
+            ids = [f"sim-{hashlib.sha1(str(name).encode()).hexdigest()[:12]}"
+                   for name in payload.get("players") or ()]
+            line = {**line, "payload": {**payload, "player_ids": ids}}
+        out.append(line)
+    return out
 
 
 def sim_backend(service: Service) -> SimBackend:

@@ -98,11 +98,11 @@ def test_a_shot_ruled_in_parts_counts_every_part_and_a_correction_rules_it_anew(
         event(6, "shot_result", {"shot": 2, "corrected": True, "decisions": [credit(1, 4), credit(1, 5)],
                                  "to_shoot": 1}),
         event(7, "match_over", {"winner": 1, "games": [0, 1]}, ts=70.0),
-    ], progress={("club", "t1"): Progress(7, 7)})
+    ], progress={("club", "t1", ""): Progress(7, 7)})
     assert stats.summarize_finished(store) == 1
     a, b = stats.player(store, "A")["total"], stats.player(store, "B")["total"]
     assert (a["fouls"], a["balls"], b["balls"], b["fouls"]) == (1, 0, 3, 0)
-    shots = (queries.match(store, "club~t1~m-1") or {})["shots"]
+    shots = (queries.match(store, "club~t1~~m-1") or {})["shots"]
     assert [(s["player"], s["balls"], s["fouls"], s["corrected"]) for s in shots] == [
         (0, [10], ["touched_ball"], False), (1, [4, 5], [], True)]
 
@@ -189,7 +189,7 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
         (7, "", {"seq": 7})]
     assert store.progress() == {("club", "t1", ""): Progress(7, 9, 0.0)}
     assert store.gaps() == [("club", "t1", "", 1, 6, "no longer in the table's journal")]
-    [old] = stats.history(store)
+    [old] = queries.page(store, queries.HistoryQuery())["matches"]
     assert (old["match_id"], old["epoch"], old["players"]) == ("m-1", "", ["Анна"])
     assert stats.player(store, "Анна")["total"]["balls"] == 8
     assert roster.assign(store) == {"club"}  # the player of a match summed up before: an id
@@ -213,6 +213,38 @@ def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url)
                           epoch)],
                   progress={("club", "t1", epoch): Progress(2, 2)}, received=ended)
     assert stats.summarize_finished(store) == 2
-    assert [(m["epoch"], m["players"]) for m in stats.history(store)] == [
+    assert [(m["epoch"], m["players"]) for m in queries.page(store, queries.HistoryQuery())["matches"]] == [
         ("new", ["Вера", "Олег"]), ("old", ["Анна", "Борис"])]
     assert stats.player(store, "Анна")["total"]["matches"] == 1
+    # each journal's match opens by its own id, the epoch in it
+    ids = [m["id"] for m in queries.page(store, queries.HistoryQuery())["matches"]]
+    assert ids == ["club~t1~new~m-20261203-1", "club~t1~old~m-20261203-1"]
+    assert [(queries.match(store, i) or {}).get("players") for i in ids] == [
+        ["Вера", "Олег"], ["Анна", "Борис"]]
+
+
+def test_a_players_page_is_one_roster_entry_and_two_of_one_name_stay_two(store_url):
+    """Two «Борис»: one picked from the roster on two tables (one person, one page with both
+    matches), one typed (an entry of its own, never merged by the name)."""
+    store = Store(store_url)
+    for table, ids, ended in (("t1", ["p-boris", "p-anna"], 100.0), ("t2", ["p-boris", None], 200.0),
+                              ("t3", [None, "p-anna"], 300.0)):
+        started = {"match_id": "m-1", "game": "pyramid", "players": ["Борис", "Анна"],
+                   "player_ids": ids}
+        store.add([Stored("club", table, 1, "event", {"v": 1, "seq": 1, "ts": 0.0,
+                                                      "type": "match_started", "data": started}),
+                   Stored("club", table, 2, "event", {"v": 1, "seq": 2, "ts": 0.0,
+                                                      "type": "match_over", "data": {"winner": 0}})],
+                  progress={("club", table, ""): Progress(2, 2)}, received=ended)
+    assert stats.summarize_finished(store) == 3
+    roster.assign(store)
+    picked = queries.page(store, queries.HistoryQuery(player_id="p-boris"))["matches"]
+    assert [m["table"] for m in picked] == ["t2", "t1"]
+    assert stats.player(store, player_id="p-boris")["total"]["matches"] == 2
+    assert stats.player(store, player_id="p-boris")["name"] == "Борис"
+    [typed] = queries.page(store, queries.HistoryQuery(table="t3"))["matches"]
+    other = typed["player_ids"][0]
+    assert other not in (None, "p-boris")
+    assert [m["table"] for m in queries.page(store, queries.HistoryQuery(player_id=other))["matches"]] \
+        == ["t3"]
+    assert stats.player(store, "Борис")["total"]["matches"] == 3  # the name as written: all three

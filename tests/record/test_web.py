@@ -8,7 +8,7 @@ import json
 import urllib.error
 import urllib.request
 
-from controller.record import stats
+from controller.record import roster, stats
 from controller.record.store import Progress, Store
 from controller.record.web import RecordSite
 from controller.web.server import WebConfig, WebServer
@@ -32,6 +32,7 @@ async def test_the_pages_read_the_venue_record(tmp_path):
               lost=[("club", "t1", "", 4, 9, "no longer in the table's journal")],
               progress={("club", "t1", ""): Progress(9, 9)})
     stats.summarize_finished(store)
+    roster.assign(store)  # as the recorder does once a match is summed up
     async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
         base = web.url.rstrip("/")
         paths = ("/record/history.json", "/record/player/%D0%90%D0%BD%D0%BD%D0%B0.json",
@@ -48,8 +49,16 @@ async def test_the_pages_read_the_venue_record(tmp_path):
                                             "last": 9,
                                             "reason": "no longer in the table's journal"}]
     assert missing[0] == 404 and bad[0] == 400
-    assert [(p["name"], p["matches"]) for p in json.loads(players[1])["players"]] == [
-        ("Bob", 1), ("Анна", 1)]
+    entries = json.loads(players[1])["players"]
+    assert sorted((p["venue"], p["name"], p["matches"]) for p in entries) == [
+        ("club", "Bob", 1), ("club", "Анна", 1)]
+    anna = next(p["id"] for p in entries if p["name"] == "Анна")
+    assert [m["player_ids"] for m in json.loads(history[1])["matches"]] == [
+        [anna, next(p["id"] for p in entries if p["name"] == "Bob")]]
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        by_id = await asyncio.to_thread(get, web.url.rstrip("/") + f"/record/players/{anna}.json")
+    assert by_id[0] == 200
+    assert json.loads(by_id[1])["name"] == "Анна" and json.loads(by_id[1])["total"]["balls"] == 1
 
 
 async def test_a_store_that_cannot_be_read_is_a_500_that_says_so(tmp_path):

@@ -3,7 +3,9 @@
 //                              player and dates; each player's name opens their page
 //   history.html?match=ID      one match, shareable: per-player summary, racks with their
 //                              breakers, every shot told in words, its JSON and CSV exports
-//   history.html?name=NAME     a player's page: figures in all and per game, their matches
+//   history.html?pid=ID        a player's page (one roster entry: one person): figures in all
+//                              and per game, their matches
+//   history.html?name=NAME     the same for every match played under a name as written
 // Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
 "use strict";
 
@@ -15,12 +17,19 @@
   const box = document.getElementById("history");
   const params = new URLSearchParams(location.search);
   const ident = params.get("match");
+  // a player's page: one roster entry (`pid`: one person, whatever tables and names), else
+  // every match played under a name as written (`name`)
+  const pid = params.get("pid");
   const player = params.get("name");
   // times are Unix seconds on the wall's clock (the record set each table's clock by it)
   const when = (s) => (typeof s === "number" ? new Date(s * 1000).toLocaleString(LANG, { dateStyle: "medium", timeStyle: "short", hour12: false }) : "—");
-  const profile = (name) => el("a", { href: `history.html?name=${encodeURIComponent(name)}`, "data-player": name,
+  const profile = (name, id) => el("a", {
+    href: `history.html?${new URLSearchParams(id ? { pid: id, name } : { name })}`, "data-player": name,
     "aria-label": t("h.player_link", { name }) }, name);
-  const names = (m) => m.players.flatMap((p, i) => (i ? [" — ", profile(p)] : [profile(p)]));
+  const names = (m) => m.players.flatMap((p, i) => {
+    const link = profile(p, (m.player_ids || [])[i]);
+    return i ? [" — ", link] : [link];
+  });
   // «Борис: победа 2:1», the winner's games first, whoever broke
   const result = (m) => {
     if (m.abandoned) return t("h.abandoned");
@@ -68,9 +77,11 @@
           title: t("h.open") }, result(m))])), pages] };
   };
 
-  if (player) {
-    document.title = `${t("h.player_title", { name: player })} — ${t("h.title")}`;
-    const { status, body: p } = await get(`record/player/${encodeURIComponent(player)}.json`);
+  if (player || pid) {
+    const { status, body: p } = await get(pid ? `record/players/${encodeURIComponent(pid)}.json`
+      : `record/player/${encodeURIComponent(player)}.json`);
+    const shown = (p && p.name) || player || "?";
+    document.title = `${t("h.player_title", { name: shown })} — ${t("h.title")}`;
     if (!p) { box.replaceChildren(el("p", { class: "idle" }, t(absent(status) ? "h.no_record" : "h.unknown")), back); return; }
     const games = Object.keys(p.games);
     const columns = [["all", p.total], ...games.map((g) => [g, p.games[g]])];
@@ -82,14 +93,15 @@
       [t("h.breaks_run"), (f) => f.break_and_runs], [t("h.fouls"), (f) => f.fouls],
     ];
     const page = Math.max(1, Number(params.get("page")) || 1);
-    const query = new URLSearchParams({ name: player, page: String(page), per_page: "20" });
-    const list = await listing(query, (n) => `history.html?${new URLSearchParams({ name: player, page: String(n) })}`);
+    const who = pid ? { pid, name: shown } : { name: player };
+    const query = new URLSearchParams({ ...(pid ? { pid } : who), page: String(page), per_page: "20" });
+    const list = await listing(query, (n) => `history.html?${new URLSearchParams({ ...who, page: String(n) })}`);
     box.replaceChildren(back,
-      el("h2", { id: "player-title" }, t("h.player_title", { name: player })),
+      el("h2", { id: "player-title" }, t("h.player_title", { name: shown })),
       el("h3", {}, t("h.figures")),
       el("div", { "data-field": "figures" }, table([t("h.figures"), ...columns.map(([g]) => (g === "all" ? t("h.all_games") : gameName(g)))],
         rows.map(([label, value]) => [label, ...columns.map(([, f]) => String(value(f)))]))),
-      el("h3", {}, t("h.player_matches", { name: player })),
+      el("h3", {}, t("h.player_matches", { name: shown })),
       el("div", { "data-field": "matches" }, ...list.nodes));
     return;
   }
@@ -133,7 +145,7 @@
     el("h3", {}, t("h.summary")),
     el("div", { "data-field": "summary" }, table(
       [t("h.player"), t("h.games"), t("h.balls"), ...(points ? [t("h.points")] : []), t("h.fouls"), t("h.runs"), t("h.breaks_run")],
-      m.summary.map((p) => [profile(p.name), p.games, p.balls, ...(points ? [p.points] : []), p.fouls, p.best_run, p.break_and_runs]))),
+      m.summary.map((p) => [profile(p.name, p.player_id), p.games, p.balls, ...(points ? [p.points] : []), p.fouls, p.best_run, p.break_and_runs]))),
     el("h3", {}, t("card.racks")),
     el("div", { "data-field": "racks" }, table([t("h.game"), t("c.breaker"), t("h.result"), t("h.shot_count")],
       m.racks.map((r) => [r.game_no, who(r.breaker), r.winner === null || r.winner === undefined ? "—" : who(r.winner), r.shots]))),
