@@ -18,11 +18,11 @@ from controller.service.config import Config, validate
 from controller.service.connection import left_behind
 from controller.service.mqtt import cancel_and_wait
 from controller.service.shell import Service
-from controller.sim.backend import sim_backend
 from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
 from tests.hardware.pins import PinDriver, mock_factory
+from tests.service.paced import SimGate, paced_sim_backend
 
 B = "billiards/club/t1"
 
@@ -188,8 +188,13 @@ async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester
 async def running(config: Config | Service) -> AsyncIterator[Service]:
     """A service (or one made of ``config``) running in this event loop, connected; stopped
     cleanly afterwards."""
-    service = config if isinstance(config, Service) else Service(
-        config, backend=sim_backend if config.backend == "sim" else None)
+    if isinstance(config, Service):
+        service = config
+    elif config.backend == "sim":  # its clock held at an edge overdue (tests.service.paced)
+        gate = SimGate()
+        service = Service(config, backend=paced_sim_backend(gate), clock=gate)
+    else:
+        service = Service(config)
     task = asyncio.create_task(service.run())
     deadline = asyncio.get_running_loop().time() + 10
     while not service.link.connected:
