@@ -10,6 +10,8 @@ from tests.e2e.needless import (
     check_no_question_is_asked_whose_every_answer_rules_the_same,
 )
 
+pytestmark = pytest.mark.untraced  # a long random run, as the property runs (tests/conftest.py)
+
 
 def test_no_pyramid_question_is_asked_whose_every_answer_rules_the_same() -> None:
     check_no_question_is_asked_whose_every_answer_rules_the_same("pyramid", (2, 3, 4), QUICK)
