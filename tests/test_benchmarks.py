@@ -57,7 +57,7 @@ def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
 
 def test_the_leak_hunt_snapshots_a_long_lived_table(capsys) -> None:
     try:
-        assert leaks.main(["table", "--shots", "60", "--every", "20"]) in (0, None)
+        assert leaks.main(["table", "--shots", "150", "--every", "50"]) in (0, None)
     finally:  # it traces every allocation of the process, and would go on for the tests after
         tracemalloc.stop()
     out = capsys.readouterr().out
