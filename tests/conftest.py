@@ -22,12 +22,14 @@ def _measuring_coverage(config: pytest.Config) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Coverage comes from the example tests: tracing would double the time of the property runs
-    # (hypothesis plays thousands of random shots through the same code), so they run untraced
-    # (pytest-cov's no_cover; marked only while it measures: without --cov, or with --no-cov,
-    # pytest-cov 7 fails on the marker).
+    # (hypothesis plays thousands of random shots through the same code) and of the other long
+    # random runs (marked "untraced": the needless-question probe, 2.7 times its CPU traced), so
+    # they run untraced (pytest-cov's no_cover; marked only while it measures: without --cov,
+    # or with --no-cov, pytest-cov 7 fails on the marker).
     if _measuring_coverage(config):
         for item in items:
-            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            if (getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
+                    or "untraced" in item.keywords):
                 item.add_marker(pytest.mark.no_cover)
     # deselected, not skipped: they are not part of this run at all (and the run says so)
     left_out = set()

@@ -181,6 +181,9 @@ async def test_a_piezo_hit_is_sent_with_its_peak_as_level_then_quiet_after_the_m
 async def test_unplug_is_reported_within_1_s_and_replug_recovers_nothing_lost_or_doubled(
     tmp_path: Path,
 ) -> None:
+    # A board that is unplugged is reached by a stable name of its own (as by-id's), never by
+    # its pty's number: once the pty is closed, the number is free for any other test's board
+    # (the other worker's too), and a link reconnecting to it would open that board's line.
     stable = tmp_path / "usb-Raspberry_Pi_Pico_E6614103E7000001-if00"
     with SimBoard(link=stable) as board:
         async with connected(board) as (backend, got):
@@ -404,17 +407,25 @@ async def test_a_lost_frame_of_edges_is_sent_again_nothing_lost_nothing_doubled(
             assert backend.links[0].counters.resends >= 1
 
 
-async def test_edges_beyond_the_boards_buffer_are_counted_as_overflows() -> None:
-    with SimBoard(ring_size=4) as board:
+async def test_edges_beyond_the_boards_buffer_are_counted_as_overflows(tmp_path: Path) -> None:
+    # unplugged: a stable name of its own (see the unplug test above), not the pty's number
+    with SimBoard(link=tmp_path / "usb-board", ring_size=4) as board:
         async with connected(board) as (backend, got):
             board.unplug()
             await got.until(lambda c: len(c.changes) == 2)
-            await play(board, [("beam.fl", i % 2 ^ 1, 0.001 * i) for i in range(7)])
-            ring = board.firmware.ring  # head, acked, sent, overflows: all 7 taken or counted
-            await until(lambda: ring.ctl[0] + ring.ctl[3] == 7, 3.0, "the board's 7 edges")
-            board.replug()
-            await got.until(lambda c: len(c.events) == 4 and backend.stats().overflows == 3)
-            assert [e.v for e in got.events] == [1, 0, 1, 0]
+            # another board (another test's) takes the pty number the unplug freed: the link
+            # must not reconnect to it (it did while it followed the number)
+            other = os.openpty()
+            try:
+                await play(board, [("beam.fl", i % 2 ^ 1, 0.001 * i) for i in range(7)])
+                ring = board.firmware.ring  # head, acked, sent, overflows: all 7 taken or counted
+                await until(lambda: ring.ctl[0] + ring.ctl[3] == 7, 3.0, "the board's 7 edges")
+                board.replug()
+                await got.until(lambda c: len(c.events) == 4 and backend.stats().overflows == 3)
+                assert [e.v for e in got.events] == [1, 0, 1, 0]
+            finally:
+                for fd in other:
+                    os.close(fd)
 
 
 async def test_a_channel_is_renamed_by_configuration_and_a_bad_pin_is_refused() -> None:
@@ -476,8 +487,10 @@ async def test_a_beam_already_blocked_at_connect_is_reported_as_a_reading() -> N
             assert reading.t >= got.changes[0][1].t  # read at a heartbeat after the connect
 
 
-async def test_levels_that_disagree_with_the_delivered_edges_are_corrected_by_a_reading() -> None:
-    with SimBoard(ring_size=2) as board:
+async def test_levels_that_disagree_with_the_delivered_edges_are_corrected_by_a_reading(
+    tmp_path: Path,
+) -> None:
+    with SimBoard(link=tmp_path / "usb-board", ring_size=2) as board:  # unplugged: a stable name
         async with connected(board) as (backend, got):
             board.unplug()
             await got.until(lambda c: len(c.changes) == 2)

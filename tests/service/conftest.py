@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,11 +18,11 @@ from controller.service.config import Config, validate
 from controller.service.connection import left_behind
 from controller.service.mqtt import cancel_and_wait
 from controller.service.shell import Service
-from controller.sim.backend import sim_backend
 from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
 from tests.broker import Broker
 from tests.hardware.pins import PinDriver, mock_factory
+from tests.service.paced import SimGate, paced_sim_backend
 
 B = "billiards/club/t1"
 
@@ -187,8 +188,13 @@ async def requester(broker: Broker, v5: bool = False) -> AsyncIterator[Requester
 async def running(config: Config | Service) -> AsyncIterator[Service]:
     """A service (or one made of ``config``) running in this event loop, connected; stopped
     cleanly afterwards."""
-    service = config if isinstance(config, Service) else Service(
-        config, backend=sim_backend if config.backend == "sim" else None)
+    if isinstance(config, Service):
+        service = config
+    elif config.backend == "sim":  # its clock held at an edge overdue (tests.service.paced)
+        gate = SimGate()
+        service = Service(config, backend=paced_sim_backend(gate), clock=gate)
+    else:
+        service = Service(config)
     task = asyncio.create_task(service.run())
     deadline = asyncio.get_running_loop().time() + 10
     while not service.link.connected:
@@ -223,16 +229,38 @@ def config(tmp_path: Path, broker: Broker) -> Config:
     return make_config(tmp_path, broker)
 
 
+class HeldClock:
+    """The host's monotonic clock, which a test can stop at a time of its choosing
+    (``hold``): the service then sees no time pass, however late a loaded machine runs its
+    threads and its loop. ``reads`` counts the readings since the last ``hold``."""
+
+    def __init__(self) -> None:
+        self.held: float | None = None
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return time.monotonic() if self.held is None else self.held
+
+    def hold(self, at: float) -> None:
+        """Stops the clock at ``at`` (never back: a monotonic clock)."""
+        self.held = max(at, self.held if self.held is not None else time.monotonic())
+        self.reads = 0
+
+
 @contextlib.contextmanager
 def gpio_table(tmp_path: Path, broker: Broker, pins: dict[str, int | str], *, late: float = 0.0,
+               clock: Callable[[], float] = time.monotonic,
                **sections: Any) -> Iterator[tuple[Service, PinDriver]]:
     """A service (not yet running) on gpiozero's MockFactory pins, and the driver of its
-    sensors' edges (``late``: each edge handed over that long after it happened)."""
+    sensors' edges (``late``: each edge handed over that long after it happened); ``clock``
+    is the host's monotonic clock the service and its backend read."""
     config = make_config(tmp_path, broker, backend="gpio", gpio={"pins": pins}, **sections)
     factory = mock_factory()
     driver = PinDriver(factory, pins, late=late)
     try:
-        yield Service(config, backend=GpioBackend(pins, pin_factory=factory)), driver
+        yield (Service(config, backend=GpioBackend(pins, pin_factory=factory, clock=clock),
+                       clock=clock), driver)
     finally:
         driver.stop()
         factory.close()

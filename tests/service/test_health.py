@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+import time
 
-from tests.service.conftest import Collector, gpio_table, make_config, running
+import pytest
+
+from tests.service.conftest import Collector, HeldClock, gpio_table, make_config, running
 
 
 async def test_a_stuck_beam_is_reported_as_a_fault_in_events_health_and_status(tmp_path, broker):
@@ -42,16 +44,32 @@ async def test_a_beam_whose_release_reaches_the_service_late_is_not_called_stuck
     # blocked for 1.98 s, just under the stuck limit (2 s), clears 2.02 s after its block
     # reached the service. Judged on the service's own clock, the health tick in between
     # would call it stuck (and then recovered), for an edge that was merely on its way.
+    # The service's clock is held (HeldClock) at the moments that matter: a loaded machine's
+    # late thread or loop cannot make the release later than the 40 ms on the table's clock.
     pins: dict[str, int | str] = {"beam.fl": 5, "cushion.f": 17}
-    with gpio_table(tmp_path, broker, pins, late=0.04,
+    clock = HeldClock()
+    with gpio_table(tmp_path, broker, pins, clock=clock,
                     health={"tick_s": 0.002}) as (service, driver):
         async with Collector(broker) as col, running(service):
-            at = driver.factory.ticks() - driver.t0 + 0.01
-            block = driver.submit("beam.fl", 1, at)
-            clear = driver.submit("beam.fl", 0, at + 1.98)
-            for edge in (block, clear):
-                await asyncio.wrap_future(edge)
-            await col.wait(lambda: service.health.snapshot()["channels"]["beam.fl"]["edges"] >= 2)
+            def edges() -> int:
+                return int(service.health.snapshot()["channels"]["beam.fl"]["edges"])
+
+            def handed_over_40_ms_late() -> float:  # a driver time 40 ms before now
+                return float(driver.factory.ticks() - driver.t0 - 0.04)
+
+            clock.hold(time.monotonic())
+            await driver.edge("beam.fl", 1, handed_over_40_ms_late())
+            await col.wait(lambda: edges() >= 1)
+            blocked = service.health.snapshot()["channels"]["beam.fl"]["last"]
+            # 2.02 s after the block: its release (1.98 s after it) is 40 ms on its way
+            clock.hold(clock.held + 2.02 - (service.clock() - blocked))  # type: ignore[operator]
+            assert service.clock() - blocked == pytest.approx(2.02)
+            # the service's loop ticks (its health too) at that time before the release comes
+            await col.wait(lambda: clock.reads >= 50)
+            await driver.edge("beam.fl", 0, handed_over_40_ms_late())
+            await col.wait(lambda: edges() >= 2)
+            released = service.health.snapshot()["channels"]["beam.fl"]["last"]
+            assert 1.9 < released - blocked <= 1.98 + 1e-6
             # anything health said of the beam by now is published before the answer to this
             service.request("get", {"transaction": "g"})
             await col.response("get", "g")
