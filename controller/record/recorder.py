@@ -38,7 +38,7 @@ from paho.mqtt.properties import Properties
 from controller.record import roster
 from controller.record.stats import summarize_finished
 from controller.record.store import Key, Lost, Progress, Store, Stored
-from controller.service.connection import AckingClient, Backoff, Broker
+from controller.service.connection import AckingClient, Backoff, Broker, publish
 from controller.service.published import HISTORY_REQUEST, published_form
 
 log = logging.getLogger(__name__)
@@ -205,7 +205,7 @@ class Recorder:
             if isinstance(data, dict):
                 lost += self._filled(key, t, data, set(by_table.get(key, ())))
             elif key[2] != self._newest(key[0], key[1]):
-                lost += self._replaced(key, t)
+                lost += self._replaced(key, t, set(by_table.get(key, ())))
             else:
                 log.error("%s/%s cannot fill its gap: %s", key[0], key[1], reply.get("error"))
                 continue
@@ -237,12 +237,13 @@ class Recorder:
                                          high=max(t.progress.high, upto))
         return lost
 
-    def _replaced(self, key: Key, t: _Table) -> list[Lost]:
+    def _replaced(self, key: Key, t: _Table, have: set[int]) -> list[Lost]:
         """An older epoch the table no longer answers for: returns its unheard seqs, lost,
         and all after its last heard unless that was the table's clean stop."""
         venue, table, epoch = key
         done, high = t.progress.complete_upto, t.progress.high
-        have = set(self.store.seqs_between(venue, table, epoch, done, high))
+        # the seqs stored, and those of this batch (stored with the gaps, after this)
+        have |= set(self.store.seqs_between(venue, table, epoch, done, high))
         lost: list[Lost] = [(venue, table, epoch, a, b, REPLACED)
                             for a, b in _missing(done + 1, high, have)]
         last = self.store.messages(venue, table, high, high, epoch)
@@ -274,7 +275,7 @@ class Recorder:
                                 "transaction": tx, "deadline": time.time() + 60}
         if epoch or self._newest(venue, table):  # a table without epochs knows no "epoch"
             body["epoch"] = epoch
-        await client.publish(f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
+        await publish(client, f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
                              json.dumps(body), qos=1)
 
     async def _retry_fills(self, client: aiomqtt.Client, only_late: bool = False) -> None:
@@ -291,7 +292,7 @@ class Recorder:
         """Publishes these venues' rosters, retained."""
         for venue in sorted(venues):
             body = await asyncio.to_thread(roster.payload, self.store, venue)
-            await client.publish(f"{self.prefix}/{venue}/roster",
+            await publish(client, f"{self.prefix}/{venue}/roster",
                                  json.dumps(body, ensure_ascii=False), qos=1, retain=True)
 
     async def _sessions(self, client: aiomqtt.Client, new: list[Stored]) -> None:
@@ -303,7 +304,7 @@ class Recorder:
             data = m.payload.get("data") or {}
             body = {"v": 1, "playing": playing, "match_id": data.get("match_id"),
                     "ts": m.payload.get("ts"), "seq": m.seq}
-            await client.publish(f"{self.prefix}/{m.venue}/{m.table}/session", json.dumps(body),
+            await publish(client, f"{self.prefix}/{m.venue}/{m.table}/session", json.dumps(body),
                                  qos=1, retain=True)
 
 

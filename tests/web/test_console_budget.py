@@ -329,7 +329,8 @@ def test_the_new_match_form_speaks_russian_and_remembers_the_last_match_of_the_t
         expect(again.locator("#breaker")).to_have_value("1")
         offered = again.eval_on_selector_all("#recent-names option", "ns => ns.map(n => n.value)")
         assert offered[:2] == ["Евгений", "Мария"]
-        assert again.locator('[data-player-name="1"]').get_attribute("list") == "recent-names"
+        # (the input offers that list until the venue's recorder publishes its roster, which
+        # the demo runs: then the roster's entries, as buttons; tests/web/test_roster_console.py)
         # another table starts from the defaults
         other = context.new_page()
         other.goto(demo + "console.html?table=t1&lang=ru")

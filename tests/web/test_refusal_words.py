@@ -49,11 +49,3 @@ def test_a_correction_refused_after_an_undo_is_worded_in_russian(browser, web, b
     reason = _refusal(trace.request("declare", {"first_contact": None, "shot": last}, dt=1.0),
                       "declare")
     assert _worded(browser, web, reason).startswith(f"удар {last} вернулся отменой или возвратом")
-
-
-def test_a_correction_of_a_shot_long_gone_is_worded_in_russian(browser, web):
-    trace = TraceBuilder().new_match("ten-ball").shot(cushions=FOUR)
-    reason = _refusal(trace.request("declare", {"first_contact": None, "shot": 7}, dt=1.0),
-                      "declare")
-    assert _worded(browser, web, reason) == \
-        "удар 7 уже нельзя исправить: исправляют только последний удар, пока следующий не начался"

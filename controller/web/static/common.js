@@ -293,7 +293,6 @@ const ERRORS = [
   [/^the match is over\b/, "err.match_over", []],
   [/^ball (\d+) is not on the table$/, "err.not_on_table", ["ball"]],
   [/^shot (\d+) cannot take facts now \(it came back by an undo or a redo\b/, "err.facts_after_undo", ["n"]],
-  [/^shot (\d+) cannot take facts now\b/, "err.facts_stale", ["n"]],
 ];
 // Returns the open question a refusal names ("question q-… is open (…): answer it first"), as
 // the table last listed it or as the refusal worded it; null for any other refusal.
@@ -594,10 +593,11 @@ function swap(old, fresh) {
 }
 
 // The connection pill and, once we were connected or after a few seconds of trying, a
-// banner saying since when we are cut off.
-let disconnectedSince = new Date();
+// banner saying how long we have been cut off: a time on this page's own steady clock
+// (performance.now), never the browser's time of day (a TV's is seldom set).
+let disconnectedSince = performance.now();
 let everConnected = false;
-setTimeout(() => { if (disconnectedSince) setConnection(t("conn.connecting"), false); }, 4000);
+setTimeout(() => { if (disconnectedSince !== null) setConnection(t("conn.connecting"), false); }, 4000);
 function setConnection(text, ok) {
   if (ok) everConnected = true;
   const node = document.getElementById("connection");
@@ -607,10 +607,17 @@ function setConnection(text, ok) {
   }
   document.body.classList.toggle("disconnected", !ok);
   if (ok) disconnectedSince = null;
-  else if (!disconnectedSince) disconnectedSince = new Date();
+  else if (disconnectedSince === null) disconnectedSince = performance.now();
+  lostBanner();
+}
+function lostBanner() {
   const banner = document.getElementById("lost");
-  if (banner) {
-    banner.hidden = ok || (!everConnected && Date.now() - disconnectedSince.getTime() < 3500);
-    if (!banner.hidden) banner.textContent = t("conn.lost", { since: clockTime(disconnectedSince) });
+  if (!banner) return;
+  const cut = disconnectedSince === null ? null : (performance.now() - disconnectedSince) / 1000;
+  banner.hidden = cut === null || (!everConnected && cut < 3.5);
+  if (!banner.hidden) {
+    const text = t("conn.lost", { time: duration(cut) });
+    if (banner.textContent !== text) banner.textContent = text;
   }
 }
+setInterval(() => { if (disconnectedSince !== null && everConnected) lostBanner(); }, 1000);  // the time runs on
