@@ -29,8 +29,9 @@ def _worded(browser: Browser, web: WebThread, reason: str) -> Any:
     page = browser.new_page(viewport={"width": 1024, "height": 768})
     try:
         page.goto(web.url + "console.html?table=t1&lang=ru")
-        page.wait_for_function("() => typeof t === 'function' && LANG === 'ru' && "
-                               "t('err.no_match') !== 'err.no_match'")
+        # the Russian words loaded (English, the fallback, is there first)
+        page.wait_for_function("() => typeof STRINGS === 'object' && LANG === 'ru' && "
+                               "STRINGS.ru !== undefined && 'err.no_match' in STRINGS.ru")
         return page.evaluate(f"() => errorText({json.dumps(reason)}, "
                              "{state: null, questions: new Map()})")
     finally:
