@@ -10,6 +10,7 @@ file with its ports and paths rewritten), so a file Mosquitto refuses fails the 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -18,9 +19,40 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.sim.broker import Mosquitto, find_mosquitto, free_port
+from controller.sim.broker import Mosquitto, find_mosquitto
 
 __all__ = ["MOSQUITTO", "Broker", "ShippedBroker", "free_port", "password_file"]
+
+#: The tests' ports: below the kernel's ephemeral ports (32768–60999 here), which outgoing
+#: connections and port 0 take, shared out between the pytest-xdist workers.
+PORTS = range(20000, 32768)
+_handed: set[int] = set()
+
+
+def free_port() -> int:
+    """Returns a TCP port of 127.0.0.1 that is free now and was never handed out before in
+    this run, from this pytest-xdist worker's own share of ``PORTS``.
+
+    Why not the kernel's port 0: a broker that a test stops and starts again keeps its port,
+    and while it was down the other worker's port 0 (or an outgoing connection) could take
+    it: that worker's broker then answered this test's tables (CI, test_wall_legible: «the
+    test table did not connect to the broker»)."""
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    name = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(name[2:]) % workers if name[2:].isdigit() else 0
+    share = len(PORTS) // workers
+    mine = range(PORTS.start + index * share, PORTS.start + (index + 1) * share)
+    for port in random.sample(mine, len(mine)):
+        if port in _handed:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed.add(port)
+        return port
+    raise RuntimeError(f"no free port left in {mine}")
 
 MOSQUITTO = find_mosquitto() or "/usr/sbin/mosquitto"
 
@@ -30,7 +62,7 @@ class Broker(Mosquitto):
 
     def __init__(self, directory: Path, extra: str = "", port: int | None = None,
                  anonymous: bool = True) -> None:
-        super().__init__(directory, extra=extra, port=port, anonymous=anonymous)
+        super().__init__(directory, extra=extra, port=port or free_port(), anonymous=anonymous)
 
 
 class ShippedBroker:

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from controller.sim.broker import free_port
+from tests.broker import free_port
 
 
 def _bin() -> Path:
