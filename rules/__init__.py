@@ -8,9 +8,12 @@ module: ``tenball``; ``pyramid`` (Point pyramid, two to four players, points by 
 is the second; ``siberian`` (Siberian Ten, first to six balls, a shoot-out at 5:5) the third.
 """
 
-from rules import pyramid as pyramid  # registers the game
+# the games register in this order, the order a console lists them
+# isort: off
+from rules import tenball as tenball  # registers the game (the first: the default)
 from rules import siberian as siberian  # registers the game
-from rules import tenball as tenball  # registers the game
+from rules import pyramid as pyramid  # registers the game
+# isort: on
 from rules.decisions import Decision, InHand, Spot
 from rules.errors import InvalidInput, RulesError
 from rules.facts import (

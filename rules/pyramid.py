@@ -69,6 +69,7 @@ from rules.errors import InvalidInput
 from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, ShotKind
 from rules.game import Asker, Game, Shot, register
 from rules.options import MatchOptions, option, parse_options
+from rules.spec import BallStyle, GameSpec, Scoring, Target
 from rules.state import MatchState, Status, Topic
 
 #: Points to win, by number of players (PP-4); one point less each is the draw.
@@ -192,12 +193,15 @@ def _opts(state: MatchState) -> PyramidOptions:
 
 @register
 class PointPyramid(Game):
-    name = "pyramid"
-    min_players = 2
-    max_players = 4
-    balls = tuple(range(1, 16))
-    Options = PyramidOptions
-    max_calls = 1
+    spec = GameSpec(
+        id="pyramid", min_players=2, max_players=4, scoring=Scoring.POINTS,
+        balls=tuple(range(1, 16)), ball_style=BallStyle.IVORY, target=Target.ANY,
+        first_fouls=(Foul.MISS, Foul.TOUCHED_BALL, Foul.BUTT_OR_SIDE, Foul.DOUBLE_HIT,
+                     Foul.PUSH, Foul.MOVING_BALLS, Foul.DIRECT_HIT_IN_KITCHEN,
+                     Foul.BAD_PLACEMENT, Foul.FEET_OFF_FLOOR),
+        declarable=frozenset(), shot_kinds=(ShotKind.SAFETY,), max_calls=1,
+        options=PyramidOptions,
+    )
 
     def parse_options(self, raw: Mapping[str, object]) -> PyramidOptions:
         """Returns the options; ``handicap`` is a list of whole points, one per player."""

@@ -37,6 +37,7 @@ from rules.facts import CUE, OBJECT, Ball, Call, Drop, MatchSetup, Pocket, ShotK
 from rules.game import GAMES, Asker, Game, Shot, normalise_answer
 from rules.moot import Ruled, Trials, presumption
 from rules.options import options_json
+from rules.spec import Declarable
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
@@ -199,7 +200,7 @@ class Referee:
         if state.setup is None:
             raise InvalidInput("no match is in progress")
         game = self._game_of(state)
-        if not game.forfeits:
+        if not game.spec.declares(Declarable.UNSPORTSMANLIKE):
             raise InvalidInput(f"{game.name} has no penalty for unsportsmanlike conduct; "
                                "Ten-ball has (TB-14)")
         if not 0 <= player < state.n_players:

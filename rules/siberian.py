@@ -101,6 +101,7 @@ from rules.errors import InvalidInput
 from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, Pocket, ShotKind, ShotRecord, Special
 from rules.game import Asker, Game, Shot, cushions_touched, register
 from rules.options import MatchOptions, option
+from rules.spec import BallStyle, Declarable, GameSpec, Scoring, Target
 from rules.state import MatchState, Status, Topic
 
 GOAL = 6
@@ -343,10 +344,15 @@ def _opts(state: MatchState) -> SiberianOptions:
 
 @register
 class SiberianTen(Game):
-    name = "siberian-ten"
-    balls = tuple(range(1, 11))
-    Options = SiberianOptions
-    max_calls = 2
+    spec = GameSpec(
+        id="siberian-ten", min_players=2, max_players=2, scoring=Scoring.BALLS,
+        balls=tuple(range(1, 11)), ball_style=BallStyle.POOL, target=Target.ANY,
+        first_fouls=(Foul.MISS, Foul.TWO_CUSHION, Foul.WRONG_BALL_FIRST, Foul.TOUCHED_BALL,
+                     Foul.DOUBLE_HIT, Foul.PUSH, Foul.DIRECT_HIT_IN_KITCHEN, Foul.BAD_BREAK,
+                     Foul.FEET_OFF_FLOOR),
+        declarable=frozenset({Declarable.CENTRE_LINE, Declarable.CUE_BALL_CALL}),
+        shot_kinds=(ShotKind.IGRA,), max_calls=2, options=SiberianOptions,
+    )
 
     # ------------------------------------------------------------------ the game's frame
     def rack(self, state: MatchState) -> MatchState:

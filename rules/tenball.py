@@ -44,6 +44,7 @@ from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
 from rules.game import Asker, Game, Shot, cushions_touched, register
 from rules.options import MatchOptions, option
+from rules.spec import BallStyle, Declarable, GameSpec, Scoring, Target
 from rules.state import MatchState, Status, Topic
 
 TEN = 10
@@ -114,11 +115,15 @@ def _opts(state: MatchState) -> TenBallOptions:
 
 @register
 class TenBall(Game):
-    name = "ten-ball"
-    balls = tuple(range(1, 11))
-    Options = TenBallOptions
-    max_calls = 1
-    forfeits = True
+    spec = GameSpec(
+        id="ten-ball", min_players=2, max_players=2, scoring=Scoring.GAMES,
+        balls=tuple(range(1, 11)), ball_style=BallStyle.POOL, target=Target.LOWEST,
+        first_fouls=(Foul.MISS, Foul.WRONG_BALL_FIRST, Foul.NO_RAIL, Foul.TOUCHED_BALL,
+                     Foul.DOUBLE_HIT, Foul.PUSH, Foul.MOVING_BALLS, Foul.BAD_BREAK,
+                     Foul.FEET_OFF_FLOOR),
+        declarable=frozenset({Declarable.BALLS_TO_CUSHION, Declarable.UNSPORTSMANLIKE}),
+        shot_kinds=(ShotKind.SAFETY, ShotKind.PUSH_OUT), max_calls=1, options=TenBallOptions,
+    )
 
     def rack(self, state: MatchState) -> MatchState:
         # TB-4: the 1 on the foot spot, the 10 in the centre; all ten balls on the table.

@@ -1,0 +1,41 @@
+"""The games, one package each, and the registry the rest of the house reads them from.
+
+Each game registers itself (``rules.game.register``) when its package is imported; ``specs``
+returns every game's record (``rules.spec.GameSpec``), in the order a console lists them (the
+first is the default game), and ``spec_of`` one game's. Outside ``rules/games/`` nothing
+compares a game id: it reads the record instead.
+"""
+
+from __future__ import annotations
+
+from rules.errors import InvalidInput
+from rules.game import GAMES, Game, register
+from rules.spec import BallStyle, Declarable, GameSpec, Scoring, Target
+
+
+def specs() -> tuple[GameSpec, ...]:
+    """Returns every registered game's record, in registration order."""
+    return tuple(game.spec for game in GAMES.values())
+
+
+def spec_of(game_id: str) -> GameSpec:
+    """Returns the record of the game ``game_id``. Raises InvalidInput for an unknown id."""
+    if game_id not in GAMES:
+        raise InvalidInput(f"unknown game {game_id!r}; one of {sorted(GAMES)}")
+    return GAMES[game_id].spec
+
+
+def default_game() -> str:
+    """Returns the id of the first game registered: a new table's game when none is said."""
+    return next(iter(GAMES))
+
+
+def unregister(game_id: str) -> None:
+    """Removes a game from the registry (a game a test registered for itself)."""
+    GAMES.pop(game_id, None)
+
+
+__all__ = [
+    "GAMES", "BallStyle", "Declarable", "Game", "GameSpec", "Scoring", "Target", "default_game",
+    "register", "spec_of", "specs", "unregister",
+]
