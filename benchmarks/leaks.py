@@ -47,8 +47,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rules.games import spec_of, specs
+
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ("ten-ball", "siberian-ten", "pyramid")
+GAMES = tuple(spec.id for spec in specs())
 HEALTH_EVENTS = ("sensor_fault", "sensor_recovered", "warning")
 
 
@@ -205,7 +207,7 @@ def simulated(games: list[str], shots: int, seed: int) -> Iterator[tuple[str, li
     from controller.sim.simulator import simulate_lines
     for n in itertools.count():
         game = games[n % len(games)]
-        players = 3 if game == "pyramid" and n % 2 else 2
+        players = 3 if spec_of(game).max_players > 2 and n % 2 else 2
         yield game, simulate_lines(game, shots, seed + n, False, players)
 
 

@@ -18,12 +18,15 @@ from rules.decisions import Decision, InHand, Spot
 from rules.errors import InvalidInput, RulesError
 from rules.facts import (
     CUE,
+    DECLARABLE_FOULS,
     OBJECT,
     UNKNOWN,
+    Ball,
     Call,
     Drop,
     Forfeit,
     Foul,
+    Known,
     MatchSetup,
     Pocket,
     Rail,
@@ -45,8 +48,8 @@ from rules.referee import (
 from rules.state import MatchState, Question, QuestionKind, Status, Topic
 
 __all__ = [
-    "CUE", "GAMES", "OBJECT", "UNKNOWN", "Answered", "Call", "Decision", "Drop", "Foul",
-    "Forfeit", "Game", "InHand",
+    "CUE", "DECLARABLE_FOULS", "GAMES", "OBJECT", "UNKNOWN", "Answered", "Ball", "Call",
+    "Decision", "Drop", "Foul", "Forfeit", "Game", "InHand", "Known",
     "Input", "InvalidInput", "MatchEnded", "MatchSetup", "MatchState", "NewMatch", "Pocket",
     "Question", "QuestionKind", "Rail", "Referee", "RulesError", "ShotAmended", "ShotKind",
     "ShotPlayed", "ShotRecord", "Special", "Spot", "Status", "Topic", "Undone",

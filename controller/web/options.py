@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rules.games import GameSpec, specs
-from rules.options import options_doc
+from rules.games import GameSpec, options_doc, specs
 
 
 def _options(spec: GameSpec) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rules.errors import InvalidInput
 from rules.game import GAMES, Game, register
+from rules.options import OptionDoc, options_doc
 from rules.spec import BallStyle, Declarable, GameSpec, Scoring, Target
 
 
@@ -25,6 +26,13 @@ def spec_of(game_id: str) -> GameSpec:
     return GAMES[game_id].spec
 
 
+def find_spec(game_id: object) -> GameSpec | None:
+    """Returns the record of the game ``game_id``, or None when no game has that id (a state
+    with no match, a game this house does not know)."""
+    game = GAMES.get(game_id) if isinstance(game_id, str) else None
+    return game.spec if game else None
+
+
 def default_game() -> str:
     """Returns the id of the first game registered: a new table's game when none is said."""
     return next(iter(GAMES))
@@ -36,6 +44,7 @@ def unregister(game_id: str) -> None:
 
 
 __all__ = [
-    "GAMES", "BallStyle", "Declarable", "Game", "GameSpec", "Scoring", "Target", "default_game",
-    "register", "spec_of", "specs", "unregister",
+    "GAMES", "BallStyle", "Declarable", "Game", "GameSpec", "OptionDoc", "Scoring", "Target",
+    "default_game", "options_doc",
+    "find_spec", "register", "spec_of", "specs", "unregister",
 ]
