@@ -13,6 +13,13 @@ from rules.game import GAMES, Game, register
 from rules.options import OptionDoc, options_doc
 from rules.spec import BallStyle, Declarable, GameSpec, Scoring, Target
 
+# the games register in this order, the order a console lists them (the first: the default)
+# isort: off
+from rules.games import ten_ball as ten_ball
+from rules.games import siberian_ten as siberian_ten
+from rules.games import pyramid as pyramid
+# isort: on
+
 
 def specs() -> tuple[GameSpec, ...]:
     """Returns every registered game's record, in registration order."""
