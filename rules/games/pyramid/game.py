@@ -75,7 +75,7 @@ class PointPyramid(Game):
             raise InvalidInput(
                 f"option 'handicap' must be a list of points (0 or more), one per player in "
                 f"turn order, not {handicap!r}")
-        options = parse_options(PyramidOptions, rest)
+        options = parse_options(self.Options, rest)
         return dataclasses.replace(options, handicap=tuple(handicap))
 
     def rack(self, state: MatchState) -> MatchState:
