@@ -22,7 +22,7 @@
 # A wheelhouse for --wheels: on a machine with the Internet and the same Python and CPU,
 #   python3 -m pip wheel --wheel-dir wheels '.[pi]'
 
-set -euo pipefail
+set -Eeuo pipefail
 
 APP_USER="billiards"
 APP_DIR="/opt/billiards-controller"
@@ -49,6 +49,25 @@ NO_APT=0
 RESTART=0
 WHEELS=""
 CHANGED=0  # set by put(): a file was installed or changed
+READY=0  # set by check_install(): the table is ready (the service may start)
+STEP="starting"  # what the script is doing, for the message when a step fails
+RUNNING="" RUNNING_LINE=""  # the system command run() runs, and the line that asked for it
+
+# A command that fails ends the script (set -e): say which step, which line and which
+# command, and that the steps after it were not done (set -e alone ends it without a word).
+failed() {
+    local status="$1" line="$2" command="$3"
+    [[ $BASHPID -eq $$ ]] || return 0  # (a command substitution's failure: its caller says it)
+    if [[ $command == '"$@"' ]]; then  # a system command run by run(): say it and its caller
+        command="$RUNNING" line="$RUNNING_LINE"
+    fi
+    printf 'error: %s failed: line %s of %s, "%s" exited with status %s; the steps after it were not done\n' \
+        "$STEP" "$line" "${BASH_SOURCE[0]}" "$command" "$status" >&2
+}
+trap 'failed "$?" "$LINENO" "$BASH_COMMAND"' ERR
+
+# Names the step the script is now in (said when it fails).
+step() { STEP="$1"; }
 
 # The comment at the top of this file, up to its first line of code.
 usage() {
@@ -66,6 +85,7 @@ run() {
         printf ' %q' "$@"
         printf '\n'
     else
+        RUNNING="$*" RUNNING_LINE="${BASH_LINENO[0]}"
         "$@"
     fi
 }
@@ -267,10 +287,13 @@ install_software() {
     fi
 }
 
-# Prints the installed package's version (nothing when it is not installed).
+# Prints the installed package's version (nothing when it is not installed: pip show then
+# exits 1, which is no failure here).
 installed_version() {
-    "$APP_DIR/venv/bin/python" -m pip show billiards-table-controller 2>/dev/null \
-        | sed -n 's/^Version: //p'
+    local shown
+    shown="$("$APP_DIR/venv/bin/python" -m pip show billiards-table-controller 2>/dev/null)" \
+        || return 0
+    sed -n 's/^Version: //p' <<<"$shown"
 }
 
 install_files() {
@@ -297,8 +320,12 @@ install_files() {
     put 0644 "$HERE/$UNIT" "$UNIT_DIR/$UNIT"
     put 0644 "$HERE/$ADAPTERS_UNIT" "$UNIT_DIR/$ADAPTERS_UNIT"
     put 0644 "$HERE/$RULES" "$UDEV_DIR/$RULES"
-    run udevadm control --reload-rules
-    run udevadm trigger --subsystem-match=tty --action=change
+    if systemd_running; then
+        run udevadm control --reload-rules
+        run udevadm trigger --subsystem-match=tty --action=change
+    else
+        say "systemd is not running here: the udev rule applies from the next boot"
+    fi
 }
 
 install_broker() {
@@ -383,7 +410,16 @@ web_bridge() {
     say "created: $conf and the broker user web (the browsers' broker's bridge)"
 }
 
+# Enables the service (it starts at boot); starts it only when the table passed check (a
+# fresh install names no sensors yet: they are wired, checked and commissioned first, then
+# the service started, as deploy/README.md says); restarts a running one only if asked.
 enable_service() {
+    if ! systemd_running; then  # enabling is a symbolic link: it needs no running systemd
+        run systemctl enable "$UNIT"
+        say "systemd is not running here (a chroot, or an image being prepared): the service" \
+            "is enabled and starts at boot"
+        return 0
+    fi
     run systemctl daemon-reload
     run systemctl enable "$UNIT"
     if systemctl is-active --quiet "$UNIT" 2>/dev/null; then
@@ -392,9 +428,17 @@ enable_service() {
         else
             say "the service is running: restart it when no match is on (sudo systemctl restart $UNIT, or --restart)"
         fi
-    else
+    elif [[ $READY -eq 1 ]]; then
         run systemctl start "$UNIT"
+    else
+        say "not starting the service: the table is not ready (above). Wire, check and commission it" \
+            "(deploy/README.md sections 2 and 3), then: sudo systemctl start $UNIT"
     fi
+}
+
+# Returns whether systemd runs this system (sd_booted(3)): not in a chroot or a container.
+systemd_running() {
+    [[ $DRY_RUN -eq 1 || -d /run/systemd/system ]]
 }
 
 # Removes what install put in place; a second run finds nothing left and says so.
@@ -439,9 +483,13 @@ uninstall() {
 # which changes nothing) and says what to fix; a dry run shows the command.
 check_install() {
     local cmd=("$APP_DIR/venv/bin/python" -m controller check --config "$CONF_DIR/controller.toml")
-    if [[ $DRY_RUN -eq 1 ]]; then run "${cmd[@]}"; return 0; fi
+    if [[ $DRY_RUN -eq 1 ]]; then run "${cmd[@]}"; READY=1; return 0; fi
     say "checking the configuration, the sensor boards and the broker"
-    "${cmd[@]}" || warn "the table is not ready: fix what is marked ✗ above in $CONF_DIR/controller.toml, then check again: sudo ${cmd[*]}"
+    if "${cmd[@]}"; then
+        READY=1
+    else
+        warn "the table is not ready: fix what is marked ✗ above in $CONF_DIR/controller.toml, then check again: sudo ${cmd[*]}"
+    fi
 }
 
 main() {
@@ -450,21 +498,23 @@ main() {
         say "dry run: files go to $DESTDIR, system commands are only printed"
     fi
     if [[ $UNINSTALL -eq 1 ]]; then
+        step "uninstalling"
         uninstall
         return 0
     fi
-    check_platform
+    step "checking the platform"; check_platform
+    step "installing the system packages"
     if [[ $WITH_BROKER -eq 1 ]]; then
         install_packages mosquitto mosquitto-clients openssl
     else
         install_packages
     fi
-    create_user
-    install_software
-    install_files
-    install_broker
-    check_install
-    enable_service
+    step "creating the user $APP_USER"; create_user
+    step "installing the software into $APP_DIR/venv"; install_software
+    step "installing the configuration, units and udev rule"; install_files
+    step "setting up the venue brokers"; install_broker
+    step "checking the table"; check_install
+    step "enabling the service"; enable_service
     say "done. Logs: journalctl -u $UNIT -f"
 }
 
