@@ -6,6 +6,7 @@
 #
 #   sudo deploy/install.sh                  install or upgrade, enable the service
 #   sudo deploy/install.sh --with-broker    also set up the venue brokers (deploy/mosquitto)
+#   sudo deploy/install.sh --with-recorder  also enable and start the venue recorder
 #   sudo deploy/install.sh --restart        restart the running service after an upgrade
 #   sudo deploy/install.sh --no-apt         install no system packages (offline, or done already)
 #   sudo deploy/install.sh --wheels DIR     install the software from a wheelhouse, offline
@@ -34,6 +35,7 @@ MOSQ_DIR="/etc/mosquitto"
 UNIT="billiards-controller.service"
 ADAPTERS_UNIT="billiards-adapters.service"
 WEB_BROKER_UNIT="billiards-web-broker.service"
+RECORDER_UNIT="billiards-recorder.service"
 RULES="99-billiards-boards.rules"
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential swig liblgpio-dev)
 
@@ -45,6 +47,7 @@ DESTDIR="${DESTDIR:-}"
 UNINSTALL=0
 PURGE=0
 WITH_BROKER=0
+WITH_RECORDER=0
 NO_APT=0
 RESTART=0
 WHEELS=""
@@ -119,6 +122,17 @@ put_config() {
     say "installed: $dst (edit it)"
 }
 
+# Creates an empty password file, root's and mode 0600, unless there is one: a unit's
+# LoadCredential needs the file (systemd reads it as root and hands it to the service).
+secret_file() {
+    local path="$1" what="$2"
+    [[ -e "$(dest "$path")" ]] && return 0
+    mkdir -p "$(dirname "$(dest "$path")")"
+    (umask 077 && : > "$(dest "$path")")
+    own root:root "$path"
+    say "created: $path (empty; $what goes there)"
+}
+
 # chown, only for a real install.
 own() {
     local owner="$1" path="$2"
@@ -146,6 +160,7 @@ parse_args() {
             --uninstall) UNINSTALL=1 ;;
             --purge) PURGE=1 ;;
             --with-broker) WITH_BROKER=1 ;;
+            --with-recorder) WITH_RECORDER=1 ;;
             --no-apt) NO_APT=1 ;;
             --restart) RESTART=1 ;;
             --wheels) [[ $# -ge 2 ]] || die "--wheels needs a directory"; WHEELS="$2"; shift ;;
@@ -311,14 +326,18 @@ install_files() {
     else
         warn "deploy/controller.example.toml is missing: write $CONF_DIR/controller.toml yourself"
     fi
-    if [[ ! -e "$(dest "$CONF_DIR/mqtt.password")" ]]; then
-        # the unit's LoadCredential needs the file; empty: no password (or one in controller.toml)
-        (umask 077 && : > "$(dest "$CONF_DIR/mqtt.password")")
-        say "created: $CONF_DIR/mqtt.password (empty; the broker password goes there)"
-    fi
+    # empty: no password (or one in controller.toml)
+    secret_file "$CONF_DIR/mqtt.password" "the broker password"
     put 0644 "$HERE/adapters.example.toml" "$CONF_DIR/adapters.example.toml"
     put 0644 "$HERE/$UNIT" "$UNIT_DIR/$UNIT"
     put 0644 "$HERE/$ADAPTERS_UNIT" "$UNIT_DIR/$ADAPTERS_UNIT"
+    # the venue recorder: installed on every machine, enabled on the one that records
+    put 0644 "$HERE/$RECORDER_UNIT" "$UNIT_DIR/$RECORDER_UNIT"
+    put 0644 "$HERE/recorder.example.env" "$CONF_DIR/recorder.example.env"
+    put_config "$HERE/recorder.example.env" "$CONF_DIR/recorder.env"
+    secret_file "$CONF_DIR/recorder.password" "the recorder's broker password"
+    secret_file "$CONF_DIR/recorder-store.password" \
+        "the recorder's PostgreSQL password; none for SQLite"
     put 0644 "$HERE/$RULES" "$UDEV_DIR/$RULES"
     if systemd_running; then
         run udevadm control --reload-rules
@@ -441,16 +460,39 @@ systemd_running() {
     [[ $DRY_RUN -eq 1 || -d /run/systemd/system ]]
 }
 
+# Enables (and starts) the venue recorder when asked; else says how.
+enable_recorder() {
+    if [[ $WITH_RECORDER -eq 0 ]]; then
+        if systemctl is-enabled --quiet "$RECORDER_UNIT" 2>/dev/null; then
+            say "the venue recorder is enabled here (it was not restarted)"
+        else
+            say "the venue recorder is installed, not enabled: on the one machine that records" \
+                "the venue, fill in $CONF_DIR/recorder.env and recorder.password, then run this" \
+                "script with --with-recorder"
+        fi
+        return 0
+    fi
+    run systemctl enable "$RECORDER_UNIT"
+    if ! systemd_running; then
+        say "systemd is not running here: the venue recorder starts at boot"
+    elif ! systemctl is-active --quiet "$RECORDER_UNIT" 2>/dev/null; then
+        run systemctl start "$RECORDER_UNIT"
+    elif [[ $RESTART -eq 1 ]]; then
+        run systemctl restart "$RECORDER_UNIT"
+    fi
+}
+
 # Removes what install put in place; a second run finds nothing left and says so.
 uninstall() {
     say "uninstalling"
     local f unit
-    for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT"; do
+    for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT" "$RECORDER_UNIT"; do
         if [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then
             run systemctl disable --now "$unit"
         fi
     done
     for f in "$UNIT_DIR/$UNIT" "$UNIT_DIR/$ADAPTERS_UNIT" "$UNIT_DIR/$WEB_BROKER_UNIT" \
+             "$UNIT_DIR/$RECORDER_UNIT" \
              "$UDEV_DIR/$RULES" "$MOSQ_DIR/conf.d/billiards.conf" "$MOSQ_DIR/billiards-web.conf"; do
         if [[ -e "$(dest "$f")" ]]; then
             rm -f "$(dest "$f")"
@@ -515,6 +557,7 @@ main() {
     step "setting up the venue brokers"; install_broker
     step "checking the table"; check_install
     step "enabling the service"; enable_service
+    step "enabling the venue recorder"; enable_recorder
     say "done. Logs: journalctl -u $UNIT -f"
 }
 

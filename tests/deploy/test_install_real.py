@@ -139,6 +139,13 @@ def assert_installed(root: ThrowawayRoot, version: str) -> None:
                          "billiards-controller.service")
     assert os.readlink(wants) == "/etc/systemd/system/billiards-controller.service"
     assert root.written("/etc/udev/rules.d/99-billiards-boards.rules").is_file()
+    # the venue recorder: installed, its password files root's alone, not enabled
+    assert root.written("/etc/systemd/system/billiards-recorder.service").is_file()
+    assert (conf / "recorder.env").is_file()
+    for name in ("recorder.password", "recorder-store.password"):
+        secret = conf / name
+        assert (secret.stat().st_uid, secret.stat().st_gid, mode(secret)) == (0, 0, "0o600")
+    assert not wants.with_name("billiards-recorder.service").exists()
     check = root.run([f"{APP}/venv/bin/billiards-controller", "check", "--config",
                       f"{CONF}/controller.toml"])
     assert "no backend in /etc/billiards-controller/controller.toml" in check.stdout, check
