@@ -130,7 +130,7 @@ secret_file() {
     mkdir -p "$(dirname "$(dest "$path")")"
     (umask 077 && : > "$(dest "$path")")
     own root:root "$path"
-    say "created: $path (empty; $what goes there)"
+    say "created: $path (empty; $what)"
 }
 
 # chown, only for a real install.
@@ -327,7 +327,7 @@ install_files() {
         warn "deploy/controller.example.toml is missing: write $CONF_DIR/controller.toml yourself"
     fi
     # empty: no password (or one in controller.toml)
-    secret_file "$CONF_DIR/mqtt.password" "the broker password"
+    secret_file "$CONF_DIR/mqtt.password" "the broker password goes there"
     put 0644 "$HERE/adapters.example.toml" "$CONF_DIR/adapters.example.toml"
     put 0644 "$HERE/$UNIT" "$UNIT_DIR/$UNIT"
     put 0644 "$HERE/$ADAPTERS_UNIT" "$UNIT_DIR/$ADAPTERS_UNIT"
@@ -335,9 +335,9 @@ install_files() {
     put 0644 "$HERE/$RECORDER_UNIT" "$UNIT_DIR/$RECORDER_UNIT"
     put 0644 "$HERE/recorder.example.env" "$CONF_DIR/recorder.example.env"
     put_config "$HERE/recorder.example.env" "$CONF_DIR/recorder.env"
-    secret_file "$CONF_DIR/recorder.password" "the recorder's broker password"
+    secret_file "$CONF_DIR/recorder.password" "the recorder's broker password goes there"
     secret_file "$CONF_DIR/recorder-store.password" \
-        "the recorder's PostgreSQL password; none for SQLite"
+        "the recorder's PostgreSQL password goes there; none for SQLite"
     put 0644 "$HERE/$RULES" "$UDEV_DIR/$RULES"
     if systemd_running; then
         run udevadm control --reload-rules
@@ -487,8 +487,10 @@ uninstall() {
     say "uninstalling"
     local f unit
     for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT" "$RECORDER_UNIT"; do
-        if [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then
+        if [[ -e "$(dest "$UNIT_DIR/$unit")" ]] && systemd_running; then
             run systemctl disable --now "$unit"
+        elif [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then  # (no systemd here: nothing runs)
+            run systemctl disable "$unit"
         fi
     done
     for f in "$UNIT_DIR/$UNIT" "$UNIT_DIR/$ADAPTERS_UNIT" "$UNIT_DIR/$WEB_BROKER_UNIT" \
@@ -503,8 +505,10 @@ uninstall() {
         rm -rf "$(dest "$APP_DIR")"
         say "removed: $APP_DIR"
     fi
-    run systemctl daemon-reload
-    run udevadm control --reload-rules
+    if systemd_running; then
+        run systemctl daemon-reload
+        run udevadm control --reload-rules
+    fi
     if [[ $PURGE -eq 1 ]]; then
         for f in "$CONF_DIR" "$DATA_DIR"; do
             if [[ -d "$(dest "$f")" ]]; then

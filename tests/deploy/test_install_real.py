@@ -151,7 +151,7 @@ def assert_installed(root: ThrowawayRoot, version: str) -> None:
     assert "no backend in /etc/billiards-controller/controller.toml" in check.stdout, check
 
 
-def test_a_fresh_install_installs_everything_and_a_second_run_keeps_the_venues_edits(
+def test_a_fresh_install_installs_everything_a_second_run_keeps_the_venues_edits_and_uninstall(
         root: ThrowawayRoot, wheelhouses: Wheelhouses) -> None:
     assert not Path(APP).exists()  # (this machine: the root starts from it)
     first = install(root, wheelhouses)
@@ -170,6 +170,13 @@ def test_a_fresh_install_installs_everything_and_a_second_run_keeps_the_venues_e
     assert 'venue = "our-club"' in toml.read_text()
     assert "user billiards exists" in again.stdout
     assert_installed(root, "0.2.0")
+    gone = install(root, wheelhouses, "--uninstall")
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert not root.written(APP).exists()
+    for unit in ("billiards-controller.service", "billiards-recorder.service",
+                 "multi-user.target.wants/billiards-controller.service"):
+        assert not root.written(f"/etc/systemd/system/{unit}").exists(), unit
+    assert 'venue = "our-club"' in toml.read_text()  # the configuration is kept
 
 
 def test_an_install_of_the_previous_release_upgrades_keeping_its_configuration(
