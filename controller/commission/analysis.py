@@ -565,8 +565,9 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool,
         twice = {pin for pin in after.values() if list(after.values()).count(pin) > 1}
         moved = {ch: pin for ch, pin in moved.items() if pin not in twice}
         for ch, pin in sorted(moved.items()):
-            report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
-                                           Said("why.pins", {"other": report.channel_map[ch]})))
+            why = (Said("why.pins_stuck", {"other": carried[ch]}) if ch in carried else
+                   Said("why.pins", {"other": report.channel_map[ch]}))
+            report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin, why))
 
 
 def _swap_fix(channel: str, other: str, pins: Mapping[str, int | str] | None,

@@ -122,6 +122,8 @@ async def test_each_fault_is_named_with_its_fix(case: Case) -> None:
         if f.channel in case.faults.inverted:
             assert "sensitivity" not in say(f.fix), f
     settings = {(s.section, s.key): s.value for s in report.settings}
+    for s in report.settings:  # each says why in words that are true
+        assert "None" not in say(s.why), s
     for key, value in case.settings.items():
         assert settings.get(key) == value, (key, settings)
     # what is suggested is a configuration the service accepts: no pin on two channels
