@@ -6,6 +6,7 @@
 #
 #   sudo deploy/install.sh                  install or upgrade, enable the service
 #   sudo deploy/install.sh --with-broker    also set up the venue brokers (deploy/mosquitto)
+#   sudo deploy/install.sh --with-recorder  also enable and start the venue recorder
 #   sudo deploy/install.sh --restart        restart the running service after an upgrade
 #   sudo deploy/install.sh --no-apt         install no system packages (offline, or done already)
 #   sudo deploy/install.sh --wheels DIR     install the software from a wheelhouse, offline
@@ -22,7 +23,7 @@
 # A wheelhouse for --wheels: on a machine with the Internet and the same Python and CPU,
 #   python3 -m pip wheel --wheel-dir wheels '.[pi]'
 
-set -euo pipefail
+set -Eeuo pipefail
 
 APP_USER="billiards"
 APP_DIR="/opt/billiards-controller"
@@ -34,6 +35,7 @@ MOSQ_DIR="/etc/mosquitto"
 UNIT="billiards-controller.service"
 ADAPTERS_UNIT="billiards-adapters.service"
 WEB_BROKER_UNIT="billiards-web-broker.service"
+RECORDER_UNIT="billiards-recorder.service"
 RULES="99-billiards-boards.rules"
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential swig liblgpio-dev)
 
@@ -45,10 +47,30 @@ DESTDIR="${DESTDIR:-}"
 UNINSTALL=0
 PURGE=0
 WITH_BROKER=0
+WITH_RECORDER=0
 NO_APT=0
 RESTART=0
 WHEELS=""
 CHANGED=0  # set by put(): a file was installed or changed
+READY=0  # set by check_install(): the table is ready (the service may start)
+STEP="starting"  # what the script is doing, for the message when a step fails
+RUNNING="" RUNNING_LINE=""  # the system command run() runs, and the line that asked for it
+
+# A command that fails ends the script (set -e): say which step, which line and which
+# command, and that the steps after it were not done (set -e alone ends it without a word).
+failed() {
+    local status="$1" line="$2" command="$3"
+    [[ $BASHPID -eq $$ ]] || return 0  # (a command substitution's failure: its caller says it)
+    if [[ $command == '"$@"' ]]; then  # a system command run by run(): say it and its caller
+        command="$RUNNING" line="$RUNNING_LINE"
+    fi
+    printf 'error: %s failed: line %s of %s, "%s" exited with status %s; the steps after it were not done\n' \
+        "$STEP" "$line" "${BASH_SOURCE[0]}" "$command" "$status" >&2
+}
+trap 'failed "$?" "$LINENO" "$BASH_COMMAND"' ERR
+
+# Names the step the script is now in (said when it fails).
+step() { STEP="$1"; }
 
 # The comment at the top of this file, up to its first line of code.
 usage() {
@@ -66,6 +88,7 @@ run() {
         printf ' %q' "$@"
         printf '\n'
     else
+        RUNNING="$*" RUNNING_LINE="${BASH_LINENO[0]}"
         "$@"
     fi
 }
@@ -99,6 +122,17 @@ put_config() {
     say "installed: $dst (edit it)"
 }
 
+# Creates an empty password file, root's and mode 0600, unless there is one: a unit's
+# LoadCredential needs the file (systemd reads it as root and hands it to the service).
+secret_file() {
+    local path="$1" what="$2"
+    [[ -e "$(dest "$path")" ]] && return 0
+    mkdir -p "$(dirname "$(dest "$path")")"
+    (umask 077 && : > "$(dest "$path")")
+    own root:root "$path"
+    say "created: $path (empty; $what)"
+}
+
 # chown, only for a real install.
 own() {
     local owner="$1" path="$2"
@@ -126,6 +160,7 @@ parse_args() {
             --uninstall) UNINSTALL=1 ;;
             --purge) PURGE=1 ;;
             --with-broker) WITH_BROKER=1 ;;
+            --with-recorder) WITH_RECORDER=1 ;;
             --no-apt) NO_APT=1 ;;
             --restart) RESTART=1 ;;
             --wheels) [[ $# -ge 2 ]] || die "--wheels needs a directory"; WHEELS="$2"; shift ;;
@@ -267,10 +302,13 @@ install_software() {
     fi
 }
 
-# Prints the installed package's version (nothing when it is not installed).
+# Prints the installed package's version (nothing when it is not installed: pip show then
+# exits 1, which is no failure here).
 installed_version() {
-    "$APP_DIR/venv/bin/python" -m pip show billiards-table-controller 2>/dev/null \
-        | sed -n 's/^Version: //p'
+    local shown
+    shown="$("$APP_DIR/venv/bin/python" -m pip show billiards-table-controller 2>/dev/null)" \
+        || return 0
+    sed -n 's/^Version: //p' <<<"$shown"
 }
 
 install_files() {
@@ -288,17 +326,25 @@ install_files() {
     else
         warn "deploy/controller.example.toml is missing: write $CONF_DIR/controller.toml yourself"
     fi
-    if [[ ! -e "$(dest "$CONF_DIR/mqtt.password")" ]]; then
-        # the unit's LoadCredential needs the file; empty: no password (or one in controller.toml)
-        (umask 077 && : > "$(dest "$CONF_DIR/mqtt.password")")
-        say "created: $CONF_DIR/mqtt.password (empty; the broker password goes there)"
-    fi
+    # empty: no password (or one in controller.toml)
+    secret_file "$CONF_DIR/mqtt.password" "the broker password goes there"
     put 0644 "$HERE/adapters.example.toml" "$CONF_DIR/adapters.example.toml"
     put 0644 "$HERE/$UNIT" "$UNIT_DIR/$UNIT"
     put 0644 "$HERE/$ADAPTERS_UNIT" "$UNIT_DIR/$ADAPTERS_UNIT"
+    # the venue recorder: installed on every machine, enabled on the one that records
+    put 0644 "$HERE/$RECORDER_UNIT" "$UNIT_DIR/$RECORDER_UNIT"
+    put 0644 "$HERE/recorder.example.env" "$CONF_DIR/recorder.example.env"
+    put_config "$HERE/recorder.example.env" "$CONF_DIR/recorder.env"
+    secret_file "$CONF_DIR/recorder.password" "the recorder's broker password goes there"
+    secret_file "$CONF_DIR/recorder-store.password" \
+        "the recorder's PostgreSQL password goes there; none for SQLite"
     put 0644 "$HERE/$RULES" "$UDEV_DIR/$RULES"
-    run udevadm control --reload-rules
-    run udevadm trigger --subsystem-match=tty --action=change
+    if systemd_running; then
+        run udevadm control --reload-rules
+        run udevadm trigger --subsystem-match=tty --action=change
+    else
+        say "systemd is not running here: the udev rule applies from the next boot"
+    fi
 }
 
 install_broker() {
@@ -383,7 +429,16 @@ web_bridge() {
     say "created: $conf and the broker user web (the browsers' broker's bridge)"
 }
 
+# Enables the service (it starts at boot); starts it only when the table passed check (a
+# fresh install names no sensors yet: they are wired, checked and commissioned first, then
+# the service started, as deploy/README.md says); restarts a running one only if asked.
 enable_service() {
+    if ! systemd_running; then  # enabling is a symbolic link: it needs no running systemd
+        run systemctl enable "$UNIT"
+        say "systemd is not running here (a chroot, or an image being prepared): the service" \
+            "is enabled and starts at boot"
+        return 0
+    fi
     run systemctl daemon-reload
     run systemctl enable "$UNIT"
     if systemctl is-active --quiet "$UNIT" 2>/dev/null; then
@@ -392,8 +447,38 @@ enable_service() {
         else
             say "the service is running: restart it when no match is on (sudo systemctl restart $UNIT, or --restart)"
         fi
-    else
+    elif [[ $READY -eq 1 ]]; then
         run systemctl start "$UNIT"
+    else
+        say "not starting the service: the table is not ready (above). Wire, check and commission it" \
+            "(deploy/README.md sections 2 and 3), then: sudo systemctl start $UNIT"
+    fi
+}
+
+# Returns whether systemd runs this system (sd_booted(3)): not in a chroot or a container.
+systemd_running() {
+    [[ $DRY_RUN -eq 1 || -d /run/systemd/system ]]
+}
+
+# Enables (and starts) the venue recorder when asked; else says how.
+enable_recorder() {
+    if [[ $WITH_RECORDER -eq 0 ]]; then
+        if systemctl is-enabled --quiet "$RECORDER_UNIT" 2>/dev/null; then
+            say "the venue recorder is enabled here (it was not restarted)"
+        else
+            say "the venue recorder is installed, not enabled: on the one machine that records" \
+                "the venue, fill in $CONF_DIR/recorder.env and recorder.password, then run this" \
+                "script with --with-recorder"
+        fi
+        return 0
+    fi
+    run systemctl enable "$RECORDER_UNIT"
+    if ! systemd_running; then
+        say "systemd is not running here: the venue recorder starts at boot"
+    elif ! systemctl is-active --quiet "$RECORDER_UNIT" 2>/dev/null; then
+        run systemctl start "$RECORDER_UNIT"
+    elif [[ $RESTART -eq 1 ]]; then
+        run systemctl restart "$RECORDER_UNIT"
     fi
 }
 
@@ -401,12 +486,15 @@ enable_service() {
 uninstall() {
     say "uninstalling"
     local f unit
-    for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT"; do
-        if [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then
+    for unit in "$UNIT" "$ADAPTERS_UNIT" "$WEB_BROKER_UNIT" "$RECORDER_UNIT"; do
+        if [[ -e "$(dest "$UNIT_DIR/$unit")" ]] && systemd_running; then
             run systemctl disable --now "$unit"
+        elif [[ -e "$(dest "$UNIT_DIR/$unit")" ]]; then  # (no systemd here: nothing runs)
+            run systemctl disable "$unit"
         fi
     done
     for f in "$UNIT_DIR/$UNIT" "$UNIT_DIR/$ADAPTERS_UNIT" "$UNIT_DIR/$WEB_BROKER_UNIT" \
+             "$UNIT_DIR/$RECORDER_UNIT" \
              "$UDEV_DIR/$RULES" "$MOSQ_DIR/conf.d/billiards.conf" "$MOSQ_DIR/billiards-web.conf"; do
         if [[ -e "$(dest "$f")" ]]; then
             rm -f "$(dest "$f")"
@@ -417,8 +505,10 @@ uninstall() {
         rm -rf "$(dest "$APP_DIR")"
         say "removed: $APP_DIR"
     fi
-    run systemctl daemon-reload
-    run udevadm control --reload-rules
+    if systemd_running; then
+        run systemctl daemon-reload
+        run udevadm control --reload-rules
+    fi
     if [[ $PURGE -eq 1 ]]; then
         for f in "$CONF_DIR" "$DATA_DIR"; do
             if [[ -d "$(dest "$f")" ]]; then
@@ -439,9 +529,13 @@ uninstall() {
 # which changes nothing) and says what to fix; a dry run shows the command.
 check_install() {
     local cmd=("$APP_DIR/venv/bin/python" -m controller check --config "$CONF_DIR/controller.toml")
-    if [[ $DRY_RUN -eq 1 ]]; then run "${cmd[@]}"; return 0; fi
+    if [[ $DRY_RUN -eq 1 ]]; then run "${cmd[@]}"; READY=1; return 0; fi
     say "checking the configuration, the sensor boards and the broker"
-    "${cmd[@]}" || warn "the table is not ready: fix what is marked ✗ above in $CONF_DIR/controller.toml, then check again: sudo ${cmd[*]}"
+    if "${cmd[@]}"; then
+        READY=1
+    else
+        warn "the table is not ready: fix what is marked ✗ above in $CONF_DIR/controller.toml, then check again: sudo ${cmd[*]}"
+    fi
 }
 
 main() {
@@ -450,21 +544,24 @@ main() {
         say "dry run: files go to $DESTDIR, system commands are only printed"
     fi
     if [[ $UNINSTALL -eq 1 ]]; then
+        step "uninstalling"
         uninstall
         return 0
     fi
-    check_platform
+    step "checking the platform"; check_platform
+    step "installing the system packages"
     if [[ $WITH_BROKER -eq 1 ]]; then
         install_packages mosquitto mosquitto-clients openssl
     else
         install_packages
     fi
-    create_user
-    install_software
-    install_files
-    install_broker
-    check_install
-    enable_service
+    step "creating the user $APP_USER"; create_user
+    step "installing the software into $APP_DIR/venv"; install_software
+    step "installing the configuration, units and udev rule"; install_files
+    step "setting up the venue brokers"; install_broker
+    step "checking the table"; check_install
+    step "enabling the service"; enable_service
+    step "enabling the venue recorder"; enable_recorder
     say "done. Logs: journalctl -u $UNIT -f"
 }
 

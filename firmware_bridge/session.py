@@ -362,6 +362,9 @@ class BoardSession:
             self.boot_id = msg.boot_id
             self.losses.clear()
             self.clock.fit.reset()  # the ticks start over
+            # and the gate closes until a fresh fit: edges of the new boot wait in pending
+            # (the link starts the connection over, which fits the clock and opens it again)
+            self._delivering = False
             self._next_edge = None
             self._board = (0, 0)
             self._levels.clear()

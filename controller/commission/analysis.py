@@ -274,7 +274,7 @@ def analyse(captures: Sequence[Capture], fusion: FusionConfig,
         if fitted:
             _cue(ps, report, noisy)
         _return(cap, ps, report, noisy | stuck, inverted)
-    _swaps(report, pins, serial)
+    _swaps(report, pins, serial, stuck)
     _invert(report, inverted, invert, "gpio" if pins else "serial" if serial else None)
     _crosstalk(report, fusion)
     _suggest(report, fusion, glitches, blocks)
@@ -428,22 +428,27 @@ def _cushion(cap: Capture, ps: Mapping[str, list[Period]], report: Report,
         "longest_gap_ms": round(max(t.max_gap for t in own) * 1e3, 1),
     }
     # the other half of the rail shakes a little later: whichever channel answers every hit
-    best: tuple[str, list[float], list[float]] | None = None
+    best: tuple[str, list[float], list[tuple[Train, Train]]] | None = None
     for other, theirs in by_ch.items():
         if other == who or other in noisy:
             continue
-        delays, ratios = [], []
+        delays, pairs = [], []
         for t in own:
             later = [x for x in theirs if 0 <= x.start - t.start <= CROSSTALK_WINDOW_S]
             if later:
                 delays.append(later[0].start - t.start)
-                ratios.append(later[0].strength / t.strength if t.strength else 0.0)
+                pairs.append((later[0], t))
         if delays and (best is None or len(delays) > len(best[1])):
-            best = (other, delays, ratios)
+            best = (other, delays, pairs)
     if best is not None:
-        other, delays, ratios = best
+        other, delays, pairs = best
+        shake, hit = max(pairs, key=lambda p: p[0].strength / p[1].strength if p[1].strength else 0)
+        # a vibration module's strength is its pulses: a count, not a fraction of the hit
         info["crosstalk"] = {"to": other, "delay_ms": round(max(delays) * 1e3, 1),
-                             "relative": round(max(ratios), 2)}
+                             "relative": round(shake.strength / hit.strength, 2)
+                             if hit.strength else 0.0,
+                             "by": "peak" if hit.peak is not None and shake.peak is not None
+                             else "pulses", "pulses": [shake.pulses, hit.pulses]}
     if who == _twin(expected):  # the other half of the rail felt it: no measure of this one
         report.cushions[expected] = info
         return
@@ -513,8 +518,24 @@ def _break(ps: Mapping[str, list[Period]], report: Report) -> None:
                        "hits": {k: v for k, v in sorted(hits.items()) if v}}
 
 
-def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -> None:
+def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool,
+           stuck: frozenset[str]) -> None:
+    """Names the swapped and the dead channels (a stuck one is named by ``_quiet``: held on,
+    it answers nothing, and that is its one fault)."""
+    carried = _stuck_elsewhere(report, stuck)
     for expected, who in list(report.channel_map.items()):
+        if expected in stuck and (who is None or who == _twin(expected)):
+            report.channel_map[expected] = None  # its STUCK finding says what to do
+            report.cushions.pop(expected, None)
+            continue
+        if who is None and expected in carried:
+            # its sensor is on the wire of a channel held on at rest: that channel's STUCK
+            # finding is this sensor's, and the wires are swapped
+            other = carried[expected]
+            report.findings.append(Finding(
+                expected, Problem.SWAPPED, Said("f.swapped_stuck", {"other": other}),
+                _swap_fix(expected, other, pins, serial)))
+            continue
         if who is not None and who != expected and report.channel_map.get(who) == who and \
                 _twin(expected) == who:
             # the hits reached only the other half of the rail, which answers its own step too
@@ -532,23 +553,47 @@ def _swaps(report: Report, pins: Mapping[str, int | str] | None, serial: bool) -
             report.findings.append(Finding(
                 expected, Problem.DEAD, Said("f.dead"), _with_pin("f.dead.fix", pins, expected)))
         elif who != expected:
-            # a board's channels are named by its firmware: only the wires can move
-            fix = (Said("f.swapped.fix_pins", {"channel": expected, "pin": _literal(pins[who]),
-                                               "other": who}) if pins and who in pins else
-                   Said("f.swapped.fix_board" if serial else "f.swapped.fix_wires",
-                        {"channel": expected, "other": who}))
             report.findings.append(Finding(
-                expected, Problem.SWAPPED, Said("f.swapped", {"other": who}), fix))
+                expected, Problem.SWAPPED, Said("f.swapped", {"other": who}),
+                _swap_fix(expected, who, pins, serial)))
     if pins:
         moved = {e: pins[w] for e, w in report.channel_map.items() if w and w != e and w in pins}
+        moved |= {e: pins[w] for e, w in carried.items() if w in pins}
         after = {**pins, **moved}
         # a move that would leave a pin on two channels (the other half of the swap was not
         # seen) is named in the findings' fixes but not suggested: a suggestion always validates
         twice = {pin for pin in after.values() if list(after.values()).count(pin) > 1}
         moved = {ch: pin for ch, pin in moved.items() if pin not in twice}
         for ch, pin in sorted(moved.items()):
-            report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin,
-                                           Said("why.pins", {"other": report.channel_map[ch]})))
+            why = (Said("why.pins_stuck", {"other": carried[ch]}) if ch in carried else
+                   Said("why.pins", {"other": report.channel_map[ch]}))
+            report.settings.append(Setting("gpio.pins", ch, pins.get(ch), pin, why))
+
+
+def _swap_fix(channel: str, other: str, pins: Mapping[str, int | str] | None,
+              serial: bool) -> Said:
+    """Returns the fix of ``channel``'s sensor on ``other``'s wire: its pin in [gpio.pins], or
+    the wires moved (a board's channels are named by its firmware: only the wires can move)."""
+    if pins and other in pins:
+        return Said("f.swapped.fix_pins", {"channel": channel, "pin": _literal(pins[other]),
+                                           "other": other})
+    return Said("f.swapped.fix_board" if serial else "f.swapped.fix_wires",
+                {"channel": channel, "other": other})
+
+
+def _stuck_elsewhere(report: Report, stuck: frozenset[str]) -> dict[str, str]:
+    """Returns the channels whose step nothing answered whose sensor is on the wire of a stuck
+    channel (channel -> the stuck one): the stuck channel's own step was answered by this
+    channel's wire, so the two are swapped, and what is held on is this channel's sensor. The
+    stuck channel's finding moves to this one (the pocket to clear is this one's)."""
+    carried = {e: s for s in sorted(stuck) if (e := report.channel_map.get(s)) not in (None, s)
+               and e is not None and report.channel_map.get(e) is None and e not in stuck}
+    for ch, other in carried.items():
+        report.findings[:] = [f for f in report.findings
+                              if not (f.channel == other and f.problem is Problem.STUCK)]
+        what = _STUCK.get(_kind(ch), _STUCK[None])
+        report.findings.append(Finding(ch, Problem.STUCK, Said(what), Said(f"{what}.fix")))
+    return carried
 
 
 def _with_pin(key: str, pins: Mapping[str, int | str] | None, ch: str) -> Said:
@@ -558,16 +603,28 @@ def _with_pin(key: str, pins: Mapping[str, int | str] | None, ch: str) -> Said:
 
 def _crosstalk(report: Report, fusion: FusionConfig) -> None:
     """Names the rails whose other half shakes too late for ``crosstalk_s`` (the hit would count
-    twice) or nearly as strongly as the hit itself (fusion may count the wrong half)."""
+    twice) or nearly as strongly as the hit itself (fusion may count the wrong half): once a
+    rail, both halves being one fault with one fix."""
+    named: set[str] = set()
     for info in report.cushions.values():
         cross = info.get("crosstalk")
-        if cross and (cross["delay_ms"] / 1e3 > fusion.crosstalk_s
-                      or cross["relative"] >= STRONG_CROSSTALK):
+        if cross and cross["to"] not in named and (cross["delay_ms"] / 1e3 > fusion.crosstalk_s
+                                                   or cross["relative"] >= STRONG_CROSSTALK):
+            named.add(info["channel"])
             report.findings.append(Finding(
-                info["channel"], Problem.CROSSTALK,
-                Said("f.crosstalk", {"other": cross["to"], "ms": cross["delay_ms"],
-                                     "percent": _percent(cross["relative"])}),
+                info["channel"], Problem.CROSSTALK, Said(*shaken("f.crosstalk", cross)),
                 Said("f.crosstalk.fix")))
+
+
+def shaken(key: str, cross: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Returns the words (``key``, or ``key_pulses`` for vibration modules) and fields that say
+    how the other half of a rail shook: a piezo's peak as a share of the hit's, a module's
+    pulses as a count beside the hit's."""
+    fields = {"other": cross["to"], "ms": cross["delay_ms"]}
+    if cross.get("by", "peak") == "peak":
+        return key, {**fields, "percent": _percent(cross["relative"])}
+    theirs, own = cross["pulses"]
+    return f"{key}_pulses", {**fields, "theirs": theirs, "own": own}
 
 
 def _twin(ch: str) -> str | None:

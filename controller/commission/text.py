@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from controller.commission.analysis import Finding, Report
-from controller.commission.words import say
+from controller.commission.analysis import Finding, Report, shaken
+from controller.commission.words import Said, say
 
 
 def finding_words(finding: Finding, language: str = "en") -> dict[str, str]:
@@ -53,8 +53,9 @@ def render(report: Report, language: str = "en") -> str:
             out.append(f"  {ch:<12} " + w("r.cushion", pulses=soft["pulses"],
                                            ms=f"{soft['length_ms']:g}",
                                            on=f"{c['longest_on_ms']:g}")
-                       + (w("r.shakes", other=cross["to"], ms=f"{cross['delay_ms']:g}",
-                            percent=round(cross["relative"] * 100)) if cross else ""))
+                       + (say(Said(*shaken("r.shakes", {**cross, "delay_ms":
+                                                          f"{cross['delay_ms']:g}"})), language)
+                          if cross else ""))
     if report.ball_return:
         ret = report.ball_return
         out.append("\n" + w("r.ball_return", drops=ret.get("drops", 0)))

@@ -67,10 +67,11 @@ async def test_swapped_beams_a_dead_rail_a_chattering_one_and_crosstalk_are_each
     assert problems["beam.hr"] == {Problem.SWAPPED}
     assert problems["cushion.f"] == {Problem.DEAD}
     assert problems["cushion.h"] == {Problem.CHATTERING}
-    for ch in ("cushion.lh", "cushion.lf", "cushion.rh", "cushion.rf"):
-        assert problems[ch] == {Problem.CROSSTALK}, ch
+    # each long rail's crosstalk once (one fault, one fix), on the half hit first
+    for rail in (("cushion.lh", "cushion.lf"), ("cushion.rh", "cushion.rf")):
+        assert [problems.get(ch) for ch in rail] == [{Problem.CROSSTALK}, None], rail
     assert set(problems) == {"beam.hl", "beam.hr", "cushion.f", "cushion.h", "cushion.lh",
-                             "cushion.lf", "cushion.rh", "cushion.rf"}
+                             "cushion.rh"}
     fixes = {f.channel: say(f.fix) for f in report.findings if f.problem is Problem.SWAPPED}
     assert '"beam.hl" = 6' in fixes["beam.hl"] and '"beam.hr" = 5' in fixes["beam.hr"]
     settings = {(s.section, s.key): s.value for s in report.settings}
@@ -109,7 +110,7 @@ async def test_a_beam_blocked_at_rest_that_sees_no_ball_is_stuck_not_inverted() 
             return {"beam.fr": 1}
 
     _, report = await _session_report(Lodged(dead=frozenset({"beam.fr"})))
-    assert _problems(report)["beam.fr"] == {Problem.STUCK, Problem.DEAD}
+    assert _problems(report)["beam.fr"] == {Problem.STUCK}  # not also dead: one fix
 
 
 async def test_measured_timing_suggests_the_fusion_settings_only_where_they_differ() -> None:

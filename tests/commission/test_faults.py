@@ -69,10 +69,21 @@ CASES = [
     Case("a dead half of a long rail leaves the healthy half unblamed",
          Faults(dead=frozenset({"cushion.lf"})), {"cushion.lf": {P.DEAD}}),
     Case("a stuck half of a long rail leaves the healthy half unblamed",
-         Faults(stuck=frozenset({"cushion.rh"})), {"cushion.rh": {P.STUCK, P.DEAD}}),
-    Case("a stuck cue detector is named as one",
-         Faults(stuck=frozenset({"cue"})), {"cue": {P.STUCK, P.DEAD}},
+         Faults(stuck=frozenset({"cushion.rh"})), {"cushion.rh": {P.STUCK}},
+         {"cushion.rh": ["sensitivity"]}),
+    Case("a stuck cue detector is named as one, and not as dead too",
+         Faults(stuck=frozenset({"cue"})), {"cue": {P.STUCK}},
          {"cue": ["ball return"]}),
+    Case("a stuck beam is stuck, not dead as well (one fix: clear and align)",
+         Faults(stuck=frozenset({"beam.sl"})), {"beam.sl": {P.STUCK}},
+         {"beam.sl": ["clear the pocket"]}),
+    # issue 38: the wires of hl and hr swapped, and the sensor now on GPIO 5 (hr's) blocked:
+    # hr's pocket is to be cleared, and its wire is on GPIO 5, not on 6 (hl's, which works)
+    Case("a stuck beam on a swapped wire names its own pocket and the right connector",
+         Faults(swapped=(("beam.hl", "beam.hr"),), stuck=frozenset({"beam.hl"})),
+         {"beam.hl": {P.SWAPPED}, "beam.hr": {P.SWAPPED, P.STUCK}},
+         {"beam.hl": ['"beam.hl" = 6'], "beam.hr": ['"beam.hr" = 5', "clear the pocket"]},
+         {("gpio.pins", "beam.hl"): 6, ("gpio.pins", "beam.hr"): 5}),
     Case("a chattering cue detector is named, and its beam screen advice",
          Faults(chattering=frozenset({"cue"})), {"cue": {P.CHATTERING}},
          {"cue": ["flickers"]}),
@@ -95,6 +106,13 @@ CASES = [
 async def test_each_fault_is_named_with_its_fix(case: Case) -> None:
     report = await _report(case.faults)
     assert report.problems() == case.problems
+    # one finding a fault: no channel is named twice for the same problem
+    named = [(f.channel, f.problem) for f in report.findings]
+    assert len(named) == len(set(named)), named
+    # a fix names a pin only where that channel's sensor is
+    for f in report.findings:
+        if f.problem is P.DEAD and "GPIO" in say(f.fix):
+            assert f"GPIO {PINS[f.channel]}" in say(f.fix)
     for ch, words in case.fixes.items():
         fixes = " | ".join(say(f.fix) for f in report.findings if f.channel == ch)
         for w in words:
@@ -104,6 +122,8 @@ async def test_each_fault_is_named_with_its_fix(case: Case) -> None:
         if f.channel in case.faults.inverted:
             assert "sensitivity" not in say(f.fix), f
     settings = {(s.section, s.key): s.value for s in report.settings}
+    for s in report.settings:  # each says why in words that are true
+        assert "None" not in say(s.why), s
     for key, value in case.settings.items():
         assert settings.get(key) == value, (key, settings)
     # what is suggested is a configuration the service accepts: no pin on two channels
@@ -195,3 +215,16 @@ def test_a_suggested_pin_replaces_the_key_however_the_file_spells_it(spelled: st
     after = set_key(text, "gpio.pins", "cue", 5)
     assert tomllib.loads(after)["gpio"]["pins"] == {"beam.hl": 5, "cue": 5}
     assert after.count("cue") == 1
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 1.2])
+async def test_crosstalk_is_one_finding_a_rail_and_a_modules_pulses_are_counted_not_a_share(
+        level: float) -> None:
+    report = await _report(parse_faults(crosstalk=level))
+    found = [f for f in report.findings if f.problem is P.CROSSTALK]
+    rails = [frozenset({f.channel, f.detail.fields["other"]}) for f in found]
+    assert len(rails) == len(set(rails))  # both halves of a rail: one fault, one fix
+    for f in found:
+        words = say(f.detail)
+        assert "%" not in words and "of its strength" not in words, words  # modules: pulses
+        assert f"{f.detail.fields['theirs']} pulse(s) there to the hit's " in words

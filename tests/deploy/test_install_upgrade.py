@@ -21,9 +21,11 @@ if [[ "$1" == install ]]; then
 fi
 """
 PYTHON = """#!/bin/bash
-# the venv's python: only `-m pip show`
-[[ -s {app}/version ]] && echo "Version: $(cat {app}/version)"
-true
+# the venv's python: only `-m pip show`, which exits 1 when nothing is installed, as pip's does
+# (this stand-in once always succeeded, and hid that install.sh ended there on a fresh machine:
+# test_install_real.py runs the real pip)
+[[ -s {app}/version ]] || exit 1
+echo "Version: $(cat {app}/version)"
 """
 
 
