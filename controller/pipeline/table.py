@@ -31,7 +31,12 @@ from controller.pipeline.publisher import DISPLAY_NAME_CHARS as DISPLAY_NAME_CHA
 from controller.pipeline.publisher import HealthView as HealthView
 from controller.pipeline.publisher import Publisher
 from controller.pipeline.publisher import display as display
-from controller.pipeline.requests import HistorySinceRequest, as_received, transaction_of
+from controller.pipeline.requests import (
+    CancelRequest,
+    HistorySinceRequest,
+    as_received,
+    transaction_of,
+)
 from controller.pipeline.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
@@ -217,6 +222,9 @@ class Table:
             return self._answer(name, {"status": "ok", "transaction": got.transaction,
                                        "data": data}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
+        if isinstance(got, CancelRequest):  # the desk's own: what it remembers changes
+            return self._answer(name, self._desk.carry_out(name, got, lambda: self._desk.cancel(got)),
+                                t, line)
         return self._answer(name, self._desk.carry_out(name, got, lambda: handle(self, got, t)),
                             t, line)
 

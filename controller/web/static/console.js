@@ -1,9 +1,10 @@
 // The referee console of one table (console.html?table=t1). Every action is a request of
-// interfaces §3 published to B/request/<name> with a fresh `transaction` and a `deadline`
-// (unix seconds; the MQTT 5 message expiry says the same to the broker): the table's
-// B/response/<name> with the same transaction is shown, an error with its reason. A request
-// with no answer is "not done" only once its deadline has passed: until then the table
-// may still do it.
+// interfaces §3 published to B/request/<name> with a fresh `transaction` (and an MQTT 5
+// message expiry, which a bridge may drop): the table's B/response/<name> with the same
+// transaction is shown, an error with its reason. What the console says is what the table
+// said: a request not answered in its time is cancelled (B/request/cancel, by transaction),
+// and is "not known — waiting for the table" until the table answers the request or the
+// cancel; "not done" only once the table confirmed the cancel. No clock is compared.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -64,9 +65,8 @@ function pressable(node, action) {
   document.title = t("page.title.console", { table: tableId });
 
   const table = new TableModel(tableId);
-  const pending = new Map();  // transaction -> {name, timers, deadline}
-  // Reported not done: an answer may still come (late), and is then shown for what it is.
-  const expired = new Map();  // transaction -> the time it was wanted until
+  const pending = new Map();  // transaction -> {name, timers, acked, then, cancel}
+  const cancels = new Map();  // a cancel's transaction -> the transaction it cancels
   const ui = {
     calls: [], pocketed: [], picked: null, verdict: null, fell: [], fixShot: null, seenQuestions: "",
     presumed: null, corrected: new Set(), fixing: new Map(),  // presumptions and their corrections
@@ -94,32 +94,36 @@ function pressable(node, action) {
     if (!client || !client.connected) { show(t("r.not_connected", { req }), "error"); return null; }
     const transaction = `web-${session}-${++counter}`;
     const ttl = config.request_ttl_s;
-    const deadline = Date.now() / 1000 + ttl;
-    const until = clockTime(new Date(deadline * 1000));
+    const until = clockTime(new Date(Date.now() + ttl * 1000));
     const timers = [
       setTimeout(() => { if (pending.has(transaction)) show(t("r.waiting", { req, time: until }), "waiting"); },
         Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
-      // a little after the deadline, for the clocks of the table and of this tablet to differ
-      setTimeout(() => {
-        ui.fixing.delete(transaction);
-        const p = pending.get(transaction);
-        if (!p) return;
-        pending.delete(transaction);
-        expired.set(transaction, until);
-        if (expired.size > 100) expired.delete(expired.keys().next().value);
-        const why = !(client && client.connected) ? "r.expired_offline" : p.acked ? "r.expired" : "r.expired_broker";
-        show(t(why, { req, time: until }), "expired");
-      }, (ttl + 2) * 1000),
+      setTimeout(() => giveUp(transaction), ttl * 1000),
     ];
-    const entry = { name, timers, acked: false, then: null };
+    const entry = { name, timers, acked: false, then: null, cancel: null };
     pending.set(transaction, entry);
     // the broker's PUBACK says the request reached it: a request never answered is then the
     // table's silence, without one the broker's
-    client.publish(`${base}/request/${name}`,
-      JSON.stringify({ v: 1, ...payload, transaction, deadline: Math.round(deadline * 1000) / 1000 }),
+    client.publish(`${base}/request/${name}`, JSON.stringify({ v: 1, ...payload, transaction }),
       { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } }, (err) => { if (!err) entry.acked = true; });
     show(t("r.sent", { req }), "sent");
     return transaction;
+  }
+  // No answer in its time: the table is asked to cancel it, and tells whether it did it.
+  function giveUp(transaction) {
+    const p = pending.get(transaction);
+    if (!p) return;
+    p.then = null;  // the rest of a chain waits for no request not known to be done
+    if (!p.cancel) { p.cancel = `web-${session}-${++counter}`; cancels.set(p.cancel, transaction); }
+    askCancel(transaction);
+    const why = !(client && client.connected) ? "r.unknown_offline" : p.acked ? "r.unknown" : "r.unknown_broker";
+    show(t(why, { req: t("req." + p.name) }), "unknown");
+  }
+  // (Again after a reconnection: the same cancel is answered the same way.)
+  function askCancel(transaction) {
+    const p = pending.get(transaction);
+    if (!p || !p.cancel || !client || !client.connected) return;
+    client.publish(`${base}/request/cancel`, JSON.stringify({ v: 1, cancels: transaction, transaction: p.cancel }), { qos: 1 });
   }
   // Sends requests one after the other, each once the one before was carried out: steps is a
   // list of [name, payload or a function returning it]; a refusal stops the rest.
@@ -131,19 +135,12 @@ function pressable(node, action) {
   }
   function nextShot() { return (state().shot || 0) + 1; }
   function answered(name, response) {
+    if (name === "cancel" && cancels.has(response.transaction)) { cancelAnswered(response); return; }
     const p = pending.get(response.transaction);
-    if (!p) {  // another console's request, or one already reported: late, if reported not done
-      const until = expired.get(response.transaction);
-      if (until === undefined) return;
-      expired.delete(response.transaction);
-      const req = t("req." + name);
-      show(response.status === "ok" ? t("r.late_ok", { req, time: until })
-        : t("r.late_error", { req, why: errorText(response.error, table) }),
-        response.status === "ok" ? "late" : "error");
-      return;
-    }
+    if (!p) return;  // another console's request, or one already answered
     p.timers.forEach(clearTimeout);
     pending.delete(response.transaction);
+    if (p.cancel) cancels.delete(p.cancel);
     const req = t("req." + name);
     const fixed = ui.fixing.get(response.transaction);
     ui.fixing.delete(response.transaction);
@@ -166,6 +163,21 @@ function pressable(node, action) {
     } else {
       show(t("r.error", { req, why: errorText(response.error, table) }), "error");
     }
+  }
+
+  // The table's word on a request given up: cancelled (not done, and never will be), or the
+  // request came first and the cancel carries its answer. An error leaves it not known.
+  function cancelAnswered(response) {
+    const transaction = cancels.get(response.transaction);
+    const p = pending.get(transaction);
+    const d = response.data;
+    if (!p || response.status !== "ok" || !d) return;
+    if (!d.cancelled) { answered(p.name, d.answer); return; }
+    p.timers.forEach(clearTimeout);
+    pending.delete(transaction);
+    cancels.delete(response.transaction);
+    ui.fixing.delete(transaction);
+    show(t("r.cancelled", { req: t("req." + p.name) }), "cancelled");
   }
 
   // ---------------------------------------------------------------- the live table
@@ -938,7 +950,10 @@ function pressable(node, action) {
         askLogin(t("c.refused", { why: text }));
       }
     });
-    client.on("connect", () => client.subscribe([`${base}/+`, `${base}/response/+`, rosterTopic], { qos: 1 }));
+    client.on("connect", () => {
+      client.subscribe([`${base}/+`, `${base}/response/+`, rosterTopic], { qos: 1 });
+      for (const [transaction, p] of pending) if (p.cancel) askCancel(transaction);
+    });
     client.on("message", (topic, payload) => {
       const rest = topic.slice(base.length + 1);
       const data = parseJson(payload);
