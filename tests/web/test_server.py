@@ -82,6 +82,7 @@ async def test_options_json_is_every_games_options_from_the_code(tmp_path: Path)
     (STATIC / "vendor", "mqtt", "mqtt.LICENSE.md"),
     (STATIC / "vendor", "qrcode", None),  # MIT, in the file's own header
     (ROOT / "tests" / "web" / "vendor", "axe", "axe.LICENSE.txt"),
+    (ROOT / "tests" / "web" / "vendor", "acorn", "acorn.LICENSE.txt"),
 ])
 def test_each_bundled_library_is_the_locked_version(folder: Path, stem: str, licence: str | None) -> None:
     """Rebuild with ``cd web && npm ci && npm run build``."""
