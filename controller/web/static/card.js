@@ -1,7 +1,8 @@
 // One table's card (the dashboard, the TV wall, the console's table): rendered from a
 // TableModel, nothing else.
 import { duration, t, tOr } from "./i18n.js";
-import { PUBLIC_URL, ballChip, ballName, el, gameName, tableName } from "./common.js";
+import { PUBLIC_URL, ballChip, ballName, el, tableName } from "./common.js";
+import { gameName, scoresGames } from "./games.js";
 import { questionText } from "./words.js";
 
 export function healthText(table) {
@@ -53,7 +54,7 @@ export function renderTable(table, options = {}) {
     return card;
   }
   const players = s.players || [];
-  const tenBall = s.game === "ten-ball";
+  const byGames = scoresGames(s.game);  // the score is the games won: no race column beside it
   const over = s.status === "match_over" || s.status === "game_over";
   // the state of play first: a narrow card cuts the end of the line, never this (a wall card:
   // its status is in the header, this line of small letters under the players)
@@ -63,8 +64,8 @@ export function renderTable(table, options = {}) {
       t("page.clock", { time: duration(table.matchSeconds()) })), sep()] : null,
     el("span", { class: "game-name" }, gameName(s.game)), sep(), el("span", { class: "item" }, t("card.race", { n: s.race_to })), sep(),
     el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot })),
-    // a wall card: the games won here, not beside the names (ten-ball's score is its games)
-    compact && !tenBall ? [sep(), el("span", { class: "item", "data-field": "games" },
+    // a wall card: the games won here, not beside the names (unless they are the score)
+    compact && !byGames ? [sep(), el("span", { class: "item", "data-field": "games" },
       t("card.games_score", { games: (s.players || []).map((p) => p.games).join(":") }))] : null);
   if (!compact) body.append(meta);
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
@@ -79,8 +80,8 @@ export function renderTable(table, options = {}) {
       el("span", { class: "name", title: p.name }, p.name),
       p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
         p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
-      el("span", { class: "games", title: t("card.games_won") }, tenBall || compact ? "" : `${p.games}/${s.race_to}`),
-      el("span", { class: "score", "data-field": "score" }, tenBall ? `${p.games}` : `${p.score}`)));
+      el("span", { class: "games", title: t("card.games_won") }, byGames || compact ? "" : `${p.games}/${s.race_to}`),
+      el("span", { class: "score", "data-field": "score" }, byGames ? `${p.games}` : `${p.score}`)));
   });
   body.append(rows);
   // a wall card: the questions and facts in one paragraph that fills its lines (a badge after

@@ -3,30 +3,20 @@
 // imports what it uses. MQTT.js is the one global (vendor/mqtt.min.js, a classic script the
 // pages load first); the words come from i18n.js. Topics and payloads: docs/interfaces.md §3.
 import { chooseLanguage, duration, t, tOr } from "./i18n.js";
+import { ballColour, isStripe, loadGames } from "./games.js";
 
 export const POCKET_IDS = ["hl", "hr", "sl", "sr", "fl", "fr"];
-export const GAME_IDS = ["ten-ball", "siberian-ten", "pyramid"];
 export const FOULS = [
   "miss", "touched_ball", "butt_or_side", "moving_balls", "feet_off_floor", "push",
   "double_hit", "wrong_ball_first", "wrong_cue_ball", "direct_hit_in_kitchen", "cue_on_table",
   "out_of_turn", "slow_play", "bad_placement", "game_over_touch", "bad_break", "no_rail", "two_cushion",
 ];
-// Pool colours; stripes from 9 on. Pyramid balls are all ivory.
-const BALL_COLOURS = ["#f2c300", "#1f4fd1", "#d42020", "#6b2da8", "#f07b12", "#118a3a", "#7a1f1f", "#111"];
-
-export function ballColour(ball, game) {
-  if (ball === "cue") return "#fafafa";
-  if (game === "pyramid") return "#f3ead2";
-  return BALL_COLOURS[(ball - 1) % 8];
-}
-export function isStripe(ball, game) { return game !== "pyramid" && typeof ball === "number" && ball > 8; }
 export function pocketName(code) { return POCKET_IDS.includes(code) ? t("pocket." + code) : String(code); }
 // "t2" -> «Стол 2» (another id as it is).
 export function tableName(id) {
   const n = /^t(\d+)$/i.exec(String(id));
   return n ? t("page.table_n", { n: Number(n[1]) }) : String(id);
 }
-export function gameName(code) { return GAME_IDS.includes(code) ? t("game." + code) : String(code); }
 export function foulName(code) { return tOr("foul", code); }
 export function ballName(ball) {
   if (ball === "cue") return t("ball.cue");
@@ -75,7 +65,7 @@ export async function loadConfig() {
     request_ttl_s: ttl > 0 ? ttl : 30,
   };
   PUBLIC_URL = config.public_url || null;
-  await chooseLanguage(out);
+  await Promise.all([chooseLanguage(out), loadGames()]);  // the words and the games, before anything is drawn
   return out;
 }
 

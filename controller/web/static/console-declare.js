@@ -8,18 +8,14 @@ import { pressed, setPressed, toggle, withKey } from "./console-dom.js";
 import { nextShot, send, sendChain, show } from "./console-requests.js";
 import { clearTaps, renderPool } from "./console-pool.js";
 import { openDeclaration } from "./console-ruling.js";
+import { declares, firstFouls } from "./games.js";
 
-// The fouls offered one tap away after «Фол…», per game: the common ones (every other in the
-// declaration below). Keys 1–9 pick them.
-export const COMMON_FOULS = {
-  "ten-ball": ["miss", "wrong_ball_first", "no_rail", "touched_ball", "double_hit", "push", "moving_balls", "bad_break", "feet_off_floor"],
-  "siberian-ten": ["miss", "two_cushion", "wrong_ball_first", "touched_ball", "double_hit", "push", "direct_hit_in_kitchen", "bad_break", "feet_off_floor"],
-  "pyramid": ["miss", "touched_ball", "butt_or_side", "double_hit", "push", "moving_balls", "direct_hit_in_kitchen", "bad_placement", "feet_off_floor"],
-};
+// The fouls offered one tap away after «Фол…» are the game's first fouls (its record's
+// first_fouls: every other in the declaration below). Keys 1–9 pick them.
 // ---------------------------------------------------------------- one tap: miss, foul
 export function renderFoulSheet() {
   const sheet = document.getElementById("foul-sheet");
-  const codes = COMMON_FOULS[state().game] || [];
+  const codes = firstFouls(state().game);
   const fresh = el("div", { id: "foul-sheet", class: "sheet", hidden: sheet.hidden, role: "group", "aria-label": t("c.foul_menu") },
     codes.map((code, i) => withKey(el("button", { type: "button", class: "foul-pick", "data-pick-foul": code, "data-key": "pf-" + code,
       onclick: () => { closeFoulSheet(); sendChain([["declare", () => ({ fouls: [code], shot: nextShot() })], ["shot_end", {}]]); },
@@ -65,7 +61,8 @@ export function renderOffenders() {
     offender.replaceChildren(...names);
     if (was && Number(was) < names.length) offender.value = was;
   }
-  for (const node of document.querySelectorAll(".tenball-only")) node.hidden = state().game !== "ten-ball";
+  // what only some games let a referee declare (the game's record's `declarable`)
+  for (const node of document.querySelectorAll("[data-declarable]")) node.hidden = !declares(state().game, node.dataset.declarable);
 }
 export function undo(shots) {
   if (!confirm(t(shots > 1 ? "c.confirm_undo_many" : "c.confirm_undo", { shot: state().shot, n: shots }))) return;
@@ -102,7 +99,7 @@ export function wireDeclare() {
     const special = document.getElementById("special").value;
     if (special) payload.special = special;
     const toCushion = document.getElementById("balls-to-cushion").value;
-    if (toCushion && state().game === "ten-ball") payload.balls_to_cushion = Number(toCushion);
+    if (toCushion && declares(state().game, "balls_to_cushion")) payload.balls_to_cushion = Number(toCushion);
     if (!Object.keys(payload).length) { show(t("c.nothing_ticked"), "error"); return; }
     if (page.fixShot !== null) payload.shot = page.fixShot;
     if (send("declare", payload)) {

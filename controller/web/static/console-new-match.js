@@ -1,7 +1,8 @@
 // The new-match form: the game, its players (picked from the venue's roster or typed), race,
 // breaker and options in words; the table's last settings remembered on this browser.
 import { LANG, STRINGS, t, tOr } from "./i18n.js";
-import { GAME_IDS, el, tableName } from "./common.js";
+import { el, tableName } from "./common.js";
+import { defaultGame, gameName, gameRecord, games } from "./games.js";
 import { inMatch, page } from "./console-state.js";
 import { send } from "./console-requests.js";
 
@@ -23,7 +24,7 @@ export function renderBreaker() {
 }
 export function renderNewMatch() {
   const game = gameSelect().value;
-  const spec = page.gameOptions[game] || { players: [2, 2], options: [] };
+  const spec = gameRecord(game) || { players: [2, 2], options: [] };
   const box = document.getElementById("players");
   const names = [...box.querySelectorAll("input")].map((i) => i.value);
   const ids = [...box.querySelectorAll("input")].map((i) => i.dataset.playerId || "");
@@ -111,7 +112,7 @@ export function remember(payload) {
 export function restore() {
   let last = null;
   try { last = JSON.parse(localStorage.getItem(`billiards.new_match.${page.config.venue}.${page.tableId}`) || "null"); } catch (e) { /* none */ }
-  if (!last || !page.gameOptions[last.game] && !GAME_IDS.includes(last.game)) return;
+  if (!last || !gameRecord(last.game)) return;
   gameSelect().value = last.game;
   renderNewMatch();
   (last.players || []).forEach((name, i) => {
@@ -133,7 +134,7 @@ export function restore() {
 }
 // What an option does, in the page's language: lang/<code>.json's optdoc.<game>.<key> (where
 // the games' options of that name differ) or optdoc.<key>; English is the rules' own `doc`
-// (options.json, as docs/options.md has it). Returns [text, its language code].
+// (games.json, as docs/options.md has it). Returns [text, its language code].
 export function optionDoc(game, o) {
   const words = STRINGS[LANG] || {};
   const text = words[`optdoc.${game}.${o.key}`] ?? words[`optdoc.${o.key}`];
@@ -147,7 +148,7 @@ export function choiceLabel(o, c) {
 }
 export function optionsChosen(game) {
   const out = {};
-  for (const o of (page.gameOptions[game] || { options: [] }).options) {
+  for (const o of (gameRecord(game) || { options: [] }).options) {
     const input = document.querySelector(`#options [data-option="${o.key}"]`);
     if (!input) continue;
     let value;
@@ -161,9 +162,10 @@ export function optionsChosen(game) {
 }
 // The venue's roster's topic.
 export function rosterTopic() { return `${page.config.prefix}/${page.config.venue}/roster`; }
-// Loads the games' options and wires the form; restores the table's last settings.
-export async function wireNewMatch() {
-  try { page.gameOptions = await (await fetch("options.json")).json(); } catch (e) { /* options stay default */ }
+// Lists the games and wires the form; restores the table's last settings.
+export function wireNewMatch() {
+  // the games the server's rules know, in their order (games.json), the default chosen
+  gameSelect().replaceChildren(...games().map((g) => el("option", { value: g.id, selected: g.id === defaultGame() }, gameName(g.id))));
   gameSelect().addEventListener("change", renderNewMatch);
   document.getElementById("new-match").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -1,7 +1,8 @@
 // The drawing of the table: its balls and pockets, tapped (or typed) to call, to pot a called
 // ball in one go, or to declare what fell.
 import { t } from "./i18n.js";
-import { ballColour, ballName, isStripe, pocketName, swap } from "./common.js";
+import { ballName, pocketName, swap } from "./common.js";
+import { ballColour, isStripe } from "./games.js";
 import { balls, page, state } from "./console-state.js";
 import { pressable, setPressed, svg } from "./console-dom.js";
 import { nextShot, send, sendChain, show } from "./console-requests.js";

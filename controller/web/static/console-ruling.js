@@ -7,7 +7,7 @@ import { page, state } from "./console-state.js";
 import { typing, withKey } from "./console-dom.js";
 import { send } from "./console-requests.js";
 import { renderPool } from "./console-pool.js";
-import { COMMON_FOULS } from "./console-declare.js";
+import { firstFouls } from "./games.js";
 
 // A foul the sensors made of cushions they did not feel, and the declaration that says the
 // balls did reach them (the shot is ruled again on that).
@@ -163,7 +163,7 @@ export function renderFixSheet() {
     presumed.map((n) => el("button", { type: "button", class: "quiet", "data-key": "fx-" + n.what,
       onclick: () => { const tx = send("declare", { ...CORRECTIONS[n.what](n.detail), shot }); if (tx) page.fixing.set(tx, `${shot}:${n.what}`); },
     }, t("fix." + n.what))),
-    (COMMON_FOULS[state().game] || []).map((code, i) => withKey(el("button", { type: "button", class: "foul-pick",
+    firstFouls(state().game).map((code, i) => withKey(el("button", { type: "button", class: "foul-pick",
       "data-fix-foul": code, "data-key": "fx-" + code, onclick: () => declare({ fouls: [code] }) }, foulName(code)), String(i + 1))),
     el("p", { class: "fix-hint" }, t("c.fix_fell")),
     el("div", { class: "actions" },

@@ -11,7 +11,6 @@ export const page = {
   config: null,   // config.json, once loaded
   base: "",       // <prefix>/<venue>/<table>: the topics' stem
   client: null,   // the MQTT.js client, once started
-  gameOptions: {},  // options.json: each game's players and options
   roster: [],     // the venue's players (the recorder's roster)
   calls: [], pocketed: [], picked: null,  // taps on the drawing: calls, balls declared pocketed, the ball picked
   verdict: null, fell: [], declared: null, fixShot: null, seenQuestions: "", chosen: null,

@@ -90,7 +90,7 @@ function askLogin(message) {
   page.ruling = document.getElementById("ruling");
   wireDeclare();
   wireKeyboard();
-  await wireNewMatch();
+  wireNewMatch();
   document.getElementById("login").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = e.target;

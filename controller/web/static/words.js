@@ -1,7 +1,8 @@
 // A table's questions, refusals, notes and events in the page's language, worded from their
 // data (docs/interfaces.md §3), never the rules' own codes.
 import { STRINGS, t, tOr } from "./i18n.js";
-import { ballName, foulName, gameName, pocketName } from "./common.js";
+import { ballName, foulName, pocketName } from "./common.js";
+import { gameName } from "./games.js";
 
 // Returns a question's text in the page's language, worded from its data (`topic` and
 // `about`, docs/interfaces.md §3); a question of a topic this page has no words for, or
