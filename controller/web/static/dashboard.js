@@ -11,8 +11,9 @@ import { PUBLIC_URL, connect, el, loadConfig, parseJson, setConnection, swap, ta
 import { TableModel } from "./table-model.js";
 import { qrCode, renderTable } from "./card.js";
 import {
-  MAX_LETTER, MIN_LETTER_PX, ROTATE_S, SMALL_LETTER, grow, layout, minLetter, paginate, slots, span, wholeOrNothing,
+  MAX_LETTER, MIN_LETTER_PX, ROTATE_S, SMALL_LETTER, fitCard, layout, minLetter, paginate, wholeOrNothing,
 } from "./wall.js";
+import { wallCard } from "./wall-card.js";
 
 export { MIN_LETTER_PX, SMALL_LETTER };  // the sizes the wall is held to, for the tests to read
 
@@ -27,49 +28,46 @@ const board = {
   page: 0,            // the TV page shown (turned on a rhythm)
   pending: false,     // a render asked for the next frame
   shrink: 1,          // one table full screen: its letters' share of the largest, so all of it shows
-  grown: new Map(),   // TV: id -> [what grew, steps] (wall.js)
 };
 
 function shownIds() {
   const ids = [...board.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   return board.only ? ids.filter((id) => id === board.only) : ids;
 }
-// TV: the grid of the page to show, its letters, and the page number; returns the ids on it.
+// TV: the grid of the page to show and its letters, fixed by the number of tables alone (and
+// the screen); the page number. Returns the ids on the page shown.
 function renderGrid(container, ids) {
-  const all = layout(container, ids.reduce((n, id) => n + slots(board, id), 0));
-  const chunks = paginate(board, ids, all.perPage);
-  const pages = chunks.length;
-  board.page %= pages;
-  const shown = chunks[board.page];
-  const room = shown.reduce((n, id) => n + slots(board, id), 0);
-  let l = all.fit(room);
-  const [wide, high] = shown.reduce(([w, h], id) => [Math.max(w, span(board, id)[0]), Math.max(h, span(board, id)[1])], [1, 1]);
-  for (let more = room; (l.rows < high || l.cols < wide) && more < room + 8; more++) l = all.fit(more);  // room for a card that spans
+  const all = layout(container, ids.length);
+  const { pages, each } = board.only ? { pages: [ids], each: 1 } : paginate(ids, all.perPage);
+  board.page %= pages.length;
+  const l = all.fit(each);
   container.style.gridTemplateColumns = `repeat(${l.cols}, minmax(0, 1fr))`;
   container.style.gridTemplateRows = `repeat(${l.rows}, minmax(0, 1fr))`;
   const floor = minLetter();
   container.style.setProperty("--small", String(SMALL_LETTER));
   container.style.fontSize = `${Math.max(floor, Math.min(l.font, floor * (board.only ? 2.5 : MAX_LETTER)) * board.shrink).toFixed(1)}px`;
   const pageNo = document.getElementById("page-no");
-  pageNo.hidden = pages < 2;
-  pageNo.textContent = t("page.page_of", { n: board.page + 1, of: pages });
-  return shown;
+  pageNo.hidden = pages.length < 2;
+  pageNo.textContent = t("page.page_of", { n: board.page + 1, of: pages.length });
+  return pages[board.page];
+}
+// One table's card as this page shows it: a wall card (wall-card.js) on the wall of many, else
+// the dashboard's (card.js), which one table full screen shows large with its console's code.
+function cardOf(id) {
+  const { tv, only } = board;
+  if (tv && !only) return wallCard(board.tables.get(id), board.connected);
+  return renderTable(board.tables.get(id), {
+    console: true, connected: board.connected, racks: tv, qr: only !== null, clock: true, stats: true, events: only ? 8 : 5,
+  });
 }
 // The cards of `ids`, in order, each replaced only where it changed.
 function renderCards(container, ids) {
-  const { tv, only, cards } = board;
+  const { cards } = board;
   const keep = new Set(ids);
   for (const [id, node] of cards) if (!keep.has(id)) { node.remove(); cards.delete(id); }
   ids.forEach((id, i) => {
-    const fresh = renderTable(board.tables.get(id), {
-      console: true, connected: board.connected, racks: tv, qr: only !== null, clock: true, stats: true, events: only ? 8 : tv ? 1 : 5,
-      compact: tv && !only,
-    });
     const old = cards.get(id);
-    const shown = old ? swap(old, fresh) : fresh;
-    const [c, r] = span(board, id);
-    shown.style.gridColumn = tv && c > 1 ? `span ${c}` : "";
-    shown.style.gridRow = tv && r > 1 ? `span ${r}` : "";
+    const shown = old ? swap(old, cardOf(id)) : cardOf(id);
     cards.set(id, shown);
     if (container.children[i] !== shown) container.insertBefore(shown, container.children[i] || null);
   });
@@ -82,14 +80,11 @@ function render() {
   if (board.tv) ids = renderGrid(container, ids);
   renderCards(container, ids);
   if (!board.tv) return;
-  let regrow = false;
-  for (const [id, card] of board.cards) {
-    if (wholeOrNothing(card, board.only)) continue;
-    if (grow(board, id)) regrow = true;
+  for (const card of board.cards.values()) {
+    if (!board.only) { fitCard(card); continue; }
     // one table full screen: its letters shrink (to the least) until all of it shows
-    else if (board.only && parseFloat(container.style.fontSize) > minLetter() + 0.5) { board.shrink *= 0.92; regrow = true; }
+    if (!wholeOrNothing(card) && parseFloat(container.style.fontSize) > minLetter() + 0.5) { board.shrink *= 0.92; soon(); }
   }
-  if (regrow) soon();
 }
 function soon() { if (!board.pending) { board.pending = true; requestAnimationFrame(render); } }
 

@@ -11,16 +11,10 @@ export const ROTATE_S = 15;           // a TV page stays this long
 export const MIN_LETTER_PX = 40;
 const REF_HEIGHT = 1080;
 export const MAX_LETTER = 1.6;        // with few tables, letters grow to this many times the minimum
-// A wall card's size in em of those letters (width, height): twelve tables of two players are
-// 4 × 3 cards of about 465 × 302 px on a 1080p screen under its top bar (the QR code's 10.5 %),
-// so a card is 11.4 em × 7.4 em at 40 px, laid out (style.css, `.table.compact`) as
-//   the table's number and status                                 1 line of 1 em
-//   each player: who shoots, name (1 em), games won, score (1.6 em) 1.6 em a player
-//   the open question, ball in hand, the winner                    1 em lines
-//   match clock, game, race, rack, shot; live statistics, balls,   lines of SMALL_LETTER em,
-//   the last event, how long ago the table spoke                   shown while there is room
-// A card whose names, status, questions and facts do not fit whole takes two cards' room, then
-// four (see SPANS); pages turn only when the tables then do not fit.
+// A wall card's size in em of those letters (width, height): twelve tables are 4 × 3 cards of
+// about 465 × 302 px on a 1080p screen under its top bar (the QR code's 10.5 %), so a card is
+// 11.4 em × 7.4 em at 40 px, its parts fixed by rule (wall-card.js). The layout is fixed by the
+// number of tables alone: every table one card, whatever its names, players or questions.
 const CARD_EM = [11.4, 7.4];
 // The least letters of the lines a player reads standing at the table, not from the bar (the
 // match clock, race, rack and shot, live statistics, the last event, «обновлено»): 0.7 of the
@@ -55,84 +49,94 @@ export function layout(container, n) {
   while (perPage > 1 && fit(perPage).font < floor) perPage--;
   return { ...fit(Math.min(perPage, Math.max(n, 1))), perPage, fit };
 }
-// TV: a card whose names, status, questions and facts do not fit whole at the least letters
-// takes two cards' room (one above the other), then four (two by two): three or four players,
-// long names, a long question. `board.grown`: id -> [what grew, steps]: a new match, or a question
-// asked or answered, starts over (a card a question grew is one card again once answered).
-const SPANS = [[1, 1], [1, 2], [2, 2]];  // columns, rows
-const grew = (s) => `${s.match_id}/${(s.questions || []).map((q) => q.id).join()}`;
-export function step(board, id) {
-  const s = board.tables.get(id).state, g = board.grown.get(id);
-  const own = g && s && g[0] === grew(s) ? g[1] : 0;
-  return Math.max(own, s && s.game && (s.players || []).length > 2 ? 1 : 0);
+// TV: the pages of the wall. Every table one card; `perPage` of them fit the screen at the least
+// letters. When more tables than that are known, they are dealt onto as few pages as hold them,
+// each page the same number of cards (the last one short by less than the number of pages), so
+// every page has the same grid and the same card size. Returns the pages (lists of ids) and
+// the number of cards a page's grid is laid out for.
+export function paginate(ids, perPage) {
+  const pages = Math.max(1, Math.ceil(ids.length / perPage));
+  const each = Math.max(1, Math.ceil(ids.length / pages));
+  const out = [];
+  for (let i = 0; i < pages; i++) out.push(ids.slice(i * each, (i + 1) * each));
+  return { pages: out, each };
 }
-export function span(board, id) { return board.only ? [1, 1] : SPANS[step(board, id)]; }
-export function slots(board, id) { const [c, r] = span(board, id); return c * r; }
-export function grow(board, id) {
-  const s = board.tables.get(id).state, n = step(board, id);
-  if (board.only || !s || n + 1 >= SPANS.length) return false;
-  board.grown.set(id, [grew(s), n + 1]);
-  return true;
-}
-// TV: the tables in pages of at most `perPage` cards' room, in order.
-export function paginate(board, ids, perPage) {
-  const pages = [[]];
-  let used = 0;
-  for (const id of ids) {
-    const n = Math.min(slots(board, id), perPage);
-    if (used + n > perPage && pages[pages.length - 1].length) { pages.push([]); used = 0; }
-    pages[pages.length - 1].push(id);
-    used += n;
-  }
-  return pages;
-}
-// TV: what does not fit a card whole (a long question above it) is not shown cut in half.
-export function wholeOrNothing(card, only) {
+// One table full screen: what does not fit its card whole is not shown cut in half; returns
+// false when what must read from the bar does not fit (its letters then shrink).
+export function wholeOrNothing(card) {
   const body = card.querySelector(":scope > .body");
   if (!body) return true;
   const bottom = body.getBoundingClientRect().bottom;
-  // one table full screen: its QR code (its corner, its phone-readable size) never covers a player
+  // its QR code (its corner, its phone-readable size) never covers a player
   const qr = card.querySelector(":scope > .qr"), players = body.querySelector(".players");
   if (qr) {
     qr.hidden = false;
     if (players && players.getBoundingClientRect().bottom > qr.getBoundingClientRect().top) qr.hidden = true;
   }
-  fitNames(card);
   let whole = true;
   for (const item of body.children) {
     const out = item.getBoundingClientRect().bottom > bottom + 0.5;
     item.style.visibility = out ? "hidden" : "";
-    // what reads from the bar, whole; on a wall card of many, the lines of small letters show where there is room
-    const must = card.classList.contains("compact") ? ".players, .notes" : ".meta, .players, .question, .facts, .balls";
-    if (out && (only || item.matches(must))) whole = false;
+    if (out) whole = false;
   }
-  return whole;  // false: what must read from the bar does not fit
+  return whole;
 }
-// TV: a long name is never cut («…») nor broken inside a word: its letters shrink, down to
-// the card's (the minimum), until its words fit their line and the name its two lines (three,
-// then as many as it takes, where two cannot hold it).
-export function fitNames(card) {
-  const least = parseFloat(getComputedStyle(card).fontSize);
-  for (const name of card.querySelectorAll(".player .name")) {
-    const row = name.closest(".player");
-    row.classList.remove("wide");
-    name.style.fontSize = name.style.webkitLineClamp = "";
-    const full = parseFloat(getComputedStyle(name).fontSize);
-    const cut = () => name.scrollWidth > name.clientWidth + 0.5 || name.scrollHeight > name.clientHeight + 0.5;
-    name.style.overflowWrap = "";
-    // its lines beside the score, then the row's whole width (the score under it)
-    for (const [lines, wide] of [["", false], ["3", false], ["", true], ["3", true], ["none", true]]) {
-      row.classList.toggle("wide", wide);
-      name.style.webkitLineClamp = lines;
-      name.style.fontSize = "";
-      for (let size = full; cut() && size > least + 0.01;) {
-        size = Math.max(least, size - full * 0.05);
-        name.style.fontSize = `${size}px`;
-      }
-      if (!cut()) break;
-    }
-    // a word longer than the card at the least letters (a TV without a narrow face): broken,
-    // which beats letters hidden
-    if (cut()) name.style.overflowWrap = "anywhere";
+
+// A wall card's parts fitted into its fixed rectangle (wall-card.js): each name by the rule of
+// NAME_FORMS; the questions' lines clamped to the room the notes region has (one each at
+// least: the match line gives way to them); what then does not fit whole in the notes region
+// (the balls, mostly) is not shown. Nothing here changes the card's size.
+export function fitCard(card) {
+  for (const name of card.querySelectorAll(".player .name[data-name]")) fitName(name);
+  const notes = card.querySelector(".notes"), meta = card.querySelector(".meta");
+  if (!notes) return;
+  for (const node of [...notes.children]) { node.style.display = ""; node.style.webkitLineClamp = ""; }
+  if (meta) meta.style.display = "";
+  const questions = notes.querySelector(".questions");
+  const facts = [...notes.querySelectorAll(".fact")].reduce((h, c) => h + c.getBoundingClientRect().height, 0);
+  const line = questions ? parseFloat(getComputedStyle(questions).lineHeight) : 0;
+  // a question comes before the match line: with three or four players the line gives way
+  if (meta && questions && notes.getBoundingClientRect().height - facts < line) meta.style.display = "none";
+  const region = notes.getBoundingClientRect();
+  // the questions take the region's whole lines under the facts (one at least)
+  if (questions) questions.style.webkitLineClamp = String(Math.max(1, Math.floor((region.height - facts) / Math.max(line, 1) + 0.01)));
+  // what then does not fit whole (the balls, mostly) is not shown
+  for (const node of notes.children) {
+    if (node !== questions && node.getBoundingClientRect().bottom > region.bottom + 0.5) node.style.display = "none";
   }
+}
+
+// How a name too long for its line is shown, in order, the first that fits: the whole name;
+// the first name's initial and the last word («А. Каренина-Вронская»); the first name and the
+// initials of the other words («Анна К.-В.»); the initials alone («А. К.-В.»). The whole name is
+// the element's title and is read out. A name of one word too long for the line at the least
+// letters is cut at the line's end (its letters never below the least).
+export const NAME_FORMS = [
+  (words) => words.join(" "),
+  (words) => (words.length > 1 ? [initial(words[0]), words[words.length - 1]].join(" ") : null),
+  (words) => (words.length > 1 ? [words[0], ...words.slice(1).map(initial)].join(" ") : null),
+  (words) => (words.length > 1 ? words.map(initial).join(" ") : null),
+];
+// «Каренина-Вронская» -> «К.-В.»
+function initial(word) { return word.split("-").map((part) => (part ? `${part[0]}.` : "")).join("-"); }
+const FITTED = new Map();  // "name|font|width" -> the form that fitted (the same card renders alike)
+function fitName(node) {
+  const full = node.dataset.name;
+  const key = `${full}|${getComputedStyle(node).fontSize}|${Math.round(node.clientWidth)}`;
+  const words = full.trim().split(/\s+/);
+  const fits = () => node.scrollWidth <= node.clientWidth + 0.5;
+  let shown = FITTED.get(key);
+  if (shown === undefined) {
+    shown = full;
+    for (const form of NAME_FORMS) {
+      const text = form(words);
+      if (text === null) continue;
+      node.textContent = text;
+      shown = text;
+      if (fits()) break;
+    }
+    FITTED.set(key, shown);
+  }
+  if (node.textContent !== shown) node.textContent = shown;
+  node.classList.toggle("short", shown !== full);
 }
