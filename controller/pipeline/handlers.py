@@ -24,8 +24,7 @@ from controller.pipeline.requests import (
     ShotEndRequest,
     UndoRequest,
 )
-from rules import Call, InvalidInput, MatchSetup, Pocket, ShotKind, Status
-from rules.facts import UNKNOWN
+from rules import UNKNOWN, Call, InvalidInput, MatchSetup, Pocket, ShotKind, Status
 
 
 def handle(play: Play, req: ParsedRequest, t: float) -> Any:
