@@ -23,13 +23,6 @@ CONFIG_EXAMPLES = ("deploy/controller.example.toml",)
 #: Files that still name game ids until another helper's branch is merged. The lead removes
 #: each entry at the merge.
 TEMPORARY = {
-    # pages37 draws the game list, ball styles, players and first fouls from /games.json
-    # (GAME_IDS in common.js, COMMON_FOULS in console.js, console.html's <option>s):
-    "controller/web/static/common.js": "pages37",
-    "controller/web/static/console.js": "pages37",
-    "controller/web/static/console.html": "pages37",
-    "controller/web/static/history.js": "pages37",
-    "controller/web/static/overlay.js": "pages37",
     # docstring examples of a match record ("game": "pyramid"); console41 and recorder39 edit them:
     "controller/web/history.py": "console41",
     "controller/record/queries.py": "recorder39",

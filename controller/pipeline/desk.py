@@ -15,8 +15,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from controller.pipeline.requests import BadRequest, ParsedRequest, body_of, parse_request, transaction_of
-from controller.pipeline.transactions import Answer, Transactions, body_digest
+from controller.pipeline.requests import (
+    BadRequest,
+    CancelRequest,
+    ParsedRequest,
+    body_of,
+    parse_request,
+    transaction_of,
+)
+from controller.pipeline.transactions import CANCELLED, Answer, Transactions, body_digest
 from rules import InvalidInput
 
 log = logging.getLogger(__name__)
@@ -45,6 +52,8 @@ class Desk:
         except BadRequest as exc:
             req, invalid = None, str(exc)
         seen = None if tx is None else self.transactions.get(tx)
+        if seen is not None and seen.cancelled:
+            return dict(seen.response)
         if seen is not None:
             if req is not None and seen.same_request(name, body_digest(body_of(req))):
                 return dict(seen.response)  # applied once, answered again
@@ -57,6 +66,22 @@ class Desk:
             return error(tx, f"deadline: the request expired {wall - req.deadline:.1f} s before"
                              " it reached the table; nothing was done")
         return req
+
+    def cancel(self, req: CancelRequest) -> dict[str, Any]:
+        """Cancels the transaction ``req.cancels`` if no request came under it: kept as
+        cancelled, its request refused if it comes. Returns what became of it: ``cancelled``
+        (true: it was not done and will not be), and the ``answer`` it had otherwise."""
+        target = req.cancels
+        seen = self.transactions.get(target)
+        if seen is None:
+            refusal = error(target, f"cancelled before it reached the table (cancel"
+                                    f" {req.transaction!r}); nothing was done")
+            self.transactions.note(target, Answer(CANCELLED, None, refusal))
+            return {"cancels": target, "cancelled": True}
+        if seen.cancelled:
+            return {"cancels": target, "cancelled": True}
+        return {"cancels": target, "cancelled": False, "request": seen.name,
+                "answer": dict(seen.response)}
 
     def carry_out(self, name: str, req: ParsedRequest, run: Callable[[], Any]) -> dict[str, Any]:
         """Returns the response of ``req`` once ``run()`` carried it out (its data), or the

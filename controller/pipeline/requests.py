@@ -236,6 +236,21 @@ class GetRequest(_Request):
     pass
 
 
+class CancelRequest(_Request):
+    """Cancels the request under transaction ``cancels`` if the table has not had it yet
+    (interfaces §3): answered with what became of it, and that request, if it comes after
+    all, refused. The one way a client learns for certain that a request it gave up on was
+    not done, whatever the clocks and the brokers between did."""
+
+    cancels: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+    @model_validator(mode="after")
+    def _not_itself(self) -> CancelRequest:
+        if self.cancels == self.transaction:
+            raise ValueError("cancels names this cancel's own transaction: name the request's")
+        return self
+
+
 class HistorySinceRequest(_Request):
     """What a venue recorder asks for to fill a gap: the kept messages after ``seq``, of the
     journal's ``epoch`` (refused for another; any when None)."""
@@ -255,12 +270,14 @@ REQUESTS: dict[str, type[_Request]] = {
     "redo": RedoRequest,
     "end_match": EndMatchRequest,
     "get": GetRequest,
+    "cancel": CancelRequest,
     "history_since": HistorySinceRequest,
 }
 
 #: A request as validated: one of the models above.
 ParsedRequest = (NewMatchRequest | CallRequest | DeclareRequest | ShotEndRequest | AnswerRequest
-                 | UndoRequest | RedoRequest | EndMatchRequest | GetRequest | HistorySinceRequest)
+                 | UndoRequest | RedoRequest | EndMatchRequest | GetRequest | CancelRequest
+                 | HistorySinceRequest)
 
 
 def _no_constant(name: str) -> Any:

@@ -4,7 +4,9 @@
     requests ──────► validation ─────────────────┘
     sensor health ─► Fusion (what a channel out of order counts), events, B/health, B/status
 
-No I/O, no clock and no callbacks: every input carries its time (its source's, or the
+What each input does to the match is ``Play``'s (``play.py``: a shot ruled or held back, an
+undo, a redo, a new match); a request is screened by the ``Desk`` and carried out by
+``handlers``. No I/O, no clock and no callbacks: every input carries its time (its source's, or the
 request's), ``advance(now)`` runs the timers, and every input method *returns* the messages
 it caused, in order, numbered (``seq``) by the table. The live service's core
 (``controller.service.core``) and ``replay`` drive the same object, through the same ``feed``. Each
@@ -14,31 +16,33 @@ here where it is made.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from controller.pipeline.desk import Desk, error
-from controller.pipeline.fusion import Action, AmendShot, DropSeen, Fusion, FusionConfig, RuleShot
+from controller.pipeline.fusion import Fusion, FusionConfig
 from controller.pipeline.handlers import handle
 from controller.pipeline.messages import Message as Message
 from controller.pipeline.messages import Role as Role
 from controller.pipeline.messages import status_payload as status_payload
+from controller.pipeline.play import Play
 from controller.pipeline.publisher import DISPLAY_NAME_CHARS as DISPLAY_NAME_CHARS
 from controller.pipeline.publisher import HealthView as HealthView
 from controller.pipeline.publisher import Publisher
 from controller.pipeline.publisher import display as display
-from controller.pipeline.requests import HistorySinceRequest, as_received, transaction_of
+from controller.pipeline.requests import (
+    CancelRequest,
+    HistorySinceRequest,
+    as_received,
+    transaction_of,
+)
 from controller.pipeline.trace import HealthLine, RequestLine
 from hardware.events import SensorEvent
 from hardware.health import Health, HealthRecord
-from rules import InvalidInput, Referee, ShotAmended, ShotPlayed, ShotRecord, Status
-from rules.decisions import Decision
+from rules import Referee
 
-log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Handled:
@@ -67,23 +71,32 @@ class Table:
         health: HealthView | None = None,
         language: str = "en",
     ) -> None:
-        self.referee = Referee()
-        self.fusion = Fusion(fusion)
-        self.match_id: str | None = None
         self.now = 0.0
         self._pub = Publisher(language, health)
-        self._matches = matches
-        self._match_id = match_id
-        self._deferred: list[ShotRecord] = []
+        #: The match in play: the referee, fusion, and what inputs do to them.
+        self.play = Play(self._pub, fusion, match_id, matches)
         self._desk = Desk()
-        # the referee as it was before each undo, newest last, with what the undo left (redo)
-        self._undone: list[tuple[Referee, tuple[object, ...]]] = []
         #: Answers ``history_since(seq, limit, epoch)`` from the journal (the service sets it;
         #: raises LookupError for an epoch the journal is not); a read: neither recorded nor
         #: remembered under its transaction.
         self.history: Callable[[int, int, str | None], dict[str, Any]] | None = None
 
     # -------------------------------------------------------------- reading
+    @property
+    def referee(self) -> Referee:
+        """Returns the referee of the match in play."""
+        return self.play.referee
+
+    @property
+    def fusion(self) -> Fusion:
+        """Returns what makes shot records of the sensors' edges."""
+        return self.play.fusion
+
+    @property
+    def match_id(self) -> str | None:
+        """Returns the id of the match in play (None with none)."""
+        return self.play.match_id
+
     @property
     def match_t0(self) -> float | None:
         """Returns the table's time when the match began (None with no match)."""
@@ -102,7 +115,7 @@ class Table:
     @property
     def matches(self) -> int:
         """Returns how many matches this table has started, those before a rebuild included."""
-        return self._matches
+        return self.play.matches
 
     @property
     def next_deadline(self) -> float:
@@ -146,7 +159,7 @@ class Table:
         self.now = ev.t
         actions = self.fusion.sensor(ev if ev.at is None else dataclasses.replace(ev, t=ev.at))
         if actions:
-            self._apply(actions)
+            self.play.apply(actions)
             return self._take()
         return []
 
@@ -157,7 +170,7 @@ class Table:
         self.now = max(self.now, t)
         actions = self.fusion.set_health(channel, state, t)
         if actions:
-            self._apply(actions)
+            self.play.apply(actions)
         return self._take()
 
     def health(self, records: Sequence[HealthRecord], changed: Mapping[str, Health], t: float,
@@ -169,7 +182,7 @@ class Table:
         for channel, state in changed.items():
             actions = self.fusion.set_health(channel, state, t)
             if actions:
-                self._apply(actions)
+                self.play.apply(actions)
         if records or publish:
             self._pub.health(t)
         return self._take()
@@ -180,7 +193,7 @@ class Table:
             self.now = now
             actions = self.fusion.advance(now)
             if actions:
-                self._apply(actions)
+                self.play.apply(actions)
                 return self._take()
         return []
 
@@ -217,7 +230,10 @@ class Table:
             return self._answer(name, {"status": "ok", "transaction": got.transaction,
                                        "data": data}, t)
         line = {"t": round(t, 6), "request": name, "payload": as_received(got)}
-        return self._answer(name, self._desk.carry_out(name, got, lambda: handle(self, got, t)),
+        if isinstance(got, CancelRequest):  # the desk's own: what it remembers changes
+            return self._answer(name, self._desk.carry_out(name, got, lambda: self._desk.cancel(got)),
+                                t, line)
+        return self._answer(name, self._desk.carry_out(name, got, lambda: handle(self.play, got, t)),
                             t, line)
 
     def refuse(self, name: str, payload: bytes | str | dict[str, Any], reason: str,
@@ -227,60 +243,9 @@ class Table:
         self.now = t
         return self._answer(name, error(transaction_of(payload), reason), t)
 
-    def _trial(self) -> Table:
-        """Returns a copy of the table to try an input on: what it makes is dropped, and
-        nothing done to it changes this table."""
-        trial = copy.copy(self)
-        trial.referee = self.referee.fork()
-        trial.fusion = copy.deepcopy(self.fusion)
-        trial._deferred = list(self._deferred)
-        trial._pub = self._pub.fork()
-        return trial
-
-    # -------------------------------------------------------------- pipeline
-    def _apply(self, actions: list[Action]) -> None:
-        for action in actions:
-            if isinstance(action, DropSeen):
-                self._event("ball_pocketed", {
-                    "pocket": action.pocket, "ball": action.ball,
-                    "shot": self.referee.state.shot + (0 if action.late else 1)}, action.t,
-                    live=True)
-            elif isinstance(action, RuleShot):
-                if self.referee.state.setup is None or self.referee.state.status is Status.MATCH_OVER:
-                    continue  # play with no match in progress: nothing to rule
-                if self.referee.questions or self._deferred:
-                    self._deferred.append(action.record)
-                    continue
-                self._rule(action.record, action.t)
-            elif isinstance(action, AmendShot):
-                if self._deferred:
-                    self._deferred[-1] = action.record
-                elif self.referee.shots:
-                    self._after(action.t, self.referee.feed(ShotAmended(action.record)))
-
-    def _rule(self, record: ShotRecord, t: float) -> None:
-        try:
-            decisions = self.referee.feed(ShotPlayed(record))
-        except InvalidInput as exc:
-            log.warning("shot not ruled: %s", exc)
-            return
-        self._pub.played(self.referee.shots, t)
-        self._after(t, decisions)
-
-    def _retry(self, t: float) -> None:
-        while self._deferred and not self.referee.questions:
-            self._rule(self._deferred.pop(0), t)
-
-    def _after(self, t: float, decisions: list[Decision]) -> None:
-        """Publishes the events of these decisions, then the state and the display."""
-        self._pub.decided(t, decisions, self.referee, self.match_id)
-
     # -------------------------------------------------------------- publishing
     def _take(self) -> list[Message]:
         return self._pub.take()
-
-    def _event(self, kind: str, data: dict[str, Any], t: float, *, live: bool = False) -> None:
-        self._pub.press.event(kind, data, t, live=live)
 
     def _answer(self, name: str, response: dict[str, Any], t: float,
                 line: dict[str, Any] | None = None) -> Handled:

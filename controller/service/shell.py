@@ -35,6 +35,7 @@ from controller.service.backends import hardware_backend
 from controller.service.config import Config
 from controller.service.core import Connected, Release, Request
 from controller.service.journal import JournalError, Outgoing
+from controller.service.junk import JunkLane, refused_anyway
 from controller.service.mqtt import (
     Incoming,
     MqttLink,
@@ -115,6 +116,7 @@ class Service:
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
         self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
+        self._junk = JunkLane(clock)  # requests refused whatever the table holds, waiting apart
         self._stopping = asyncio.Event()
         self.core = open_core(config, clock=clock, wall=wall)
         self.journal = self.core.journal
@@ -159,9 +161,14 @@ class Service:
             self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
     async def _incoming(self, msg: Incoming) -> None:
+        request = Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
+                          msg.problem, msg.expires)
+        if refused_anyway(request):  # never waited for: answered once nothing else waits
+            if self._junk.put(request):
+                self._put(_Flush())
+            return
         await self._request_room.acquire()
-        await self._queue.put(_Brokered(Request(msg.name, msg.payload, None, msg.response_topic,
-                                                msg.correlation, msg.problem, msg.expires)))
+        await self._queue.put(_Brokered(request))
 
     def _refused(self, refusal: Refusal | None) -> None:
         """The broker began (or stopped) refusing a message: health shows the broker link down
@@ -243,10 +250,10 @@ class Service:
         while True:
             item: _Input | None = None
             try:  # asyncio.timeout, not wait_for: no task per wait on the latency path
-                async with asyncio.timeout(core.idle_for()):
+                async with asyncio.timeout(0 if self._junk else core.idle_for()):
                     item = await self._queue.get()
             except TimeoutError:
-                pass
+                item = self._junk.take()
             stop = False
             if item is not None:
                 deadline = loop.time() + group
@@ -265,6 +272,10 @@ class Service:
                         left = deadline - loop.time()
                         if left <= 0:
                             break
+                        junk = self._junk.take()  # answered only when nothing else waits
+                        if junk is not None:
+                            item = junk
+                            continue
                         try:
                             async with asyncio.timeout(left):
                                 item = await self._queue.get()

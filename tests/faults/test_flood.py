@@ -8,8 +8,10 @@ Quick form in the suite (10,000 requests); ``--soak``: 100,000, as the issue's r
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,12 +21,17 @@ from typing import Any
 import aiomqtt
 import pytest
 
+from benchmarks.flood_referee import JUNK as JUNK_UNDO
+from benchmarks.flood_referee import service_config
 from benchmarks.live import rss_mb, stop_process
+from controller.service.junk import JUNK_BURST, JUNK_RATE
 from tests.broker import Broker
+from tests.deploy.venue import password, start_venue
 from tests.faults.record import note
 from tests.service.conftest import Collector, requester
 from tests.service.plays import EVENTS, FINAL, MATCH, summary
 from tests.service.test_restart import write_config
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 B = "billiards/club/t1"
@@ -118,3 +125,56 @@ async def test_a_flood_of_junk_requests_stays_within_memory_and_costs_no_match_e
 @pytest.mark.soak
 async def test_a_flood_of_100000_junk_requests(tmp_path: Path, broker: Broker) -> None:
     check(await flooded(tmp_path, broker, 100_000), 100_000)
+
+
+async def test_a_referees_request_does_not_wait_behind_another_users_junk(tmp_path: Path) -> None:
+    """Issue 39, item 8, on the shipped venue broker: the table is held (SIGSTOP) while Home
+    Assistant's user queues 900 malformed undo requests for it and a referee then asks; once
+    the table runs again, the referee's answer comes before the junk's (which are answered
+    at most ``JUNK_BURST`` at once and ``JUNK_RATE`` a second, the rest dropped and counted),
+    not after all 900 (with every junk request answered in turn it came after them, as the
+    broker had queued them)."""
+    venue = start_venue(tmp_path / "venue")
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--config",
+                             str(service_config(tmp_path, venue))], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    held = False
+    try:
+        async with aiomqtt.Client("127.0.0.1", venue.ports[1883], username="referee",
+                                  password=password("referee")) as ref:
+            await ref.subscribe(f"{B}/response/+", qos=1)
+            await ref.subscribe(f"{B}/state", qos=1)
+            seen: list[tuple[str, Any]] = []
+
+            async def listen() -> None:
+                async for m in ref.messages:
+                    payload = json.loads(m.payload)
+                    seen.append((str(m.topic).rsplit("/", 1)[1], payload.get("transaction")))
+
+            listening = asyncio.create_task(listen())
+            await until(lambda: any(name == "state" for name, _ in seen), 30, "the table's state")
+            os.kill(proc.pid, signal.SIGSTOP)
+            held = True
+            async with aiomqtt.Client("127.0.0.1", venue.ports[1883], username="homeassistant",
+                                      password=password("homeassistant"),
+                                      max_inflight_messages=100) as ha:
+                for start in range(0, 900, 100):
+                    await asyncio.gather(*(ha.publish(f"{B}/request/undo", JUNK_UNDO, qos=1)
+                                           for _ in range(start, start + 100)))
+            await ref.publish(f"{B}/request/get", b'{"transaction": "referee-1"}', qos=1)
+            os.kill(proc.pid, signal.SIGCONT)
+            held = False
+            resumed = time.monotonic()
+            await until(lambda: ("get", "referee-1") in seen, 60, "the referee's answer")
+            took = time.monotonic() - resumed
+            before = seen.index(("get", "referee-1"))
+            junk_first = [tx for name, tx in seen[:before] if name == "undo"]
+            listening.cancel()
+    finally:
+        if held:
+            os.kill(proc.pid, signal.SIGCONT)
+        stop_process(proc)
+        venue.stop()
+    # what the rate lets through while the referee's request came (the first as a burst)
+    allowed = JUNK_BURST + JUNK_RATE * took
+    assert len(junk_first) <= allowed, f"{len(junk_first)} junk answers came first ({took:.1f} s)"

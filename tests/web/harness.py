@@ -47,6 +47,7 @@ class LiveTable:
                  password: str | None = None, persistent: bool = False) -> None:
         self.base = f"billiards/{venue}/{table}"
         self.lock = threading.RLock()
+        self._took = threading.Condition(self.lock)  # notified as each request is taken
         self.t0 = time.monotonic()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.health = health
@@ -65,6 +66,13 @@ class LiveTable:
         self._ticker = threading.Thread(target=self._tick, daemon=True)
         self.host, self.port = host, port
         self.held: list[Message] | None = None  # responses withheld (``hold_answers``)
+
+    def wait_for_request(self, name: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Returns the first request ``name`` the table took, once it has taken one."""
+        with self._took:
+            if not self._took.wait_for(lambda: any(n == name for n, _ in self.requests), timeout):
+                raise AssertionError(f"no {name!r} request reached the table in {timeout} s")
+            return next(p for n, p in self.requests if n == name)
 
     def hold_answers(self) -> None:
         """The table takes requests but its answers wait (a table, or a link, gone slow)."""
@@ -97,6 +105,7 @@ class LiveTable:
         with self.lock:
             payload = json.loads(msg.payload)
             self.requests.append((name, payload))
+            self._took.notify_all()
             # a live request's deadline is checked against the wall clock, as the service does
             self._publish(self.table.request(name, msg.payload, self.now(), wall=time.time()).messages)
 

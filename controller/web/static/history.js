@@ -7,7 +7,9 @@
 //                              and per game, their matches
 //   history.html?name=NAME     the same for every match played under a name as written
 // Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
-"use strict";
+import { LANG, duration, languagePicker, t, translateStatic } from "./i18n.js";
+import { el, foulName, loadConfig } from "./common.js";
+import { gameName, keepsPoints } from "./games.js";
 
 (async function main() {
   const config = await loadConfig();
@@ -132,7 +134,7 @@
   if (!m) { box.replaceChildren(el("p", { class: "idle" }, t(absent(status) ? "h.no_record" : "h.unknown")), back); return; }
   document.title = `${m.players.join(" — ")} — ${t("h.title")}`;
   const who = (i) => (i === null || i === undefined ? "—" : m.players[i] ?? "?");
-  const points = m.game !== "ten-ball";
+  const points = keepsPoints(m.game);
   const file = m.id.replaceAll("~", "-");
   box.replaceChildren(back,
     el("h2", { id: "match-title" }, ...names(m)),

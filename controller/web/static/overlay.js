@@ -1,7 +1,10 @@
 // A scoreboard overlay for streaming: overlay.html?table=t1 in OBS's browser source (its
 // background is transparent). Players, score, race, who shoots and the last event, in the
 // venue's language (config.json's language, or ?lang=).
-"use strict";
+import { t } from "./i18n.js";
+import { connect, el, loadConfig, parseJson } from "./common.js";
+import { gameName, scoresGames } from "./games.js";
+import { TableModel } from "./table-model.js";
 
 (async function main() {
   const config = await loadConfig();
@@ -17,7 +20,7 @@
     if (!s || !s.game) { board.replaceChildren(); return; }
     const players = s.players || [];
     const over = s.status === "match_over" || s.status === "game_over";
-    const tenBall = s.game === "ten-ball";
+    const byGames = scoresGames(s.game);  // the score is the games won
     const side = (i, right) => {
       const p = players[i];
       if (!p) return null;
@@ -29,13 +32,13 @@
     };
     const score = (i) => {
       const p = players[i];
-      return el("span", { class: "score", "data-field": "score" }, tenBall ? `${p.games}` : `${p.score}`);
+      return el("span", { class: "score", "data-field": "score" }, byGames ? `${p.games}` : `${p.score}`);
     };
     const bars = [];
     if (players.length === 2) {  // the broadcast's form: Ann 3 · race · 2 Bob
       bars.push(el("div", { class: "bar" }, side(0, false), score(0),
         el("span", { class: "race", "data-field": "race" }, el("span", {}, gameName(s.game)),
-          el("span", {}, t("card.race", { n: s.race_to }) + (tenBall ? "" : ` · ${players[0].games}:${players[1].games}`))),
+          el("span", {}, t("card.race", { n: s.race_to }) + (byGames ? "" : ` · ${players[0].games}:${players[1].games}`))),
         score(1), side(1, true)));
     } else {
       players.forEach((_, i) => bars.push(el("div", { class: "bar" }, side(i, false), score(i))));

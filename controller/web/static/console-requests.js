@@ -1,0 +1,130 @@
+// The console's requests and their fate. Every action is a request of interfaces §3 published
+// to B/request/<name> with a fresh `transaction` (and an MQTT 5 message expiry, which a bridge
+// may drop): the table's B/response/<name> with the same transaction is shown, an error with
+// its reason. What the console says is what the table said: a request not answered in its
+// time is cancelled (B/request/cancel, by transaction), and is "not known — waiting for the
+// table" until the table answers the request or the cancel; "not done" only once the table
+// confirmed the cancel. No clock is compared.
+import { clockTime, t } from "./i18n.js";
+import { el } from "./common.js";
+import { errorText, openQuestion, questionText } from "./words.js";
+import { page, state } from "./console-state.js";
+
+const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
+const pending = new Map();  // transaction -> {name, timers, acked, then, cancel}
+const cancels = new Map();  // a cancel's transaction -> the transaction it cancels
+let counter = 0;
+// 64 random bits: a transaction names one request, across every console there ever was
+const session = Array.from(crypto.getRandomValues(new Uint8Array(8)),
+  (b) => b.toString(16).padStart(2, "0")).join("");
+
+export function show(text, kind) {
+  page.result.textContent = text;
+  page.result.className = "result " + kind;
+  page.result.dataset.state = kind;
+  if (kind === "sent") return;
+  page.log.prepend(el("li", { class: kind }, `${clockTime(new Date())} ${text}`));
+  while (page.log.childNodes.length > 30) page.log.lastChild.remove();
+}
+export function canSend() { return !!(page.client && page.client.connected) && page.table.online() === "online"; }
+export function send(name, payload) {
+  const req = t("req." + name);
+  if (!page.client || !page.client.connected) { show(t("r.not_connected", { req }), "error"); return null; }
+  const transaction = `web-${session}-${++counter}`;
+  const ttl = page.config.request_ttl_s;
+  const until = clockTime(new Date(Date.now() + ttl * 1000));
+  const timers = [
+    setTimeout(() => { if (pending.has(transaction)) show(t("r.waiting", { req, time: until }), "waiting"); },
+      Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
+    setTimeout(() => giveUp(transaction), ttl * 1000),
+  ];
+  const entry = { name, timers, acked: false, then: null, cancel: null };
+  pending.set(transaction, entry);
+  // the broker's PUBACK says the request reached it: a request never answered is then the
+  // table's silence, without one the broker's
+  page.client.publish(`${page.base}/request/${name}`, JSON.stringify({ v: 1, ...payload, transaction }),
+    { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } }, (err) => { if (!err) entry.acked = true; });
+  show(t("r.sent", { req }), "sent");
+  return transaction;
+}
+// No answer in its time: the table is asked to cancel it, and tells whether it did it.
+function giveUp(transaction) {
+  const p = pending.get(transaction);
+  if (!p) return;
+  p.then = null;  // the rest of a chain waits for no request not known to be done
+  if (!p.cancel) { p.cancel = `web-${session}-${++counter}`; cancels.set(p.cancel, transaction); }
+  askCancel(transaction);
+  const why = !(page.client && page.client.connected) ? "r.unknown_offline" : p.acked ? "r.unknown" : "r.unknown_broker";
+  show(t(why, { req: t("req." + p.name) }), "unknown");
+}
+function askCancel(transaction) {
+  const p = pending.get(transaction);
+  if (!p || !p.cancel || !page.client || !page.client.connected) return;
+  page.client.publish(`${page.base}/request/cancel`, JSON.stringify({ v: 1, cancels: transaction, transaction: p.cancel }), { qos: 1 });
+}
+// After a reconnection: the cancels asked again (the same cancel is answered the same way).
+export function askCancelsAgain() {
+  for (const [transaction, p] of pending) if (p.cancel) askCancel(transaction);
+}
+// Sends requests one after the other, each once the one before was carried out: steps is a
+// list of [name, payload or a function returning it]; a refusal stops the rest.
+export function sendChain(steps) {
+  if (!steps.length) return;
+  const [name, payload] = steps[0];
+  const tx = send(name, typeof payload === "function" ? payload() : payload);
+  if (tx && pending.has(tx)) pending.get(tx).then = () => sendChain(steps.slice(1));
+}
+export function nextShot() { return (state().shot || 0) + 1; }
+// Takes the table's response to a request (ours: its fate shown; done(name, fixed) then runs
+// for one carried out, `fixed` the presumption it corrected, if any).
+export function answered(name, response, done) {
+  if (name === "cancel" && cancels.has(response.transaction)) { cancelAnswered(response, done); return; }
+  const p = pending.get(response.transaction);
+  if (!p) return;  // another console's request, or one already answered
+  p.timers.forEach(clearTimeout);
+  pending.delete(response.transaction);
+  if (p.cancel) cancels.delete(p.cancel);
+  const req = t("req." + name);
+  const fixed = page.fixing.get(response.transaction);
+  page.fixing.delete(response.transaction);
+  if (response.status === "ok") {
+    const d = response.data;
+    show(d && d.match_id ? t("r.ok_match", { req, id: d.match_id }) : t("r.ok", { req }), "ok");
+    done(name, fixed);
+    if (p.then) p.then();
+  } else if (name === "call" && openQuestion(response.error, page.table)) {
+    // refused, not lost: the taps stay, and the referee is told what to do with them
+    const q = openQuestion(response.error, page.table);
+    show(t("r.call_after_question", { req, text: questionText(q, page.table) }), "error");
+  } else {
+    show(t("r.error", { req, why: errorText(response.error, page.table) }), "error");
+  }
+}
+
+// The table's word on a request given up: cancelled (not done, and never will be), or the
+// request came first and the cancel carries its answer. An error leaves it not known.
+function cancelAnswered(response, done) {
+  const transaction = cancels.get(response.transaction);
+  const p = pending.get(transaction);
+  const d = response.data;
+  if (!p || response.status !== "ok" || !d) return;
+  if (!d.cancelled) { answered(p.name, d.answer, done); return; }
+  p.timers.forEach(clearTimeout);
+  pending.delete(transaction);
+  cancels.delete(response.transaction);
+  page.fixing.delete(transaction);
+  show(t("r.cancelled", { req: t("req." + p.name) }), "cancelled");
+}
+
+// Buttons that send are off while we or the table are away, and say why.
+export function renderEnabled() {
+  const ok = canSend();
+  for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button, #foul-sheet button, #fix-sheet button.foul-pick")) b.disabled = !ok;
+  const note = document.getElementById("blocked");
+  note.hidden = ok;
+  if (!ok) {
+    note.textContent = !(page.client && page.client.connected) ? t("c.disabled_conn")
+      : t("c.disabled_table", { state: t("online." + (page.table.online() in { offline: 1, stopped: 1 } ? page.table.online() : "unknown")) });
+  }
+}
+
