@@ -46,6 +46,9 @@ class Holds:
         self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
         self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
         self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
+        #: Sources known from the service's last run, not yet back in this one: what they kept
+        #: while no service listened comes with its own times (``resumed``).
+        self._kept: dict[str, tuple[str, ...]] = {}
 
     def until(self) -> float:
         """Returns the time the table's clock may not pass (inf when nothing is held)."""
@@ -58,6 +61,15 @@ class Holds:
         self._until.setdefault(source, t)
         self._back.discard(source)
 
+    def resumed(self, carried: Mapping[str, tuple[str, ...]], t: float) -> None:
+        """The service started again: the sources of its last run (``carried``: their
+        channels) are held as if they had gone down at ``t`` (its last input: their data is
+        complete to there), and what each kept while no service listened keeps its own time,
+        however late it comes (``is_late``)."""
+        for source, channels in carried.items():
+            self.down(source, t, channels)
+            self._kept[source] = channels
+
     def up(self, source: str, up: bool = True) -> None:
         """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
         once the edges it kept (queued right behind its news) are in; a late source is no
@@ -68,8 +80,10 @@ class Holds:
             self._late_back.add(source)
 
     def is_late(self, channel: str) -> bool:
-        """Returns whether ``channel`` is carried by a source whose hold was given up."""
-        return any(channel in channels for channels in self._late.values())
+        """Returns whether ``channel`` is carried by a source whose hold was given up, or one
+        of the last run not yet back in this one."""
+        return any(channel in channels for held in (self._late, self._kept)
+                   for channels in held.values())
 
     def wait(self, ev: SensorEvent) -> None:
         """Keeps an edge later than the hold until the hold lifts."""
@@ -80,9 +94,11 @@ class Holds:
         with ``everything``); returns the waiting edges the hold now lets in, in time order."""
         for source in self._back:
             self._until.pop(source, None)
+            self._kept.pop(source, None)
         self._back.clear()
         for source in self._late_back:
             self._late.pop(source, None)
+            self._kept.pop(source, None)
         self._late_back.clear()
         for source, held in list(self._until.items()):
             if everything or held < given_up:

@@ -51,24 +51,29 @@ table's clock there (``clock.Holds``): no timer falls due, requests are taken at
 time, and sensor edges later than the hold wait, to come in with their own times, in time
 order, when the hold lifts (the tick after the source is back, with what it kept queued
 behind its ``LinkChanged``). Fusion then rules what they show as if they had come on time.
-An edge older than what the table already took is still taken at the table's time; one from a
-source whose hold was given up keeps its own time as well (``SensorEvent.at``): fusion takes
-it at that time, so a drop it shows is published with its time and corrects the shot it fell
-in (its pocket's question is answered by it), however late the source is back. A source back
-with another boot id than it went down with (a board that restarted: what it had not sent is
-gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is told so
-(``Health.GAP``, ``health_timing.ToldHealth``) until that shot is ruled: what they see counts,
-and the referee is asked about the rest. The same goes for the channels a source names as
-having lost edges (``EventsLost.channels``: a board's full buffer) while a shot is open.
+At its start the service holds its clock in the same way for the boards its last run had
+(``boards`` in the journal's meta), at its last input: a self-powered board ran on while no
+service listened and hands over what it kept, each edge with its own time, in the shot it fell
+in. An edge older than what the table already took is still taken at the table's time; one from
+a source whose hold was given up (or of the last run's boards, not yet back) keeps its own time
+as well (``SensorEvent.at``): fusion takes it at that time, so a drop it shows is published
+with its time and corrects the shot it fell in (its pocket's question is answered by it),
+however late the source is back. A source back with another boot id than it went down with (a
+board that restarted: what it had not sent is gone) is a data gap (``DataGap``, a warning): if
+a shot is open, fusion is told so (``Health.GAP``, ``health_timing.ToldHealth``) until that
+shot is ruled: what they see counts, and the referee is asked about the rest. The same goes for
+the channels a source names as having lost edges (``EventsLost.channels``: a board's full
+buffer) while a shot is open.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,6 +156,9 @@ class TableCore:
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)
         journal.set_meta("offset", repr(self.time.offset))
+        # the boards of the last run hand over what they kept meanwhile: held for, timed as kept
+        self._boards = boards_of(journal.meta)
+        self.time.holds.resumed(self._boards, self.time.last_t)
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
         self._timing = HealthTiming(clock(), tick_s=config.health.tick_s,
@@ -249,6 +257,10 @@ class TableCore:
             holds.down(item.source, t, item.channels)
         else:
             holds.up(item.source, item.up)
+        if item.up and item.channels and item.boot_id is not None:  # a board: the next run
+            if self._boards.get(item.source) != item.channels:  # holds for it at its start
+                self._boards[item.source] = item.channels
+                self.journal.set_meta("boards", json.dumps(self._boards, sort_keys=True))
         records = self.health.feed(dataclasses.replace(item, t=t))
         if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
             self._told.note_gaps(item.source, records)
@@ -385,6 +397,19 @@ class TableCore:
             self.durability.close()
         finally:
             self._recorder.close()
+
+
+def boards_of(meta: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Returns the sensor boards the journal's ``meta`` names (``boards``: each board's id and
+    the channels it carried when last up), none where it names none or cannot be read."""
+    try:
+        raw = json.loads(meta.get("boards", "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(source): tuple(str(ch) for ch in channels) for source, channels in raw.items()
+            if isinstance(channels, list)}
 
 
 def refusal(item: Request, journal_error: str | None, mono: float) -> str | None:
