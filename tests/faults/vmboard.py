@@ -102,8 +102,13 @@ class VmBoard:
                 with contextlib.suppress(BrokenPipeError):
                     os.write(into, data)
 
-    def cable(self, plugged: bool) -> None:
-        """Pulls the USB cable out (False) or plugs it in; returns once it is so."""
+    def cable(self, plugged: bool, link: Path | None = None) -> None:
+        """Pulls the USB cable out (False) or plugs it in (at ``link``: another port, when
+        given); returns once it is so."""
+        if link is not None:
+            assert not self._plugged and plugged, "a board moves to another port unplugged"
+            self.link = link
+            self.port.link = str(link)
         self._plugged = plugged
         deadline = time.monotonic() + 5
         while (self.port.master >= 0) != plugged:
