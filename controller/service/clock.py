@@ -15,11 +15,12 @@ confirmed, for up to ``HOLD_S``.
 from __future__ import annotations
 
 import bisect
+import json
 import logging
 import math
 from collections.abc import Callable, Mapping
 
-from hardware.events import SensorEvent
+from hardware.events import LinkChanged, SensorEvent
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,19 @@ LAG = 0.05
 HOLD_S = 10.0
 #: The longest a machine is taken to have been off between two runs (the wall clock may jump).
 MAX_AWAY_S = 86400.0
+
+
+def boards_of(meta: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Returns the sensor boards the journal's ``meta`` names (``boards``: each board's id and
+    the channels it carried when last up), none where it names none or cannot be read."""
+    try:
+        raw = json.loads(meta.get("boards", "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(source): tuple(str(ch) for ch in channels) for source, channels in raw.items()
+            if isinstance(channels, list)}
 
 
 class Holds:
@@ -49,6 +63,8 @@ class Holds:
         #: Sources known from the service's last run, not yet back in this one: what they kept
         #: while no service listened comes with its own times (``resumed``).
         self._kept: dict[str, tuple[str, ...]] = {}
+        #: The sensor boards of this run and the last: id -> channels (the journal keeps them).
+        self.boards: dict[str, tuple[str, ...]] = {}
 
     def until(self) -> float:
         """Returns the time the table's clock may not pass (inf when nothing is held)."""
@@ -69,6 +85,25 @@ class Holds:
         for source, channels in carried.items():
             self.down(source, t, channels)
             self._kept[source] = channels
+            self.boards[source] = channels
+
+    def changed(self, change: LinkChanged, t: float, note: Callable[[str, str], None]) -> None:
+        """A source went down, its data complete to ``t`` (``down``), or is back (``up``); a
+        board up is noted for the next run (``board``: ``note`` journals it)."""
+        if not change.up and change.channels:  # a sensor source (the broker's link carries none)
+            self.down(change.source, t, change.channels)
+        else:
+            self.up(change.source, change.up)
+        self.board(change, note)
+
+    def board(self, change: LinkChanged, note: Callable[[str, str], None]) -> None:
+        """Notes a board up (a source with a boot id and channels): when the boards changed,
+        gives ``note`` them as the journal's meta keeps them (``"boards"``, JSON)."""
+        if not (change.up and change.channels and change.boot_id is not None) or \
+                self.boards.get(change.source) == change.channels:
+            return
+        self.boards[change.source] = change.channels
+        note("boards", json.dumps(self.boards, sort_keys=True))
 
     def up(self, source: str, up: bool = True) -> None:
         """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
@@ -142,6 +177,8 @@ class ServiceClock:
             log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
                      self.clock())
         self._last_t = last
+        # the boards of the last run hand over what they kept meanwhile: held for, timed as kept
+        self.holds.resumed(boards_of(meta), last)
         return moved
 
     def clock(self) -> float:

@@ -70,10 +70,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,9 +155,6 @@ class TableCore:
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)
         journal.set_meta("offset", repr(self.time.offset))
-        # the boards of the last run hand over what they kept meanwhile: held for, timed as kept
-        self._boards = boards_of(journal.meta)
-        self.time.holds.resumed(self._boards, self.time.last_t)
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
         self._timing = HealthTiming(clock(), tick_s=config.health.tick_s,
@@ -253,14 +249,7 @@ class TableCore:
         or where the clock already is). Back up: its hold lifts at the next tick."""
         holds = self.time.holds
         t = self.time.at(min(self.time.host(item.t), self.time.lagging(), holds.until()))
-        if not item.up and item.channels:  # a sensor source (the broker's link carries none)
-            holds.down(item.source, t, item.channels)
-        else:
-            holds.up(item.source, item.up)
-        if item.up and item.channels and item.boot_id is not None:  # a board: the next run
-            if self._boards.get(item.source) != item.channels:  # holds for it at its start
-                self._boards[item.source] = item.channels
-                self.journal.set_meta("boards", json.dumps(self._boards, sort_keys=True))
+        holds.changed(item, t, self.journal.set_meta)
         records = self.health.feed(dataclasses.replace(item, t=t))
         if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
             self._told.note_gaps(item.source, records)
@@ -397,19 +386,6 @@ class TableCore:
             self.durability.close()
         finally:
             self._recorder.close()
-
-
-def boards_of(meta: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
-    """Returns the sensor boards the journal's ``meta`` names (``boards``: each board's id and
-    the channels it carried when last up), none where it names none or cannot be read."""
-    try:
-        raw = json.loads(meta.get("boards", "{}"))
-    except ValueError:
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    return {str(source): tuple(str(ch) for ch in channels) for source, channels in raw.items()
-            if isinstance(channels, list)}
 
 
 def refusal(item: Request, journal_error: str | None, mono: float) -> str | None:
