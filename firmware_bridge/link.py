@@ -237,8 +237,7 @@ class BoardLink:
         self.last_error = ""
         self._port: _Port | None = None  # the connection, while the port is open
         self._acks: dict[int, asyncio.Future[None]] = {}
-        #: Per board (its uid): the boot it had when last seen, on this port or another of
-        #: the same backend (``boots``: boards swapped between ports are no restarts).
+        #: Per board uid, its boot when last seen on any of the links sharing ``boots``.
         self._boots: dict[str, int] = {} if boots is None else boots
         self._ever_up = False
         self._host_boot = random.getrandbits(32)

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import Self
 
 from firmware_bridge.sim import PtyPort
-from tests.firmware_bridge.test_micropython import MICROPYPATH, MICROPYTHON
+from tests.firmware_bridge.test_micropython import MICROPYTHON, STUBS
 
 BRIDGE = Path(__file__).resolve().parents[2] / "firmware_bridge"
 #: The default map's pins (firmware_bridge/README.md): each beam's GPIO.
@@ -36,11 +36,15 @@ CUSHION_H = 9
 class VmBoard:
     """One board: the firmware on the VM, its line relayed to a pty at ``link`` (see the
     module doc). ``uid`` (16 hex digits) is its unique id; ``saved`` the ``channels.json``
-    its flash holds at boot (None: none)."""
+    its flash holds at boot (None: none); ``firmware`` and ``protocol`` the folders of the
+    ``main.py`` and ``protocol.py`` flashed (this tree's, or an older release's)."""
 
     def __init__(self, folder: Path, link: Path, *, uid: str | None = None,
-                 saved: object | None = None) -> None:
+                 saved: object | None = None, firmware: Path = BRIDGE / "firmware",
+                 protocol: Path = BRIDGE) -> None:
         self.folder = folder
+        self.firmware = firmware  # the folder of its main.py
+        self.protocol = protocol  # the folder of its protocol.py
         self.link = link
         self._uid = uid
         self._saved = saved
@@ -63,9 +67,9 @@ class VmBoard:
         if self._saved is not None:
             (self.folder / "channels.json").write_text(json.dumps(self._saved))
         self.proc = subprocess.Popen(
-            [str(MICROPYTHON), str(BRIDGE / "firmware" / "main.py")], cwd=self.folder,
+            [str(MICROPYTHON), str(self.firmware / "main.py")], cwd=self.folder,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={**os.environ, "MICROPYPATH": MICROPYPATH})
+            env={**os.environ, "MICROPYPATH": f"{STUBS}:{self.protocol}:{self.firmware}"})
         self._thread.start()
         return self
 
