@@ -152,3 +152,48 @@ async def test_balls_kept_while_the_service_was_killed_and_the_cable_dead_8_s_ar
 async def test_balls_kept_through_a_3_s_restart_with_the_cable_in_are_published(
         tmp_path: Path, broker: Broker) -> None:
     check(*await kept_across_a_restart(tmp_path, broker, kill=False, cable_dead_s=0.0))
+
+
+@needs_micropython
+async def test_a_brown_out_loop_within_one_shot_names_each_gap_in_what_the_referee_is_asked(
+        tmp_path: Path, broker: Broker) -> None:
+    """Issue 38 §2: the board off 0.3 s every 3 s, five times within one shot (the balls
+    rolling on: a cushion hit each second). Every drop seen while powered is published; the
+    referee is asked about each pocket once, the question saying it lost data 5 times and on
+    which channels."""
+    link = tmp_path / "usb-MicroPython_Board_in_FS_mode_e661410401020304-if00"
+    config = write_config(tmp_path, broker, [link])
+    with VmBoard(tmp_path / "board", link) as board:
+        async with Collector(broker) as col, requester(broker) as req:
+            with service(config, tmp_path / "service.log"):
+                await col.wait(lambda: board_up(col, board.uid), 60)
+                await req.send("new_match", {"game": "pyramid", "players": ["Ann", "Bob"],
+                                             "transaction": "nm"})
+                await col.response("new_match", "nm")
+                for n, pocket in enumerate(["fl", "fr", "sl", "sr", "hl"], start=1):
+                    for _ in range(2):  # balls still rolling: the shot stays open
+                        board.set(CUSHION_H, 1)
+                        board.set(CUSHION_H, 0)
+                        await asyncio.sleep(1.0)
+                    board.drop(pocket)
+                    await col.wait(lambda n=n: len(col.events("ball_pocketed")) >= n, 20)
+                    await asyncio.sleep(0.5)
+                    gaps = len([w for w in col.events("warning")
+                                if w["data"].get("kind") == "data_gap"])
+                    board.power_cycle(0.3)
+                    await col.wait(lambda gaps=gaps: len(
+                        [w for w in col.events("warning")
+                         if w["data"].get("kind") == "data_gap"]) > gaps, 20)
+                assert not col.events("shot_result")  # all within one shot
+                await req.send("shot_end", {"transaction": "end"})
+                await col.response("shot_end", "end")
+                await req.settle(col)
+                asked = [q for q in col.last("state")["questions"] if q["topic"] == "ball_fell"]
+    assert len(col.events("ball_pocketed")) == 5
+    warned = [w["data"] for w in col.events("warning") if w["data"].get("kind") == "data_gap"]
+    assert len(warned) == 5
+    channels = sorted(warned[0]["channels"])
+    assert sorted(q["about"]["pocket"] for q in asked) == ["fl", "fr", "hl", "hr", "sl", "sr"]
+    for q in asked:
+        assert q["about"]["gaps"] == 5 and q["about"]["channels"] == channels, q
+        assert f"lost data 5 times in this shot ({', '.join(channels)})" in q["prompt"], q

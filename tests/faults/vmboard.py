@@ -52,6 +52,7 @@ class VmBoard:
         self.proc: subprocess.Popen[bytes] | None = None
         self._plugged = True
         self._stop = threading.Event()
+        self._lock = threading.Lock()  # the relay's and the power switch's
         self._thread = threading.Thread(target=self._relay, name="vm-board relay", daemon=True)
 
     @property
@@ -66,45 +67,80 @@ class VmBoard:
             (self.folder / "uid").write_text(self._uid)
         if self._saved is not None:
             (self.folder / "channels.json").write_text(json.dumps(self._saved))
+        self._boot()
+        self._thread.start()
+        return self
+
+    def _boot(self) -> None:
+        """Powers the board on: the firmware starts (a new boot id)."""
+        assert MICROPYTHON is not None
         self.proc = subprocess.Popen(
             [str(MICROPYTHON), str(self.firmware / "main.py")], cwd=self.folder,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env={**os.environ, "MICROPYPATH": f"{STUBS}:{self.protocol}:{self.firmware}"})
-        self._thread.start()
-        return self
+
+    def _off(self) -> None:
+        """Powers the board off: the firmware ends, and what it kept with it."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self._stop.set()
         self._thread.join(5)
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-                if pipe is not None:
-                    pipe.close()
+        self._off()
         self.port.close()
+
+    def power_cycle(self, off_s: float) -> None:
+        """A brown-out: the board is off for ``off_s`` (its USB device gone with it), then
+        boots again."""
+        with self._lock:
+            self._plugged = False
+            self._off()
+        self.cable(False)
+        time.sleep(off_s)  # the spell the supply is out (a physical duration)
+        with self._lock:
+            self._boot()
+            self._plugged = True
+        self.cable(True)
 
     def _relay(self) -> None:
         """Carries bytes between the VM's line and the pty while the cable is in."""
-        assert self.proc is not None and self.proc.stdout is not None
-        assert self.proc.stdin is not None
-        out, into = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         while not self._stop.is_set():
-            if self._plugged and self.port.master < 0:
-                self.port.plug()
-            elif not self._plugged and self.port.master >= 0:
-                self.port.unplug()
-            fds = [out] + ([self.port.master] if self.port.master >= 0 else [])
-            ready, _, _ = select.select(fds, [], [], 0.01)
-            if out in ready:
-                data = os.read(out, 4096)
-                if not data:
-                    return  # the VM ended
-                self.port.write(data)  # dropped while unplugged
-            if (data := self.port.read()) is not None:
-                with contextlib.suppress(BrokenPipeError):
-                    os.write(into, data)
+            with self._lock:
+                proc = self.proc
+                if self._plugged and self.port.master < 0:
+                    self.port.plug()
+                elif not self._plugged and self.port.master >= 0:
+                    self.port.unplug()
+                if proc is None or proc.stdout is None or proc.stdin is None:
+                    ready: list[int] = []
+                    out = into = -1
+                else:
+                    out, into = proc.stdout.fileno(), proc.stdin.fileno()
+            fds = ([out] if out >= 0 else []) + ([self.port.master] if self.port.master >= 0
+                                                  else [])
+            try:
+                ready, _, _ = select.select(fds, [], [], 0.01) if fds else ([], [], [])
+            except (OSError, ValueError):  # powered off meanwhile
+                continue
+            if not fds:
+                time.sleep(0.01)
+            with self._lock:
+                if self.proc is not proc:
+                    continue
+                if out >= 0 and out in ready:
+                    data = os.read(out, 4096)
+                    if data:
+                        self.port.write(data)  # dropped while unplugged
+                if (data := self.port.read()) is not None and into >= 0:
+                    with contextlib.suppress(BrokenPipeError, OSError):
+                        os.write(into, data)
 
     def cable(self, plugged: bool, link: Path | None = None) -> None:
         """Pulls the USB cable out (False) or plugs it in (at ``link``: another port, when
