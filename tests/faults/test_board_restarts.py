@@ -72,11 +72,12 @@ def board_up(col: Collector, uid: str, since: int = 0) -> bool:
 
 
 async def kept_across_a_restart(tmp_path: Path, broker: Broker, *, kill: bool,
-                                cable_dead_s: float) -> tuple[list[dict[str, Any]],
-                                                              list[tuple[str, float]], int]:
-    """Plays a ball, then the service goes (``kill``: SIGKILL, else a clean stop) and a new
-    one starts at once while 11 balls fall (the cable dead ``cable_dead_s``, 0: in); returns
-    the ``ball_pocketed`` events, the balls as the board saw them, and the shot they fell in."""
+                                cable_dead_s: float, ended: bool = False,
+                                ) -> tuple[list[dict[str, Any]], list[tuple[str, float]], int]:
+    """Plays a ball (and ends that shot, ``ended``), then the service goes (``kill``: SIGKILL,
+    else a clean stop) and a new one starts at once while 11 balls fall (the cable dead
+    ``cable_dead_s``, 0: in); returns the ``ball_pocketed`` events, the balls as the board saw
+    them, and the shot they fell in (the one open at the restart, or the next)."""
     link = tmp_path / "usb-MicroPython_Board_in_FS_mode_e661410401020304-if00"
     config = write_config(tmp_path, broker, [link])
     log = tmp_path / "service.log"
@@ -92,6 +93,11 @@ async def kept_across_a_restart(tmp_path: Path, broker: Broker, *, kill: bool,
                 board.drop("hr")
                 await col.wait(lambda: col.events("ball_pocketed"), 20)
                 shot = col.events("ball_pocketed")[0]["data"]["shot"]
+                if ended:  # the shot is over: what falls next is a shot of its own
+                    await req.send("shot_end", {"transaction": "end"})
+                    await col.response("shot_end", "end")
+                    await req.settle(col)
+                    shot += 1
                 if kill:
                     first.send_signal(signal.SIGKILL)
                 else:
@@ -132,6 +138,7 @@ async def settled(col: Collector, req: Requester, uid: str, seen: int) -> None:
 
 
 def check(events: list[dict[str, Any]], truth: list[tuple[str, float]], shot: int) -> None:
+    """Each ball once, in order, at its own time (within 1 ms), the 11 in ``shot``."""
     assert [e["data"]["pocket"] for e in events] == [p for p, _ in truth]  # each once, in order
     assert len(events) == 1 + len(POCKETS)
     # The service's clock is host monotonic plus its journal's offset, the same across a
@@ -139,7 +146,7 @@ def check(events: list[dict[str, Any]], truth: list[tuple[str, float]], shot: in
     offset = events[0]["ts"] - truth[0][1]
     errors = [abs(e["ts"] - t - offset) for e, (_, t) in zip(events, truth, strict=True)]
     assert max(errors) < 0.001, errors
-    assert {e["data"]["shot"] for e in events} == {shot}  # the shot open at the restart
+    assert {e["data"]["shot"] for e in events[1:]} == {shot}  # where they fell
 
 
 @needs_micropython
@@ -152,6 +159,15 @@ async def test_balls_kept_while_the_service_was_killed_and_the_cable_dead_8_s_ar
 async def test_balls_kept_through_a_3_s_restart_with_the_cable_in_are_published(
         tmp_path: Path, broker: Broker) -> None:
     check(*await kept_across_a_restart(tmp_path, broker, kill=False, cable_dead_s=0.0))
+
+
+@needs_micropython
+async def test_balls_kept_through_a_3_s_stop_after_a_shot_ended_are_a_shot_of_their_own(
+        tmp_path: Path, broker: Broker) -> None:
+    """The shot was over when the service stopped: the balls that fell while it was down are
+    the next shot, played while no service ran."""
+    check(*await kept_across_a_restart(tmp_path, broker, kill=False, cable_dead_s=0.0,
+                                       ended=True))
 
 
 @needs_micropython
