@@ -15,6 +15,7 @@ confirmed, for up to ``HOLD_S``.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import logging
 import math
@@ -63,6 +64,10 @@ class Holds:
         #: Sources known from the service's last run, not yet back in this one: what they kept
         #: while no service listened comes with its own times (``resumed``).
         self._kept: dict[str, tuple[str, ...]] = {}
+        #: A board of the last run -> the time it is held at (the last input before the start),
+        #: and how far its kept edges are moved when their time cannot be known (``placed``).
+        self._resumed_at: dict[str, float] = {}
+        self._shift: dict[str, float] = {}
         #: The sensor boards of this run and the last: id -> channels (the journal keeps them).
         self.boards: dict[str, tuple[str, ...]] = {}
 
@@ -86,6 +91,29 @@ class Holds:
             self.down(source, t, channels)
             self._kept[source] = channels
             self.boards[source] = channels
+            self._resumed_at[source] = t
+
+    def placed(self, ev: SensorEvent) -> tuple[SensorEvent, tuple[str, ...]]:
+        """Returns a sensor edge as it is to be taken, and the channels of a board of the last
+        run found with it to have kept edges whose time cannot be known (else ``()``). No edge
+        a board kept is older than the last input before the start; one timed before it (after
+        a reboot of the Pi the time it was off is only as good as its wall clock) is moved, with
+        the rest that board kept, to just after it, in their order and spacing, and its shot
+        goes to the referee: a gap in that board's data."""
+        source = next((s for s, chs in self._kept.items() if ev.ch in chs), None)
+        if source is None:
+            return ev, ()
+        found: tuple[str, ...] = ()
+        if source not in self._shift:
+            start = self._resumed_at.get(source, -math.inf)
+            if ev.t >= start:
+                return ev, ()
+            self._shift[source] = start - ev.t + 1e-6
+            found = self._kept[source]
+            log.warning("board %s kept edges timed before the service's last input (%.3f s "
+                        "before): their time is not known; taken in order after it, their shot "
+                        "asked", source, start - ev.t)
+        return dataclasses.replace(ev, t=ev.t + self._shift[source]), found
 
     def changed(self, change: LinkChanged, t: float, note: Callable[[str, str], None]) -> None:
         """A source went down, its data complete to ``t`` (``down``), or is back (``up``); a
@@ -130,6 +158,7 @@ class Holds:
         for source in self._back:
             self._until.pop(source, None)
             self._kept.pop(source, None)
+            self._shift.pop(source, None)
         self._back.clear()
         for source in self._late_back:
             self._late.pop(source, None)

@@ -206,12 +206,13 @@ class TableCore:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
         self._shot_ended = False
         if isinstance(item, SensorEvent):
-            ev = dataclasses.replace(item, t=self.time.host(item.t))
+            ev, unknown = self.time.holds.placed(dataclasses.replace(item, t=self.time.host(item.t)))
             if ev.t > self.time.holds.until():  # after what a source that went down confirmed
                 self.time.holds.wait(ev)
                 out = []
             else:
                 out = self._sensor(ev)
+            out += self._health([], self.now(), channels=self._told.noted(unknown)) if unknown else []
         elif isinstance(item, LinkChanged):
             out = self._link(item)
         elif isinstance(item, Request):
