@@ -68,8 +68,10 @@ class Holds:
         #: and how far its kept edges are moved when their time cannot be known (``placed``).
         self._resumed_at: dict[str, float] = {}
         self._shift: dict[str, float] = {}
-        #: The sensor boards of this run and the last: id -> channels (the journal keeps them).
+        #: The sensor boards of this run and the last: id -> channels (the journal keeps them:
+        #: ``note("boards", JSON)`` whenever they change).
         self.boards: dict[str, tuple[str, ...]] = {}
+        self.note: Callable[[str, str], None] = lambda key, value: None
 
     def until(self) -> float:
         """Returns the time the table's clock may not pass (inf when nothing is held)."""
@@ -115,23 +117,23 @@ class Holds:
                         "asked", source, start - ev.t)
         return dataclasses.replace(ev, t=ev.t + self._shift[source]), found
 
-    def changed(self, change: LinkChanged, t: float, note: Callable[[str, str], None]) -> None:
+    def changed(self, change: LinkChanged, t: float) -> None:
         """A source went down, its data complete to ``t`` (``down``), or is back (``up``); a
-        board up is noted for the next run (``board``: ``note`` journals it)."""
+        board up is noted for the next run (``board``)."""
         if not change.up and change.channels:  # a sensor source (the broker's link carries none)
             self.down(change.source, t, change.channels)
         else:
             self.up(change.source, change.up)
-        self.board(change, note)
+        self.board(change)
 
-    def board(self, change: LinkChanged, note: Callable[[str, str], None]) -> None:
+    def board(self, change: LinkChanged) -> None:
         """Notes a board up (a source with a boot id and channels): when the boards changed,
         gives ``note`` them as the journal's meta keeps them (``"boards"``, JSON)."""
         if not (change.up and change.channels and change.boot_id is not None) or \
                 self.boards.get(change.source) == change.channels:
             return
         self.boards[change.source] = change.channels
-        note("boards", json.dumps(self.boards, sort_keys=True))
+        self.note("boards", json.dumps(self.boards, sort_keys=True))
 
     def up(self, source: str, up: bool = True) -> None:
         """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
@@ -171,6 +173,9 @@ class Holds:
                                 "clock goes on without it", source, held)
                     # what it kept still comes with its own times (``at``), whenever it comes
                     self._late[source] = self._carried.get(source, ())
+                    if source in self._kept:  # a board of the last run, not back: the next
+                        self.boards.pop(source, None)  # start holds for it no more
+                        self.note("boards", json.dumps(self.boards, sort_keys=True))
                 del self._until[source]
         hold = self.until()
         cut = bisect.bisect_right(self._waiting, hold, key=lambda e: e.t)

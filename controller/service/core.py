@@ -154,6 +154,7 @@ class TableCore:
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)
+        self.time.holds.note = journal.set_meta  # the boards, for the next run's holds
         journal.set_meta("offset", repr(self.time.offset))
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
@@ -250,7 +251,7 @@ class TableCore:
         or where the clock already is). Back up: its hold lifts at the next tick."""
         holds = self.time.holds
         t = self.time.at(min(self.time.host(item.t), self.time.lagging(), holds.until()))
-        holds.changed(item, t, self.journal.set_meta)
+        holds.changed(item, t)
         records = self.health.feed(dataclasses.replace(item, t=t))
         if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
             self._told.note_gaps(item.source, records)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from controller.service.clock import HOLD_S
 from hardware.events import LinkChanged
 from tests.service.corekit import FakeClock, Stepper, core_config, events
 from tests.service.test_core import in_a_match
@@ -78,3 +79,25 @@ def test_edges_kept_across_a_restart_of_the_service_keep_their_own_time(tmp_path
     assert not [q for q in events(again.sent, "question")
                 if json.loads(q.payload)["data"]["topic"] == "ball_fell"]
     again.close()
+
+
+def test_a_board_of_the_last_run_that_never_comes_back_is_held_for_once(tmp_path: Path) -> None:
+    """A board taken off the table: the first start holds the clock for it (HOLD_S), then
+    forgets it; the next start holds for nothing."""
+    s = in_a_match(core_config(tmp_path))
+    s.take(s.core.handle(LinkChanged(0.5, "board-a", True, "connected", BOARD, boot_id=7)))
+    s.commit()
+    s.close()
+    again = Stepper(core_config(tmp_path), clock=FakeClock(s.clock.t + 1.0), wall=s.wall,
+                    boot="boot-1")
+    again.take(again.core.start())
+    held = again.core.now()
+    assert again.core.time.holds.until() < float("inf")  # held for board-a
+    again.settle(held + HOLD_S + 1.0)
+    assert again.core.time.holds.until() == float("inf")  # given up
+    again.commit()
+    again.close()
+    third = Stepper(core_config(tmp_path), clock=FakeClock(again.clock.t + 1.0), wall=s.wall,
+                    boot="boot-1")
+    assert third.core.time.holds.until() == float("inf")  # nothing to hold for
+    third.close()
