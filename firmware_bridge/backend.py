@@ -35,11 +35,14 @@ class SerialBackend:
         self.links: list[BoardLink] = []
         self._events = 0
         self._overflows = 0
+        #: Each board's boot when last seen, by uid, shared by the links: a board that moves
+        #: to another port keeps its boot (``BoardLink``).
+        self.boots: dict[str, int] = {}
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
             for port in self.ports:
-                link = BoardLink(port, self._emit, **self._options)
+                link = BoardLink(port, self._emit, boots=self.boots, **self._options)
                 self.links.append(await stack.enter_async_context(link))
             self._stack = stack.pop_all()
         return self

@@ -13,6 +13,9 @@ the board is back and emits ``LinkChanged(up=True)``, followed at once by the ed
 kept meanwhile, each with its own time. Both carry the board's boot id; one back with another
 boot id than it went down with (powered by its cable, a watchdog or crash reset) is
 ``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap.
+Boot ids are kept per board (its uid), not per port: links given the same ``boots`` (a
+``SerialBackend``'s) know a board that moved to another port (two boards swapped after a hub
+reset) by its boot, and take it for no restart.
 
 Nothing is delivered twice: the board numbers its edges and keeps them until acknowledged;
 after a reconnect it sends the unacknowledged ones again and the link drops the numbers it
@@ -221,6 +224,7 @@ class BoardLink:
         inverted: Collection[str] = (),
         max_pending: int = 4096,
         monotonic: Callable[[], float] = time.monotonic,
+        boots: dict[str, int] | None = None,
     ) -> None:
         self.port = port
         self._emit = emit
@@ -233,7 +237,8 @@ class BoardLink:
         self.last_error = ""
         self._port: _Port | None = None  # the connection, while the port is open
         self._acks: dict[int, asyncio.Future[None]] = {}
-        self._down_boot: int | None = None  # the boot id the board had when it went down
+        #: Per board uid, its boot when last seen on any of the links sharing ``boots``.
+        self._boots: dict[str, int] = {} if boots is None else boots
         self._ever_up = False
         self._host_boot = random.getrandbits(32)
         self._task: asyncio.Task[None] | None = None
@@ -336,9 +341,11 @@ class BoardLink:
                 # (what it saw since, it keeps and sends after the reconnect).
                 # the boot it went down with (a board that restarted under a live connection
                 # said its new boot already: it went down with the one before)
-                self._down_boot = self.session.boot_id if live_reboot is None else live_reboot
+                down_boot = self.session.boot_id if live_reboot is None else live_reboot
+                if down_boot is not None:
+                    self._boots[self.source] = down_boot
                 self._emit(LinkChanged(self.session.last_rx, self.source, False, reason,
-                                       self.channels, self._down_boot))
+                                       self.channels, down_boot))
             await asyncio.sleep(self._timing.retry_interval * (0.5 + random.random()))
 
     async def _connection(self) -> None:
@@ -384,15 +391,18 @@ class BoardLink:
         if self._ever_up:
             self.counters.reconnects += 1
         log.info("board %s on %s is up", self.source, self.port)
-        if not self._ever_up:
+        before = self._boots.get(self.source)  # this board's boot when last seen, on any port
+        if before is None:
             how = "connected"
-        elif self.session.boot_id != self._down_boot:
+        elif self.session.boot_id != before:
             how = REBOOTED
             log.warning("board %s on %s restarted while it was away (boot %s, was %s): what it "
                         "had not sent is lost", self.source, self.port, self.session.boot_id,
-                        self._down_boot)
+                        before)
         else:
             how = "reconnected"
+        if self.session.boot_id is not None:
+            self._boots[self.source] = self.session.boot_id
         self._emit(LinkChanged(self._monotonic(), self.source, True, how, self.channels,
                                self.session.boot_id))
         self._ever_up = True

@@ -16,6 +16,7 @@ module doc of ``firmware_bridge.link`` tells the rules it keeps.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import statistics
@@ -42,6 +43,12 @@ class BoardInfo:
     boot_id: int
     tick_bits: int
     channels: tuple[tuple[int, str, str, int], ...]  # (index, name, mode, pin)
+
+    @property
+    def on_defaults(self) -> bool:
+        """Returns whether the board runs its default channels (``+defaults``: it refused the
+        configuration saved on it, and no host has configured it since)."""
+        return self.firmware.endswith(P.DEFAULTS_MARK)
 
 
 @dataclass(slots=True)
@@ -261,7 +268,10 @@ class BoardSession:
         return seq
 
     def configured(self, config: P.ChannelConfig) -> None:
-        """The board took ``config``: its channel now carries that name, or none."""
+        """The board took ``config``: its channel now carries that name, or none (and it runs
+        a configuration the host gave it, not its defaults: as its next Hello will say)."""
+        if (info := self.info) is not None:
+            self.info = dataclasses.replace(info, firmware=info.firmware.removesuffix(P.DEFAULTS_MARK))
         if config.mode == P.MODE_OFF:
             self.names.pop(config.ch, None)
         else:

@@ -127,6 +127,10 @@ class ShotRecord:
     - ``cue_sensed``: a cue-ball detector watches the ball return, so a drop it did not flag
       is an object ball. Without one, an unidentified drop might be the cue ball.
     - ``blind_pockets``: pockets whose beam is out of order; whether a ball fell there is asked.
+    - ``data_gaps``: each gap in the sensors' data during the shot (a board that restarted,
+      edges lost), as the channels it lost; a blind pocket whose beam is among them is asked
+      about even where a drop was seen (another may have fallen unseen), the question saying
+      how many gaps and which channels.
     - ``first_contact``: the first ball the cue ball touched; None: it touched none.
     - ``cushions``: rail segments touched after the first contact, in order (one entry per
       hit). ``cushions_presumed``: no click sensor timed the first contact, so these are every
@@ -154,6 +158,7 @@ class ShotRecord:
     cue_sensed: bool = False
     #: Pockets whose beam is out of order (stuck, silent): drops there are not seen.
     blind_pockets: tuple[Pocket, ...] = ()
+    data_gaps: tuple[tuple[str, ...], ...] = ()
     first_contact: Known[Ball | None] = UNKNOWN
     cushions: Known[tuple[Rail, ...]] = UNKNOWN
     cushions_presumed: bool = False

@@ -39,6 +39,7 @@ from rules.moot import Ruled, Trials, presumption
 from rules.options import options_json
 from rules.spec import Declarable
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
+from vocabulary import beam
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,12 +433,17 @@ def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> S
         else:  # unidentified, or a reading that cannot be right (a ball not on the table)
             unknown.append(Drop(drop.pocket))
 
-    # A pocket whose beam is out of order saw nothing: whether a ball fell there is asked.
+    # A pocket whose beam is out of order saw nothing: whether a ball fell there is asked
+    # (and after a gap in its data, whether one more fell than it saw).
     blind_pending = False
     for blind in record.blind_pockets:
-        if any(d.pocket == blind for d in record.drops):
+        lost = [gap for gap in record.data_gaps if beam(blind) in gap]
+        if not lost and any(d.pocket == blind for d in record.drops):
             continue  # a declared or identified drop there already
-        fell = ask.confirm(state.to_shoot or 0, Topic.BALL_FELL, pocket=blind)
+        about: dict[str, Any] = {"pocket": blind}
+        if lost:
+            about.update(gaps=len(lost), channels=tuple(sorted({ch for g in lost for ch in g})))
+        fell = ask.confirm(state.to_shoot or 0, Topic.BALL_FELL, **about)
         if fell is None:
             blind_pending = True
         elif fell:

@@ -29,7 +29,7 @@ from typing import Any
 
 from controller.commission.address import tablet_url, terminal_qr
 from controller.commission.analysis import Report, analyse
-from controller.commission.boards import switch_on_piezos
+from controller.commission.boards import switch_on_piezos, write_back_defaults
 from controller.commission.config_edit import diff, suggested
 from controller.commission.errors import BoardNotConnected, CommissionError
 from controller.commission.session import Session, load_session, run_session, save
@@ -137,7 +137,8 @@ async def commission(config: Config, *, simulate: argparse.Namespace | None = No
     async with backend:
         await _boards_up(backend, board_s)
         if isinstance(backend, SerialBackend):
-            for line in await switch_on_piezos(backend, config.serial.piezo):
+            for line in [*await write_back_defaults(backend),
+                         *await switch_on_piezos(backend, config.serial.piezo)]:
                 print(say(line, language), flush=True)
             channels = tuple({ch for link in backend.links for ch in link.channels})
         steps = plan(fusion, channels)

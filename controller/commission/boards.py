@@ -1,5 +1,6 @@
 """What commissioning writes to the sensor boards: the piezo channels the configuration names
-(``serial.piezo``) switched on, and each piezo channel's ADC threshold.
+(``serial.piezo``) switched on, each piezo channel's ADC threshold, and the channels of a board
+that runs its defaults (it refused its saved configuration) written back as they run.
 
 The host knows a board's channels from its ``Hello`` (index, name, mode, pin), not their
 thresholds or mask times; a threshold is written with a ``Config`` of the channel as it is, its
@@ -44,6 +45,29 @@ async def switch_on_piezos(backend: SerialBackend, channels: Sequence[str]) -> l
                 await link.configure(P.ChannelConfig(index, ch, P.MODE_PIEZO, pin, 0, THRESHOLD, MASK_US))
                 done.append(Said("done.piezo_on", {"board": link.source, "channel": ch,
                                                    "pin": pin, "value": THRESHOLD}))
+    return done
+
+
+async def write_back_defaults(backend: SerialBackend) -> list[Said]:
+    """Writes each channel of a board that runs its default channels (it refused the
+    configuration saved on it: ``BoardInfo.on_defaults``) back to it as it runs, so that the
+    board saves a configuration it accepts and says ``+defaults`` no more; returns what was
+    written, a line per board. (It runs the defaults: their debounce, threshold and mask are
+    ``DEFAULT_CHANNELS``'.)
+
+    Raises the link's errors when a board does not take a channel.
+    """
+    done = []
+    defaults = {spec[0]: spec for spec in DEFAULT_CHANNELS}
+    for link in backend.links:
+        if link.info is None or not link.info.on_defaults:
+            continue
+        for index, name, mode, pin in link.info.channels:
+            _, _, _, _, debounce, threshold, mask = defaults.get(index, (0, "", 0, 0, 0, 0, 0))
+            await link.configure(P.ChannelConfig(index, name, P.MODE_NAMES.index(mode), pin,
+                                                 debounce, threshold, mask))
+        done.append(Said("done.defaults_written", {"board": link.source,
+                                                   "channels": len(link.info.channels)}))
     return done
 
 

@@ -6,8 +6,10 @@ table the same way: the same pins, the same inverted receivers, the same boards.
 A board the configuration names that is not connected is a fault from the first second
 (``Boards``): absent, busy (held by another program), not permitted, or speaking another
 firmware or protocol, it is a link down in ``B/health`` named by its port, with the reason
-in plain words, and an error in the log; once it connects, its port's link is up again. Once
-every board is up, a channel the game needs that no board carries (and that is not declared
+in plain words, and an error in the log; once it connects, its port's link is up again. So is
+a board that runs its default channels (``+defaults`` in its Hello: it refused the configuration
+saved on it), in the table's language, until a configuration is written to it (commissioning).
+Once every board is up, a channel the game needs that no board carries (and that is not declared
 absent) is the link ``unwired`` down, naming it.
 """
 
@@ -21,7 +23,9 @@ from types import TracebackType
 from typing import Any, Self
 
 from controller.service.config import Config, ConfigError, needed
+from controller.words.catalogue import words
 from firmware_bridge.backend import SerialBackend
+from firmware_bridge.link import BoardLink
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged
 
@@ -48,7 +52,8 @@ def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
     if config.backend == "serial":
         if not config.serial.ports:
             raise ConfigError("serial.ports: the serial backend needs at least one port")
-        return Boards(config.serial.ports, inverted=config.serial.invert, needed=needed(config))
+        return Boards(config.serial.ports, inverted=config.serial.invert, needed=needed(config),
+                      language=config.language)
     raise ConfigError(f"backend: {config.backend!r} is not a sensor backend on hardware")
 
 
@@ -83,9 +88,10 @@ class Boards(SerialBackend):
     whenever the reason changes; up, once the board is connected."""
 
     def __init__(self, ports: Sequence[str], *, needed: Sequence[str] = (), poll_s: float = 0.1,
-                 **options: Any) -> None:
+                 language: str = "en", **options: Any) -> None:
         super().__init__(ports, **options)
         self.needed = tuple(needed)
+        self.language = language
         self._poll_s = poll_s
         self._watch: asyncio.Task[None] | None = None
 
@@ -107,25 +113,42 @@ class Boards(SerialBackend):
 
     async def _watch_links(self) -> None:
         start = time.monotonic()
-        told: dict[str, str] = {}  # port -> the reason last reported
-        waiting = list(self.links)
-        while waiting:
-            for link in list(waiting):
+        told: dict[str, str] = {}  # port -> the trouble last reported ("": none)
+        been_up: set[str] = set()  # ports whose board was up once (then only its defaults)
+        unwired = False  # whether every board was up once (then the channels were checked)
+        while True:
+            for link in self.links:
                 if link.up:
-                    waiting.remove(link)
-                    if link.port in told:
-                        log.info("sensor board %s on %s is connected", link.source, link.port)
-                        self._emit(LinkChanged(time.monotonic(), link.port, True,
-                                               f"connected: board {link.source}"))
+                    been_up.add(link.port)
+                    news = self.defaults_reason(link) if link.info and link.info.on_defaults else ""
+                elif link.port in been_up:
+                    continue  # down later: its own link says so
+                elif not link.last_error and time.monotonic() - start < GRACE_S:
                     continue
-                if not link.last_error and time.monotonic() - start < GRACE_S:
+                else:
+                    news = not_connected(link.port, link.last_error)
+                if told.get(link.port, "") == news:
                     continue
-                reason = not_connected(link.port, link.last_error)
-                if told.get(link.port) != reason:
-                    told[link.port] = reason
-                    log.error("sensor board on %s is not connected: %s", link.port, reason)
-                    self._emit(LinkChanged(time.monotonic(), link.port, False, reason))
+                told[link.port] = news
+                if news:
+                    log.error("sensor board on %s is not ready: %s", link.port, news)
+                    self._emit(LinkChanged(time.monotonic(), link.port, False, news))
+                else:
+                    log.info("sensor board %s on %s is connected", link.source, link.port)
+                    self._emit(LinkChanged(time.monotonic(), link.port, True,
+                                           f"connected: board {link.source}"))
+            if not unwired and len(been_up) == len(self.links):
+                unwired = True
+                self._unwired()
             await asyncio.sleep(self._poll_s)
+
+    def defaults_reason(self, link: BoardLink) -> str:
+        """Returns, in the table's language, that ``link``'s board runs its default channels."""
+        return words(self.language).pages["health.board_defaults"].format(
+            board=link.source, port=link.port)
+
+    def _unwired(self) -> None:
+        """Every board is up: says so if a channel the game needs is on none of them."""
         carried = {ch for link in self.links for ch in link.channels}
         missing = [ch for ch in self.needed if ch not in carried]
         if missing:  # every board is up, and still a channel the game needs is on none

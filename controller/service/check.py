@@ -7,6 +7,12 @@ what it found in plain words. It changes nothing: a board is greeted and asked t
 configured; the broker session is a clean one of its own (the service's client id and its
 session are left alone). Returns 0 when everything is ready, 1 on a problem, 2 for a
 configuration that cannot be read.
+
+A problem (``✗``): a board absent, busy or of another protocol, a board that runs its default
+channels (it refused the configuration saved on it: said in the table's language), a channel
+the game needs on no board. A warning (``!``, still ready): a port named otherwise than by a
+stable name (``/dev/serial/by-id/…``, the shipped rule's ``/dev/billiards/board-…``), a
+channel on two boards, a board whose firmware is not this host's version.
 """
 
 from __future__ import annotations
@@ -24,18 +30,39 @@ import aiomqtt
 from controller.service.backends import not_connected
 from controller.service.config import Config, ConfigError, load_controller_config, needed, ready
 from controller.service.connection import tls_context
+from controller.words.catalogue import words
+from vocabulary import VERSION as HOST_VERSION
 
 #: How long a board has to answer (its Hello and a time sync), and the broker to accept us.
 BOARD_S = 4.0
 BROKER_S = 8.0
 
 
+#: Stable names of a board's port, as (folder, name prefix): udev's by-id links and those the
+#: shipped rule makes (``deploy/99-billiards-boards.rules``); ``/dev/ttyACM0`` and its kind
+#: are renumbered. (The folder is matched at its end: a test's ``/tmp/…/dev/serial/by-id``.)
+STABLE_PORTS = (("/serial/by-id", ""), ("/billiards", "board-"))
+
+
+def stable(port: str) -> bool:
+    """Returns whether ``port`` is a stable name of a board (``STABLE_PORTS``)."""
+    folder, _, name = port.rpartition("/")
+    return any(folder.endswith(where) and name.startswith(prefix)
+               for where, prefix in STABLE_PORTS)
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One thing found: ``ok`` or a problem, in plain words."""
+    """One thing found: ``ok`` or a problem, in plain words; a ``warning`` is ok for now but
+    wants seeing to."""
 
     ok: bool
     what: str
+    warning: bool = False
+
+    @property
+    def mark(self) -> str:
+        return "!" if self.warning else "✓" if self.ok else "✗"
 
 
 def check_main(args: Any, out: TextIO = sys.stdout) -> int:
@@ -48,7 +75,7 @@ def check_main(args: Any, out: TextIO = sys.stdout) -> int:
         return 2
     findings = asyncio.run(check(config, source))
     for finding in findings:
-        print(f"{'✓' if finding.ok else '✗'} {finding.what}", file=out)
+        print(f"{finding.mark} {finding.what}", file=out)
     problems = sum(not f.ok for f in findings)
     print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
           else "ready: the table sees what the game needs and reaches its broker", file=out)
@@ -82,32 +109,64 @@ async def check(config: Config, source: str = "config", *, board_s: float = BOAR
 
 async def _boards(config: Config, timeout: float) -> list[Finding]:
     """Greets each board; then whether every channel the game needs is on one of them."""
-    from firmware_bridge.link import BoardLink
-
-    async def probe(port: str) -> tuple[Finding, tuple[str, ...]]:
-        async with BoardLink(port, lambda _: None, inverted=config.serial.invert) as link:
-            with contextlib.suppress(TimeoutError):
-                await link.wait_up(timeout)
-            info = link.info
-            if not link.up or info is None:
-                why = not_connected(port, link.last_error)
-                if why.startswith("busy"):
-                    why += "; if it is this table's own service: systemctl stop billiards-controller"
-                return Finding(False, f"board on {port}: {why}"), ()
-            return Finding(True, f"board {info.uid} on {port}: firmware {info.firmware}, "
-                                 f"protocol {info.protocol}, channels "
-                                 f"{', '.join(link.channels) or '(none)'}"), link.channels
-
-    probed = await asyncio.gather(*(probe(port) for port in config.serial.ports))
-    findings = [finding for finding, _ in probed]
+    probed = await asyncio.gather(*(_probe(config, port, timeout)
+                                    for port in config.serial.ports))
+    findings = [finding for found, _ in probed for finding in found]
+    findings += [Finding(True, f"port {port} is not a stable name: a replug or a hub reset may "
+                               "give the board another, and the table goes blind mid-match; use "
+                               "its /dev/serial/by-id/ link or /dev/billiards/board-<serial> "
+                               "(deploy/99-billiards-boards.rules)", warning=True)
+                 for port in config.serial.ports if not stable(port)]
+    served: dict[str, list[str]] = {}
+    for (_, channels), port in zip(probed, config.serial.ports, strict=True):
+        for ch in channels:
+            served.setdefault(ch, []).append(port)
+    twice: dict[tuple[str, ...], list[str]] = {}  # boards' ports -> the channels on each
+    for ch, ports in served.items():
+        if len(ports) > 1:
+            twice.setdefault(tuple(ports), []).append(ch)
+    findings += [Finding(True, f"{', '.join(channels)} {'is' if len(channels) == 1 else 'are'} "
+                               f"on {len(ports)} boards ({', '.join(ports)}): the table counts "
+                               "each edge twice; turn each off on all boards but one (commission "
+                               "the table again)", warning=True)
+                 for ports, channels in twice.items()]
     if all(f.ok for f in findings):
-        carried = {ch for _, channels in probed for ch in channels}
+        carried = set(served)
         findings += _coverage(needed(config), carried, "on no board")
         unknown = [ch for ch in config.serial.invert if ch not in carried]
         if unknown:
             findings.append(Finding(False, f"serial.invert names {', '.join(unknown)}, which no "
                                            "board carries"))
     return findings
+
+
+async def _probe(config: Config, port: str, timeout: float) -> tuple[list[Finding],
+                                                                       tuple[str, ...]]:
+    """Greets the board on ``port``; returns what it is found to be, and its channels."""
+    from firmware_bridge.link import BoardLink
+    from firmware_bridge.protocol import DEFAULTS_MARK
+
+    async with BoardLink(port, lambda _: None, inverted=config.serial.invert) as link:
+        with contextlib.suppress(TimeoutError):
+            await link.wait_up(timeout)
+        info = link.info
+        if not link.up or info is None:
+            why = not_connected(port, link.last_error)
+            if why.startswith("busy"):
+                why += "; if it is this table's own service: systemctl stop billiards-controller"
+            return [Finding(False, f"board on {port}: {why}")], ()
+        found = [Finding(True, f"board {info.uid} on {port}: firmware {info.firmware}, "
+                               f"protocol {info.protocol}, channels "
+                               f"{', '.join(link.channels) or '(none)'}")]
+        firmware = info.firmware.removesuffix(DEFAULTS_MARK)
+        if firmware != HOST_VERSION:
+            found.append(Finding(True, f"board {info.uid} on {port} runs firmware {firmware}, "
+                                       f"this host {HOST_VERSION}: flash this version's firmware "
+                                       "(firmware_bridge/README.md, Updating)", warning=True))
+        if info.on_defaults:
+            found.append(Finding(False, words(config.language).pages[
+                "health.board_defaults"].format(board=info.uid, port=port)))
+        return found, link.channels
 
 
 def _coverage(needed: Iterable[str], carried: set[str], where: str) -> list[Finding]:

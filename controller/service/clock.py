@@ -15,11 +15,13 @@ confirmed, for up to ``HOLD_S``.
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import json
 import logging
 import math
 from collections.abc import Callable, Mapping
 
-from hardware.events import SensorEvent
+from hardware.events import LinkChanged, SensorEvent
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,19 @@ HOLD_S = 10.0
 MAX_AWAY_S = 86400.0
 
 
+def boards_of(meta: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Returns the sensor boards the journal's ``meta`` names (``boards``: each board's id and
+    the channels it carried when last up), none where it names none or cannot be read."""
+    try:
+        raw = json.loads(meta.get("boards", "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(source): tuple(str(ch) for ch in channels) for source, channels in raw.items()
+            if isinstance(channels, list)}
+
+
 class Holds:
     """The sources that went down, each with the time its data is complete to, and the sensor
     edges later than the earliest of those, waiting in time order; and the sources whose hold
@@ -46,6 +61,17 @@ class Holds:
         self._carried: dict[str, tuple[str, ...]] = {}  # a source -> the channels it carries
         self._late: dict[str, tuple[str, ...]] = {}  # a given-up source -> its channels
         self._late_back: set[str] = set()  # given-up sources back: their kept edges are in
+        #: Sources known from the service's last run, not yet back in this one: what they kept
+        #: while no service listened comes with its own times (``resumed``).
+        self._kept: dict[str, tuple[str, ...]] = {}
+        #: A board of the last run -> the time it is held at (the last input before the start),
+        #: and how far its kept edges are moved when their time cannot be known (``placed``).
+        self._resumed_at: dict[str, float] = {}
+        self._shift: dict[str, float] = {}
+        #: The sensor boards of this run and the last: id -> channels (the journal keeps them:
+        #: ``note("boards", JSON)`` whenever they change).
+        self.boards: dict[str, tuple[str, ...]] = {}
+        self.note: Callable[[str, str], None] = lambda key, value: None
 
     def until(self) -> float:
         """Returns the time the table's clock may not pass (inf when nothing is held)."""
@@ -58,6 +84,57 @@ class Holds:
         self._until.setdefault(source, t)
         self._back.discard(source)
 
+    def resumed(self, carried: Mapping[str, tuple[str, ...]], t: float) -> None:
+        """The service started again: the sources of its last run (``carried``: their
+        channels) are held as if they had gone down at ``t`` (its last input: their data is
+        complete to there), and what each kept while no service listened keeps its own time,
+        however late it comes (``is_late``)."""
+        for source, channels in carried.items():
+            self.down(source, t, channels)
+            self._kept[source] = channels
+            self.boards[source] = channels
+            self._resumed_at[source] = t
+
+    def placed(self, ev: SensorEvent) -> tuple[SensorEvent, tuple[str, ...]]:
+        """Returns a sensor edge as it is to be taken, and the channels of a board of the last
+        run found with it to have kept edges whose time cannot be known (else ``()``). No edge
+        a board kept is older than the last input before the start; one timed before it (after
+        a reboot of the Pi the time it was off is only as good as its wall clock) is moved, with
+        the rest that board kept, to just after it, in their order and spacing, and its shot
+        goes to the referee: a gap in that board's data."""
+        source = next((s for s, chs in self._kept.items() if ev.ch in chs), None)
+        if source is None:
+            return ev, ()
+        found: tuple[str, ...] = ()
+        if source not in self._shift:
+            start = self._resumed_at.get(source, -math.inf)
+            if ev.t >= start:
+                return ev, ()
+            self._shift[source] = start - ev.t + 1e-6
+            found = self._kept[source]
+            log.warning("board %s kept edges timed before the service's last input (%.3f s "
+                        "before): their time is not known; taken in order after it, their shot "
+                        "asked", source, start - ev.t)
+        return dataclasses.replace(ev, t=ev.t + self._shift[source]), found
+
+    def changed(self, change: LinkChanged, t: float) -> None:
+        """A source went down, its data complete to ``t`` (``down``), or is back (``up``); a
+        board up is noted for the next run (``board``)."""
+        if not change.up and change.channels:  # a sensor source (the broker's link carries none)
+            self.down(change.source, t, change.channels)
+        else:
+            self.up(change.source, change.up)
+        self.board(change)
+
+    def board(self, change: LinkChanged) -> None:
+        """Notes a board up (a source with a boot id and channels): when the boards changed,
+        gives ``note`` them as the journal's meta keeps them (``"boards"``, JSON)."""
+        if not (change.up and change.channels and change.boot_id is not None) or \
+                self.boards.get(change.source) == change.channels:
+            return
+        self.boards[change.source] = change.channels
+        self.note("boards", json.dumps(self.boards, sort_keys=True))
+
     def up(self, source: str, up: bool = True) -> None:
         """A source is back (``up``), or said so again: its hold lifts at the next ``lift``,
         once the edges it kept (queued right behind its news) are in; a late source is no
@@ -68,8 +145,10 @@ class Holds:
             self._late_back.add(source)
 
     def is_late(self, channel: str) -> bool:
-        """Returns whether ``channel`` is carried by a source whose hold was given up."""
-        return any(channel in channels for channels in self._late.values())
+        """Returns whether ``channel`` is carried by a source whose hold was given up, or one
+        of the last run not yet back in this one."""
+        return any(channel in channels for held in (self._late, self._kept)
+                   for channels in held.values())
 
     def wait(self, ev: SensorEvent) -> None:
         """Keeps an edge later than the hold until the hold lifts."""
@@ -80,9 +159,12 @@ class Holds:
         with ``everything``); returns the waiting edges the hold now lets in, in time order."""
         for source in self._back:
             self._until.pop(source, None)
+            self._kept.pop(source, None)
+            self._shift.pop(source, None)
         self._back.clear()
         for source in self._late_back:
             self._late.pop(source, None)
+            self._kept.pop(source, None)
         self._late_back.clear()
         for source, held in list(self._until.items()):
             if everything or held < given_up:
@@ -91,6 +173,9 @@ class Holds:
                                 "clock goes on without it", source, held)
                     # what it kept still comes with its own times (``at``), whenever it comes
                     self._late[source] = self._carried.get(source, ())
+                    if source in self._kept:  # a board of the last run, not back: the next
+                        self.boards.pop(source, None)  # start holds for it no more
+                        self.note("boards", json.dumps(self.boards, sort_keys=True))
                 del self._until[source]
         hold = self.until()
         cut = bisect.bisect_right(self._waiting, hold, key=lambda e: e.t)
@@ -126,6 +211,8 @@ class ServiceClock:
             log.info("the monotonic clock went back (a reboot); the journal's time resumes at %.3f",
                      self.clock())
         self._last_t = last
+        # the boards of the last run hand over what they kept meanwhile: held for, timed as kept
+        self.holds.resumed(boards_of(meta), last)
         return moved
 
     def clock(self) -> float:

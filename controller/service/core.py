@@ -51,15 +51,19 @@ table's clock there (``clock.Holds``): no timer falls due, requests are taken at
 time, and sensor edges later than the hold wait, to come in with their own times, in time
 order, when the hold lifts (the tick after the source is back, with what it kept queued
 behind its ``LinkChanged``). Fusion then rules what they show as if they had come on time.
-An edge older than what the table already took is still taken at the table's time; one from a
-source whose hold was given up keeps its own time as well (``SensorEvent.at``): fusion takes
-it at that time, so a drop it shows is published with its time and corrects the shot it fell
-in (its pocket's question is answered by it), however late the source is back. A source back
-with another boot id than it went down with (a board that restarted: what it had not sent is
-gone) is a data gap (``DataGap``, a warning): if a shot is open, fusion is told so
-(``Health.GAP``, ``health_timing.ToldHealth``) until that shot is ruled: what they see counts,
-and the referee is asked about the rest. The same goes for the channels a source names as
-having lost edges (``EventsLost.channels``: a board's full buffer) while a shot is open.
+At its start the service holds its clock in the same way for the boards its last run had
+(``boards`` in the journal's meta), at its last input: a self-powered board ran on while no
+service listened and hands over what it kept, each edge with its own time, in the shot it fell
+in. An edge older than what the table already took is still taken at the table's time; one from
+a source whose hold was given up (or of the last run's boards, not yet back) keeps its own time
+as well (``SensorEvent.at``): fusion takes it at that time, so a drop it shows is published
+with its time and corrects the shot it fell in (its pocket's question is answered by it),
+however late the source is back. A source back with another boot id than it went down with (a
+board that restarted: what it had not sent is gone) is a data gap (``DataGap``, a warning): if
+a shot is open, fusion is told so (``Health.GAP``, ``health_timing.ToldHealth``) until that
+shot is ruled: what they see counts, and the referee is asked about the rest. The same goes for
+the channels a source names as having lost edges (``EventsLost.channels``: a board's full
+buffer) while a shot is open.
 """
 
 from __future__ import annotations
@@ -150,6 +154,7 @@ class TableCore:
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)
+        self.time.holds.note = journal.set_meta  # the boards, for the next run's holds
         journal.set_meta("offset", repr(self.time.offset))
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
@@ -202,12 +207,13 @@ class TableCore:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
         self._shot_ended = False
         if isinstance(item, SensorEvent):
-            ev = dataclasses.replace(item, t=self.time.host(item.t))
+            ev, unknown = self.time.holds.placed(dataclasses.replace(item, t=self.time.host(item.t)))
             if ev.t > self.time.holds.until():  # after what a source that went down confirmed
                 self.time.holds.wait(ev)
                 out = []
             else:
                 out = self._sensor(ev)
+            out += self._health([], self.now(), channels=self._told.noted(unknown)) if unknown else []
         elif isinstance(item, LinkChanged):
             out = self._link(item)
         elif isinstance(item, Request):
@@ -245,10 +251,7 @@ class TableCore:
         or where the clock already is). Back up: its hold lifts at the next tick."""
         holds = self.time.holds
         t = self.time.at(min(self.time.host(item.t), self.time.lagging(), holds.until()))
-        if not item.up and item.channels:  # a sensor source (the broker's link carries none)
-            holds.down(item.source, t, item.channels)
-        else:
-            holds.up(item.source, item.up)
+        holds.changed(item, t)
         records = self.health.feed(dataclasses.replace(item, t=t))
         if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
             self._told.note_gaps(item.source, records)

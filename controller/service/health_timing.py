@@ -86,6 +86,12 @@ class ToldHealth:
                             source, gap.since)
                 self.gaps.update(gap.channels)
 
+    def noted(self, channels: tuple[str, ...]) -> tuple[str, ...]:
+        """Notes ``channels`` as a gap in the shot in play (a board's kept edges of a time that
+        cannot be known: ``clock.Holds.placed``); returns them."""
+        self.gaps.update(channels)
+        return channels
+
     def note_lost(self, records: Iterable[HealthRecord], open_shot: bool) -> list[str]:
         """Returns the channels a source named as losing edges; in an open shot they are gaps
         (asked, not guessed)."""

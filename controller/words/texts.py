@@ -66,8 +66,12 @@ def prompt(question: Mapping[str, Any], players: Sequence[str], language: str = 
         clean=words["clean"] if about.get("clean") else "",
         reason=words.get(f"reason.{about.get('reason')}", str(about.get("reason"))),
     )
-    many = f"{topic}.many"
-    return words[many if count != 1 and many in words else topic].format_map(fields)
+    if about.get("channels"):  # the channels a gap in the sensors' data lost
+        fields["channels"] = ", ".join(map(str, about["channels"]))
+    variant = f"{topic}.many" if count != 1 else f"{topic}.gaps" if about.get("gaps") else ""
+    if about.get("gaps") == 1:
+        variant = f"{topic}.gap"
+    return words[variant if variant in words else topic].format_map(fields)
 
 
 def with_prompts(snapshot: dict[str, Any], language: str) -> dict[str, Any]:

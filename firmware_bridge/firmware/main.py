@@ -656,6 +656,7 @@ class Firmware:
                 self._send(P.Error(frame.seq, code, reason))
             else:
                 self.flash.unsaved = self.flash.store is not None
+                self.refused = ""  # runs (and soon saves) what a host gave it: no longer defaults
                 self._send(P.Ack(frame.seq))
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))

@@ -76,9 +76,13 @@ async def referee_answers(col: Collector, service: Any, n: int, script: list[tup
             answered.add(q["id"])
             about = re.fullmatch(r"q-(\d+)-\d+", q["id"])
             ball, pocket = script[int(about.group(1)) - 1 if about else n - 1]
-            if q["kind"] == "confirm":
-                asked = re.search(r"fall in (\w+)\?", q["prompt"])
-                answer: Any = asked is not None and asked.group(1) == pocket
+            if q["kind"] == "confirm":  # "did a ball fall in X?", after a gap "... X unseen?"
+                asked = re.search(r"fall in (\w+)( unseen)?\?", q["prompt"])
+                shot = int(about.group(1)) if about else n
+                seen = any(e["data"]["pocket"] == pocket and e["data"]["shot"] == shot
+                           for e in col.events("ball_pocketed"))
+                answer: Any = (asked is not None and asked.group(1) == pocket
+                               and not (asked.group(2) and seen))
             else:
                 answer = 2 if ball is None else ball
             ASKED.append(q["prompt"])
@@ -212,7 +216,8 @@ async def test_a_board_powered_off_by_its_unplug_mid_shot_sends_the_shot_to_the_
                                            if e["data"].get("kind") == "data_gap"], 20)
             service.request("shot_end", {})
             asked = await col.wait(lambda: [q for q in col.last("state")["questions"]
-                                            if re.search(r"fall in fl\?", q["prompt"])], 20)
+                                            if re.search(r"fall in fl( unseen)?\?",
+                                                         q["prompt"])], 20)
             health = col.last("health")["links"][board.uid]
     assert board.boot_id != first_boot
     assert [g["source"] for g in gaps] == [board.uid] and "beam.fl" in gaps[0]["channels"]

@@ -67,11 +67,16 @@ def test_a_board_that_restarted_mid_shot_sends_the_shot_to_the_referee(tmp_path:
     s.close()
 
 
-def test_a_drop_the_restarted_board_saw_counts_and_the_other_pockets_are_asked(
+def test_a_drop_the_restarted_board_saw_counts_and_every_pocket_is_asked_about_the_gap(
         tmp_path: Path) -> None:
+    """The drop seen after the gap counts; the gap may have hidden another in the same pocket
+    (issue 38 §2), so sr is asked too, the question naming the gap."""
     s = a_shot_with_the_board_away(tmp_path, back_boot=2, drop_after="sr")
     assert [(p["data"]["pocket"], p["ts"]) for p in payloads(s, "ball_pocketed")] == [("sr", 4.3)]
-    assert asked_pockets(s) == {"hl", "hr", "sl", "fl", "fr"}
+    assert asked_pockets(s) == {"hl", "hr", "sl", "sr", "fl", "fr"}
+    [sr] = [q for q in s.core.table.referee.snapshot()["questions"]
+            if q["about"]["pocket"] == "sr"]
+    assert sr["about"]["gaps"] == 1 and sr["about"]["channels"] == sorted(BOARD)
     s.close()
 
 

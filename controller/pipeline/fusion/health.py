@@ -28,6 +28,8 @@ def judged(fusion: Fusion, channel: str, state: Health, t: float | None = None) 
     Returns the corrections."""
     out: list[Action] = []
     part = fusion.fitted.judge(channel, state)
+    if state is Health.GAP and fusion.shots.cur is not None:  # a gap in the shot in play
+        fusion.shots.cur.gaps.append((fusion.now if t is None else t, channel))
     if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
         if not usable_in(state):
             fusion.cushions.mute(part)

@@ -95,6 +95,16 @@ class Shot:
     clicks: list[float] = field(default_factory=list)
     active: bool = False  # a sensor saw something
     declared: Declared = Declared()
+    #: Gaps in the sensors' data while it was open: (when, a channel it lost), each gap's
+    #: channels told at one instant (``Health.GAP``).
+    gaps: list[tuple[float, str]] = field(default_factory=list)
+
+    def data_gaps(self) -> tuple[tuple[str, ...], ...]:
+        """Returns each gap in its data as the channels it lost, in time order."""
+        by_t: dict[float, set[str]] = {}
+        for t, channel in self.gaps:
+            by_t.setdefault(t, set()).add(channel)
+        return tuple(tuple(sorted(by_t[t])) for t in sorted(by_t))
 
     def touch(self, t: float) -> None:
         """A sensor saw something of this shot at ``t``."""
@@ -302,6 +312,7 @@ def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_se
         drops=tuple(RecordDrop(x.pocket, x.ball) for x in shot.drops),
         cue_sensed=cue_sensed,
         blind_pockets=tuple(sorted(blind)),
+        data_gaps=shot.data_gaps(),
         cushions=cushions,
         cushions_presumed=presumed,
         cushions_before=before,

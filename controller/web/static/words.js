@@ -23,8 +23,11 @@ export function questionText(q, table) {
       fell: (about.fell || []).map(([b, p]) => t("q.fell", { ball: ballName(b), pocket: pocketName(p) })).join(", "),
       clean: about.clean ? t("q.clean") : "",
       reason: about.reason ? tOr("q.reason", about.reason) : "",
+      channels: (about.channels || []).join(", "),  // what gaps in the sensors' data lost
     };
-    return t(count > 1 && `${key}.many` in STRINGS.en ? `${key}.many` : key, vars);
+    const variant = count > 1 ? `${key}.many` : about.gaps === 1 ? `${key}.gap`
+      : about.gaps ? `${key}.gaps` : key;
+    return t(variant in STRINGS.en ? variant : key, vars);
   }
   return String(q.prompt || "").replace(/\b(hl|hr|sl|sr|fl|fr)\b/g, (code) => pocketName(code));
 }
