@@ -124,3 +124,19 @@ def test_the_pages_words_can_be_written_for_a_web_server_of_the_venues_own(tmp_p
     bad = subprocess.run([sys.executable, "-m", "controller.words"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "usage: python -m controller.words DIR" in bad.stderr
+
+
+@pytest.mark.parametrize("code", catalogue.languages())
+def test_a_catalogue_names_each_word_once(code: str) -> None:
+    """A key written twice keeps only its last text in JSON: a merge that added a word beside its
+    old wording would leave the old text unseen in the file and a reader unsure which holds."""
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [k for k, _ in items]
+        twice.extend(sorted({k for k in keys if keys.count(k) > 1}))
+        return dict(items)
+
+    path = ROOT / "controller" / "words" / "catalogue" / f"{code}.json"
+    json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=pairs)
+    assert twice == []
