@@ -326,6 +326,7 @@ function noteText(n, table) {
   else if (n.what === "centre_line_presumed") shown = t(detail === "crossed" ? "c.crossed" : "c.not_crossed");
   else if (["lowest_ball_spotted", "first_contact_presumed", "four_balls_presumed"].includes(n.what)) shown = /^\d+$/.test(detail) ? detail : "";
   else if (n.what === "unsportsmanlike") shown = detail;  // the referee's own words
+  else if (n.what === "cue_presumed" && about.pocket) shown = pocketName(about.pocket);
   else if (["called_presumed", "drop_ignored", "handicap"].includes(n.what) && about.ball !== undefined) {
     shown = `${ballName(about.ball)}${about.pocket ? ", " + pocketName(about.pocket) : ""}`;
   }
