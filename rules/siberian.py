@@ -672,7 +672,8 @@ class SiberianTen(Game):
                 picked = self._pick(state, opponent, ask, Topic.CUE_BALL_COUNTS, to=cue_to)
                 if picked is None:
                     return None
-                state = self._credit(state, cue_to, picked, decisions, by=shooter)
+                state = self._credit(state, cue_to, picked, decisions, by=shooter,
+                                     pocketed=False)
             else:
                 state = self._credit(state, cue_to, CUE, decisions, by=shooter)
         return state, continues and not shot.cue_off_table  # ST-11
@@ -750,11 +751,11 @@ class SiberianTen(Game):
 
     @staticmethod
     def _credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision],
-                by: int | None = None) -> MatchState:
+                by: int | None = None, pocketed: bool = True) -> MatchState:
         """Credits ``ball`` (off the table) to ``player``; ``by``: the player who pocketed it
-        (None: a penalty ball, a ball off the table). The giver's first pocketed balls, whoever
-        they go to, use up the handicap, and one that would be the giver's goes to the
-        receiver (ST-19)."""
+        (None: a penalty ball, a ball off the table), or whose pocketed cue ball it stands for
+        (``pocketed`` False, ST-9). The giver's first pocketed balls, whoever they go to, use
+        up the handicap, and one that would be the giver's goes to the receiver (ST-19)."""
         opts = _opts(state)
         extra: SiberianExtra = state.extra
         if by is not None:
@@ -770,7 +771,7 @@ class SiberianTen(Game):
             state = state.without_unidentified()
         elif isinstance(ball, int):
             state = state.without_balls({ball})
-        decisions.append(BallCredited(player, ball))
+        decisions.append(BallCredited(player, ball, pocketed=pocketed and by is not None))
         return state
 
     @staticmethod
