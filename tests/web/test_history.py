@@ -395,6 +395,36 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
         server.stop()
 
 
+def test_a_penalty_ball_is_told_as_taken_not_potted_and_no_shot_says_a_bare_next(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Issue 41: «забиты: 6; нет касания шара» for a penalty ball, and «бьёт —» where the
+    ruling named nobody to shoot next (the match's last shot)."""
+    store = recordings["store"]
+    server = WebThread(WebConfig(), record=RecordSite(store)).start()
+    try:
+        siberian = match(store, _id(recordings, "t2"))
+        assert siberian is not None
+        taken = [i for i, s in enumerate(siberian["shots"]) if s["taken"]]
+        assert taken, "the simulated Siberian Ten match has a penalty ball"
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(server.url + f"history.html?lang=ru&match={siberian['id']}")
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_be_visible(timeout=TIMEOUT)
+        names = siberian["players"]
+        for i in taken:
+            s = siberian["shots"][i]
+            for t in s["taken"]:
+                expect(shots.nth(i)).to_contain_text(
+                    f"шар {t['ball']} снят в зачёт игроку {names[t['player']]}")
+            if not s["balls"]:
+                expect(shots.nth(i)).to_contain_text("ничего не забито")
+        assert "бьёт —" not in page.locator('[data-field="shots"]').inner_text()
+        page.screenshot(path=str(artifacts / "history-match-siberian-ru.png"), full_page=True)
+        page.close()
+    finally:
+        server.stop()
+
+
 def test_a_server_without_the_record_says_where_the_history_is(browser: Browser) -> None:
     server = WebThread(WebConfig()).start()
     try:

@@ -350,6 +350,8 @@ function describeEvent(table, ev) {
       const credited = decisions.filter((x) => x.decision === "BallCredited");
       const down = decisions.filter((x) => x.decision === "BallStaysDown");
       const noted = decisions.filter((x) => x.decision === "Noted");
+      // «бьёт снова» only for the player who shot and goes on (not one a foul gave the turn to)
+      const continues = (i) => decisions.some((x) => x.decision === "ShooterContinues" && x.player === i);
       const parts = [];
       if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => x.ball)) }));
       if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => x.ball)) }));
@@ -361,7 +363,7 @@ function describeEvent(table, ev) {
       return t("ev.shot", {
         shot: d.shot, again: d.corrected ? t("ev.again") : "", what: parts.join("; ") || t("ev.no_ball"),
         next: d.to_shoot === null || d.to_shoot === undefined ? ""
-          : credited.length && credited[0].player === d.to_shoot ? t("ev.next_again") : t("ev.next", { who: who(d.to_shoot) }),
+          : credited.length && credited[0].player === d.to_shoot && continues(d.to_shoot) ? t("ev.next_again") : t("ev.next", { who: who(d.to_shoot) }),
       }) + (notes.length ? ` (${notes.join("; ")})` : "");
     }
     case "foul": return t("ev.foul", { who: who(d.player), fouls: list((d.fouls || []).map(foulName)) });
