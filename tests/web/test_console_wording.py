@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 from controller.pipeline.fusion import fusion_config
 from controller.pipeline.table import Table
 from controller.sim.demo import HAND_FUSION
+from hardware.events import SensorEvent
 from tests.broker import Broker
 from tests.web.harness import LiveTable, WebThread
 
@@ -113,3 +114,30 @@ def test_the_pinned_line_leaves_the_last_ruling_while_the_next_shot_waits_for_an
     expect(page.locator("#questions .question")).to_have_count(1, timeout=TIMEOUT)
     expect(ruling).to_have_text("Удар 2: ждёт ответа на вопрос", timeout=TIMEOUT)
     page.close()
+
+
+def test_the_ten_ball_break_question_offers_the_cue_ball_and_the_console_answers_it(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+    # issue 41 item 5: the 8 into fr, the cue ball into sr 0.27 s later, one report of the
+    # cue-ball detector (no identity reader): «which ball fell in sr?» offers the cue ball
+    table = LiveTable(ws_broker.host, ws_broker.port, "club", "t9")
+    table.table = Table(fusion=fusion_config({"cue_detector": True}), language="ru")
+    table.start()
+    try:
+        page = _console(browser, web, table, "ten-ball")
+        t = table.now()
+        table.sense([SensorEvent(t, "beam.fr", 1), SensorEvent(t + 0.05, "beam.fr", 0),
+                     SensorEvent(t + 0.27, "beam.sr", 1), SensorEvent(t + 0.32, "beam.sr", 0),
+                     SensorEvent(t + 0.8, "cue", 1), SensorEvent(t + 0.85, "cue", 0)])
+        table.settle()
+        question = page.locator("#questions .question")
+        expect(question).to_contain_text("средняя правая", timeout=TIMEOUT)
+        page.screenshot(path=str(artifacts / "console-cue-presumed-question.png"))
+        page.click('#questions button.answer[data-answer="cue"]')
+        expect(question).to_contain_text("дальняя правая", timeout=TIMEOUT)  # then what fell in fr
+        page.click('#questions button.answer[data-answer="8"]')
+        expect(page.locator("#ruling")).to_have_text(re.compile(r"^Удар 1: Фол: "), timeout=TIMEOUT)
+        assert table.table.referee.state.to_shoot == 1
+        page.close()
+    finally:
+        table.stop()
