@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.leaks MODE [--shots N] [--every N] ...``; three modes:
 
-- ``table``: the pipeline alone, no clock and no I/O. Simulated matches (ten-ball, Siberian
+- ``table``: the pipeline alone, no clock and no I/O. Simulated matches (Ten-ball, Siberian
   Ten and pyramid in turn, a new seed each) are fed into one long-lived ``Table`` as the
   service feeds it: every sensor edge and request in time order, the fusion's deadlines run
   as the service's ticks, a pause between matches. Fast: tens of thousands of shots a minute.
@@ -11,7 +11,7 @@
   run`` runs it, the sim playing the games in turn (``--games``). The wall clock is the limit
   (~40 shots/s at 400x).
 - ``rss``: ``python -m controller run`` as a child process, as ``benchmarks.live memory``
-  runs it (ten-ball, 60 shots a match, loop), for longer; prints its RSS every ``--every``
+  runs it (the default game, 60 shots a match, loop), for longer; prints its RSS every ``--every``
   shots and where that memory is (``/proc/PID/smaps_rollup``: anonymous or file pages).
   ``--env MALLOC_ARENA_MAX=1`` etc. runs it under another allocator setting.
 
@@ -47,8 +47,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rules.games import spec_of, specs
+
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ("ten-ball", "siberian-ten", "pyramid")
+GAMES = tuple(spec.id for spec in specs())
 HEALTH_EVENTS = ("sensor_fault", "sensor_recovered", "warning")
 
 
@@ -205,7 +207,7 @@ def simulated(games: list[str], shots: int, seed: int) -> Iterator[tuple[str, li
     from controller.sim.simulator import simulate_lines
     for n in itertools.count():
         game = games[n % len(games)]
-        players = 3 if game == "pyramid" and n % 2 else 2
+        players = 3 if spec_of(game).max_players > 2 and n % 2 else 2
         yield game, simulate_lines(game, shots, seed + n, False, players)
 
 

@@ -424,7 +424,7 @@ def bench_memory(repeat: int, shots: int = 10_000, limit_s: float = 300.0,
     """RSS of ``controller run`` at start and after ``shots`` simulated shots (module docstring)."""
 
     async def main(d: Path, b: Any) -> dict[str, object]:
-        config = _run_config(d, b.url, f'game = "ten-ball"\nshots = 60\nspeed = {speed}\nloop = true')
+        config = _run_config(d, b.url, f'shots = 60\nspeed = {speed}\nloop = true')
         counted, faults = [0], [0]
         async with aiomqtt.Client(b.host, b.port) as sub:
             await sub.subscribe("billiards/bench/t1/event", qos=0)

@@ -38,6 +38,7 @@ from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store, Stored, match_players, matches
 from controller.service.connection import parse_broker
 from controller.sim.broker import Mosquitto
+from rules.games import specs
 from tests.postgres import Postgres
 
 
@@ -194,10 +195,10 @@ def _fill(store: Store, n: int) -> None:
     """Stores ``n`` finished matches across 12 tables and 40 players (their summaries)."""
     rng = random.Random(31)
     players = [f"player {i}" for i in range(40)]
-    games = ("siberian-ten", "ten-ball", "pyramid")
+    games = tuple(spec.id for spec in specs())
     rows, prows = [], []
     for i in range(n):
-        table, game = f"t{i % 12 + 1}", games[i % 3]
+        table, game = f"t{i % 12 + 1}", games[i % len(games)]
         a, b = rng.sample(players, 2)
         winner = rng.randrange(2)
         rows.append({"venue": "club", "table_id": table, "match_id": f"m-{i}", "game": game,

@@ -6,6 +6,7 @@ import json
 import random
 
 from controller.sim.pulses import beam_block, beam_glitch, cushion_hit
+from rules.games import default_game
 from vocabulary import POCKETS, RAILS
 
 
@@ -22,7 +23,7 @@ def long_trace(min_lines: int, seed: int = 7) -> list[str]:
 
     while len(lines) < min_lines:
         t += 1.0
-        add({"t": t, "request": "new_match", "payload": {"game": "ten-ball", "players": ["A", "B"]}})
+        add({"t": t, "request": "new_match", "payload": {"game": default_game(), "players": ["A", "B"]}})
         t += 2.0
         for e in cushion_hit("f", t, rng, strength=0.9):
             add(e.to_json())

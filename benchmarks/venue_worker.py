@@ -25,6 +25,7 @@ from controller.service.journal import Outgoing
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from hardware.events import SensorEvent
+from rules.games import default_game
 from vocabulary import POCKET_OF_BEAM
 
 
@@ -35,7 +36,7 @@ async def main(url: str, data: Path, first: int, count: int,
         raw = {"venue": "venue", "table": f"t{n:03d}", "backend": "sim",
                "data": str(data / f"t{n:03d}"), "log_level": "warning",
                "mqtt": {"url": url},
-               "sim": {"game": "ten-ball", "shots": 60, "seed": n, "speed": 1.0, "loop": True}}
+               "sim": {"game": default_game(), "shots": 60, "seed": n, "speed": 1.0, "loop": True}}
         services.append(Service(validate(raw, "venue"), backend=sim_backend))
     produced: dict[str, dict[str, list[int]]] = {}
     clears: dict[str, dict[str, list[float]]] = {}

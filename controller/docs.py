@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from rules import GAMES
-from rules.options import options_doc
+from rules.games import options_doc
 
 PATH = Path(__file__).resolve().parents[1] / "docs" / "options.md"
 WIRING = PATH.with_name("wiring.md")

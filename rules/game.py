@@ -18,6 +18,7 @@ from rules.decisions import Decision, InHand
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Ball, Call, Foul, Known, Pocket, Rail, ShotKind, ShotRecord
 from rules.options import MatchOptions, parse_options
+from rules.spec import GameSpec
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 from vocabulary import SAME_RAIL
 
@@ -219,17 +220,27 @@ class Shot:
 
 
 class Game(abc.ABC):
-    """A game's rules. Subclasses are registered in ``GAMES`` by ``name``."""
+    """A game's rules. Subclasses are registered in ``GAMES`` by ``name``.
 
+    A subclass sets ``spec`` (its ``GameSpec``); ``name``, the players, the balls, the
+    options and the calls are read from it."""
+
+    spec: ClassVar[GameSpec]
     name: ClassVar[str]
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 2
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
     balls: ClassVar[tuple[int, ...]]
-    Options: ClassVar[type[MatchOptions]] = MatchOptions
+    Options: ClassVar[type[MatchOptions]]
     #: How many balls one call may name.
-    max_calls: ClassVar[int] = 1
-    #: A referee may award the game or the match for unsportsmanlike conduct (``forfeit``).
-    forfeits: ClassVar[bool] = False
+    max_calls: ClassVar[int]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if isinstance(spec, GameSpec):
+            cls.name, cls.balls, cls.Options = spec.id, spec.balls, spec.options
+            cls.min_players, cls.max_players = spec.min_players, spec.max_players
+            cls.max_calls = spec.max_calls
 
     def parse_options(self, raw: Mapping[str, object]) -> MatchOptions:
         """Returns the game's options from ``new_match``'s. Raises InvalidInput naming a bad one."""
@@ -268,8 +279,8 @@ class Game(abc.ABC):
         for call in calls:
             if call.ball != CUE and call.ball not in state.on_table:
                 raise InvalidInput(f"ball {call.ball} is not on the table")
-        if kind is ShotKind.IGRA:
-            raise InvalidInput("\"Igra\" is a Siberian Ten shoot-out call")
+        if kind is not ShotKind.NORMAL and kind not in self.spec.shot_kinds:
+            raise InvalidInput(f"{self.name} has no {kind} shot")
 
     def identity_needed(self, state: MatchState, record: ShotRecord,
                         pocket: Pocket | None) -> bool:
@@ -307,6 +318,8 @@ GAMES: dict[str, Game] = {}
 
 
 def register(game: type[Game]) -> type[Game]:
-    """Class decorator adding a game to ``GAMES``."""
+    """Class decorator adding a game to ``GAMES``. Raises InvalidInput when its id is taken."""
+    if game.name in GAMES:
+        raise InvalidInput(f"a game {game.name!r} is registered already")
     GAMES[game.name] = game()
     return game

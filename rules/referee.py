@@ -37,6 +37,7 @@ from rules.facts import CUE, Ball, Call, MatchSetup, ShotKind, ShotRecord
 from rules.game import GAMES, Asker, Game, normalise_answer
 from rules.moot import Ruled, Trials, presumption
 from rules.options import options_json
+from rules.spec import Declarable
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
 
 
@@ -76,6 +77,19 @@ class MatchEnded:
 
 
 Input = NewMatch | ShotPlayed | ShotAmended | Answered | Undone | MatchEnded
+
+
+def _game_of(state: MatchState) -> Game:
+    """Returns the game of the match in progress."""
+    assert state.setup is not None
+    return GAMES[state.setup.game]
+
+
+def _racked_if_over(state: MatchState, game: Game) -> MatchState:
+    """Returns ``state``, or the next game racked when this one is over."""
+    if state.status is not Status.GAME_OVER:
+        return state
+    return game.rack(_next_game(state))
 
 
 @dataclass(slots=True)
@@ -130,7 +144,7 @@ class Referee:
         decisions): empty decisions for a shot held for an answer."""
         out = []
         for frame in self._frames:
-            shooter = self._racked_if_over(frame.before, self._game_of(frame.before)).to_shoot
+            shooter = _racked_if_over(frame.before, _game_of(frame.before)).to_shoot
             assert shooter is not None  # a shot is only played with someone to shoot
             out.append((shooter, frame.decisions))
         return out
@@ -174,8 +188,8 @@ class Referee:
     def check_call(self, calls: tuple[Call, ...], kind: ShotKind = ShotKind.NORMAL) -> None:
         """Raises InvalidInput when this call cannot be made for the coming shot."""
         state = self._ready_for_shot()
-        game = self._game_of(state)
-        game.check_call(self._racked_if_over(state, game), calls, kind)
+        game = _game_of(state)
+        game.check_call(_racked_if_over(state, game), calls, kind)
 
     def check_ball(self, ball: Ball, *, cue_allowed: bool = True) -> None:
         """Raises InvalidInput unless ``ball`` is in play in this game (on the table, or fell
@@ -183,7 +197,7 @@ class Referee:
         state = self.state
         if state.setup is None:
             raise InvalidInput("no match is in progress")
-        game = self._game_of(state)
+        game = _game_of(state)
         if ball == CUE:
             if cue_allowed:
                 return
@@ -198,8 +212,8 @@ class Referee:
         state = self.state
         if state.setup is None:
             raise InvalidInput("no match is in progress")
-        game = self._game_of(state)
-        if not game.forfeits:
+        game = _game_of(state)
+        if not game.spec.declares(Declarable.UNSPORTSMANLIKE):
             raise InvalidInput(f"{game.name} has no penalty for unsportsmanlike conduct; "
                                "Ten-ball has (TB-14)")
         if not 0 <= player < state.n_players:
@@ -315,17 +329,6 @@ class Referee:
         return state
 
     @staticmethod
-    def _game_of(state: MatchState) -> Game:
-        assert state.setup is not None
-        return GAMES[state.setup.game]
-
-    @staticmethod
-    def _racked_if_over(state: MatchState, game: Game) -> MatchState:
-        if state.status is not Status.GAME_OVER:
-            return state
-        return game.rack(_next_game(state))
-
-    @staticmethod
     def _rule(before: MatchState, record: ShotRecord, answers: dict[QuestionKey, Any],
               ids: dict[QuestionKey, str],
               presumed_before: Mapping[QuestionKey, Any] | None = None) -> _Frame:
@@ -372,7 +375,7 @@ def _rule_once(before: MatchState, record: ShotRecord, answers: Mapping[Question
     nobody is asked."""
     assert before.setup is not None
     game = GAMES[before.setup.game]
-    state = Referee._racked_if_over(before, game)
+    state = _racked_if_over(before, game)
     state = replace(state, shot=state.shot + 1)
     ask = Asker(state.shot, answers, ids, presumed)
     shot = resolve(game, state, record, ask)

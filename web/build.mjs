@@ -4,6 +4,7 @@
 //   mqtt              -> controller/web/static/vendor/mqtt.min.js   (the pages' MQTT client)
 //   qrcode-generator  -> controller/web/static/vendor/qrcode.js     (the TV card's QR code)
 //   axe-core          -> tests/web/vendor/axe.min.js                (the tests' accessibility scan)
+//   acorn             -> tests/web/vendor/acorn.mjs                 (the tests' JavaScript parser: no function too long)
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
@@ -15,6 +16,7 @@ const BUNDLES = [
   { name: "mqtt", file: "dist/mqtt.min.js", as: "mqtt.min.js", licence: "LICENSE.md", out: "controller/web/static/vendor" },
   { name: "qrcode-generator", file: "dist/qrcode.js", as: "qrcode.js", licence: null, out: "controller/web/static/vendor" },
   { name: "axe-core", file: "axe.min.js", as: "axe.min.js", licence: "LICENSE", out: "tests/web/vendor" },
+  { name: "acorn", file: "dist/acorn.mjs", as: "acorn.mjs", licence: "LICENSE", out: "tests/web/vendor" },
 ];
 
 for (const b of BUNDLES) {
@@ -23,7 +25,7 @@ for (const b of BUNDLES) {
   mkdirSync(out, { recursive: true });
   const version = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
   copyFileSync(join(pkg, b.file), join(out, b.as));
-  const stem = b.as.replace(/(\.min)?\.js$/, "");
+  const stem = b.as.replace(/(\.min)?\.m?js$/, "");
   // qrcode-generator ships its MIT licence in the file's own header, not in a file
   if (b.licence && existsSync(join(pkg, b.licence))) copyFileSync(join(pkg, b.licence), join(out, `${stem}.LICENSE${b.licence.endsWith(".md") ? ".md" : ".txt"}`));
   const sha256 = createHash("sha256").update(readFileSync(join(out, b.as))).digest("hex");

@@ -27,7 +27,7 @@ from typing import Any
 
 from controller.adapters.base import Adapter, Publication, language_of, players, table_id
 from controller.adapters.config import HomeAssistantConfig
-from rules.facts import Foul
+from rules import Foul
 from vocabulary import DISTRIBUTION, POCKETS, VERSION
 
 STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "match_over"]

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rules.facts import UNKNOWN, Ball, Forfeit, Foul, Known, Pocket, ShotRecord, Special
+from rules import UNKNOWN, Ball, Forfeit, Foul, Known, Pocket, ShotRecord, Special
 
 T = TypeVar("T")
 #: Facts that add to those already declared for the shot (the others replace them).

@@ -25,6 +25,7 @@ from controller.pipeline.requests import (
     UndoRequest,
 )
 from rules import (
+    UNKNOWN,
     Answered,
     Call,
     InvalidInput,
@@ -36,7 +37,6 @@ from rules import (
     Status,
     Undone,
 )
-from rules.facts import UNKNOWN
 
 if TYPE_CHECKING:
     from controller.pipeline.table import Table

@@ -33,8 +33,8 @@ from pydantic import (
 
 from controller.errors import ControllerError
 from controller.pipeline.declared import Declared
-from rules import GAMES, ShotKind, Special
-from rules.facts import DECLARABLE_FOULS, UNKNOWN, Forfeit, Foul, Known
+from rules import DECLARABLE_FOULS, UNKNOWN, Forfeit, Foul, Known, ShotKind, Special
+from rules.games import find_spec, specs
 from vocabulary import Pocket
 
 MAX_PAYLOAD = 64 * 1024
@@ -54,14 +54,14 @@ def _declarable(foul: object) -> object:
 
 
 def _known_game(game: str) -> str:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; one of {', '.join(sorted(GAMES))}")
+    if find_spec(game) is None:
+        raise ValueError(f"unknown game {game!r}; one of {', '.join(sorted(s.id for s in specs()))}")
     return game
 
 
 #: A foul a referee may declare: the rules' ``Foul``, one of ``DECLARABLE_FOULS``.
 FoulCode = Annotated[Foul, BeforeValidator(_declarable)]
-#: A game's id: one of the rules' ``GAMES``.
+#: A game's id: one of the rules' games (``rules.games``).
 GameId = Annotated[str, AfterValidator(_known_game)]
 #: Format characters a name may hold: zero-width (non-)joiners, as in emoji sequences.
 _JOINERS = frozenset("\u200c\u200d")

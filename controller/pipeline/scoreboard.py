@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from controller.words import catalogue
 from controller.words.texts import LANGUAGES
+from rules.games import find_spec
 
 #: Per language, each fixed word of the displays as variants, longest first: a display takes
 #: the first that fits its width (``say``). ``{name}`` is a player's name, cut to the room left
@@ -72,8 +73,10 @@ def short_name(player: dict[str, Any], chars: int) -> str:
 
 
 def value_key(state: dict[str, Any]) -> str:
-    """Returns which number a scoreboard shows: games won at ten-ball, points otherwise."""
-    return "games" if state.get("game") == "ten-ball" else "score"
+    """Returns which number a scoreboard shows: the games won where they are the game's score
+    (its record's ``score_field``), else the score."""
+    spec = find_spec(state.get("game"))
+    return spec.score_field if spec else "score"
 
 
 #: Russian (and Ukrainian, Belarusian) letters in Latin ones, for displays whose font has no

@@ -26,6 +26,7 @@ from controller.pipeline.requests import GameId
 from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.service.pins import bcm
 from controller.words.texts import Language
+from rules.games import default_game
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, Kind, parse_channel
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")]
@@ -137,7 +138,7 @@ class HealthSection(_Section):
 
 class SimConfig(_Section):
     trace: Path | None = None
-    game: GameId = "ten-ball"
+    game: GameId = Field(default_factory=default_game)
     shots: Annotated[int, Field(ge=1)] = 60
     seed: int = 1
     players: Annotated[int, Field(ge=2, le=4)] = 2

@@ -26,6 +26,7 @@ from controller.pipeline.trace import Header, RequestLine, parse_line
 from controller.sim.simulator import NAMES, NAMES_BY_LANGUAGE, simulate_lines
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
+from rules.games import default_game
 from vocabulary import TABLE_CHANNELS
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ async def _each(lines: Lines | LiveLines) -> AsyncIterator[dict[str, Any]]:
             yield raw
 
 
-def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int = 60,
+def matches_for(*, trace: Path | None = None, game: str | None = None, shots: int = 60,
                 seed: int = 1, noise: bool = False, players: int = 2,
                 loop: bool = True, names: tuple[str, ...] = NAMES) -> Iterator[Lines]:
     """Yields matches to play: the trace file's (again and again if ``loop``), else simulated."""
@@ -115,7 +116,8 @@ def matches_for(*, trace: Path | None = None, game: str = "ten-ball", shots: int
         yield from (itertools.repeat(recorded) if loop else [recorded])
         return
     for n in itertools.count() if loop else range(1):
-        yield regulars(simulate_lines(game, shots, seed + n, noise, players, names=names))
+        yield regulars(simulate_lines(game or default_game(), shots, seed + n, noise, players,
+                                      names=names))
 
 
 def regulars(lines: Lines) -> Lines:

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
+from controller.pipeline.scoreboard import value_key
 from controller.record.recorder import Recorder
 from controller.record.store import Store
 from controller.record.web import RecordSite
@@ -41,14 +42,13 @@ from controller.service.connection import parse_broker
 from controller.service.shell import Service, web_server
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
-from rules import GAMES as RULES_GAMES
-from rules.tenball import TenBall
+from rules.games import default_game, specs
 from vocabulary import RAIL_OF_CUSHION
 
 log = logging.getLogger(__name__)
 
-#: The games the tables play in turn (the rules' games, Ten-ball first).
-GAMES = (TenBall.name, *sorted(set(RULES_GAMES) - {TenBall.name}))
+#: The games the tables play in turn (the rules' games, the default first, then by id).
+GAMES = (default_game(), *sorted({s.id for s in specs()} - {default_game()}))
 #: A hand-played table's fusion: it has no cushion sensors, so cushions are unknown (the
 #: game's documented default, or a question), never "no cushion hits". Its pockets are what
 #: the referee declares at the console.
@@ -84,7 +84,7 @@ def score_line(table: str, state: dict[str, Any]) -> str:
     players = state.get("players") or []
     if not players:
         return f"{table:>4}  (no match)"
-    key = "games" if state.get("game") == "ten-ball" else "score"
+    key = value_key(state)
     names = "  ".join(f"{'>' if state.get('to_shoot') == i else ' '}{p['name']} {p[key]}"
                       for i, p in enumerate(players))
     status = state.get("status", "")

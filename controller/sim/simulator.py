@@ -30,6 +30,7 @@ from controller.sim.referee import answer_all
 from hardware.events import SensorEvent
 from hardware.health import Health
 from rules import CUE, Call, Foul, Pocket, ShotKind, Status, Topic
+from rules.games import Declarable, Target, spec_of
 from vocabulary import POCKETS, RAILS, beam
 
 NAMES = ("Ann", "Bob", "Cleo", "Dan")
@@ -57,6 +58,7 @@ class Simulator:
         self.rng = random.Random(seed)
         self.names = names
         self.game = game
+        self.spec = spec_of(game)
         self.noise = noise
         self.players = players
         self.race_to = race_to
@@ -150,7 +152,8 @@ class Simulator:
             truth.cushions = [rng.choice(RAILS) for _ in range(rng.randint(3, 6))]
             for ball in rng.sample(on_table, k=min(len(on_table), rng.choice([0, 0, 1, 1, 2, 3]))):
                 truth.drops.append((ball, rng.choice(POCKETS)))
-            if self.game == "ten-ball" and rng.random() < 0.08:
+            # a break judged by the balls driven to a cushion, which no sensor counts
+            if self.spec.declares(Declarable.BALLS_TO_CUSHION) and rng.random() < 0.08:
                 truth.declare["fouls"] = ["bad_break"]
                 truth.drops.clear()
         elif status is Status.SHOOTOUT:
@@ -162,16 +165,16 @@ class Simulator:
     def _normal(self, on_table: list[int], players: Any) -> tuple[dict[str, Any] | None, _Truth]:
         rng = self.rng
         truth = _Truth()
-        target = min(on_table) if self.game == "ten-ball" else rng.choice(on_table)
+        target = min(on_table) if self.spec.target is Target.LOWEST else rng.choice(on_table)
         pocket = rng.choice(POCKETS)
         calls: list[dict[str, Any]] = [{"ball": target, "pocket": pocket}]
         kind = "normal"
-        if self.game == "siberian-ten" and rng.random() < 0.06:
+        if self.spec.declares(Declarable.CUE_BALL_CALL) and rng.random() < 0.06:
             calls = [{"ball": "cue", "pocket": pocket}]  # свояк
-        elif self.game == "siberian-ten" and len(on_table) > 1 and rng.random() < 0.08:
+        elif self.spec.max_calls > 1 and len(on_table) > 1 and rng.random() < 0.08:
             other = rng.choice([b for b in on_table if b != target])
             calls.append({"ball": other, "pocket": rng.choice(POCKETS)})
-        elif self.game == "ten-ball":
+        elif ShotKind.PUSH_OUT in self.spec.shot_kinds:
             r = rng.random()
             kind = "push_out" if r < 0.05 else "safety" if r < 0.1 else "normal"
         call: dict[str, Any] = {"calls": calls, "kind": kind}
@@ -207,7 +210,7 @@ class Simulator:
         elif r < 0.97:
             truth.declare["first_contact"] = None  # the cue ball touched nothing
             truth.cushions = truth.cushions or [rng.choice(RAILS)]
-        elif r < 0.985 and self.game == "siberian-ten":
+        elif r < 0.985 and self.spec.declares(Declarable.CENTRE_LINE):
             truth.declare["centre_line"] = rng.random() < 0.5
             truth.cushions = truth.cushions[:1]
         else:

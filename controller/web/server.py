@@ -1,7 +1,8 @@
 """The venue's web server: the dashboard, the referee console and the match history.
 
 It serves the files under ``controller/web/static`` (GET and HEAD, nothing else) and two
-generated ones: ``options.json`` (every game's options, ``controller.web.options``) and
+generated ones: ``games.json`` (every game's record, options included) and ``options.json``
+(every game's options; both ``controller.web.options``), and
 ``config.json``, that tells the pages where the broker's websockets listener
 is, which venue to show, and (where configured) the credentials to log in with::
 
@@ -51,6 +52,7 @@ from urllib.parse import unquote, urlsplit
 
 from controller.web.history import History
 from controller.web.http import DEFAULT_LIMITS, TEXT, HttpServer, Limits, Request, Response, Site
+from controller.web.options import games_text
 from controller.web.options import text as options_text
 from controller.words import catalogue
 
@@ -110,7 +112,8 @@ class WebConfig:
 
 
 class Pages:
-    """The site of the pages: the files under ``root``, ``config.json`` and ``options.json``.
+    """The site of the pages: the files under ``root``, ``config.json``, ``games.json`` and
+    ``options.json``.
     ``config.json`` adds ``history``: whether a page may ask what was recorded (the match in
     progress, ``live``, or the venue ``record``'s history), and ``record``: whether the
     history page has the record to read."""
@@ -138,6 +141,8 @@ class Pages:
             return 200, json.dumps(shown).encode(), _TYPES[".json"]
         if path == "/options.json":
             return 200, options_text().encode(), _TYPES[".json"]
+        if path == "/games.json":
+            return 200, games_text().encode(), _TYPES[".json"]
         if path.startswith("/lang/") and path.endswith(".json"):
             return lang_answer(path[len("/lang/"):-len(".json")])
         try:

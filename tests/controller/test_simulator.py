@@ -17,7 +17,7 @@ from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import BadLine, Header, read_trace
 from controller.sim.simulator import simulate_lines
 from rules import OBJECT, Status
-from rules.pyramid import ball_value
+from rules.games.pyramid import ball_value
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["ten-ball", "siberian-ten", "pyramid"]

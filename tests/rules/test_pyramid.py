@@ -25,7 +25,7 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.facts import Call, Pocket, ShotKind, ShotRecord
-from rules.pyramid import total_points
+from rules.games.pyramid import total_points
 from tests.rules.build import answer, new, play, shot
 
 ALL = list(range(1, 16))

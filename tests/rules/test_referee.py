@@ -17,9 +17,9 @@ from rules.decisions import (
     ShotsUndone,
     TurnPassed,
 )
-from rules.pyramid import PyramidOptions
-from rules.siberian import SiberianOptions
-from rules.tenball import TenBallOptions
+from rules.games.pyramid import PyramidOptions
+from rules.games.siberian_ten import SiberianOptions
+from rules.games.ten_ball import TenBallOptions
 from tests.rules.build import answer, new, play, shot
 
 

@@ -20,7 +20,7 @@ from rules.decisions import (
     TurnPassed,
 )
 from rules.facts import Call, Pocket, Rail, ShotKind
-from rules.siberian import BulletRetaken, BulletScored, IgraDeclared, RoundTied, ShootoutStarted
+from rules.games.siberian_ten import BulletRetaken, BulletScored, IgraDeclared, RoundTied, ShootoutStarted
 from tests.rules.build import answer, new, play, shot
 
 ALL = list(range(1, 11))

@@ -36,7 +36,7 @@ from rules import (
     Undone,
 )
 from rules.decisions import GameRestarted, GameWon
-from rules.siberian import BULLET_BALL, GOAL, SiberianTen
+from rules.games.siberian_ten import BULLET_BALL, GOAL, SiberianTen
 from rules.state import Status
 from tests.rules.build import play
 

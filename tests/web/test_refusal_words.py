@@ -29,10 +29,13 @@ def _worded(browser: Browser, web: WebThread, reason: str) -> Any:
     page = browser.new_page(viewport={"width": 1024, "height": 768})
     try:
         page.goto(web.url + "console.html?table=t1&lang=ru")
+        # the page's own modules (the same instances the console runs on)
+        page.evaluate("async () => { window.i18n = await import('./i18n.js');"
+                      " window.words = await import('./words.js'); }")
         # the Russian words loaded (English, the fallback, is there first)
-        page.wait_for_function("() => typeof STRINGS === 'object' && LANG === 'ru' && "
-                               "STRINGS.ru !== undefined && 'err.no_match' in STRINGS.ru")
-        return page.evaluate(f"() => errorText({json.dumps(reason)}, "
+        page.wait_for_function("() => i18n.LANG === 'ru' && i18n.STRINGS.ru !== undefined"
+                               " && 'err.no_match' in i18n.STRINGS.ru")
+        return page.evaluate(f"() => words.errorText({json.dumps(reason)}, "
                              "{state: null, questions: new Map()})")
     finally:
         page.close()

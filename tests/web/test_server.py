@@ -78,10 +78,37 @@ async def test_options_json_is_every_games_options_from_the_code(tmp_path: Path)
     assert (tmp_path / "options.json").read_text(encoding="utf-8") == web_options.text()
 
 
+async def test_games_json_describes_every_game_for_the_pages(tmp_path: Path) -> None:
+    async with WebServer(WebConfig()) as server:
+        status, _, body = await http_get(server, "/games.json")
+    assert status == 200
+    served = json.loads(body)
+    games = {g["id"]: g for g in served["games"]}
+    assert [g["id"] for g in served["games"]] == ["ten-ball", "siberian-ten", "pyramid"]
+    assert served["default"] == "ten-ball"
+    ten, siberian, pyramid = games["ten-ball"], games["siberian-ten"], games["pyramid"]
+    assert (ten["ball_style"], siberian["ball_style"], pyramid["ball_style"]) == ("pool", "pool", "ivory")
+    assert pyramid["balls"] == list(range(1, 16)) and ten["balls"] == list(range(1, 11))
+    assert (ten["players"], pyramid["players"]) == ([2, 2], [2, 4])
+    assert [g["score_field"] for g in (ten, siberian, pyramid)] == ["games", "score", "score"]
+    assert ten["first_fouls"] == ["miss", "wrong_ball_first", "no_rail", "touched_ball", "double_hit",
+                                  "push", "moving_balls", "bad_break", "feet_off_floor"]
+    assert pyramid["first_fouls"] == ["miss", "touched_ball", "butt_or_side", "double_hit", "push",
+                                      "moving_balls", "direct_hit_in_kitchen", "bad_placement",
+                                      "feet_off_floor"]
+    assert ten["declarable"] == ["balls_to_cushion", "unsportsmanlike"]
+    assert siberian["declarable"] == ["centre_line", "cue_ball_call"] and siberian["max_calls"] == 2
+    assert ten["shot_kinds"] == ["safety", "push_out"]
+    assert ten["options"] == web_options.options()["ten-ball"]["options"]  # options.json's, one source
+    assert web_options.main([str(tmp_path)]) == 0  # for a venue's own web server
+    assert json.loads((tmp_path / "games.json").read_text(encoding="utf-8")) == served
+
+
 @pytest.mark.parametrize(("folder", "stem", "licence"), [
     (STATIC / "vendor", "mqtt", "mqtt.LICENSE.md"),
     (STATIC / "vendor", "qrcode", None),  # MIT, in the file's own header
     (ROOT / "tests" / "web" / "vendor", "axe", "axe.LICENSE.txt"),
+    (ROOT / "tests" / "web" / "vendor", "acorn", "acorn.LICENSE.txt"),
 ])
 def test_each_bundled_library_is_the_locked_version(folder: Path, stem: str, licence: str | None) -> None:
     """Rebuild with ``cd web && npm ci && npm run build``."""

@@ -359,7 +359,8 @@ def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
     show whole, and the balls on the table."""
     page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
     expect(page.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
-    assert page.evaluate("MIN_LETTER_PX") == LEAST_PX  # the constant the page sizes by
+    # the constant the page sizes by
+    assert page.evaluate("async () => (await import('./dashboard.js')).MIN_LETTER_PX") == LEAST_PX
     scripted.play(page)
     card = page.locator('[data-table="t20"]')
     expect(card.locator('[data-field="fouls"]')).to_be_visible(timeout=TIMEOUT)

@@ -114,7 +114,9 @@ def test_twelve_ordinary_tables_fit_one_wall_with_40px_names_status_and_question
     assert grid == 4
     # the lines of small letters (clock, game, race, rack, shot): 0.7 of the least, no less;
     # nothing shown on a card smaller
-    assert page.evaluate("[MIN_LETTER_PX, SMALL_LETTER]") == [LEAST_PX, SMALL]
+    sizes = ("async () => { const m = await import('./dashboard.js');"
+             " return [m.MIN_LETTER_PX, m.SMALL_LETTER]; }")
+    assert page.evaluate(sizes) == [LEAST_PX, SMALL]
     small = page.locator("article.table .meta").evaluate_all(
         "ms => ms.map(m => parseFloat(getComputedStyle(m).fontSize))")
     assert small and min(small) >= SMALL * least - 0.05, small

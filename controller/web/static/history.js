@@ -7,7 +7,8 @@
 //                              and per game, their matches
 //   history.html?name=NAME     the same for every match played under a name as written
 // Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
-"use strict";
+import { LANG, duration, languagePicker, t, translateStatic } from "./i18n.js";
+import { el, foulName, gameName, loadConfig } from "./common.js";
 
 (async function main() {
   const config = await loadConfig();

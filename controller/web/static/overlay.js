@@ -1,7 +1,9 @@
 // A scoreboard overlay for streaming: overlay.html?table=t1 in OBS's browser source (its
 // background is transparent). Players, score, race, who shoots and the last event, in the
 // venue's language (config.json's language, or ?lang=).
-"use strict";
+import { t } from "./i18n.js";
+import { connect, el, gameName, loadConfig, parseJson } from "./common.js";
+import { TableModel } from "./table-model.js";
 
 (async function main() {
   const config = await loadConfig();

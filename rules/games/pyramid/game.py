@@ -1,55 +1,11 @@
-"""Point pyramid (rules PP-1…PP-13 of docs/rules.md): 15 numbered balls, points by number.
-
-Two, three or four players, each for themselves, in turn order. A ball scores its number, the
-ace and (with more players) the 2 and the 3 ten more, the last ball ten more; the first to
-71 / 51 / 41 wins at once. The rules of one shot, in the order they apply:
-
-1. fouls: found from the facts (cue ball pocketed or off the table, the cue ball touched no
-   ball) and declared by a referee; fouls the club waived are noted and ignored (PP-8);
-2. on a 5-point foul: 5 points move from the offender to the next player in turn (option
-   ``penalty_to``: to every other player), everything that fell is spotted, the called ball on
-   the third spot (option ``foul_uncalled``: the others stay down), the next player shoots,
-   from hand in the house after the cue ball fell or left the table (PP-8, PP-9, PP-11); a
-   direct hit in the house counts only on a shot from hand; on a non-counting stroke the same
-   without the 5 points (PP-10);
-3. without a foul: the shot scores when its called ball fell in its called pocket (in clean
-   designation also as called, which the referee confirms): every ball that fell scores and
-   the shooter continues; otherwise what fell is spotted and the turn passes (PP-5, PP-6);
-4. the end: the first to the target wins at once, whoever brought the points (a ball or a
-   penalty); a table cleared with nobody at the target is a draw; «своя» (two players, or
-   with option ``svoya_more_players`` any number) draws against the last ball (PP-4).
-
-Which ball fell is never guessed: the referee core resolves every drop before the rules run
-(sensors, the one-drop-in-the-called-pocket presumption, or an ``identify`` question).
-
-Spotting: the first ball spotted on a shot (the called ball, when it fell) is placed on the
-foot spot, the others on the foot short rail (``Spot.FOOT_SPOT`` / ``Spot.FOOT_RAIL``). The
-core does not see the cloth: when the foot spot is already taken by a ball that lies there,
-the person placing the ball uses the rail, as PP-9 says. Likewise the temporary house of
-PP-11 (every object ball in the house: the deep end by the third spot) is the placer's call;
-the snapshot says ``kitchen``.
-
-Readings of the original, where it is silent:
-- one 5-point penalty per shot, however many fouls it had;
-- an object ball driven off the table is no foul (PP-8 does not list it): it is spotted and
-  never scores, and the rest of the shot is ruled as usual;
-- a double hit is a push (PP-10); playing from hand with the body past the long-rail line is
-  declared as ``bad_placement``; fouls pyramid does not know (``wrong_ball_first``,
-  ``cue_on_table``, ``out_of_turn``, ``slow_play``, ``bad_break``) and declared specials are
-  noted and cost nothing;
-- touching the balls in the belief that the game is over happens after a shot: declare
-  ``game_over_touch`` on a record of its own (no drops), so the shot before keeps its points;
-- a shot declared a safety calls nothing and scores nothing;
-- points moved by a penalty count like any others: they can bring the next player to the
-  target, and that player wins;
-- when one shot clears the table, the last ball's 10 is credited with the last ball listed.
-"""
+"""The rules of one shot, as the package's docstring lists them: a small class wiring plain
+functions."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from rules.decisions import (
     BallCredited,
@@ -68,7 +24,9 @@ from rules.decisions import (
 from rules.errors import InvalidInput
 from rules.facts import CUE, OBJECT, UNKNOWN, Ball, Call, Foul, ShotKind
 from rules.game import Asker, Game, Shot, register
-from rules.options import MatchOptions, option, parse_options
+from rules.games.pyramid.options import CLEAN, PyramidOptions, options_of
+from rules.games.pyramid.spec import SPEC
+from rules.options import parse_options
 from rules.state import MatchState, Status, Topic
 
 #: Points to win, by number of players (PP-4); one point less each is the draw.
@@ -87,8 +45,6 @@ FIVE_POINT_FOULS = frozenset({
 #: long-rail line when playing from hand (declared as ``bad_placement``), no foot on the floor.
 NON_COUNTING = frozenset({Foul.PUSH, Foul.DOUBLE_HIT, Foul.BAD_PLACEMENT, Foul.FEET_OFF_FLOOR})
 
-BALL_POCKET, CLEAN = "ball_pocket", "clean"
-
 
 def target(n_players: int) -> int:
     """Returns the points that win a game of ``n_players`` (PP-4)."""
@@ -105,99 +61,9 @@ def total_points(n_players: int) -> int:
     return sum(ball_value(b, n_players) for b in range(1, 16)) + BONUS
 
 
-@dataclass(frozen=True, slots=True)
-class PyramidOptions(MatchOptions):
-    break_order: str = option(
-        "winner",
-        "who starts the next game: the winner of the previous one, as the original says "
-        "(PP-13; after a draw the next player in turn after the last starter); or players "
-        "take turns; or the loser (two players)",
-        ("winner", "alternate", "loser"), rule="PP-13",
-    )
-    call_mode: str = option(
-        BALL_POCKET,
-        "'ball_pocket': the call names ball and pocket; 'clean' (clean designation): the call "
-        "also states the manner (the record's manner), and the referee confirms a called ball "
-        "that fell was played as called (PP-5)",
-        (BALL_POCKET, CLEAN), rule="PP-5",
-    )
-    missing_call: str = option(
-        "ask",
-        "balls pocketed on a normal shot with no call recorded: 'ask' whether a ball that fell "
-        "was called in its pocket (confirm), 'count' as called, or 'no_count' (not called: "
-        "nothing scores, PP-6)",
-        ("ask", "count", "no_count"), rule="PP-5, PP-6",
-    )
-    presume_contact: bool = option(
-        True,
-        "when no sensor or referee said whether the cue ball touched a ball and no object "
-        "ball fell, presume it did (a referee declares 'miss' otherwise); off: ask (confirm)", rule="PP-8",
-    )
-    penalise_butt_or_side: bool = option(
-        True, "striking with the butt or side of the cue costs 5 points; off: waived (PP-8)", rule="PP-8",
-    )
-    penalise_touched_ball: bool = option(
-        True, "touching a ball with the cue, a hand or clothes costs 5 points; off: waived (PP-8)",
-        rule="PP-8",
-    )
-    svoya: bool = option(
-        True,
-        "«своя», two players: a player at 70 has secured at least a draw: if the other then "
-        "reaches 71 with the shot that takes the last ball (possible with a handicap), the "
-        "game is drawn (noted 'svoya'); off: that player wins",
-        rule="PP-4",
-    )
-    svoya_more_players: bool = option(
-        False,
-        "«своя» with three or four players too (a project decision, the original gives it for "
-        "two): a player at 50 / 40 secures a draw against another who reaches 51 / 41 with the "
-        "last ball; off, as the original reads: the player who reaches the target wins, and "
-        "the only draw is every player at 50 / 40",
-        rule="PP-4",
-        seed="Если один игрок набрал 70 очков («своя»), то даже в случае покладки последнего "
-        "шара его партнером в партии фиксируется ничья. … Чтобы выиграть, одному из партнеров "
-        "необходимо набрать 51 очко. Если все трое сыграли по 50 очков, фиксируется ничья.",
-    )
-    penalty_to: str = option(
-        "next",
-        "with three or four players, who receives a 5-point penalty: the next player in turn "
-        "('next', a project decision: the original speaks of two, «партнер»); or every other "
-        "player 5 points, the offender losing 5 for each ('each')",
-        ("next", "each"), rule="PP-8",
-        seed="а) 5 очков, которые снимаются со счета провинившегося и прибавляются к счету "
-        "партнера",
-    )
-    foul_uncalled: str = option(
-        "spotted",
-        "on a 5-point foul, balls that fell other than the called one: spotted like the called "
-        "ball ('spotted', a project decision: the original names only the called balls); or "
-        "they stay down and score for nobody ('stay_down')",
-        ("spotted", "stay_down"), rule="PP-9",
-        seed="При ошибках, предусмотренных пунктами а) и б), кроме штрафа в 5 очков, если "
-        "одновременно в лузу упадут «заказанные» шары, они не засчитываются и выставляются на "
-        "третью точку стола. Если же точка занята, то на короткий борт с внутренней стороны "
-        "пирамиды.",
-    )
-    handicap: tuple[int, ...] = option(
-        (),
-        "points each player starts a game with, in turn order (PP-12, usually 5–35; missing "
-        "players start at 0); the targets stay", rule="PP-12",
-    )
-
-
-def _opts(state: MatchState) -> PyramidOptions:
-    """Returns the match's options as this game's own record."""
-    return state.options_as(PyramidOptions)
-
-
 @register
 class PointPyramid(Game):
-    name = "pyramid"
-    min_players = 2
-    max_players = 4
-    balls = tuple(range(1, 16))
-    Options = PyramidOptions
-    max_calls = 1
+    spec = SPEC
 
     def parse_options(self, raw: Mapping[str, object]) -> PyramidOptions:
         """Returns the options; ``handicap`` is a list of whole points, one per player."""
@@ -209,12 +75,12 @@ class PointPyramid(Game):
             raise InvalidInput(
                 f"option 'handicap' must be a list of points (0 or more), one per player in "
                 f"turn order, not {handicap!r}")
-        options = parse_options(PyramidOptions, rest)
+        options = parse_options(self.Options, rest)
         return dataclasses.replace(options, handicap=tuple(handicap))
 
     def rack(self, state: MatchState) -> MatchState:
         # PP-2: the pyramid on the foot spot, the cue ball in the house.
-        opts = _opts(state)
+        opts = options_of(state)
         n = state.n_players
         if len(opts.handicap) > n or any(h >= target(n) for h in opts.handicap):
             raise InvalidInput(
@@ -294,7 +160,7 @@ class PointPyramid(Game):
                decisions: list[Decision]) -> list[Foul] | None:
         """Returns the shot's fouls (empty: none), or None after asking whether the cue ball
         touched a ball. Waived fouls and fouls pyramid does not know are noted, not called."""
-        opts = _opts(state)
+        opts = options_of(state)
         waived = {Foul.BUTT_OR_SIDE: not opts.penalise_butt_or_side,
                   Foul.TOUCHED_BALL: not opts.penalise_touched_ball}
         fouls: list[Foul] = []
@@ -334,7 +200,7 @@ class PointPyramid(Game):
     def _scores(state: MatchState, shot: Shot, ask: Asker) -> bool | None:
         """Returns whether the shot scores (its called ball fell as called), or None after
         asking the referee."""
-        opts = _opts(state)
+        opts = options_of(state)
         clean = opts.call_mode == CLEAN
         if shot.kind is not ShotKind.NORMAL or not shot.pocketed:
             return False
@@ -362,7 +228,7 @@ class PointPyramid(Game):
 
 def _receivers(state: MatchState, offender: int) -> list[int]:
     """Returns who receives a 5-point penalty (PP-8, option ``penalty_to``)."""
-    if _opts(state).penalty_to == "each":
+    if options_of(state).penalty_to == "each":
         return [state.next_player(offender, k) for k in range(1, state.n_players)]
     return [state.next_player(offender)]
 
@@ -374,7 +240,7 @@ def _foul_balls(state: MatchState, shot: Shot, five: bool,
     other balls stay down, scoring for nobody (noted)."""
     called = [b for b in shot.balls_pocketed if any(c.ball == b for c in shot.calls)]
     others = tuple(b for b in _fallen(shot) if b not in called)
-    if five and others and _opts(state).foul_uncalled == "stay_down":
+    if five and others and options_of(state).foul_uncalled == "stay_down":
         decisions.append(Noted("stay_down", about=(("balls", others),)))
         numbers = {b for b in others if isinstance(b, int)}
         state = state.without_balls(numbers)
@@ -413,7 +279,7 @@ def _won(state: MatchState, player: int, reason: str,
     state = replace(state, status=Status.GAME_OVER)
     short = target(state.n_players) - 1
     secured = [i for i, p in enumerate(state.players) if i != player and p.score == short]
-    opts = _opts(state)
+    opts = options_of(state)
     svoya = opts.svoya if state.n_players == 2 else opts.svoya_more_players
     if secured and not state.on_table and svoya:
         return state, [*decisions, Noted("svoya", str(secured[0])), GameDrawn(state.game_no)]

@@ -1,24 +1,5 @@
-"""Ten-ball (rules TB-1…TB-14 of docs/rules.md): a called-shot rotation game.
-
-The lowest-numbered ball on the table is hit first; legally pocketing the 10 wins. The
-rules of one shot, in the order they apply:
-
-1. a declared stalemate re-racks the game for the same breaker; a declared penalty for
-   unsportsmanlike conduct (``forfeit``) gives the game, or the match, to the other player
-   (TB-14);
-2. fouls: found from the facts (scratch, cue ball or a ball off the table, wrong ball
-   first, no rail, a break with nothing down and fewer than four cushion hits, TB-5) and
-   declared by a referee (TB-11; ``direct_hit_in_kitchen`` only on a shot from the kitchen).
-   What is presumed is noted: contact with the lowest ball, a rail or the break's four balls
-   with the cushions unknown, hits presumed after the contact (no click sensor);
-3. on a foul: the 10 and balls off the table are spotted (option ``off_table_balls``), the
-   rest stay down; ball in hand
-   for the incoming player, behind the head string after a scratch; three fouls in a row
-   lose the game, with a warning at two (TB-12);
-4. without a foul: the break (TB-2, TB-5), a push-out (TB-6), a safety (TB-8), or a called
-   shot: the called ball in its pocket (TB-13), or an inning lost with the option to hand
-   the shot back (TB-9).
-"""
+"""The rules of one shot, as the package's docstring lists them: a small class wiring plain
+functions."""
 
 from __future__ import annotations
 
@@ -42,8 +23,10 @@ from rules.decisions import (
 )
 from rules.errors import InvalidInput
 from rules.facts import CUE, UNKNOWN, Call, Foul, ShotKind, Special
-from rules.game import Asker, Game, Shot, cushions_touched, register
-from rules.options import MatchOptions, option
+from rules.game import Asker, Game, Shot, register
+from rules.games.ten_ball.cushions import four_balls_to_a_cushion, rail_after_contact
+from rules.games.ten_ball.options import options_of
+from rules.games.ten_ball.spec import SPEC
 from rules.state import MatchState, Status, Topic
 
 TEN = 10
@@ -52,73 +35,14 @@ SHOOT, HAND_BACK = "shoot", "hand_back"
 
 
 @dataclass(frozen=True, slots=True)
-class TenBallOptions(MatchOptions):
-    ten_on_break: str = option(
-        "wins",
-        "a 10 pocketed on a legal break wins the game, as the original says (TB-2); "
-        "'spot': it is spotted, as current WPA rules have it",
-        ("wins", "spot"), rule="TB-2",
-    )
-    scratch_in_hand: str = option(
-        "kitchen",
-        "after a scratch or the cue ball off the table the incoming player has the ball in "
-        "hand behind the head string, as the original says (TB-11); 'anywhere' as WPA",
-        ("kitchen", "anywhere"), rule="TB-11",
-    )
-    presume_legal_contact: bool = option(
-        True,
-        "when no sensor or referee said which ball the cue ball hit first, presume the lowest "
-        "ball (a referee declares otherwise); off: ask (confirm)", rule="TB-1, TB-11",
-    )
-    missing_call: str = option(
-        "ask",
-        "a ball pocketed on a shot with no call recorded: 'ask' whether it was the called shot "
-        "(confirm), 'count' it as called, or 'no_count' (treated as not called, TB-9)",
-        ("ask", "count", "no_count"), rule="TB-7",
-    )
-    three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)", rule="TB-12")
-    cushions_unknown: str = option(
-        "legal",
-        "with no cushion sensor reading for a shot (no sensors, one out of order, or fusion's "
-        "cushions_without_click = \"unknown\"): the break's four balls to a cushion (TB-5) and "
-        "a rail after contact (TB-11) are presumed ('legal', noted), or asked ('ask', confirm). "
-        "One policy in every game: a cushion rule with no reading is asked where it decides a "
-        "penalty on most shots, and presumed (noted; one tap on the console corrects it) where "
-        "it seldom decides anything. A shot that reaches no rail at all after contact is rare, "
-        "and a break is judged once a game: presumed",
-        ("legal", "ask"), rule="TB-5, TB-11",
-    )
-    off_table_balls: str = option(
-        "stay_off",
-        "object balls driven off the table: as §9.9, the game's own rule, says, no ball but "
-        "the 10 is ever spotted ('stay_off': they stay out of play like pocketed balls); or, as "
-        "the general rule 6.5 says, they are spotted ('spotted'; when a spotted ball is then "
-        "the lowest on the table, the shot's event notes it)",
-        ("stay_off", "spotted"), rule="TB-10",
-        seed="6.5 «Шар выбит со стола» (Все выбитые со стола шары выставляются) … 9.9 Если шар "
-        "номер 10 шар забит с нарушением правил … либо выбит со стола, он выставляется. Другие "
-        "прицельные шары не выставляются ни при каких условиях.",
-    )
-
-
-@dataclass(frozen=True, slots=True)
 class TenBallExtra:
     #: The next shot may be a push-out: it is the first shot after a legal break (TB-6).
     push_out_allowed: bool = False
 
 
-def _opts(state: MatchState) -> TenBallOptions:
-    """Returns the match's options as this game's own record."""
-    return state.options_as(TenBallOptions)
-
-
 @register
 class TenBall(Game):
-    name = "ten-ball"
-    balls = tuple(range(1, 11))
-    Options = TenBallOptions
-    max_calls = 1
-    forfeits = True
+    spec = SPEC
 
     def rack(self, state: MatchState) -> MatchState:
         # TB-4: the 1 on the foot spot, the 10 in the centre; all ten balls on the table.
@@ -135,7 +59,7 @@ class TenBall(Game):
             raise InvalidInput("a safety cannot be called on the break")
 
     def rule(self, state: MatchState, shot: Shot, ask: Asker) -> tuple[MatchState, list[Decision]]:
-        opts = _opts(state)
+        opts = options_of(state)
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         record = shot.record
@@ -194,14 +118,14 @@ class TenBall(Game):
             elif first is not None and first != lowest:
                 fouls.append(Foul.WRONG_BALL_FIRST)
             elif first is not None and not shot.is_break and not pocketed:
-                rail = self._rail_after_contact(state, shot, ask, decisions)
+                rail = rail_after_contact(state, shot, ask, decisions)
                 if rail is None:
                     return state, decisions
                 if not rail:
                     fouls.append(Foul.NO_RAIL)  # no ball pocketed and no rail after contact
         fouls = list(dict.fromkeys(fouls))
         if shot.is_break and not pocketed and not fouls:  # TB-5
-            four = self._four_balls_to_a_cushion(state, shot, ask, decisions)
+            four = four_balls_to_a_cushion(state, shot, ask, decisions)
             if four is None:
                 return state, decisions
             if not four:
@@ -248,47 +172,6 @@ class TenBall(Game):
 
     # -------------------------------------------------------------- pieces
     @staticmethod
-    def _rail_after_contact(state: MatchState, shot: Shot, ask: Asker,
-                            decisions: list[Decision]) -> bool | None:
-        """TB-11: returns whether a ball reached a cushion after the first contact, None while
-        asking. Hits the sensors presumed after the contact (no click sensor) are noted; with
-        no reading, the ``cushions_unknown`` option presumes (noted) or asks."""
-        record = shot.record
-        cushions = cushions_touched(record)
-        if cushions is UNKNOWN:
-            if _opts(state).cushions_unknown == "legal":
-                decisions.append(Noted("rail_presumed"))
-                return True
-            return ask.confirm(shot.shooter, Topic.RAIL_AFTER_CONTACT)
-        if cushions and record.cushion_count is UNKNOWN and record.cushions_presumed:
-            decisions.append(Noted("cushions_presumed_after_contact"))
-        return cushions > 0
-
-    @staticmethod
-    def _four_balls_to_a_cushion(state: MatchState, shot: Shot, ask: Asker,
-                                 decisions: list[Decision]) -> bool | None:
-        """TB-5: returns whether at least four object balls reached a cushion on a break that
-        pocketed nothing, None while asking. Fewer than four cushion hits cannot be four
-        balls; four or more are presumed to be (noted with the number of hits: the sensors
-        cannot tell balls apart).
-        Where the hits are not known (no reading, or a sensor out of order may have missed
-        some), the ``cushions_unknown`` option presumes (noted ``unknown``) or asks. A count of
-        balls a referee declared stands over all of it."""
-        record = shot.record
-        if record.balls_to_cushion is not UNKNOWN:  # a referee counted the balls
-            return record.balls_to_cushion >= 4
-        hits = record.cushions
-        if hits is not UNKNOWN and (len(hits) >= 4 or not record.deaf_rails):
-            if len(hits) < 4:
-                return False
-            decisions.append(Noted("four_balls_presumed", str(len(hits))))
-            return True
-        if _opts(state).cushions_unknown == "legal":
-            decisions.append(Noted("four_balls_presumed", "unknown"))
-            return True
-        return ask.confirm(shot.shooter, Topic.FOUR_BALLS_TO_CUSHIONS)
-
-    @staticmethod
     def _call(state: MatchState, shot: Shot, ask: Asker) -> Call | None:
         """Returns the shot's call. TB-7: the core always records a call; when none came and a
         ball fell, the ``missing_call`` option settles it (by default, the referee is asked
@@ -298,7 +181,7 @@ class TenBall(Game):
         ball, pocket = shot.pocketed[0]
         if pocket is None:
             return None
-        how = _opts(state).missing_call
+        how = options_of(state).missing_call
         if how == "no_count":
             return None
         if how == "ask" and not ask.confirm(shot.shooter, Topic.WAS_CALLED, ball=ball,
@@ -316,7 +199,7 @@ class TenBall(Game):
         ``Noted("lowest_ball_spotted")`` says so: the next shot must hit it first."""
         jumped = {b for b in off_table if b not in pocketed}
         spotted = {TEN} & (set(pocketed) if spot_ten else set()) | {TEN} & jumped
-        if _opts(state).off_table_balls == "spotted":
+        if options_of(state).off_table_balls == "spotted":
             spotted |= jumped
         down = [b for b in pocketed if b not in spotted]
         gone = sorted(jumped - spotted)  # §9.9: off the table, not spotted
@@ -331,7 +214,7 @@ class TenBall(Game):
 
     def _foul(self, state: MatchState, shot: Shot, fouls: list[Foul],
               decisions: list[Decision]) -> tuple[MatchState, list[Decision]]:
-        opts = _opts(state)
+        opts = options_of(state)
         shooter = shot.shooter
         opponent = state.next_player(shooter)
         decisions = [*decisions, FoulCalled(shooter, tuple(fouls))]
