@@ -164,6 +164,9 @@ export function rosterTopic() { return `${page.config.prefix}/${page.config.venu
 // Loads the games' options and wires the form; restores the table's last settings.
 export async function wireNewMatch() {
   try { page.gameOptions = await (await fetch("options.json")).json(); } catch (e) { /* options stay default */ }
+  try {
+    page.games = Object.fromEntries(((await (await fetch("games.json")).json()).games || []).map((g) => [g.id, g]));
+  } catch (e) { /* the drawing shows what the state has on the table */ }
   gameSelect().addEventListener("change", renderNewMatch);
   document.getElementById("new-match").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -2,7 +2,7 @@
 // ball in one go, or to declare what fell.
 import { t } from "./i18n.js";
 import { ballColour, ballName, isStripe, pocketName, swap } from "./common.js";
-import { balls, page, state } from "./console-state.js";
+import { balls, nextIsBreak, page, state } from "./console-state.js";
 import { pressable, setPressed, svg } from "./console-dom.js";
 import { nextShot, send, sendChain, show } from "./console-requests.js";
 
@@ -16,7 +16,7 @@ const KEY_OF_POCKET = Object.fromEntries(Object.entries(POCKET_KEYS).map(([k, p]
 export function potCalled(ball, pocket) {
   const steps = [];
   // no call on the break: whatever falls counts
-  if (ball !== "cue" && state().status !== "break") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
+  if (ball !== "cue" && !nextIsBreak()) steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
   steps.push(["declare", () => {
     page.declared = { shot: nextShot(), fell: [{ ball, pocket }] };  // what the verdict will show fell
     return { pocketed: [{ ball, pocket }], shot: page.declared.shot };

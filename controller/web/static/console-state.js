@@ -12,6 +12,7 @@ export const page = {
   base: "",       // <prefix>/<venue>/<table>: the topics' stem
   client: null,   // the MQTT.js client, once started
   gameOptions: {},  // options.json: each game's players and options
+  games: {},      // games.json: each game's record (its balls, ...), by id
   roster: [],     // the venue's players (the recorder's roster)
   calls: [], pocketed: [], picked: null,  // taps on the drawing: calls, balls declared pocketed, the ball picked
   verdict: null, fell: [], declared: null, fixShot: null, seenQuestions: "", chosen: null,
@@ -21,5 +22,14 @@ export const page = {
 
 // The table's state (an empty object before the first).
 export function state() { return page.table.state || {}; }
-export function balls() { return (state().on_table || []).slice(); }
+// Whether the coming shot is a break: the game's first, or, once a game is over, the next
+// game's (the table racks it as that shot comes).
+export function nextIsBreak() { const s = state(); return s.status === "break" || s.status === "game_over"; }
+// The balls the coming shot can pot: once a game is over, the next game's whole rack
+// (games.json), not what was left of the last.
+export function balls() {
+  const s = state();
+  const rack = s.status === "game_over" && page.games[s.game];
+  return (rack ? rack.balls : s.on_table || []).slice();
+}
 export function inMatch() { const s = state(); return !!s.game && s.status !== "match_over" && s.status !== "idle"; }
