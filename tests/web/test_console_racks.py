@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.test_console_budget import LANDSCAPE, TIMEOUT, Referee, _new_match, demo  # noqa: F401
+from tests.web.test_console_budget import TIMEOUT, Referee, _new_match, demo, open_console  # noqa: F401
 
 #: Each game's rack: what the drawing shows before every break.
 RACK = {"ten-ball": list(range(1, 11)), "siberian-ten": list(range(1, 11))}
@@ -26,11 +26,7 @@ def _drawn(page: Page) -> list[int]:
 @pytest.mark.parametrize("game", ["ten-ball", "siberian-ten"])
 def test_a_match_to_three_is_played_by_hand_with_a_ball_potted_on_every_break(
         browser: Browser, demo: str, artifacts: Path, game: str) -> None:  # noqa: F811
-    page = browser.new_page(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(demo + "console.html?table=t2&lang=ru")
-    expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+    page, errors = open_console(browser, demo)
     ref = Referee(page)
     _new_match(page, game)
     ruling = page.locator("#ruling")
