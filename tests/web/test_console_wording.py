@@ -141,3 +141,35 @@ def test_the_ten_ball_break_question_offers_the_cue_ball_and_the_console_answers
         page.close()
     finally:
         table.stop()
+
+
+#: What an installer's aside looks like: a code name, a quoted choice code, a rule id, a
+#: configuration section or key, a file.
+NOT_WORDS = re.compile(r"`|_|'[a-z_]+'|\b(?:PP|TB|ST)-\d|\[fusion\]|\.md\b")
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_options_details_are_words_not_codes_rule_ids_or_configuration(
+        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path, lang: str) -> None:
+    table = LiveTable(ws_broker.host, ws_broker.port, "club", "t6").start()
+    try:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(web.url + f"console.html?table=t6&lang={lang}")
+        games = page.locator("#game option")
+        expect(games.first).to_be_attached(timeout=TIMEOUT)
+        page.locator("#new-match > details > summary").click()  # the options
+        seen = 0
+        for game in games.evaluate_all("os => os.map(o => o.value)"):
+            page.select_option("#game", game)
+            for summary in page.locator("#options details.more summary").all():
+                summary.click()
+            details = page.locator("#options details.more")
+            expect(details.first).to_have_attribute("open", "")
+            for text in details.all_inner_texts():
+                assert not NOT_WORDS.search(text), (game, text)
+                seen += 1
+            page.screenshot(path=str(artifacts / f"console-options-{game}-{lang}.png"), full_page=True)
+        assert seen >= 30  # every game's options were read
+        page.close()
+    finally:
+        table.stop()
