@@ -31,7 +31,6 @@ TEMPORARY = {
     "controller/web/static/history.js": "pages37",
     "controller/web/static/overlay.js": "pages37",
     # docstring examples of a match record ("game": "pyramid"); console41 and recorder39 edit them:
-    "controller/web/history.py": "console41",
     "controller/record/queries.py": "recorder39",
 }
 

@@ -12,7 +12,7 @@ the middle) is the later session's, which holds all of it. A finished session is
 
 A match is a dict (``Match.to_json``)::
 
-    {"id": "t1-3fa9c2d1e0", "table": "t1", "game": "pyramid", "players": ["Ann", "Bob"],
+    {"id": "t1-3fa9c2d1e0", "table": "t1", "game": "<a game id>", "players": ["Ann", "Bob"],
      "race_to": 3, "started": "2026-12-03T19:02:11Z", "ended": "...", "seconds": 2710,
      "winner": 0, "draw": false, "abandoned": false, "games": [3, 1],
      "racks": [{"game_no": 1, "breaker": 0, "winner": 0, "shots": 12}],
