@@ -514,18 +514,34 @@ def test_a_ball_named_with_its_pocket_takes_the_drop_the_cue_ball_detector_guess
         (Pocket.FOOT_RIGHT, 9), (Pocket.SIDE_RIGHT, CUE)]
 
 
+def _one_report_two_drops(seed: int, first: str, later: float, report: float) -> Fusion:
+    """The object ball into ``first`` at 1 s, the cue ball into sr at ``later``, and one
+    report of the cue-ball detector at ``report``, in both drops' windows."""
+    rng = random.Random(seed)
+    fusion = Fusion(FusionConfig(quiet_s=2.0, cue_detector=True))
+    events = [*beam_block(first, 1.0, rng), *beam_block("sr", later, rng),
+              ev(report, "cue"), ev(report + 0.05, "cue", 0)]
+    for e in sorted(events, key=lambda e: e.t):
+        fusion.sensor(e)
+    return fusion
+
+
 def test_declared_drops_take_the_beams_drops_the_ball_return_could_only_guess():
     # the 8 into fl, the cue ball into sr 0.4 s later; the cue-ball detector reports once,
     # in both drops' windows: its timing gives the cue ball to fl, which the referee corrects
-    rng = random.Random(22)
-    fusion = Fusion(FusionConfig(quiet_s=2.0, cue_detector=True))
-    events = [*beam_block("fl", 1.0, rng), *beam_block("sr", 1.4, rng),
-              ev(2.5, "cue"), ev(2.55, "cue", 0)]
-    for e in sorted(events, key=lambda e: e.t):
-        fusion.sensor(e)
+    fusion = _one_report_two_drops(22, "fl", 1.4, 2.5)
     fusion.declare(3.0, declared(pocketed=[(8, "fl"), (CUE, "sr")]))
     record = record_of(fusion.advance(10.0))
     assert sorted((d.pocket, d.ball) for d in record.drops) == [("fl", 8), ("sr", CUE)]
+
+
+def test_a_declared_ball_in_the_guessed_pocket_sends_the_cue_ball_to_the_other_drop():
+    # issue 41: the referee corrects only what fell in fr (the 8); the detector's report still
+    # says the cue ball fell, so it goes to the drop nobody named (sr), not nowhere
+    fusion = _one_report_two_drops(43, "fr", 1.27, 2.0)
+    fusion.declare(3.0, declared(pocketed=[(8, "fr")]))
+    record = record_of(fusion.advance(10.0))
+    assert sorted((d.pocket, d.ball) for d in record.drops) == [("fr", 8), ("sr", CUE)]
 
 
 # ------------------------------------------------------------------ absent sensors

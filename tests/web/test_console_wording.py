@@ -116,32 +116,61 @@ def test_the_pinned_line_leaves_the_last_ruling_while_the_next_shot_waits_for_an
     page.close()
 
 
-def test_the_ten_ball_break_question_offers_the_cue_ball_and_the_console_answers_it(
-        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
-    # issue 41 item 5: the 8 into fr, the cue ball into sr 0.27 s later, one report of the
-    # cue-ball detector (no identity reader): «which ball fell in sr?» offers the cue ball
+@pytest.fixture
+def cue_break(browser: Browser, web: WebThread, ws_broker: Broker) -> Iterator[tuple[Page, LiveTable]]:
+    """The Ten-ball break of issue 41 on a table with a cue-ball detector and no identity
+    reader, its console open at the question it asks; yields the console and the table."""
     table = LiveTable(ws_broker.host, ws_broker.port, "club", "t9")
     table.table = Table(fusion=fusion_config({"cue_detector": True}), language="ru")
     table.start()
     try:
         page = _console(browser, web, table, "ten-ball")
-        t = table.now()
-        table.sense([SensorEvent(t, "beam.fr", 1), SensorEvent(t + 0.05, "beam.fr", 0),
-                     SensorEvent(t + 0.27, "beam.sr", 1), SensorEvent(t + 0.32, "beam.sr", 0),
-                     SensorEvent(t + 0.8, "cue", 1), SensorEvent(t + 0.85, "cue", 0)])
-        table.settle()
-        question = page.locator("#questions .question")
-        expect(question).to_contain_text("средняя правая", timeout=TIMEOUT)
-        page.screenshot(path=str(artifacts / "console-cue-presumed-question.png"))
-        page.click('#questions button.answer[data-answer="cue"]')
-        expect(question).to_contain_text("дальняя правая", timeout=TIMEOUT)  # then what fell in fr
-        page.click('#questions button.answer[data-answer="8"]')
-        expect(page.locator("#ruling")).to_have_text(re.compile(r"^Удар 1: Фол: "), timeout=TIMEOUT)
-        assert table.table.referee.state.to_shoot == 1
+        _cue_ball_break(table)
+        expect(page.locator("#questions .question")).to_contain_text("средняя правая", timeout=TIMEOUT)
+        yield page, table
         page.close()
     finally:
         table.stop()
 
+
+def test_the_ten_ball_break_question_offers_the_cue_ball_and_the_console_answers_it(
+        cue_break: tuple[Page, LiveTable], artifacts: Path) -> None:
+    # issue 41 item 5: the 8 into fr, the cue ball into sr 0.27 s later, one report of the
+    # cue-ball detector (no identity reader): «which ball fell in sr?» offers the cue ball
+    page, table = cue_break
+    page.screenshot(path=str(artifacts / "console-cue-presumed-question.png"))
+    page.click('#questions button.answer[data-answer="cue"]')
+    question = page.locator("#questions .question")
+    expect(question).to_contain_text("дальняя правая", timeout=TIMEOUT)  # then what fell in fr
+    page.click('#questions button.answer[data-answer="8"]')
+    expect(page.locator("#ruling")).to_have_text(re.compile(r"^Удар 1: Фол: "), timeout=TIMEOUT)
+    assert table.table.referee.state.to_shoot == 1
+
+
+def test_the_shot_a_question_holds_is_corrected_from_the_console_and_the_question_goes(
+        cue_break: tuple[Page, LiveTable], artifacts: Path) -> None:
+    # issue 41 item 5: no open question blocks the console from correcting the shot: the
+    # referee says the 8 fell in fr (the cue ball's presumed pocket), and the shot is ruled
+    page, table = cue_break
+    page.click("#q-fix")
+    expect(page.locator("#fix-sheet .fix-title")).to_have_text(
+        "Исправление удара 1: как было на самом деле?")
+    page.screenshot(path=str(artifacts / "console-fix-held-shot.png"))
+    page.click('#pool [data-ball="8"]')
+    page.click('#pool [data-pocket="fr"]')
+    expect(page.locator("#ruling")).to_have_text(re.compile(r"^Удар 1: Фол: "), timeout=TIMEOUT)
+    expect(page.locator("#question-panel")).to_be_hidden()
+    assert table.table.referee.state.to_shoot == 1
+
+
+def _cue_ball_break(table: LiveTable) -> None:
+    """The break of issue 41: the 8 into fr, the cue ball into sr 0.27 s later, one report
+    of the cue-ball detector (no identity reader); then the balls stop."""
+    t = table.now()
+    table.sense([SensorEvent(t, "beam.fr", 1), SensorEvent(t + 0.05, "beam.fr", 0),
+                 SensorEvent(t + 0.27, "beam.sr", 1), SensorEvent(t + 0.32, "beam.sr", 0),
+                 SensorEvent(t + 0.8, "cue", 1), SensorEvent(t + 0.85, "cue", 0)])
+    table.settle()
 
 #: What an installer's aside looks like: a code name, a quoted choice code, a rule id, a
 #: configuration section or key, a file.

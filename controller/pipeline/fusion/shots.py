@@ -125,12 +125,26 @@ class Shot:
         if there is not None:
             if held is not None and not held.declared:
                 held.ball, held.presumed = None, False
+            guessed = (there.ball if there.guessed_at is not None and there.ball not in (None, ball)
+                       else None)
             there.ball, there.declared, there.presumed = ball, True, False
+            if guessed is not None:
+                self._guess_again(guessed, there.guessed_at)
             return
         if held is not None:
             held.pocket, held.declared, held.presumed = pocket, True, False
             return
         self.drops.append(Drop(t, pocket, ball, declared=True))
+
+
+    def _guess_again(self, ball: int | str, at: float | None) -> None:
+        """The drop the ball return's report (naming no pocket, at ``at``) was given to is
+        another ball, a referee says: the report's ball goes to a drop of the shot nobody has
+        named yet (a guess among several: ``presumed``), as the report still says it fell."""
+        free = [d for d in self.drops if d.ball is None and not d.declared]
+        if free:
+            free[0].ball, free[0].matched, free[0].guessed_at = ball, True, at
+            free[0].presumed = len(free) > 1
 
 
 @dataclass(slots=True)

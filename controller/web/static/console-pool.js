@@ -74,7 +74,8 @@ export function renderPool() {
       "aria-keyshortcuts": KEY_OF_POCKET[id],
     }, svg("title", {}, pocketName(id))), () => tapPocket(id)));
     // the pocket's key, for a keyboard (not drawn on a touch screen until a key is pressed)
-    area.append(svg("text", { class: "key", x: x < 100 ? x + 24 : x - 24, y: y < 200 ? y + 24 : y > 200 ? y - 16 : y + 4,
+    // (a corner's on the rail beside it, clear of the balls; a side pocket's beside it)
+    area.append(svg("text", { class: "key", x: x < 100 ? x + 27 : x - 27, y: y < 200 ? 11 : y > 200 ? 396 : y + 4,
       "text-anchor": "middle", "font-size": 11, fill: "#ffd23f", "aria-hidden": "true" }, KEY_OF_POCKET[id]));
   }
   const holder = document.getElementById("pool");
