@@ -46,9 +46,21 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class BallCredited(Decision):
+    """``ball`` counts for ``player``. ``pocketed`` False: nobody pocketed it on this shot, it
+    was taken off the table for the player (a penalty ball, the ball for a pocketed cue ball,
+    a ball driven off the table); the event then says ``"pocketed": false``."""
+
     player: int
     ball: Ball
     points: int = 1
+    pocketed: bool = True
+
+    def to_event(self) -> dict[str, Any]:
+        """Returns the decision as JSON-ready data (``pocketed`` only when False)."""
+        data = Decision.to_event(self)
+        if self.pocketed:
+            del data["pocketed"]
+        return data
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,10 +102,13 @@ class Call:
 @dataclass(frozen=True, slots=True)
 class Drop:
     """A ball that fell; ``ball`` is None when nothing identified it, ``pocket`` None when
-    only the ball return saw it (a cue-ball detector with no beam to match)."""
+    only the ball return saw it (a cue-ball detector with no beam to match). ``presumed``:
+    ``ball`` is a guess (the cue-ball detector's one report fitted this drop and another
+    still unidentified one, and went to the older)."""
 
     pocket: Pocket | None
     ball: Ball | None = None
+    presumed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

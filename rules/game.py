@@ -106,6 +106,16 @@ class Asker:
     def pending(self) -> bool:
         return bool(self.open)
 
+    def mark(self) -> tuple[int, dict[QuestionKey, Any]]:
+        """Returns where the asking is now, for ``rewind``."""
+        return len(self.open), dict(self.consumed)
+
+    def rewind(self, mark: tuple[int, dict[QuestionKey, Any]]) -> None:
+        """Forgets the questions asked and answers taken since ``mark`` (the drops are asked
+        about again; the questions keep their handles)."""
+        del self.open[mark[0]:]
+        self.consumed = dict(mark[1])
+
 
 _TRUE = {True, "true", "yes", "1"}
 _FALSE = {False, "false", "no", "0"}

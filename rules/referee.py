@@ -13,7 +13,6 @@ and undone exactly. Nothing here does I/O or reads a clock.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,14 +31,14 @@ from rules.decisions import (
     RulingCorrected,
     ShotsUndone,
 )
+from rules.drops import resolve
 from rules.errors import InvalidInput
-from rules.facts import CUE, OBJECT, Ball, Call, Drop, MatchSetup, Pocket, ShotKind, ShotRecord
-from rules.game import GAMES, Asker, Game, Shot, normalise_answer
+from rules.facts import CUE, Ball, Call, MatchSetup, ShotKind, ShotRecord
+from rules.game import GAMES, Asker, Game, normalise_answer
 from rules.moot import Ruled, Trials, presumption
 from rules.options import options_json
 from rules.spec import Declarable
 from rules.state import MatchState, PlayerState, Question, QuestionKey, QuestionKind, Status, Topic
-from vocabulary import beam
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +378,7 @@ def _rule_once(before: MatchState, record: ShotRecord, answers: Mapping[Question
     state = _racked_if_over(before, game)
     state = replace(state, shot=state.shot + 1)
     ask = Asker(state.shot, answers, ids, presumed)
-    shot = _resolve(game, state, record, ask)
+    shot = resolve(game, state, record, ask)
     given = dict(answers)
     if shot is None:  # a drop is not identified yet: ask, hold the shot
         return _Frame(before, record, given, ask.ids, state, [], tuple(ask.open),
@@ -404,140 +403,6 @@ def _difference(old: _Frame, new: _Frame) -> list[Decision]:
         out = [RulingCorrected(new.after.shot), *new.decisions]
     out += [_asked(q) for q in new.open if q not in old.open]
     return out
-
-
-def _resolve(game: Game, state: MatchState, record: ShotRecord, ask: Asker) -> Shot | None:
-    """Returns the shot with every drop resolved, or None while asking.
-
-    Identity comes from the sensors where they saw it; else, as the options say, one drop in a
-    called pocket is presumed the called ball (noted); a drop that can only be one ball is that
-    ball; a drop whose number changes nothing (``Game.identity_needed``) is an object ball of no
-    known number, once it is known not to be the cue ball (asked, ``cue_ball``, when no
-    detector says); every other drop is asked about (``identify``), pocket by pocket.
-    """
-    on_table = set(game.balls_in_play(state))
-    capacity = len(on_table) - state.unidentified  # object balls that can fall
-    known: list[tuple[int, Pocket | None]] = []
-    cue_pocketed, cue_pocket = False, None
-    unknown: list[Drop] = []
-    notes: list[Decision] = []
-    for drop in record.drops:
-        if drop.ball == CUE and not cue_pocketed:
-            cue_pocketed, cue_pocket = True, drop.pocket
-        elif isinstance(drop.ball, int) and drop.ball in on_table and drop.ball not in dict(known):
-            if len(known) < capacity:
-                known.append((drop.ball, drop.pocket))
-            else:  # more balls named than are on the table: an earlier count was wrong
-                notes.append(Noted("drop_ignored", about=(("ball", drop.ball),
-                                                          ("pocket", drop.pocket))))
-        else:  # unidentified, or a reading that cannot be right (a ball not on the table)
-            unknown.append(Drop(drop.pocket))
-
-    # A pocket whose beam is out of order saw nothing: whether a ball fell there is asked
-    # (and after a gap in its data, whether one more fell than it saw).
-    blind_pending = False
-    for blind in record.blind_pockets:
-        lost = [gap for gap in record.data_gaps if beam(blind) in gap]
-        if not lost and any(d.pocket == blind for d in record.drops):
-            continue  # a declared or identified drop there already
-        about: dict[str, Any] = {"pocket": blind}
-        if lost:
-            about.update(gaps=len(lost), channels=tuple(sorted({ch for g in lost for ch in g})))
-        fell = ask.confirm(state.to_shoot or 0, Topic.BALL_FELL, **about)
-        if fell is None:
-            blind_pending = True
-        elif fell:
-            unknown.append(Drop(blind))
-    if blind_pending:
-        return None
-
-    if unknown and state.options.presume_called:
-        for call in record.calls:
-            if call.ball == CUE and (cue_pocketed or record.cue_sensed):
-                continue  # fell and known, or (the detector saw none) did not fall
-            if call.ball in dict(known):
-                continue
-            here = [d for d in unknown if d.pocket == call.pocket]
-            room = call.ball == CUE or call.ball in on_table and len(known) < capacity
-            if len(here) == 1 and room:
-                unknown.remove(here[0])
-                # a guess that changes scores: said in the ruling, corrected by a declare
-                notes.append(Noted("called_presumed", about=(("ball", call.ball),
-                                                             ("pocket", call.pocket))))
-                if call.ball == CUE:
-                    cue_pocketed, cue_pocket = True, call.pocket
-                else:
-                    known.append((int(call.ball), call.pocket))
-
-    groups: dict[Pocket | None, int] = defaultdict(int)
-    for drop in unknown:
-        groups[drop.pocket] += 1
-    pending = False
-    unidentified: list[Pocket | None] = []
-    player = state.to_shoot or 0
-    for pocket, count in groups.items():
-        numbers = sorted(on_table - set(dict(known)))
-        left = len(numbers) - state.unidentified - len(unidentified)  # balls that can still fall
-        cue_possible = not (record.cue_sensed or cue_pocketed)
-        candidates: list[Ball] = [*numbers, CUE] if cue_possible else list(numbers)
-        # more drops than balls that could have fallen: the beam saw something else too
-        count = min(count, left + cue_possible)
-        if count <= 0:
-            continue
-        exact = not state.unidentified and len(candidates) == count and len(groups) == 1
-        answer: tuple[Ball, ...] | None
-        called = [c.ball for c in record.calls if c.pocket == pocket]
-        if exact:
-            answer = tuple(candidates)
-        elif (count == 1 and not cue_possible and len(called) == 1 and called[0] in numbers
-              and game.only_the_called_ball_matters(state, record, pocket)):
-            was_called = ask.confirm(player, Topic.CALLED_BALL, ball=called[0], pocket=pocket)
-            if was_called is None:
-                pending = True
-                continue
-            answer = (called[0],) if was_called else ()
-            if not was_called and left > 0:
-                unidentified.append(pocket)
-        elif game.identity_needed(state, record, pocket):
-            answer = ask.ask(QuestionKind.IDENTIFY, player, Topic.WHICH_BALLS, tuple(candidates),
-                             count, pocket=pocket)
-        else:  # any object ball counts the same here: only the cue ball would change it
-            was_cue = (ask.ask(QuestionKind.CONFIRM, player, Topic.CUE_BALL, (True, False),
-                               count, pocket=pocket) if cue_possible else False)
-            if was_cue is None:
-                pending = True
-                continue
-            objects = min(count - int(was_cue), left)
-            answer = (CUE,) * int(was_cue)
-            if not state.unidentified and len(numbers) == objects and len(groups) == 1:
-                answer += tuple(numbers)  # the last balls: their numbers are known after all
-            else:
-                unidentified += [pocket] * objects
-        if answer is None:
-            pending = True
-            continue
-        for ball in answer:
-            if ball == CUE:
-                cue_pocketed, cue_pocket = True, pocket
-            elif ball == OBJECT and len(known) + len(unidentified) < capacity:
-                unidentified.append(pocket)  # a moot "which ball?" (rules.moot)
-            elif len(known) + len(unidentified) < capacity:
-                known.append((int(ball), pocket))
-            else:  # more balls named than are on the table: an earlier count was wrong
-                notes.append(Noted("drop_ignored", about=(("ball", ball), ("pocket", pocket))))
-    if pending:
-        return None
-    assert state.to_shoot is not None
-    return Shot(
-        record=record,
-        shooter=state.to_shoot,
-        is_break=state.status is Status.BREAK,
-        pocketed=tuple(known),
-        cue_pocketed=cue_pocketed,
-        cue_pocket=cue_pocket,
-        notes=tuple(notes),
-        unidentified=tuple(unidentified),
-    )
 
 
 def _next_game(state: MatchState) -> MatchState:

@@ -24,7 +24,6 @@ CONFIG_EXAMPLES = ("deploy/controller.example.toml",)
 #: each entry at the merge.
 TEMPORARY = {
     # docstring examples of a match record ("game": "pyramid"); console41 and recorder39 edit them:
-    "controller/web/history.py": "console41",
     "controller/record/queries.py": "recorder39",
 }
 

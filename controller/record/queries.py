@@ -11,7 +11,7 @@ A list's row (``page``)::
      "games": [1, 2]}
 
 A match (``match``) adds ``race_to``, ``racks`` ``[{game_no, breaker, winner, shots}]``,
-``shots`` ``[{shot, game_no, player, balls, points, fouls, next, corrected}]`` and
+``shots`` ``[{shot, game_no, player, balls, taken, handicap, points, fouls, next, corrected}]`` and
 ``summary`` (each player's figures as ``controller.record.stats`` summed them). Times are
 Unix seconds on the wall's clock (``stats``: the table's clock set by its least delay).
 """
@@ -27,6 +27,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from controller.pipeline.told import balls_of
 from controller.record import stats
 from controller.record.store import Store, Stored, match_players, matches, messages, tables
 from controller.words import catalogue
@@ -243,8 +244,7 @@ def _told(events: list[Stored]) -> dict[str, Any]:
         breakers.setdefault(game_no, shooter)
         out.append({
             "shot": n, "game_no": game_no, "player": shooter, "next": s.get("to_shoot"),
-            "balls": [d.get("ball") for d in decisions
-                      if d.get("decision") in ("BallCredited", "BallStaysDown")],
+            **balls_of(decisions),
             "points": sum(int(d.get("points") or 0) for d in decisions
                           if d.get("decision") in ("BallCredited", "BulletScored")
                           and d.get("player") == shooter),

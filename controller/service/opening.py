@@ -6,6 +6,7 @@ this boot's id.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -14,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.pipeline.fusion import FusionConfig
 from controller.pipeline.trace import TraceWriter
 from controller.service.config import Config
 from controller.service.core import TableCore
@@ -98,9 +100,17 @@ def trace_writer(config: Config) -> TraceWriter | None:
         {"venue": config.venue, "table": config.table,
          "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
          "session": uuid.uuid4().hex[:12],
-         "fusion": config.fusion, "language": config.language},
+         "fusion": ran_with(config), "language": config.language},
         max_bytes=int(rec.max_mb * (1 << 20)), keep=rec.keep,
         max_total_bytes=int(rec.total_mb * (1 << 20)))
+
+
+def ran_with(config: Config) -> dict[str, Any]:
+    """Returns the fusion settings the table runs with, as a trace header's ``fusion``: what
+    ``[fusion]`` says and what the table has without saying (a simulated table's cue-ball
+    detector), so that a replay of the trace asks what the table asked live."""
+    return {f.name: list(v) if isinstance(v := getattr(config.fusion_settings(), f.name), tuple)
+            else v for f in dataclasses.fields(FusionConfig)}
 
 
 def open_core(config: Config, *, clock: Callable[[], float] = time.monotonic,

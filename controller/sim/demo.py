@@ -37,7 +37,7 @@ from controller.pipeline.scoreboard import value_key
 from controller.record.recorder import Recorder
 from controller.record.store import Store
 from controller.record.web import RecordSite
-from controller.service.config import ConfigError, WebSection, validate
+from controller.service.config import Config, ConfigError, WebSection, validate
 from controller.service.connection import parse_broker
 from controller.service.shell import Service, web_server
 from controller.sim.backend import SimBackend, sim_backend
@@ -142,6 +142,24 @@ async def play(args: Any, out: TextIO = sys.stdout) -> int:
                 embedded.stop()
 
 
+def table_config(args: Any, n: int, game: str, url: str, port: int, root: Path) -> Config:
+    """Returns the configuration of the demo's table ``t<n>``: a simulated table playing
+    ``game`` at ``--speed``, or a table left to a person (``--hand``), whose clock runs at real
+    time (a person plays it: its match clock and the history say how long it took). Raises
+    ConfigError as ``validate`` does."""
+    hand = f"t{n}" in args.hand
+    return validate({
+        "venue": "demo", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
+        "log_level": "warning", "language": args.language or "en",
+        "mqtt": {"url": url, "client_id": f"billiards-demo-t{n}-{port}",
+                 "reconnect_min_s": 0.2, "reconnect_max_s": 2.0},
+        "journal": {"sync": "normal"},
+        "sim": {"game": game, "seed": n, "speed": 1.0 if hand else args.speed, "shots": 80,
+                "loop": True},
+        **({"fusion": HAND_FUSION} if hand else {}),
+    }, "demo")
+
+
 async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
                out: TextIO) -> int:
     parts = urlsplit(url)
@@ -156,20 +174,12 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
     services = []
     for n, game in zip(range(1, max(1, args.tables) + 1), games, strict=False):
         try:
-            config = validate({
-                "venue": "demo", "table": f"t{n}", "backend": "sim", "data": str(root / f"t{n}"),
-                "log_level": "warning", "language": args.language or "en",
-                "mqtt": {"url": url, "client_id": f"billiards-demo-t{n}-{port}",
-                         "reconnect_min_s": 0.2, "reconnect_max_s": 2.0},
-                "journal": {"sync": "normal"},
-                "sim": {"game": game, "seed": n, "speed": args.speed, "shots": 80, "loop": True},
-                **({"fusion": HAND_FUSION} if f"t{n}" in args.hand else {}),
-            }, "demo")
+            config = table_config(args, n, game, url, port, root)
         except ConfigError as exc:
             out.write(f"error: {exc}\n")
             return 2
         # a hand-played table: sensors that play nothing, requests only from its console
-        hand = SimBackend((), speed=args.speed) if config.table in args.hand else None
+        hand = SimBackend((), speed=config.sim.speed) if config.table in args.hand else None
         services.append(Service(config, backend=hand or sim_backend))
     store = Store(f"sqlite:///{root / 'record.sqlite3'}")
     try:

@@ -12,12 +12,13 @@ the middle) is the later session's, which holds all of it. A finished session is
 
 A match is a dict (``Match.to_json``)::
 
-    {"id": "t1-3fa9c2d1e0", "table": "t1", "game": "pyramid", "players": ["Ann", "Bob"],
+    {"id": "t1-3fa9c2d1e0", "table": "t1", "game": "<a game id>", "players": ["Ann", "Bob"],
      "race_to": 3, "started": "2026-12-03T19:02:11Z", "ended": "...", "seconds": 2710,
      "winner": 0, "draw": false, "abandoned": false, "games": [3, 1],
      "racks": [{"game_no": 1, "breaker": 0, "winner": 0, "shots": 12}],
-     "shots": [{"shot": 1, "game_no": 1, "player": 0, "balls": [8, 2], "points": 2,
-                "fouls": [], "next": 0, "corrected": false, "decisions": [...]}],
+     "shots": [{"shot": 1, "game_no": 1, "player": 0, "balls": [8, 2], "taken": [],
+                "handicap": [], "points": 2, "fouls": [], "next": 0, "corrected": false,
+                "decisions": [...]}],
      "summary": [{"player": 0, "name": "Ann", "balls": 23, "points": 31, "fouls": 2,
                   "best_run": 6, "games": 3, "break_and_runs": 1}]}
 """
@@ -37,6 +38,7 @@ from typing import Any
 
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.pipeline.table import Message, Table, feed
+from controller.pipeline.told import balls_of
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
 from controller.words.texts import LANGUAGES
 from hardware.events import SensorEvent
@@ -198,11 +200,10 @@ class _Session:
         decisions = list(d.get("decisions", []))
         before = m.shots.get(n)
         player = before["player"] if before else self.to_shoot
-        balls = [x.get("ball") for x in decisions if x.get("decision") in ("BallCredited", "BallStaysDown")]
         points = sum(int(x.get("points") or 0) for x in decisions
                      if x.get("decision") in ("BallCredited", "BulletScored") and x.get("player") == player)
         m.shots[n] = {"shot": n, "game_no": before["game_no"] if before else self.game_no or 1,
-                      "player": player, "balls": balls, "points": points, "fouls": [],
+                      "player": player, **balls_of(decisions), "points": points, "fouls": [],
                       "next": d.get("to_shoot"), "corrected": bool(d.get("corrected")),
                       "decisions": decisions}
 

@@ -514,18 +514,34 @@ def test_a_ball_named_with_its_pocket_takes_the_drop_the_cue_ball_detector_guess
         (Pocket.FOOT_RIGHT, 9), (Pocket.SIDE_RIGHT, CUE)]
 
 
+def _one_report_two_drops(seed: int, first: str, later: float, report: float) -> Fusion:
+    """The object ball into ``first`` at 1 s, the cue ball into sr at ``later``, and one
+    report of the cue-ball detector at ``report``, in both drops' windows."""
+    rng = random.Random(seed)
+    fusion = Fusion(FusionConfig(quiet_s=2.0, cue_detector=True))
+    events = [*beam_block(first, 1.0, rng), *beam_block("sr", later, rng),
+              ev(report, "cue"), ev(report + 0.05, "cue", 0)]
+    for e in sorted(events, key=lambda e: e.t):
+        fusion.sensor(e)
+    return fusion
+
+
 def test_declared_drops_take_the_beams_drops_the_ball_return_could_only_guess():
     # the 8 into fl, the cue ball into sr 0.4 s later; the cue-ball detector reports once,
     # in both drops' windows: its timing gives the cue ball to fl, which the referee corrects
-    rng = random.Random(22)
-    fusion = Fusion(FusionConfig(quiet_s=2.0, cue_detector=True))
-    events = [*beam_block("fl", 1.0, rng), *beam_block("sr", 1.4, rng),
-              ev(2.5, "cue"), ev(2.55, "cue", 0)]
-    for e in sorted(events, key=lambda e: e.t):
-        fusion.sensor(e)
+    fusion = _one_report_two_drops(22, "fl", 1.4, 2.5)
     fusion.declare(3.0, declared(pocketed=[(8, "fl"), (CUE, "sr")]))
     record = record_of(fusion.advance(10.0))
     assert sorted((d.pocket, d.ball) for d in record.drops) == [("fl", 8), ("sr", CUE)]
+
+
+def test_a_declared_ball_in_the_guessed_pocket_sends_the_cue_ball_to_the_other_drop():
+    # issue 41: the referee corrects only what fell in fr (the 8); the detector's report still
+    # says the cue ball fell, so it goes to the drop nobody named (sr), not nowhere
+    fusion = _one_report_two_drops(43, "fr", 1.27, 2.0)
+    fusion.declare(3.0, declared(pocketed=[(8, "fr")]))
+    record = record_of(fusion.advance(10.0))
+    assert sorted((d.pocket, d.ball) for d in record.drops) == [("fr", 8), ("sr", CUE)]
 
 
 # ------------------------------------------------------------------ absent sensors
@@ -595,3 +611,23 @@ def test_a_move_the_lifecycle_has_no_transition_for_is_refused():
     tracker.open(1.0)
     with pytest.raises(ShotStateError, match="no transition for close in open"):
         tracker.close(2.0)  # the open shot is ruled first
+
+
+def test_the_cue_ball_detectors_one_report_fitting_two_drops_is_a_presumption():
+    # issue 41: a Ten-ball break, the 8 into fr and the cue ball into sr 0.27 s later; the
+    # detector's one report fits both drops and goes to the older one: said to be a guess
+    rng = random.Random(41)
+    events = [*beam_block("fr", 1.0, rng), *beam_block("sr", 1.27, rng),
+              ev(2.0, "cue"), ev(2.05, "cue", 0)]
+    _, out = run(events, FusionConfig(quiet_s=2.0, cue_detector=True), until=10.0)
+    assert [(d.pocket, d.ball, d.presumed) for d in record_of(out).drops] == [
+        (Pocket.FOOT_RIGHT, CUE, True), (Pocket.SIDE_RIGHT, None, False)]
+
+
+def test_the_cue_ball_detectors_report_fitting_one_drop_is_no_presumption():
+    rng = random.Random(42)
+    events = [*beam_block("fr", 1.0, rng), *cushion_hit("h", 2.5, rng), *beam_block("sr", 3.6, rng),
+              ev(3.95, "cue"), ev(4.0, "cue", 0)]  # only the sr drop is 0.3–2.5 s before it
+    _, out = run(events, FusionConfig(quiet_s=2.0, cue_detector=True), until=20.0)
+    assert [(d.pocket, d.ball, d.presumed) for d in record_of(out).drops] == [
+        (Pocket.FOOT_RIGHT, None, False), (Pocket.SIDE_RIGHT, CUE, False)]

@@ -4,13 +4,15 @@ is ruled by the game's documented default or a question, never as "no cushion hi
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from controller.pipeline.replay import replay
 from controller.pipeline.table import Message
-from controller.sim.demo import HAND_FUSION
+from controller.sim.demo import HAND_FUSION, table_config
+from tests.service.corekit import Stepper
 from tests.tracekit import TraceBuilder
 
 
@@ -75,3 +77,19 @@ def test_a_pocket_whose_beam_is_declared_absent_is_asked_about_not_read_as_empty
                .shot(cushions=["f", "h", "lh", "rf"]))
     (question,) = _events(out, "question")
     assert question["topic"] == "ball_fell" and question["about"] == {"pocket": "fr"}
+
+
+def test_the_demos_hand_played_table_runs_at_real_time_while_the_simulated_ones_keep_speed(
+        tmp_path):
+    # issue 41 item 11: a 5:33 match by hand showed «матч 24:50» at --speed 20; the table's
+    # clock (its states' ts and match_t0, the history's times) ran at the simulator's speed
+    args = SimpleNamespace(hand=["t2"], speed=20.0, language="ru")
+    ran = {}
+    for n in (1, 2):
+        config = table_config(args, n, "ten-ball", "mqtt://127.0.0.1:9", 9, tmp_path)
+        table = Stepper(config)
+        start = table.core.time.clock()
+        table.clock.t += 333.0  # 5:33 of real time
+        ran[config.table] = round(table.core.time.clock() - start, 6)
+        table.close()
+    assert ran == {"t1": 333.0 * 20, "t2": 333.0}

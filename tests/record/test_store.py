@@ -107,6 +107,30 @@ def test_a_shot_ruled_in_parts_counts_every_part_and_a_correction_rules_it_anew(
         (0, [10], ["touched_ball"], False), (1, [4, 5], [], True)]
 
 
+def test_a_penalty_ball_is_taken_not_potted_and_a_handicap_ball_names_its_receiver(store_url):
+    # issue 41: the history told a penalty ball as potted («забиты: 6; нет касания шара»), and
+    # a ball the handicap gave the receiver as the shooter's, with «фора» nowhere
+    store = Store(store_url)
+    store.add([
+        event(1, "match_started", {"match_id": "m-1", "game": "siberian-ten", "players": ["A", "B"],
+                                   "breaker": 0}, ts=10.0),
+        event(2, "shot_result", {"shot": 1, "corrected": False, "decisions": [
+            {"decision": "Noted", "what": "handicap", "detail": "1", "about": {"ball": 1, "to": 1}},
+            credit(1, 1)], "to_shoot": 0}),
+        event(3, "shot_result", {"shot": 2, "corrected": False, "decisions": [
+            {"decision": "FoulCalled", "player": 0, "fouls": ["miss"]},
+            {"decision": "QuestionAnswered", "id": "q-2-0", "answer": 6},
+            {"decision": "BallCredited", "player": 1, "ball": 6, "points": 1, "pocketed": False}],
+            "to_shoot": 1}),
+        event(4, "match_over", {"winner": 1, "games": [0, 1]}, ts=70.0),
+    ], progress={("club", "t1", ""): Progress(4, 4)})
+    assert stats.summarize_finished(store) == 1
+    shots = (queries.match(store, "club~t1~~m-1") or {})["shots"]
+    assert [(s["balls"], s["taken"], s["handicap"]) for s in shots] == [
+        ([1], [], [{"ball": 1, "player": 1}]),
+        ([], [{"ball": 6, "player": 1}], [])]
+
+
 def test_a_match_is_not_summed_up_before_its_table_is_complete_up_to_its_end(store_url):
     store = Store(store_url)
     store.add([event(1, "match_started", {"match_id": "m-1", "game": "pyramid", "players": ["A", "B"]}),

@@ -236,7 +236,7 @@ def test_st_9_called_cue_ball_credits_a_table_ball():
     (q,) = ref.snapshot()["questions"]
     assert q["kind"] == "pick_ball" and q["player"] == ANN and q["choices"] == ALL
     out = answer(ref, 8)
-    assert BallCredited(BOB, 8) in out
+    assert BallCredited(BOB, 8, pocketed=False) in out  # taken, not pocketed
     assert ref.state.players[BOB].balls == (8,) and 8 not in ref.state.on_table
     assert out[-1] == ShooterContinues(BOB, InHand.KITCHEN)
 
@@ -635,7 +635,7 @@ def test_st_16_penalty_ball_first_then_shoot_or_hand_back():
     assert (p["kind"], p["player"], p["choices"]) == ("pick_ball", ANN, ALL)
     assert (o["kind"], o["player"], o["choices"]) == ("option", ANN, ["shoot", "hand_back"])
     out = answer(ref, 9, p["id"])
-    assert BallCredited(ANN, 9) in out and ref.questions[0].id == o["id"]
+    assert BallCredited(ANN, 9, pocketed=False) in out and ref.questions[0].id == o["id"]
     out = answer(ref, "hand_back")
     assert out[-1] == TurnPassed(BOB, InHand.KITCHEN)
     assert ref.state.players[ANN].balls == (9,) and accounted(ref)

@@ -140,6 +140,12 @@ class LiveTable:
                        SensorEvent(t + 0.35, f"beam.{pocket}", 0)):
                 self._publish(self.table.sensor(ev))
 
+    def sense(self, events: list[SensorEvent]) -> None:
+        """The sensors report ``events`` (their times on the table's clock, ``now``)."""
+        with self.lock:
+            for ev in events:
+                self._publish(self.table.sensor(ev))
+
     def settle(self) -> None:
         """Rules the open shot now."""
         with self.lock:

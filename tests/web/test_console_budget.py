@@ -122,6 +122,17 @@ def _in_sight(page: Page, node: Locator) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, box
 
 
+def open_console(browser: Browser, demo: str) -> tuple[Page, list[str]]:
+    """Opens t2's console on a landscape tablet, in Russian, connected; returns the page and
+    the list its script errors go to."""
+    page = browser.new_page(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(demo + "console.html?table=t2&lang=ru")
+    expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+    return page, errors
+
+
 def _new_match(page: Page, game: str) -> None:
     page.select_option("#game", game)
     for i, name in enumerate(NAMES[game]):
@@ -239,11 +250,7 @@ def _play_by_keys(ref: Referee, game: str) -> None:
 @pytest.mark.parametrize("game", ["siberian-ten", "ten-ball", "pyramid"])
 def test_a_shot_takes_two_taps_a_miss_one_and_a_foul_three_by_hand_and_by_keyboard(
         browser: Browser, demo: str, artifacts: Path, game: str) -> None:
-    page = browser.new_page(viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(demo + "console.html?table=t2&lang=ru")
-    expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+    page, errors = open_console(browser, demo)
     ref = Referee(page)
     _new_match(page, game)  # the match before it on t2 is replaced: asked, and accepted
     ref.asked.clear()

@@ -27,10 +27,12 @@ from controller.record import stats
 from controller.record.queries import csv_text, match
 from controller.record.store import Progress, Store, Stored
 from controller.record.web import RecordSite
+from controller.sim.demo import HAND_FUSION
 from controller.sim.simulator import simulate_lines
 from controller.web import WebConfig, WebServer
 from controller.web.history import History
 from controller.words import catalogue
+from tests.tracekit import TraceBuilder
 from tests.web.harness import WebThread, http_get
 
 TIMEOUT = 8000
@@ -393,6 +395,63 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
         page.close()
     finally:
         server.stop()
+
+
+def test_a_penalty_ball_is_told_as_taken_not_potted_and_no_shot_says_a_bare_next(
+        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+    """Issue 41: «забиты: 6; нет касания шара» for a penalty ball, and «бьёт —» where the
+    ruling named nobody to shoot next (the match's last shot)."""
+    store = recordings["store"]
+    server = WebThread(WebConfig(), record=RecordSite(store)).start()
+    try:
+        siberian = match(store, _id(recordings, "t2"))
+        assert siberian is not None
+        taken = [i for i, s in enumerate(siberian["shots"]) if s["taken"]]
+        assert taken, "the simulated Siberian Ten match has a penalty ball"
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(server.url + f"history.html?lang=ru&match={siberian['id']}")
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_be_visible(timeout=TIMEOUT)
+        names = siberian["players"]
+        for i in taken:
+            s = siberian["shots"][i]
+            for t in s["taken"]:
+                expect(shots.nth(i)).to_contain_text(
+                    f"шар {t['ball']} снят в зачёт игроку {names[t['player']]}")
+            if not s["balls"]:
+                expect(shots.nth(i)).to_contain_text("ничего не забито")
+        assert "бьёт —" not in page.locator('[data-field="shots"]').inner_text()
+        page.screenshot(path=str(artifacts / "history-match-siberian-ru.png"), full_page=True)
+        page.close()
+    finally:
+        server.stop()
+
+
+def test_a_handicap_ball_is_told_with_fora_and_its_receiver(
+        browser: Browser, tmp_path: Path) -> None:
+    """Issue 41: «фора» was nowhere in the history's shot text; the ball the handicap gave
+    Борис was told as potted, with nothing said of whose it was (ST-19)."""
+    trace = (TraceBuilder(fusion=HAND_FUSION)
+             .new_match("siberian-ten", players=("Анна", "Борис"),
+                        options={"handicap": 1, "handicap_giver": 0})
+             .request("declare", {"pocketed": [{"ball": 1, "pocket": "fl"}], "shot": 1})
+             .request("shot_end").request("end_match"))
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    _keep(store, "t4", _published([json.loads(x) for x in trace.text().splitlines()]), 1,
+          _at("2026-12-03 20:00"))
+    assert stats.summarize_finished(store) == 1
+    server = WebThread(WebConfig(), record=RecordSite(store)).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(server.url + "history.html?lang=ru")
+        page.locator("#history a[data-match]").first.click()
+        shots = page.locator('[data-field="shots"] tbody tr')
+        expect(shots.first).to_contain_text("забиты: 1; фора: шар 1 засчитан игроку Борис",
+                                            timeout=TIMEOUT)
+        page.close()
+    finally:
+        server.stop()
+        store.close()
 
 
 def test_a_server_without_the_record_says_where_the_history_is(browser: Browser) -> None:

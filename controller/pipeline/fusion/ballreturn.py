@@ -1,7 +1,9 @@
 """The ball return: the cue-ball detector's and the identity reader's reports matched to drops.
 
 A report is matched to the oldest drop (in the reported pocket, if any) that fell between
-``identity_min_s`` and ``identity_max_s`` earlier. The cue-ball detector names no pocket:
+``identity_min_s`` and ``identity_max_s`` earlier. The cue-ball detector names no pocket: a
+report of it that fits more than one drop is a guess, marked ``presumed`` (the referee is
+told, and asked about the other drops with the cue ball among the answers); and
 where the identity reader then names the ball of the drop it took, that ball takes the drop
 and the cue ball another drop of its window (the pockets' paths to the return can swap two
 balls' order). A sensor that reports is fitted, configured or not.
@@ -50,15 +52,17 @@ class BallReturn:
         ``shots``; returns the shot so changed, None when no drop fits (the beams missed one)."""
         lo, hi = t - self.max_s, t - self.min_s
         present = [s for s in shots if s is not None]
-        for shot in present:
-            for drop in shot.drops:
+        fits = [(shot, drop) for shot in present for drop in shot.drops
                 if (not drop.matched and lo <= drop.t <= hi
-                        and (pocket is None or drop.pocket is None or drop.pocket == pocket)):
-                    drop.matched = True
-                    if drop.ball is None:
-                        drop.ball = ball
-                        drop.guessed_at = t if pocket is None else None
-                    return shot
+                    and (pocket is None or drop.pocket is None or drop.pocket == pocket))]
+        if fits:
+            shot, drop = fits[0]
+            drop.matched = True
+            if drop.ball is None:
+                drop.ball = ball
+                drop.guessed_at = t if pocket is None else None
+                drop.presumed = pocket is None and len(fits) > 1
+            return shot
         if pocket is not None:
             return self._unguess(t, ball, pocket, present)
         return None
@@ -79,6 +83,6 @@ class BallReturn:
                 if other is None:
                     continue
                 other.matched, other.ball, other.guessed_at = True, drop.ball, g
-                drop.ball, drop.guessed_at = ball, None
+                drop.ball, drop.guessed_at, drop.presumed = ball, None, False
                 return shot
         return None

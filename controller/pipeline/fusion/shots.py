@@ -79,6 +79,7 @@ class Drop:
     matched: bool = False  # a ball-return event was matched to it
     declared: bool = False  # a referee said which ball it was
     guessed_at: float | None = None  # the time of the report naming no pocket that matched it
+    presumed: bool = False  # that report fitted other drops too: the ball is a guess
 
 
 @dataclass(slots=True)
@@ -126,20 +127,34 @@ class Shot:
         saw."""
         held = next((d for d in self.drops if d.ball == ball), None)
         if held is not None and held.pocket == pocket:
-            held.declared = True
+            held.declared, held.presumed = True, False
             return
         there = next((d for d in self.drops if d.pocket == pocket and not d.declared
                       and d.ball is None), None) or next(
             (d for d in self.drops if d.pocket == pocket and not d.declared), None)
         if there is not None:
             if held is not None and not held.declared:
-                held.ball = None
-            there.ball, there.declared = ball, True
+                held.ball, held.presumed = None, False
+            guessed = (there.ball if there.guessed_at is not None and there.ball not in (None, ball)
+                       else None)
+            there.ball, there.declared, there.presumed = ball, True, False
+            if guessed is not None:
+                self._guess_again(guessed, there.guessed_at)
             return
         if held is not None:
-            held.pocket, held.declared = pocket, True
+            held.pocket, held.declared, held.presumed = pocket, True, False
             return
         self.drops.append(Drop(t, pocket, ball, declared=True))
+
+
+    def _guess_again(self, ball: int | str, at: float | None) -> None:
+        """The drop the ball return's report (naming no pocket, at ``at``) was given to is
+        another ball, a referee says: the report's ball goes to a drop of the shot nobody has
+        named yet (a guess among several: ``presumed``), as the report still says it fell."""
+        free = [d for d in self.drops if d.ball is None and not d.declared]
+        if free:
+            free[0].ball, free[0].matched, free[0].guessed_at = ball, True, at
+            free[0].presumed = len(free) > 1
 
 
 @dataclass(slots=True)
@@ -309,7 +324,8 @@ def shot_record(shot: Shot, *, cushions_sensed: bool, without_click: str, cue_se
         calls=shot.calls,
         kind=shot.kind,
         manner=shot.manner,
-        drops=tuple(RecordDrop(x.pocket, x.ball) for x in shot.drops),
+        drops=tuple(RecordDrop(x.pocket, x.ball, presumed=x.presumed and any(
+            o.ball is None for o in shot.drops)) for x in shot.drops),
         cue_sensed=cue_sensed,
         blind_pockets=tuple(sorted(blind)),
         data_gaps=shot.data_gaps(),

@@ -9,6 +9,7 @@ import { closeFix } from "./console-ruling.js";
 
 export function wireKeyboard() {
   document.addEventListener("keydown", (e) => {
+    document.body.classList.add("keyboard");  // a keyboard is here: its keys are drawn
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing()) return;
     if (document.getElementById("panels").hidden || !inMatch()) return;
     const key = e.key.length === 1 ? e.key.toUpperCase() : e.key;

@@ -45,12 +45,11 @@ export function renderNewMatch() {
     } else if (Array.isArray(o.default)) input = el("input", { type: "text", placeholder: "0, 15", value: o.default.join(", ") });
     else input = el("input", { type: "text", value: String(o.default) });
     input.dataset.option = o.key;
-    // the option's name and what it does in the page's language, its code beside them
-    // what it does (with the rules' ids and the configuration's words) behind «подробнее»
+    // the option's name in the page's language, what it does behind «подробнее», in words
     const [doc, docLang] = optionDoc(game, o);
     return el("div", { class: "option" }, el("label", {}, input, ` ${tOr("opt", o.key)}`),
       el("details", { class: "more" }, el("summary", {}, t("c.details")),
-        el("small", { "data-option-doc": o.key, lang: docLang }, doc), " ", el("code", {}, o.key)));
+        el("small", { "data-option-doc": o.key, lang: docLang }, inWords(doc, o, docLang))));
   }));
 }
 // The venue's players (the recorder's roster, retained on <prefix>/<venue>/roster), the most
@@ -139,6 +138,23 @@ export function optionDoc(game, o) {
   const words = STRINGS[LANG] || {};
   const text = words[`optdoc.${game}.${o.key}`] ?? words[`optdoc.${o.key}`];
   return text ? [text, LANG] : [o.doc, "en"];
+}
+// What an option does as a referee reads it (``lang``: the text's language): its choices by
+// their labels, not their codes; no rule ids (ST-19, TB-9, PP-6: a bare one is «the rule»),
+// and none of the asides written for an installer (code names, configuration keys, files),
+// which docs/options.md keeps.
+const RULE_IDS = /(?:ST|TB|PP)-\d+(?:\s*(?:…|,)\s*(?:ST|TB|PP)-\d+)*/g;
+const CODE = /`|'[a-z_]+'|\b[a-z]+_[a-z_]+\b|\[[a-z]+\]|\.md\b/;
+export function inWords(text, o, lang) {
+  return String(text)
+    .replace(/'([a-z_]+)'/g, (code, c) => (o.choices.includes(c) ? `«${choiceLabel(o, c)}»` : code))
+    .replace(/\s*\(([^()]*)\)/g, (all, inner) => {
+      if (CODE.test(inner)) return "";
+      const kept = inner.replace(RULE_IDS, "").replace(/^[\s,;]+|[\s,;]+$/g, "").replace(/([,;])\s*[,;]/g, "$1");
+      return kept ? ` (${kept})` : "";
+    })
+    .replace(RULE_IDS, (STRINGS[lang] || STRINGS.en)["c.the_rule"] || "the rule")
+    .replace(/\s+([,.;:])/g, "$1").replace(/ {2,}/g, " ").trim();
 }
 // A choice's label in the page's language (the code itself when it has none: numbers).
 export function choiceLabel(o, c) {

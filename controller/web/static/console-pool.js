@@ -3,12 +3,16 @@
 import { t } from "./i18n.js";
 import { ballName, pocketName, swap } from "./common.js";
 import { ballColour, isStripe } from "./games.js";
-import { balls, page, state } from "./console-state.js";
+import { balls, nextIsBreak, page, state } from "./console-state.js";
 import { pressable, setPressed, svg } from "./console-dom.js";
 import { nextShot, send, sendChain, show } from "./console-requests.js";
 
 // The table seen from above, head end (the break) at the bottom: left is the left long rail.
-const POCKET_AT = { fl: [18, 18], fr: [182, 18], sl: [12, 200], sr: [188, 200], hl: [18, 382], hr: [182, 382] };
+// Balls and pockets are 37 units across: at least 44 px where the drawing is smallest, a
+// 1024×768 tablet held landscape (a touch target's size).
+const BALL_R = 18.5, POCKET_R = 18.5, BALL_STEP = 37;
+// (whole inside the drawing: a pocket cut by its edge would be a smaller target)
+const POCKET_AT = { fl: [18.5, 18.5], fr: [181.5, 18.5], sl: [18.5, 200], sr: [181.5, 200], hl: [18.5, 381.5], hr: [181.5, 381.5] };
 // Single keys (KeyboardEvent.code: the same key whatever the keyboard's language) for the
 // pockets, laid out as the drawing: the far pockets on the top row, the head ones at the bottom.
 export const POCKET_KEYS = { KeyQ: "fl", KeyW: "fr", KeyA: "sl", KeyS: "sr", KeyZ: "hl", KeyX: "hr" };
@@ -17,7 +21,7 @@ const KEY_OF_POCKET = Object.fromEntries(Object.entries(POCKET_KEYS).map(([k, p]
 export function potCalled(ball, pocket) {
   const steps = [];
   // no call on the break: whatever falls counts
-  if (ball !== "cue" && state().status !== "break") steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
+  if (ball !== "cue" && !nextIsBreak()) steps.push(["call", { calls: [{ ball, pocket }], kind: "normal" }]);
   steps.push(["declare", () => {
     page.declared = { shot: nextShot(), fell: [{ ball, pocket }] };  // what the verdict will show fell
     return { pocketed: [{ ball, pocket }], shot: page.declared.shot };
@@ -40,7 +44,7 @@ export function renderPool() {
   const shown = [...balls(), "cue"];
   shown.forEach((b, i) => {
     const cols = 4;
-    const x = 46 + (i % cols) * 36, y = 80 + Math.floor(i / cols) * 36;
+    const x = 48 + (i % cols) * BALL_STEP, y = 58 + Math.floor(i / cols) * BALL_STEP;
     spots[b] = [x, y];
     const used = list.find((c) => c.ball === b);
     const picked = page.picked === b;
@@ -50,15 +54,15 @@ export function renderPool() {
       "aria-label": ballName(b) + (used ? ` → ${pocketName(used.pocket)}` : ""),
     }), () => { page.picked = page.picked === b ? null : b; renderPool(); });
     const stripe = isStripe(b, game);
-    if (picked) g.append(svg("circle", { class: "ring", cx: x, cy: y, r: 18, fill: "none", stroke: "#ffd23f", "stroke-width": 3, "stroke-dasharray": "4 2" }));
-    g.append(svg("circle", { class: "body", cx: x, cy: y, r: 14, fill: stripe ? "#fff" : ballColour(b, game), stroke: "#000", "stroke-width": 1 }));
-    if (stripe) g.append(svg("rect", { x: x - 12, y: y - 7, width: 24, height: 14, fill: ballColour(b, game) }));
+    if (picked) g.append(svg("circle", { class: "ring", cx: x, cy: y, r: BALL_R + 2, fill: "none", stroke: "#ffd23f", "stroke-width": 3, "stroke-dasharray": "4 2" }));
+    g.append(svg("circle", { class: "body", cx: x, cy: y, r: BALL_R, fill: stripe ? "#fff" : ballColour(b, game), stroke: "#000", "stroke-width": 1 }));
+    if (stripe) g.append(svg("rect", { x: x - 16, y: y - 9, width: 32, height: 18, fill: ballColour(b, game) }));
     if (b !== "cue") {
-      g.append(svg("circle", { cx: x, cy: y, r: 7, fill: "#fff" }));
-      g.append(svg("text", { x, y: y + 3.5, "text-anchor": "middle", "font-size": 9, "font-weight": "bold", fill: "#111" }, b));
+      g.append(svg("circle", { cx: x, cy: y, r: 9, fill: "#fff" }));
+      g.append(svg("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-weight": "bold", fill: "#111" }, b));
     }
     // picked: a tick beside it, not only a colour
-    if (picked) g.append(svg("text", { x: x + 13, y: y - 10, "font-size": 14, "font-weight": "bold", fill: "#ffd23f", stroke: "#000", "stroke-width": 0.6 }, "✓"));
+    if (picked) g.append(svg("text", { x: x + 14, y: y - 12, "font-size": 16, "font-weight": "bold", fill: "#ffd23f", stroke: "#000", "stroke-width": 0.6 }, "✓"));
     area.append(g);
   });
   for (const c of list) {
@@ -66,11 +70,13 @@ export function renderPool() {
   }
   for (const [id, [x, y]] of Object.entries(POCKET_AT)) {
     area.append(pressable(svg("circle", {
-      class: "pocket" + (page.picked !== null ? " armed" : ""), cx: x, cy: y, r: 13, "data-pocket": id,
+      class: "pocket" + (page.picked !== null ? " armed" : ""), cx: x, cy: y, r: POCKET_R, "data-pocket": id,
       tabindex: 0, role: "button", "aria-label": t("c.pocket", { pocket: pocketName(id) }),
       "aria-keyshortcuts": KEY_OF_POCKET[id],
     }, svg("title", {}, pocketName(id))), () => tapPocket(id)));
-    area.append(svg("text", { class: "key", x: x < 100 ? x + 16 : x - 16, y: y < 200 ? y + 16 : y > 200 ? y - 8 : y + 4,
+    // the pocket's key, for a keyboard (not drawn on a touch screen until a key is pressed)
+    // (a corner's on the rail beside it, clear of the balls; a side pocket's beside it)
+    area.append(svg("text", { class: "key", x: x < 100 ? x + 27 : x - 27, y: y < 200 ? 11 : y > 200 ? 396 : y + 4,
       "text-anchor": "middle", "font-size": 11, fill: "#ffd23f", "aria-hidden": "true" }, KEY_OF_POCKET[id]));
   }
   const holder = document.getElementById("pool");

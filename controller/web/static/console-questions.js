@@ -5,6 +5,7 @@ import { choiceText, questionText } from "./words.js";
 import { page, state } from "./console-state.js";
 import { typing, withKey } from "./console-dom.js";
 import { renderEnabled, send } from "./console-requests.js";
+import { fixShot } from "./console-ruling.js";
 
 export function renderQuestions() {
   const box = document.getElementById("questions");
@@ -33,7 +34,7 @@ export function renderQuestions() {
       part.append(el("div", { class: "answers" }, buttons));
       if (count > 1) part.append(el("small", {}, t("q.pick_n", { count })));
       return part;
-    }));
+    }), heldFix(qs));
   }
   swap(box, fresh);
   document.getElementById("question-panel").hidden = !qs.length;
@@ -46,6 +47,14 @@ export function renderQuestions() {
     if (first && !typing()) first.focus({ preventScroll: true });
   }
   renderEnabled();
+}
+// A shot the table holds for an answer has no ruling to correct yet: the correction is one
+// tap away here too, and what it declares answers the question (the shot is ruled again).
+function heldFix(qs) {
+  const shot = Number((String(qs[0].id).match(/^q-(\d+)-/) || [])[1]);
+  if (!shot || shot !== state().shot || (page.verdict && page.verdict.shot === shot)) return null;
+  return el("p", { class: "actions" }, el("button", { type: "button", class: "quiet", id: "q-fix",
+    "data-key": "q-fix", onclick: () => fixShot(shot) }, t("c.fix_held", { shot })));
 }
 // The keys that answer: a ball's own number (0 for 10) when every choice is a ball up to 10,
 // else 1, 2, 3… in the order shown.

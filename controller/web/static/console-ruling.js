@@ -44,19 +44,26 @@ export function takeVerdict(ev) {
     case "ball_pocketed": page.fell.push({ ball: d.ball, pocket: d.pocket }); return;
     case "shot_result": {
       const decisions = d.decisions || [];
-      const credited = decisions.filter((x) => x.decision === "BallCredited").map((x) => x.ball);
+      // each ball credited, to whom, and whether the handicap gave it (ST-19)
+      const handicap = new Set(decisions.filter((x) => x.decision === "Noted" && x.what === "handicap")
+        .map((x) => String((x.about || {}).ball)));
+      const credited = decisions.filter((x) => x.decision === "BallCredited")
+        .map((x) => ({ ball: x.ball, player: x.player, points: x.points ?? 1, handicap: handicap.has(String(x.ball)) }));
       const down = decisions.filter((x) => x.decision === "BallStaysDown").map((x) => x.ball);
+      const moved = decisions.filter((x) => x.decision === "PointsMoved");
       if (v && v.shot === d.shot && !d.corrected) {  // the same shot, ruled on after an answer
         Object.assign(v, { next: d.to_shoot, hand: d.ball_in_hand, credited: [...v.credited, ...credited],
-          down: [...v.down, ...down], acked: false });
+          down: [...v.down, ...down], moved: [...v.moved, ...moved], acked: false });
         showRuling();
         return;
       }
-      const shooter = v && v.shot === d.shot ? v.shooter : state().to_shoot;  // the state is still the shot's own
+      const own = v && v.shot === d.shot;
+      const shooter = own ? v.shooter : state().to_shoot;  // the state is still the shot's own
       page.verdict = {
         shot: d.shot, shooter, next: d.to_shoot, hand: d.ball_in_hand, corrected: !!d.corrected,
         fell: page.fell.length ? page.fell : page.declared && page.declared.shot === d.shot ? page.declared.fell : [],
-        credited, down,
+        credited, down, moved,
+        scores: own ? v.scores : (state().players || []).map((p) => p.score),  // before the shot
         fouls: [], over: null, acked: false,
       };
       page.fell = [];
@@ -73,25 +80,70 @@ export function takeVerdict(ev) {
       page.ruling.dataset.state = "undo";
       return;
     case "match_started": page.verdict = null; page.fell = []; page.ruling.hidden = true; return;
+    case "question": {  // a later shot waits for an answer: the last ruling is not its
+      const shot = Number((String(d.id || "").match(/^q-(\d+)-/) || [])[1]);
+      if (v && shot > v.shot) {
+        page.ruling.hidden = false;
+        page.ruling.textContent = t("v.shot", { shot }) + t("v.asking");
+        page.ruling.dataset.state = "asking";
+      }
+      return;
+    }
   }
 }
-// The ruling in one sentence: «Анна: шар 3 засчитан, бьёт снова», «Фол: нет двух бортов — бьёт Борис».
+// The ruling in one sentence: «Анна: шар 3 засчитан, бьёт снова», «Фол: нет двух бортов — бьёт Борис»,
+// «Анна: шар 1 засчитан игроку Борис (фора), бьёт снова», «Анна: шар 10 забит — победа в партии 1;
+// следующую партию разбивает Борис».
 export function verdictText(v) {
   const who = (i) => page.table.playerName(i);
   const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b)).join(", ");
+  const ended = v.over && !v.match;  // the next shot is the next game's break
+  let next = "";
+  if (v.next !== null && v.next !== undefined && !v.match) {
+    if (ended) next = t("v.breaks", { who: who(v.next) });
+    else next = v.next === v.shooter && !v.fouls.length ? t("v.again") : t("v.next", { who: who(v.next) });
+  }
+  const hand = !ended && v.hand && v.hand !== "none" ? t(v.hand === "kitchen" ? "v.hand_kitchen" : "v.hand") : "";
+  const mine = v.credited.filter((c) => c.player === v.shooter).map((c) => c.ball);
+  const others = creditedToOthers(v, who, balls);
   let text;
-  const next = v.next === null || v.next === undefined ? ""
-    : v.next === v.shooter && !v.fouls.length ? t("v.again") : t("v.next", { who: who(v.next) });
-  const hand = v.hand && v.hand !== "none" ? t(v.hand === "kitchen" ? "v.hand_kitchen" : "v.hand") : "";
-  if (v.fouls.length) text = t("v.foul", { fouls: v.fouls.map(foulName).join(", ") }) + next + hand;
-  else if (v.credited.length) text = t(v.credited.length > 1 ? "v.credited_many" : "v.credited", { who: who(v.shooter), balls: balls(v.credited) }) + next + hand;
-  else if (v.down.length) text = t(v.down.length > 1 ? "v.down_many" : "v.down", { who: who(v.shooter), balls: balls(v.down) }) + next + hand;
-  else text = t("v.nothing", { who: who(v.shooter) }) + next + hand;
-  if (v.over) text += " · " + (v.over.draw ? t("ev.game_drawn", { n: v.over.game }) : t("v.game_over", { n: v.over.game, who: who(v.over.winner) }));
+  if (v.fouls.length) text = [t("v.foul", { fouls: v.fouls.map(foulName).join(", ") }), ...others].join(", ");
+  else if (mine.length) text = [t(mine.length > 1 ? "v.credited_many" : "v.credited", { who: who(v.shooter), balls: balls(mine) }), ...others].join(", ");
+  else if (others.length) text = `${who(v.shooter)}: ${others.join(", ")}`;
+  else if (v.down.length) text = t(v.down.length > 1 ? "v.down_many" : "v.down", { who: who(v.shooter), balls: balls(v.down) });
+  else text = t("v.nothing", { who: who(v.shooter) });
+  if (v.over) {
+    text += " — " + (v.over.draw ? t("ev.game_drawn", { n: v.over.game })
+      : v.over.winner === v.shooter ? t("v.wins_game", { n: v.over.game }) : t("v.game_over", { n: v.over.game, who: who(v.over.winner) }));
+  }
+  text += next + hand + scoresMoved(v);
   if (v.match && !v.match.abandoned) {
     text += " · " + (v.match.winner === null || v.match.winner === undefined ? t("ev.match_drawn") : t("v.match_over", { who: who(v.match.winner), games: v.match.games }));
   }
   return text;
+}
+// The balls credited to a player other than the shooter, named with that player and «фора»
+// where the handicap gave them: «шар 1 засчитан игроку Борис (фора)».
+function creditedToOthers(v, who, balls) {
+  const theirs = new Map();
+  for (const c of v.credited.filter((x) => x.player !== v.shooter)) {
+    const to = theirs.get(c.player) || { balls: [], handicap: false };
+    to.balls.push(c.ball);
+    to.handicap ||= c.handicap;
+    theirs.set(c.player, to);
+  }
+  return [...theirs].map(([player, to]) => t(to.balls.length > 1 ? "v.credited_to_many" : "v.credited_to",
+    { who: who(player), balls: balls(to.balls) }) + (to.handicap ? t("v.handicap") : ""));
+}
+// «· очки: Анна 9 → 4, Борис 0 → 5» when a penalty moved points (Point pyramid).
+function scoresMoved(v) {
+  if (!v.moved.length || !v.scores.length) return "";
+  const after = [...v.scores];
+  for (const c of v.credited) after[c.player] += c.points;
+  for (const m of v.moved) { after[m.offender] -= m.points; after[m.to] += m.points; }
+  const changes = after.map((score, i) => (score === v.scores[i] ? null : `${page.table.playerName(i)} ${v.scores[i]} → ${score}`))
+    .filter((x) => x !== null);
+  return changes.length ? t("v.scores", { changes: changes.join(", ") }) : "";
 }
 export function showRuling() {
   const v = page.verdict;

@@ -1,6 +1,7 @@
 // The referee console's one state object: the table as the console knows it, the connection,
 // and what the referee has tapped, opened and been shown. Every console module reads and
 // changes this object; the render functions draw from it.
+import { gameRecord } from "./games.js";
 import { TableModel } from "./table-model.js";
 
 const tableId = new URLSearchParams(location.search).get("table") || "t1";
@@ -20,5 +21,14 @@ export const page = {
 
 // The table's state (an empty object before the first).
 export function state() { return page.table.state || {}; }
-export function balls() { return (state().on_table || []).slice(); }
+// Whether the coming shot is a break: the game's first, or, once a game is over, the next
+// game's (the table racks it as that shot comes).
+export function nextIsBreak() { const s = state(); return s.status === "break" || s.status === "game_over"; }
+// The balls the coming shot can pot: once a game is over, the next game's whole rack
+// (games.json), not what was left of the last.
+export function balls() {
+  const s = state();
+  const rack = s.status === "game_over" && gameRecord(s.game);
+  return (rack ? rack.balls : s.on_table || []).slice();
+}
 export function inMatch() { const s = state(); return !!s.game && s.status !== "match_over" && s.status !== "idle"; }

@@ -42,10 +42,13 @@ import { gameName, keepsPoints } from "./games.js";
   };
   const ball = (b) => (b === "object" ? t("h.unidentified") : b);
   // what happened on a shot, in words: what fell, the fouls, who shoots next
+  // (a penalty ball is taken, not potted; a ball the handicap gave is the receiver's, ST-19)
   const told = (s, who) => [
     s.balls.length ? t("h.potted", { balls: s.balls.map(ball).join(", ") }) : t("h.nothing"),
+    ...(s.handicap || []).map((h) => t("h.handicap", { ball: ball(h.ball), who: who(h.player) })),
     ...s.fouls.map(foulName),
-    t("ev.next", { who: who(s.next) }).replace(/^; /, ""),
+    ...(s.taken || []).map((h) => t("h.taken", { ball: ball(h.ball), who: who(h.player) })),
+    ...(s.next === null || s.next === undefined ? [] : [t("ev.next", { who: who(s.next) }).replace(/^; /, "")]),
   ].join("; ");
   // `wide`: the columns a phone leaves out (what another column says in words too)
   const table = (head, rows, wide = []) => {

@@ -81,6 +81,7 @@ export function noteText(n, table) {
   else if (n.what === "centre_line_presumed") shown = t(detail === "crossed" ? "c.crossed" : "c.not_crossed");
   else if (["lowest_ball_spotted", "first_contact_presumed", "four_balls_presumed"].includes(n.what)) shown = /^\d+$/.test(detail) ? detail : "";
   else if (n.what === "unsportsmanlike") shown = detail;  // the referee's own words
+  else if (n.what === "cue_presumed" && about.pocket) shown = pocketName(about.pocket);
   else if (["called_presumed", "drop_ignored", "handicap"].includes(n.what) && about.ball !== undefined) {
     shown = `${ballName(about.ball)}${about.pocket ? ", " + pocketName(about.pocket) : ""}`;
   }
@@ -104,6 +105,8 @@ export function describeEvent(table, ev) {
       const credited = decisions.filter((x) => x.decision === "BallCredited");
       const down = decisions.filter((x) => x.decision === "BallStaysDown");
       const noted = decisions.filter((x) => x.decision === "Noted");
+      // «бьёт снова» only for the player who shot and goes on (not one a foul gave the turn to)
+      const continues = (i) => decisions.some((x) => x.decision === "ShooterContinues" && x.player === i);
       const parts = [];
       if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => x.ball)) }));
       if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => x.ball)) }));
@@ -115,7 +118,7 @@ export function describeEvent(table, ev) {
       return t("ev.shot", {
         shot: d.shot, again: d.corrected ? t("ev.again") : "", what: parts.join("; ") || t("ev.no_ball"),
         next: d.to_shoot === null || d.to_shoot === undefined ? ""
-          : credited.length && credited[0].player === d.to_shoot ? t("ev.next_again") : t("ev.next", { who: who(d.to_shoot) }),
+          : credited.length && credited[0].player === d.to_shoot && continues(d.to_shoot) ? t("ev.next_again") : t("ev.next", { who: who(d.to_shoot) }),
       }) + (notes.length ? ` (${notes.join("; ")})` : "");
     }
     case "foul": return t("ev.foul", { who: who(d.player), fouls: list((d.fouls || []).map(foulName)) });

@@ -19,11 +19,12 @@ TIED = 5
 
 
 def credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision],
-           by: int | None = None) -> MatchState:
+           by: int | None = None, pocketed: bool = True) -> MatchState:
     """Returns ``state`` with ``ball`` (off the table) credited to ``player``; ``by``: the
-    player who pocketed it (None: a penalty ball, a ball off the table). The giver's first
-    pocketed balls, whoever they go to, use up the handicap, and one that would be the
-    giver's goes to the receiver (ST-19)."""
+    player who pocketed it (None: a penalty ball, a ball off the table), or whose pocketed
+    cue ball it stands for (``pocketed`` False, ST-9). The giver's first pocketed balls,
+    whoever they go to, use up the handicap, and one that would be the giver's goes to the
+    receiver (ST-19)."""
     options = options_of(state)
     extra: SiberianExtra = state.extra
     if by is not None:
@@ -39,7 +40,7 @@ def credit(state: MatchState, player: int, ball: Ball, decisions: list[Decision]
         state = state.without_unidentified()
     elif isinstance(ball, int):
         state = state.without_balls({ball})
-    decisions.append(BallCredited(player, ball))
+    decisions.append(BallCredited(player, ball, pocketed=pocketed and by is not None))
     return state
 
 
@@ -123,7 +124,7 @@ def count(state: MatchState, shot: Shot, calls: tuple[Call, ...] | None,
             picked = pick(state, opponent, ask, Topic.CUE_BALL_COUNTS, to=cue_to)
             if picked is None:
                 return None
-            state = credit(state, cue_to, picked, decisions, by=shooter)
+            state = credit(state, cue_to, picked, decisions, by=shooter, pocketed=False)
         else:
             state = credit(state, cue_to, CUE, decisions, by=shooter)
     return state, continues and not shot.cue_off_table  # ST-11
