@@ -51,7 +51,7 @@ from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 
 from .systemd import Notifier
-from .timesync import synchronised
+from .timesync import ClockWatch, synchronised
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,6 @@ JOURNAL_LINK = "journal"
 #: Requests from the broker waiting for the table, at most: the link then waits, and the
 #: broker holds the rest (``controller.service.mqtt``: a request is acknowledged once taken).
 REQUESTS_WAITING = 64
-#: How often the wall clock's synchronisation is looked at again (host seconds).
-CLOCK_CHECK_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +119,8 @@ class Service:
         self.core = open_core(config, clock=clock, wall=wall)
         self.journal = self.core.journal
         self.health = self.core.health
-        self._clock_synchronised = clock_synchronised
-        self._check_clock()
+        self._clock_watch = ClockWatch(self.health.host, clock_synchronised)
+        self._clock_watch.check()
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
         self.outbox.restore(self.core.restored)
         self._flush_soon: asyncio.TimerHandle | None = None
@@ -179,23 +177,6 @@ class Service:
         self._put(LinkChanged(self._mono(), BROKER_LINK, refusal is None, reason))
         self.notifier.status(f"the broker {reason}; messages wait in the outbox"
                              if refusal is not None else "the broker takes every message")
-
-    def _check_clock(self) -> None:
-        """Notes in health whether the wall clock is synchronised (logged when it changes)."""
-        now = self._clock_synchronised()
-        if now is None or self.health.host.get("clock_synchronised") == now:
-            return
-        self.health.host["clock_synchronised"] = now
-        if now:
-            log.info("the wall clock is synchronised")
-        else:
-            log.warning("the wall clock is not synchronised (no NTP yet): a request's deadline "
-                        "is checked against it; MQTT 5 clients' message expiry is not")
-
-    async def _clock_task(self) -> None:
-        while True:
-            await asyncio.sleep(CLOCK_CHECK_S)
-            self._check_clock()
 
     def request(self, name: str, payload: dict[str, Any], at: float | None = None) -> None:
         """Queues a request as if it came from the broker (for embedding, the simulated
@@ -327,7 +308,7 @@ class Service:
                 others = [
                     tg.create_task(self._backend_task(backend), name=f"backend:{backend.name}"),
                     tg.create_task(notifier.watchdog(), name="watchdog"),
-                    tg.create_task(self._clock_task(), name="clock-sync"),
+                    tg.create_task(self._clock_watch.run(), name="clock-sync"),
                 ]
                 link = tg.create_task(self.link.run(), name="mqtt")
                 notifier.notify("READY=1")

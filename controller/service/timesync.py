@@ -9,9 +9,12 @@ kernel's ``adjtimex`` state says so without privileges, as ``timedatectl``'s
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import ctypes.util
 import logging
+from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -35,3 +38,36 @@ def synchronised() -> bool | None:
                     ctypes.get_errno())
         return None
     return bool(state != TIME_ERROR)
+
+
+#: How often the service asks the kernel again (seconds).
+CHECK_EVERY_S = 60.0
+
+
+class ClockWatch:
+    """Keeps ``B/health``'s ``host.clock_synchronised`` to what the kernel says (``check``
+    now, ``run`` every ``CHECK_EVERY_S``), logging when it changes. ``host`` is the health's
+    host dictionary; ``synchronised`` the question asked (injected in tests)."""
+
+    def __init__(self, host: dict[str, Any],
+                 synchronised: Callable[[], bool | None] = synchronised) -> None:
+        self._host = host
+        self._synchronised = synchronised
+
+    def check(self) -> None:
+        """Notes in health whether the wall clock is synchronised (logged when it changes)."""
+        now = self._synchronised()
+        if now is None or self._host.get("clock_synchronised") == now:
+            return
+        self._host["clock_synchronised"] = now
+        if now:
+            log.info("the wall clock is synchronised")
+        else:
+            log.warning("the wall clock is not synchronised (no NTP yet): a request's deadline "
+                        "is checked against it; MQTT 5 clients' message expiry is not")
+
+    async def run(self) -> None:
+        """Checks again every ``CHECK_EVERY_S`` until cancelled."""
+        while True:
+            await asyncio.sleep(CHECK_EVERY_S)
+            self.check()
