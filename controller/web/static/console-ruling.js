@@ -78,7 +78,7 @@ export function takeVerdict(ev) {
 // The ruling in one sentence: «Анна: шар 3 засчитан, бьёт снова», «Фол: нет двух бортов — бьёт Борис».
 export function verdictText(v) {
   const who = (i) => page.table.playerName(i);
-  const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b)).join(", ");
+  const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b === "object" ? t("h.unidentified") : b)).join(", ");
   let text;
   const next = v.next === null || v.next === undefined ? ""
     : v.next === v.shooter && !v.fouls.length ? t("v.again") : t("v.next", { who: who(v.next) });
