@@ -61,9 +61,9 @@ def test_a_fourth_game_is_offered_and_drawn_from_its_record(
     colours = chips.evaluate_all("bs => bs.map(b => getComputedStyle(b).getPropertyValue('--ball').trim())")
     assert set(colours) == {"#f3ead2"}, colours
     expect(card.locator(".ball.stripe")).to_have_count(0)
-    expect(card.locator(".meta .game-name")).to_have_text(WORDS["ru"][f"game.{GAME_ID}"])
-    # its score is points, with the games won beside them (not Ten-ball's games as the score)
-    expect(card.locator('[data-field="games"]')).to_be_visible()
+    expect(card.locator('.meta [data-field="game"]')).to_contain_text(WORDS["ru"][f"game.{GAME_ID}"])
+    # its score is points, the games won on the match line (not Ten-ball's games as the score)
+    expect(card.locator('.meta [data-field="games"]')).to_contain_text("0:0:0")
     wall.screenshot(path=str(artifacts / "fourth-game-wall.png"))
     _no_errors(console)
     _no_errors(wall)
