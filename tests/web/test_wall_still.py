@@ -206,3 +206,26 @@ def test_more_tables_than_fit_turn_pages_of_one_card_size_showing_every_table(
     _answer(evening[asked], page, asked)
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_a_table_without_a_match_has_the_same_header_as_the_others(
+        browser: Browser, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker) -> None:
+    """Before: the no-match card's header said «Стол 73» in another style, its status in its
+    body. Now its number and its status are where and as large as every card's."""
+    idle = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t73").start()
+    try:
+        page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+        expect(page.locator("#page-no")).to_have_text("страница 1 из 2", timeout=TIMEOUT)  # 7 and 6
+        page.keyboard.press("ArrowRight")
+        card, other = page.locator('[data-table="t73"]'), page.locator('[data-table="t68"]')
+        expect(card.locator("header [data-field='status']")).to_have_text("Нет матча", timeout=TIMEOUT)
+        expect(other.locator(".player").first).to_be_visible(timeout=TIMEOUT)
+        expect(card.locator("header h2 [aria-hidden]")).to_have_text("73")
+        style = "e => [getComputedStyle(e).fontSize, getComputedStyle(e).fontWeight, e.getBoundingClientRect().top]"
+        heads = [c.locator("header h2").evaluate(style) for c in (card, other)]
+        statuses = [c.locator("header [data-field='status']").evaluate(style) for c in (card, other)]
+        assert heads[0][:2] == heads[1][:2] and statuses[0][:2] == statuses[1][:2], (heads, statuses)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()
+    finally:
+        idle.stop()
