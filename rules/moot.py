@@ -8,10 +8,14 @@ A moot question takes its first answer (the note names it: any other rules the s
 "which ball fell?" where the game rules an object ball of no known number (``OBJECT``) as
 every number: then the ruling names no number nobody gave.
 
-An outcome is what a club sees of a ruling: the scores, games and fouls in a row, the fouls
-called, who shoots and with the ball in hand where, the balls set out again and where, the
-game's or the match's end (winner, draw), and, while the game goes on, the balls on the
-table and the game's own state. Which ball a player was credited is not in it where nothing
+An outcome is what a club sees of a ruling: the scores, games and fouls in a row, who shoots
+and with the ball in hand where, the game's or the match's end (winner, draw), and, while the
+game goes on, the fouls called, the balls set out again and where (spotting a ball is a
+ruling: the pyramid's seed lists «выставление шара, положенного в лузу, на стол» among its
+penalties), the balls on the table and the game's own state. Once the game is over, a foul
+called or a ball spotted on its last shot changes nothing the scores do not already say (the
+next game is racked anew): «did the cushions count?» is not asked when the opponent's
+«дурак» ends the game either way. Which ball a player was credited is not in it where nothing
 else differs (a penalty ball that ends the game). A search that would take more than
 ``MAX_TRIALS`` rulings, or a question with more than ``MAX_CHOICES`` possible answers, asks.
 """
@@ -26,8 +30,10 @@ from rules.decisions import BallSpotted, Decision, FoulCalled
 from rules.facts import OBJECT
 from rules.state import MatchState, Question, QuestionKey, QuestionKind, Status
 
-#: Rulings one question's search may try before it gives up and asks.
-MAX_TRIALS = 40
+#: Rulings one question's search may try before it gives up and asks, each a pure ruling of
+#: one shot: enough for a question whose nine answers each open another pocket's question
+#: (a Ten-ball break that won the game with two balls of no known number down needs 61–82).
+MAX_TRIALS = 100
 #: A question with more possible answers than this is asked.
 MAX_CHOICES = 24
 
@@ -69,14 +75,14 @@ def answers_of(question: Question) -> list[Any] | None:
 
 def outcome(state: MatchState, decisions: list[Decision]) -> str:
     """Returns what a club sees of a ruling, as a comparable key."""
-    fouls = tuple((d.player, d.fouls) for d in decisions if isinstance(d, FoulCalled))
-    spots = tuple(sorted(str(d.spot) for d in decisions if isinstance(d, BallSpotted)))
     players = tuple((p.score, p.games, p.consecutive_fouls) for p in state.players)
     seen: tuple[Any, ...] = (state.status, state.winner, state.draw, state.game_no, players,
-                             fouls, spots, state.to_shoot, state.ball_in_hand)
-    if state.status not in (Status.GAME_OVER, Status.MATCH_OVER):
-        seen += (state.on_table, state.unidentified, state.extra)
-    return repr(seen)
+                             state.to_shoot, state.ball_in_hand)
+    if state.status in (Status.GAME_OVER, Status.MATCH_OVER):
+        return repr(seen)  # what the fouls and spots left is in the scores; the table is racked anew
+    fouls = tuple((d.player, d.fouls) for d in decisions if isinstance(d, FoulCalled))
+    spots = tuple(sorted(str(d.spot) for d in decisions if isinstance(d, BallSpotted)))
+    return repr((*seen, fouls, spots, state.on_table, state.unidentified, state.extra))
 
 
 def presumption(trials: Trials, question: Question,

@@ -10,6 +10,9 @@ import pytest
 
 from tests.broker import Broker
 
+#: ``fourth_game``: a fourth game registered with its words, for any test (issue 37).
+pytest_plugins = ["tests.rules.fourth_game.fixture"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--soak", action="store_true", help="run the long soak and fault runs too")

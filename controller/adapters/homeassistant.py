@@ -27,6 +27,7 @@ from typing import Any
 
 from controller.adapters.base import Adapter, Publication, language_of, players, table_id
 from controller.adapters.config import HomeAssistantConfig
+from controller.words import catalogue
 from rules import Foul
 from vocabulary import DISTRIBUTION, POCKETS, VERSION
 
@@ -35,17 +36,6 @@ STATUSES = ["idle", "break", "in_play", "awaiting", "shootout", "game_over", "ma
 #: event whose type is not among the entity's event_types, null included).
 UNKNOWN_POCKET = "unknown"
 MATCH_EVENTS = ["match_started", "game_over", "match_over", "undo"]
-#: The device's and entities' names, per language.
-NAMES: dict[str, dict[str, str]] = {
-    "en": {"device": "Billiards table {table}", "model": "Table controller",
-           "player_score": "Player {n} score", "to_shoot": "Player to shoot", "game": "Game",
-           "status": "Status", "connection": "Connection", "pocket": "Pocket", "foul": "Foul",
-           "match": "Match", "undo": "Undo last shot"},
-    "ru": {"device": "Бильярдный стол {table}", "model": "Контроллер стола",
-           "player_score": "Счёт игрока {n}", "to_shoot": "Бьёт", "game": "Игра",
-           "status": "Состояние", "connection": "Связь", "pocket": "Луза", "foul": "Фол",
-           "match": "Матч", "undo": "Отменить последний удар"},
-}
 
 
 def _event_template(kind: str, event_type: str, attributes: dict[str, str]) -> str:
@@ -82,8 +72,8 @@ class HomeAssistantAdapter(Adapter):
         return device
 
     def name(self, key: str, **fields: Any) -> str:
-        """Returns a name in the adapter's language."""
-        return NAMES[self.language][key].format(**fields)
+        """Returns a name in the adapter's language (the catalogue's ``ha.<key>``)."""
+        return catalogue.words(self.language).pages[f"ha.{key}"].format(**fields)
 
     # ---------------------------------------------------------------- configs
     def topic(self, component: str, obj: str) -> str:

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from controller.pipeline.trace import Header, RequestLine, parse_line
-from controller.sim.simulator import NAMES, NAMES_BY_LANGUAGE, simulate_lines
+from controller.sim.simulator import NAMES, player_names, simulate_lines
 from hardware.backend import BackendStats
 from hardware.events import LinkChanged, SensorEvent
 from rules.games import default_game
@@ -142,7 +142,7 @@ def sim_backend(service: Service) -> SimBackend:
     sim = service.config.sim
     matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
                           noise=sim.noise, players=sim.players, loop=sim.loop,
-                          names=NAMES_BY_LANGUAGE.get(service.config.language, NAMES))
+                          names=player_names(service.config.language))
     return SimBackend(matches, speed=service.core.speed,
                       on_request=lambda name, payload, t: service.request(name, payload, t),
                       clock=service.host_clock)

@@ -27,15 +27,24 @@ from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine
 from controller.sim.pulses import ball_return, beam_block, beam_glitch, cushion_hit
 from controller.sim.referee import answer_all
+from controller.words import catalogue
 from hardware.events import SensorEvent
 from hardware.health import Health
 from rules import CUE, Call, Foul, Pocket, ShotKind, Status, Topic
 from rules.games import Declarable, Target, spec_of
 from vocabulary import POCKETS, RAILS, beam
 
-NAMES = ("Ann", "Bob", "Cleo", "Dan")
-#: The players' names by the table's language (a Russian demo plays Russian names).
-NAMES_BY_LANGUAGE: dict[str, tuple[str, ...]] = {"en": NAMES, "ru": ("Анна", "Борис", "Вера", "Глеб")}
+
+def player_names(language: str) -> tuple[str, ...]:
+    """Returns the simulated players' names in ``language`` (the catalogue's ``sim.players``,
+    names split by ``|``: a Russian demo plays Russian names), English's for a language
+    without a catalogue."""
+    code = language if language in catalogue.languages() else "en"
+    return tuple(catalogue.words(code).pages["sim.players"].split("|"))
+
+
+#: The players' names of a simulated match unless it is given others.
+NAMES = player_names("en")
 #: Fouls the simulated referee declares now and then.
 DECLARABLE = (Foul.TOUCHED_BALL, Foul.DOUBLE_HIT, Foul.PUSH, Foul.MOVING_BALLS, Foul.FEET_OFF_FLOOR)
 

@@ -59,7 +59,15 @@ status, body, _ = server.resolve("/lang/xx.json")
 _, index, _ = server.resolve("/lang/index.json")
 from controller.service.config import validate
 question = {"topic": "contact", "player": 0, "about": {}}
+from controller.adapters.config import HomeAssistantConfig
+from controller.adapters.homeassistant import HomeAssistantAdapter
+ha = HomeAssistantAdapter(HomeAssistantConfig(), "billiards/v/t1")
+ha.on_state({"language": "xx", "status": "idle", "players": []})
+from controller.sim.simulator import player_names
 print(json.dumps({
+    "ha": {t.split("/")[-2]: c["name"] for t, c in ha.configs()},
+    "ha_device": ha.device["name"],
+    "sim_players": list(player_names("xx")),
     "config": validate({"language": "xx"}).language,
     "languages": list(catalogue.languages()),
     "prompt": texts.prompt(question, ["A", "B"], "xx"),
@@ -81,6 +89,9 @@ def test_adding_a_language_is_adding_one_file(tmp_path: Path) -> None:
     xx["displays"]["free"] = ["XX FREE"]
     xx["pages"]["foul.miss"] = "xx miss"
     xx["pages"]["c.miss"] = "Xx-miss"
+    xx["pages"]["ha.game"] = "Xx game"
+    xx["pages"]["ha.device"] = "Xx table {table}"
+    xx["pages"]["sim.players"] = "Xa|Xb|Xc|Xd"
     (tmp_path / "xx.json").write_text(json.dumps(xx), encoding="utf-8")
     done = subprocess.run([sys.executable, "-c", ADD_A_LANGUAGE], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, env={**os.environ, "BILLIARDS_WORDS": str(tmp_path)})
@@ -91,6 +102,9 @@ def test_adding_a_language_is_adding_one_file(tmp_path: Path) -> None:
     assert got["prompt"] == "xx contact?"
     assert (got["free"], got["foul"]) == ("XX FREE", "xx miss")
     assert got["page"] == [200, "Xx-miss"]
+    # the adapters speak it too: Home Assistant's entity names, from the table's language
+    assert got["ha"]["game"] == "Xx game" and got["ha_device"] == "Xx table t1"
+    assert got["sim_players"] == ["Xa", "Xb", "Xc", "Xd"]
     assert got["index"] == {"en": "English", "ru": "Русский", "xx": "Xish"}
     demo = subprocess.run([sys.executable, "-m", "controller", "demo", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60,

@@ -27,13 +27,10 @@ MAX_FEEDS = 120
 #: Shots per match at most (a match may end sooner).
 SHOTS = 80
 
-#: (game, seed, question) → why the core still asks it, every answer ruling the same.
-KNOWN: dict[tuple[str, int, str], str] = {
-    ("ten-ball", 122, "q-1-1 (which_balls: pocket=sr)"):
-        "the 10 won on the break, so no other number matters; but each of the nine answers "
-        "opens a further pocket's question and the core's search (rules.moot.MAX_TRIALS, "
-        "40 rulings) runs out before it can tell",
-}
+#: (game, seed, question) → why the core still asks it, every answer ruling the same. None:
+#: Ten-ball seed 122's «which ball fell in sr?» after the 10 won the break (each answer opened
+#: another pocket's question, more than the search's 40 rulings) went with 100.
+KNOWN: dict[tuple[str, int, str], str] = {}
 
 
 class _Undecided(Exception):
@@ -52,17 +49,19 @@ def _fork(ref: Referee) -> Referee:
 
 
 def _seen(ref: Referee, shot: list[Any]) -> str:
-    """What a club sees once the shot is ruled: the snapshot's scores, turn and table (the
-    table only while the game goes on), the fouls called and where balls were set out."""
+    """What a club sees once the shot is ruled: the snapshot's scores and turn, and while the
+    game goes on its table, the fouls called and where balls were set out. A ball set out
+    again is a ruling (the pyramid's seed lists «выставление шара, положенного в лузу, на
+    стол» among its penalties), so «did a ball fall?» where only a spotting hangs on it is
+    not needless; once the game is over, what a foul or a spot left is in the scores."""
     snap = ref.snapshot()
-    over = snap["status"] in ("game_over", "match_over")
+    keep = ["players", "status", "winner", "draw", "game_no", "to_shoot", "ball_in_hand"]
+    if snap["status"] in ("game_over", "match_over"):
+        return repr({k: snap[k] for k in keep})
     fouls = [(d.player, d.fouls) for d in shot if isinstance(d, FoulCalled)]
     spots = sorted(str(d.spot) for d in shot if isinstance(d, BallSpotted))
-    keep = ["players", "status", "winner", "draw", "game_no", "to_shoot", "ball_in_hand"]
-    if not over:
-        keep += ["on_table", "unidentified", "shootout"]
-    seen = {k: snap[k] for k in keep}
-    return repr((seen, fouls, spots, None if over else ref.state.extra))
+    seen = {k: snap[k] for k in [*keep, "on_table", "unidentified", "shootout"]}
+    return repr((seen, fouls, spots, ref.state.extra))
 
 
 def _outcomes(ref: Referee, shot: list[Any], budget: list[int]) -> frozenset[str]:

@@ -12,14 +12,13 @@ from controller.words import catalogue
 from rules.games import GameSpec, find_spec, spec_of
 from tests.e2e.replaying import run
 from tests.rules.fourth_game import GAME_ID
-from tests.rules.fourth_game.fixture import fourth_game  # noqa: F401  (the fixture)
 from tests.tracekit import TraceBuilder
 
 SENSORS = {"cue_detector": True, "identity_reader": True}
 
 
 def test_the_fourth_game_is_in_the_registry_the_pages_read_and_the_words(
-        fourth_game: GameSpec) -> None:  # noqa: F811
+        fourth_game: GameSpec) -> None:
     assert spec_of(GAME_ID) is fourth_game
     served = web_options.games()
     assert [g["id"] for g in served["games"]][-1] == GAME_ID
@@ -35,7 +34,7 @@ def test_the_fourth_game_is_gone_when_unregistered() -> None:
     assert find_spec(GAME_ID) is None
 
 
-def test_the_fourth_game_plays_through_the_pipeline(fourth_game: GameSpec) -> None:  # noqa: F811
+def test_the_fourth_game_plays_through_the_pipeline(fourth_game: GameSpec) -> None:
     tb = TraceBuilder(fusion=SENSORS).new_match(GAME_ID, players=("Ann", "Bob", "Cleo"))
     tb.request("call", {"calls": [{"ball": 2, "pocket": "fl"}], "manner": "direct"})
     tb.shot(drops=["fl"], returns=[(2, "fl")])
@@ -51,7 +50,7 @@ def test_the_fourth_game_plays_through_the_pipeline(fourth_game: GameSpec) -> No
     assert out.state["to_shoot"] == 0 and value_key(out.state) == "score"
 
 
-def test_the_simulator_plays_the_fourth_game_from_its_record(fourth_game: GameSpec) -> None:  # noqa: F811
+def test_the_simulator_plays_the_fourth_game_from_its_record(fourth_game: GameSpec) -> None:
     lines = simulate_lines(GAME_ID, 40, seed=3, players=3)
     text = "\n".join(json.dumps(line) for line in lines)
     out = run(text)

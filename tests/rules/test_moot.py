@@ -75,3 +75,32 @@ def test_the_penalty_ball_is_asked_for_while_which_one_can_matter():
     out = play(ref, call=(7, "fl"), first=None)  # Ann misses again: Bob 2, no end
     assert ref.questions
     assert not any(isinstance(d, GameWon) for d in out)
+
+
+# Issue 41, item 13: whether a question with one outcome but for a ball set out again is a
+# question. The pyramid's seed lists the spotting among its penalties («При игре в пирамиду
+# предусмотрены штрафы: а) 5 очков … б) выставление шара, положенного в лузу, на стол»; the
+# called ball that fell on a scratch «не засчитывается и выставляется на третью точку стола»):
+# a ball set out again is a ruling, so «did a ball fall?» is asked where only that hangs on it.
+def test_pp_8_did_a_ball_fall_is_asked_when_only_its_spotting_hangs_on_it():
+    ref = new("pyramid")
+    record = dataclasses.replace(shot(call=(7, "sr"), first=7, drops=[("cue", "hl")]),
+                                 blind_pockets=(Pocket("sr"),))
+    play(ref, record)  # a scratch: 5 points to Bob whatever fell in the blind pocket
+    (q,) = ref.questions
+    assert (q.kind, q.topic, q.params) == ("confirm", "ball_fell", {"pocket": "sr"})
+    out = answer(ref, True)
+    assert BallSpotted(7, Spot.FOOT_SPOT) in out  # the only difference an answer makes
+
+
+def test_st_14_the_centre_line_is_not_asked_when_the_opponents_durak_ends_the_game_either_way():
+    ref = new("siberian-ten")
+    play(ref, first=1, drops=[(b, "fl") for b in range(1, 6)])  # Ann 5, continues
+    play(ref, call=(6, "fl"), first=6, drops=[(6, "fr"), (7, "fr"), (8, "fr")],
+         cushions=("f", "lh"))  # the called 6 in another pocket: all three for Bob (ST-8)
+    assert [p.score for p in ref.state.players] == [5, 3] and ref.state.to_shoot == BOB
+    # Bob's «дурак» (the 10, uncalled) is Ann's sixth ball whether or not the one cushion
+    # and the centre line made the two-cushion rule: a foul or not, Ann wins the game
+    out = play(ref, call=(9, "fl"), first=9, drops=[(10, "sr")], cushions=("f",))
+    assert not ref.questions and not_asked(out) == [("centre_line", {})]
+    assert GameWon(ANN, 1, "six_balls") in out

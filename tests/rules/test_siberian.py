@@ -340,16 +340,90 @@ def test_st_11_option_turn_passes_reads_the_dedicated_rule():
 
 
 # ---------------------------------------------------------------- ST-12
+# The seed: «Игрок, производящий удар из дома с руки при переходе хода после промаха соперника
+# по прицельному шару или произведшему удар с нарушением правил, имеет право бить по
+# прицельному шару, находящему в доме, только в случае отражения битка от одного или более
+# бортов и касания после этого прицельного шара.» (issue 41, item 12)
+def from_hand_after_the_opponents_miss(**options: object):
+    """Bob misses; Ann takes her penalty ball and shoots: Ann from hand in the kitchen."""
+    ref = after_break(**options)
+    play(ref, call=(3, "fl"), first=None)
+    answer(ref, 2)
+    answer(ref, "shoot")
+    assert ref.state.to_shoot == ANN and ref.state.ball_in_hand is InHand.KITCHEN
+    return ref
+
+
+def from_hand_after_the_own_foul_handed_back(**options: object):
+    """Bob misses; Ann takes her penalty ball and hands the shot back: Bob from hand."""
+    ref = after_break(**options)
+    play(ref, call=(3, "fl"), first=None)
+    answer(ref, 2)
+    answer(ref, "hand_back")
+    assert ref.state.to_shoot == BOB and ref.state.ball_in_hand is InHand.KITCHEN
+    return ref
+
+
+def from_hand_after_the_own_svoyak(**options: object):
+    """Bob's called cue ball falls (свояк, ST-9): Bob plays on from hand in the kitchen."""
+    ref = after_break(**options)
+    play(ref, call=("cue", "hl"), first=3, drops=[("cue", "hl")])
+    answer(ref, 8)
+    assert ref.state.to_shoot == BOB and ref.state.ball_in_hand is InHand.KITCHEN
+    return ref
+
+
+def not_from_hand(**options: object):
+    """After a legal break with nothing down: Bob plays the cue ball where it lies."""
+    ref = after_break(**options)
+    assert ref.state.ball_in_hand is InHand.NONE
+    return ref
+
+
+ST_12 = [  # (how the shooter came to the shot, option kitchen_hit_from_hand, a foul?)
+    (from_hand_after_the_opponents_miss, "after_opponents_foul", True),
+    (from_hand_after_the_opponents_miss, "any_from_hand", True),
+    (not_from_hand, "after_opponents_foul", False),
+    (not_from_hand, "any_from_hand", False),
+    (from_hand_after_the_own_svoyak, "after_opponents_foul", False),
+    (from_hand_after_the_own_svoyak, "any_from_hand", True),
+    (from_hand_after_the_own_foul_handed_back, "after_opponents_foul", False),
+    (from_hand_after_the_own_foul_handed_back, "any_from_hand", True),
+]
+
+
+@pytest.mark.parametrize(("position", "reading", "foul"), ST_12,
+                         ids=[f"{p.__name__}-{r}" for p, r, _ in ST_12])
+def test_st_12_a_declared_direct_hit_in_the_kitchen_is_a_foul_from_hand_after_the_opponents_miss(
+        position, reading: str, foul: bool) -> None:
+    ref = position(kitchen_hit_from_hand=reading)
+    shooter = ref.state.to_shoot
+    out = play(ref, call=(4, "fl"), first=4, drops=[(4, "fl")], fouls=("direct_hit_in_kitchen",))
+    if foul:  # the opponent plays on from hand in the kitchen; the pot is not legal
+        assert fouls_of(out) == [(Foul.DIRECT_HIT_IN_KITCHEN,)]
+        assert out[-1] == TurnPassed(1 - shooter, InHand.KITCHEN) and not ref.questions
+    else:  # not this rule's shot: noted, and the called ball counts
+        assert not fouls_of(out)
+        assert Noted("foul_not_applicable", "direct_hit_in_kitchen") in out
+        assert (shooter, 4) in credits(out) and ref.state.to_shoot == shooter
+
+
+def test_st_12_a_direct_hit_declared_on_the_break_is_not_this_rule():
+    ref = sib()
+    out = play(ref, first=1, cushions=TWO, fouls=("direct_hit_in_kitchen",))
+    assert not fouls_of(out) and Noted("foul_not_applicable", "direct_hit_in_kitchen") in out
+
+
 def test_st_12_direct_hit_in_the_kitchen_gives_the_opponent_the_kitchen():
-    ref = after_break()
+    ref = from_hand_after_the_opponents_miss()
     out = play(ref, call=(3, "fl"), first=3, drops=[(3, "fl")], fouls=("direct_hit_in_kitchen",))
     assert fouls_of(out) == [(Foul.DIRECT_HIT_IN_KITCHEN,)]
-    assert credits(out) == [(ANN, 3)]  # not a legal pot: the ball is the opponent's
-    assert out[-1] == TurnPassed(ANN, InHand.KITCHEN) and not ref.questions
+    assert credits(out) == [(BOB, 3)]  # not a legal pot: the ball is the opponent's
+    assert out[-1] == TurnPassed(BOB, InHand.KITCHEN) and not ref.questions
 
 
 def test_st_12_option_makes_the_direct_hit_cost_a_penalty_ball():
-    ref = after_break(kitchen_penalty=True)
+    ref = from_hand_after_the_opponents_miss(kitchen_penalty=True)
     play(ref, call=(3, "fl"), first=3, cushions=TWO, fouls=("direct_hit_in_kitchen",))
     assert kinds(ref) == ["pick_ball", "option"]
 

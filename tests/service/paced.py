@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.pipeline.trace import Header, RequestLine, parse_line
 from controller.sim.backend import Lines, LiveLines, RequestHook, SimBackend, matches_for
-from controller.sim.simulator import NAMES, NAMES_BY_LANGUAGE
+from controller.sim.simulator import player_names
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from vocabulary import TABLE_CHANNELS
@@ -113,7 +113,7 @@ def paced_sim_backend(gate: SimGate) -> Callable[[Service], SensorBackend]:
         sim = service.config.sim
         matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
                               noise=sim.noise, players=sim.players, loop=sim.loop,
-                              names=NAMES_BY_LANGUAGE.get(service.config.language, NAMES))
+                              names=player_names(service.config.language))
         clock = service.core.time
 
         def taken(at: float) -> bool:  # the clock's last input is at or past it

@@ -44,6 +44,9 @@ Readings of the original, where it is silent:
 - points moved by a penalty count like any others: they can bring the next player to the
   target, and that player wins;
 - when one shot clears the table, the last ball's 10 is credited with the last ball listed.
+
+The package: ``game`` (the class and its plain functions), ``options`` and ``spec`` (the
+game as the house reads it).
 """
 
 from rules.games.pyramid.game import TARGETS, PointPyramid, ball_value, target, total_points

@@ -75,7 +75,8 @@ class PointPyramid(Game):
             raise InvalidInput(
                 f"option 'handicap' must be a list of points (0 or more), one per player in "
                 f"turn order, not {handicap!r}")
-        options = parse_options(self.Options, rest)
+        options = parse_options(self.Options, rest)  # a variant's own options extend these
+        assert isinstance(options, PyramidOptions)
         return dataclasses.replace(options, handicap=tuple(handicap))
 
     def rack(self, state: MatchState) -> MatchState:

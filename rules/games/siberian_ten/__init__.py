@@ -76,6 +76,11 @@ The ``shootout`` field of the state snapshot (``null`` before the shoot-out)::
 
 During the shoot-out the table is empty (``on_table`` []): the bullet's object ball is one of the
 credited balls set out again; drops on a bullet resolve to ball ``BULLET_BALL``.
+
+The package: ``game`` (the class wiring the rest), ``fouls`` (what the shot was: calls, a
+miss, the fouls, the two-cushion rule), ``credits`` (whose balls, the handicap, the end at six),
+``shootout`` (its own fold), ``options``, ``decisions`` (the shoot-out's own), ``records``
+(what the game keeps beside the match state) and ``spec`` (the game as the house reads it).
 """
 
 from rules.games.siberian_ten.credits import GOAL, TIED

@@ -4,11 +4,11 @@ its answer, or None while a question it asked is open."""
 
 from __future__ import annotations
 
-from rules.decisions import Decision, Noted
+from rules.decisions import Decision, InHand, Noted
 from rules.facts import UNKNOWN, Call, Foul
 from rules.game import Asker, Shot, cushions_touched
-from rules.games.siberian_ten.options import options_of
-from rules.state import MatchState, Topic
+from rules.games.siberian_ten.options import AFTER_OPPONENTS_FOUL, options_of
+from rules.state import MatchState, Status, Topic
 
 #: Fouls whose pocketed balls do not count and are spotted (ST-17).
 VOIDING = frozenset({Foul.TOUCHED_BALL, Foul.CUE_OFF_TABLE, Foul.FEET_OFF_FLOOR})
@@ -49,6 +49,28 @@ def missed(state: MatchState, shot: Shot, ask: Asker, decisions: list[Decision])
         return False
     touched = ask.confirm(shot.shooter, Topic.CONTACT)
     return None if touched is None else not touched
+
+
+def kitchen_rule_applies(state: MatchState, shot: Shot) -> bool:
+    """ST-12: returns whether a direct hit on a ball in the kitchen is a foul on this shot:
+    a shot from hand in the kitchen (not the break) after the opponent's miss or foul, or
+    (option ``kitchen_hit_from_hand`` 'any_from_hand') any shot from hand in the kitchen."""
+    if state.status is Status.BREAK or state.ball_in_hand is not InHand.KITCHEN:
+        return False
+    if options_of(state).kitchen_hit_from_hand != AFTER_OPPONENTS_FOUL:
+        return True
+    fouled = state.extra.fouled
+    return fouled is not None and fouled != shot.shooter
+
+
+def applicable(state: MatchState, shot: Shot, fouls: list[Foul],
+               decisions: list[Decision]) -> list[Foul]:
+    """Returns ``fouls`` without a declared direct hit in the kitchen where ST-12 does not
+    apply (``kitchen_rule_applies``), noted ``foul_not_applicable``."""
+    if Foul.DIRECT_HIT_IN_KITCHEN not in fouls or kitchen_rule_applies(state, shot):
+        return fouls
+    decisions.append(Noted("foul_not_applicable", str(Foul.DIRECT_HIT_IN_KITCHEN)))
+    return [f for f in fouls if f is not Foul.DIRECT_HIT_IN_KITCHEN]
 
 
 def facts_fouls(state: MatchState, shot: Shot, legal_pot: bool, miss: bool) -> list[Foul]:

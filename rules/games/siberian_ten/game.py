@@ -33,7 +33,14 @@ from rules.games.siberian_ten.credits import (
     spotted,
     winner,
 )
-from rules.games.siberian_ten.fouls import VOIDING, calls_of, facts_fouls, missed, two_cushions
+from rules.games.siberian_ten.fouls import (
+    VOIDING,
+    applicable,
+    calls_of,
+    facts_fouls,
+    missed,
+    two_cushions,
+)
 from rules.games.siberian_ten.options import options_of
 from rules.games.siberian_ten.records import SiberianExtra
 from rules.games.siberian_ten.spec import SPEC
@@ -114,6 +121,15 @@ class SiberianTen(Game):
     def rule(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
         if state.status is Status.SHOOTOUT:
             return shootout.rule(state, shot, ask)
+        after, decisions = self._rule(state, shot, ask)
+        # ST-12 reads who fouled last: the other then plays from hand after it
+        fouled = next((shot.shooter for d in decisions
+                       if isinstance(d, FoulCalled) and d.player == shot.shooter), None)
+        if isinstance(after.extra, SiberianExtra) and after.extra.fouled != fouled:
+            after = replace(after, extra=replace(after.extra, fouled=fouled))
+        return after, decisions
+
+    def _rule(self, state: MatchState, shot: Shot, ask: Asker) -> Ruled:
         special = shot.record.special
         decisions: list[Decision] = []
         if special is Special.INTERFERENCE:  # ST-18 в)
@@ -153,7 +169,7 @@ class SiberianTen(Game):
         miss = missed(state, shot, ask, decisions)
         if miss is None:
             return state, decisions
-        fouls = facts_fouls(state, shot, anything, miss)
+        fouls = applicable(state, shot, facts_fouls(state, shot, anything, miss), decisions)
         fouls = [f for f in fouls if f is not Foul.BAD_BREAK]
         if fouls:
             return self._foul(state, shot, fouls, decisions, ask)
@@ -200,7 +216,7 @@ class SiberianTen(Game):
         miss = missed(state, shot, ask, decisions)
         if miss is None:
             return state, decisions
-        fouls = facts_fouls(state, shot, legal_pot, miss)
+        fouls = applicable(state, shot, facts_fouls(state, shot, legal_pot, miss), decisions)
         if options_of(state).two_cushions_when == "nothing_played":
             applies = not legal_pot
         else:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from rules.options import MatchOptions, option
 from rules.state import MatchState
 
+AFTER_OPPONENTS_FOUL, ANY_FROM_HAND = "after_opponents_foul", "any_from_hand"
+
 
 @dataclass(frozen=True, slots=True)
 class SiberianOptions(MatchOptions):
@@ -156,6 +158,19 @@ class SiberianOptions(MatchOptions):
         "или задел любой прицельный шар в доме до соударения с бортом, соперник продолжает "
         "игру с руки из дома. … По умолчанию соперник игрока, получившего штраф, снимает со "
         "стола любой шар (кроме битка) и кладет себе в зачет.",
+    )
+    kitchen_hit_from_hand: str = option(
+        AFTER_OPPONENTS_FOUL,
+        "when a declared direct hit on a ball in the kitchen (direct_hit_in_kitchen) is a foul: "
+        "only on a shot from hand in the kitchen after the opponent's miss or foul, as the "
+        "original's sentence reads ('after_opponents_foul'; elsewhere it is noted "
+        "'foul_not_applicable', as in Ten-ball and the pyramid); or on every shot from hand in "
+        "the kitchen but the break, after one's own свояк or hanging ball too ('any_from_hand')",
+        (AFTER_OPPONENTS_FOUL, ANY_FROM_HAND), rule="ST-12",
+        seed="Игрок, производящий удар из дома с руки при переходе хода после промаха "
+        "соперника по прицельному шару или произведшему удар с нарушением правил, имеет право "
+        "бить по прицельному шару, находящему в доме, только в случае отражения битка от "
+        "одного или более бортов и касания после этого прицельного шара.",
     )
 
 

@@ -43,3 +43,6 @@ class SiberianExtra:
     shootout: Shootout | None = None
     #: The player who last pocketed a ball that stayed down: the shoot-out's first (ST-20).
     last_pocketer: int | None = None
+    #: The player whose miss or foul was called on the last shot (ST-12: the other then
+    #: plays from hand after the opponent's miss or foul), None when none was.
+    fouled: int | None = None

@@ -18,6 +18,9 @@ rules of one shot, in the order they apply:
 4. without a foul: the break (TB-2, TB-5), a push-out (TB-6), a safety (TB-8), or a called
    shot: the called ball in its pocket (TB-13), or an inning lost with the option to hand
    the shot back (TB-9).
+
+The package: ``game`` (the class), ``cushions`` (TB-5's four balls and TB-11's rail, plain
+functions), ``options`` and ``spec`` (the game as the house reads it).
 """
 
 from rules.games.ten_ball.game import TEN, TenBall, TenBallExtra

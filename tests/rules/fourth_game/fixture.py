@@ -1,4 +1,5 @@
-"""The ``fourth_game`` pytest fixture (``pytest_plugins`` or an import in a conftest)."""
+"""The ``fourth_game`` pytest fixture, a plugin of the tests' root ``conftest.py``: any test
+(a browser test too: its web server and tables run in the test's process) takes it by name."""
 
 from __future__ import annotations
 
