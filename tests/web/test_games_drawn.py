@@ -12,7 +12,6 @@ from playwright.sync_api import Browser, expect
 from rules.games import GameSpec
 from tests.broker import Broker
 from tests.rules.fourth_game import GAME_ID, WORDS
-from tests.rules.fourth_game.fixture import fourth_game  # noqa: F401  (the fixture)
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_browser import TIMEOUT, _make, _no_errors, _page, tables  # noqa: F401  (a fixture)
 
@@ -20,8 +19,8 @@ IVORY = "rgb(243, 234, 210)"  # the ivory of games.js: an ivory game's object ba
 
 
 def test_a_fourth_game_is_offered_and_drawn_from_its_record(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],  # noqa: F811
-        fourth_game: GameSpec, artifacts: Path) -> None:  # noqa: F811
+        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],  # noqa: F811  (the fixture)
+        fourth_game: GameSpec, artifacts: Path) -> None:
     _make(tables, ws_broker, "t7")
     console = _page(browser, 1280, 1000)
     console.goto(web.url + "console.html?table=t7&lang=ru")
