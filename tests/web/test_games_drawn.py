@@ -19,7 +19,7 @@ IVORY = "rgb(243, 234, 210)"  # the ivory of games.js: an ivory game's object ba
 
 
 def test_a_fourth_game_is_offered_and_drawn_from_its_record(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],  # noqa: F811  (the fixture)
+        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],  # noqa: F811
         fourth_game: GameSpec, artifacts: Path) -> None:
     _make(tables, ws_broker, "t7")
     console = _page(browser, 1280, 1000)
