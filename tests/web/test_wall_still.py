@@ -147,6 +147,9 @@ def test_the_wall_of_twelve_stays_put_whatever_questions_and_names(
         _answer(evening[name], page, name)
         samples.append(_sample(page, height))
     page.screenshot(path=str(artifacts / f"wall-still-{height}p.png"))
+    # the top bar's words (title, connection, tools, the code's caption): the match line's size at least
+    top = page.evaluate(TEXTS.replace("article.table *", ".top *"))
+    assert top and [t for t in top if t[0] < SMALL * LEAST_PX * height / 1080 - 0.05] == [], top
     assert all(s == first for s in samples), [s for s in samples if s != first][:1]
     # every long name shown by the stated rule (wall.js NAME_FORMS): whole where it fits, else
     # shortened, its whole form the element's title; never below the least letters
