@@ -1,8 +1,8 @@
 // Reads {name: source} as JSON on stdin, parses each as an ES module with acorn (vendored:
 // web/build.mjs copies it to tests/web/vendor) and prints JSON: for each source its functions
 // (name, first and last line), the names it declares at its top (exported or not), the names
-// it binds anywhere (imports, declarations, parameters), the names it refers to, and a parse
-// error if any. tests/web/test_modules.py judges them.
+// it binds anywhere (imports, declarations, parameters), the names it refers to, the names it
+// imports, and a parse error if any. tests/web/test_modules.py judges them.
 import * as acorn from "./vendor/acorn.mjs";
 
 const chunks = [];
@@ -22,7 +22,7 @@ function patternNames(p, out) {
 
 function examine(source) {
   const ast = acorn.parse(source, { ecmaVersion: "latest", sourceType: "module", locations: true });
-  const functions = [], bound = new Set(), used = new Set(), top = [];
+  const functions = [], bound = new Set(), used = new Set(), top = [], imported = [];
   for (const node of ast.body) {
     const d = node.type === "ExportNamedDeclaration" ? node.declaration : node;
     if (d && d.id) top.push(d.id.name);
@@ -42,12 +42,15 @@ function examine(source) {
       }
       case "ClassDeclaration": if (node.id) bound.add(node.id.name); break;
       case "VariableDeclarator": patternNames(node.id, []).forEach((n) => bound.add(n)); break;
-      case "ImportSpecifier": case "ImportDefaultSpecifier": case "ImportNamespaceSpecifier": bound.add(node.local.name); break;
+      case "ImportSpecifier": case "ImportDefaultSpecifier": case "ImportNamespaceSpecifier":
+        bound.add(node.local.name);
+        imported.push(node.local.name);
+        break;
       case "CatchClause": patternNames(node.param, []).forEach((n) => bound.add(n)); break;
       case "Identifier": {
         const property = parent && (parent.type === "MemberExpression" && key === "property" && !parent.computed
           || (parent.type === "Property" || parent.type === "MethodDefinition" || parent.type === "PropertyDefinition") && key === "key" && !parent.computed
-          || parent.type === "ImportSpecifier" || parent.type === "ExportSpecifier");
+          || parent.type === "ImportSpecifier" || parent.type === "ExportSpecifier" && key === "exported");
         if (!property) used.add(node.name);
         break;
       }
@@ -59,7 +62,7 @@ function examine(source) {
     }
   };
   visit(ast, null, null);
-  return { functions, top, bound: [...bound], used: [...used] };
+  return { functions, top, bound: [...bound], used: [...used], imported };
 }
 
 const out = {};

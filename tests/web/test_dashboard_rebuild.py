@@ -26,12 +26,12 @@ def lost_table(ws_broker: Broker) -> Iterator[LiveTable]:
     table.stop()
 
 
-def test_a_table_back_with_less_than_it_published_says_so_on_its_card(
+def test_a_table_back_with_less_than_it_published_says_so_on_its_console(
         browser: Browser, web: WebThread, lost_table: LiveTable) -> None:
-    page = browser.new_page()
-    page.goto(web.url)
+    page = browser.new_page()  # the console: the table's health is the staff's (issue 41)
+    page.goto(web.url + "console.html?table=t1")
     fault = page.locator('[data-table="t1"] [data-field="fault"]')
     expect(fault).to_contain_text("journal damaged: the score may be behind", timeout=TIMEOUT)
-    page.goto(web.url + "?lang=ru")
+    page.goto(web.url + "console.html?table=t1&lang=ru")
     expect(fault).to_contain_text("журнал повреждён", timeout=TIMEOUT)
     page.close()

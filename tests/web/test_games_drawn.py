@@ -12,7 +12,6 @@ from playwright.sync_api import Browser, expect
 from rules.games import GameSpec
 from tests.broker import Broker
 from tests.rules.fourth_game import GAME_ID, WORDS
-from tests.rules.fourth_game.fixture import fourth_game  # noqa: F401  (the fixture)
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_browser import TIMEOUT, _make, _no_errors, _page, tables  # noqa: F401  (a fixture)
 
@@ -21,7 +20,7 @@ IVORY = "rgb(243, 234, 210)"  # the ivory of games.js: an ivory game's object ba
 
 def test_a_fourth_game_is_offered_and_drawn_from_its_record(
         browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],  # noqa: F811
-        fourth_game: GameSpec, artifacts: Path) -> None:  # noqa: F811
+        fourth_game: GameSpec, artifacts: Path) -> None:
     _make(tables, ws_broker, "t7")
     console = _page(browser, 1280, 1000)
     console.goto(web.url + "console.html?table=t7&lang=ru")
@@ -61,9 +60,9 @@ def test_a_fourth_game_is_offered_and_drawn_from_its_record(
     colours = chips.evaluate_all("bs => bs.map(b => getComputedStyle(b).getPropertyValue('--ball').trim())")
     assert set(colours) == {"#f3ead2"}, colours
     expect(card.locator(".ball.stripe")).to_have_count(0)
-    expect(card.locator(".meta .game-name")).to_have_text(WORDS["ru"][f"game.{GAME_ID}"])
-    # its score is points, with the games won beside them (not Ten-ball's games as the score)
-    expect(card.locator('[data-field="games"]')).to_be_visible()
+    expect(card.locator('.meta [data-field="game"]')).to_contain_text(WORDS["ru"][f"game.{GAME_ID}"])
+    # its score is points, the games won on the match line (not Ten-ball's games as the score)
+    expect(card.locator('.meta [data-field="games"]')).to_contain_text("0:0:0")
     wall.screenshot(path=str(artifacts / "fourth-game-wall.png"))
     _no_errors(console)
     _no_errors(wall)

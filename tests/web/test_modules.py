@@ -81,8 +81,8 @@ def test_no_shipped_function_is_over_150_lines() -> None:
 
 def test_every_page_script_is_a_module_importing_what_it_uses() -> None:
     """No globals shared by convention: each page loads its code as one ES module (the
-    vendored libraries, MQTT.js and the QR code maker, are the only classic scripts), and a
-    name one module declares is used in another only through an import."""
+    vendored libraries, MQTT.js and the QR code maker, are the only classic scripts), a name
+    one module declares is used in another only through an import, and no import is unused."""
     pages = sorted(STATIC.glob("*.html")) + [ROOT / "controller" / "commission" / "page.html"]
     for page in pages:
         html = page.read_text(encoding="utf-8")
@@ -92,5 +92,8 @@ def test_every_page_script_is_a_module_importing_what_it_uses() -> None:
         assert any('type="module"' in t for t in tags), page
     found = _examine(_shipped())
     assert _not_imported(found) == []
+    unused = [f"{name}: {n}" for name, what in found.items()
+              for n in what["imported"] if n not in what["used"]]
+    assert unused == []  # an import says what a module uses: no more
     for name, source in _shipped().items():
         assert '"use strict"' not in source, name  # a module is strict: no classic script left

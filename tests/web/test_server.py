@@ -23,6 +23,7 @@ from rules import GAMES, Topic
 from rules.facts import DECLARABLE_FOULS, Foul, ShotKind, Special
 from tests.waiting import until
 from tests.web.harness import http_get
+from vocabulary import Kind, Rail
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,7 +156,7 @@ def test_the_pages_offer_exactly_the_rules_codes_and_name_each_in_every_language
         words = catalogue.words(code).pages
         for prefix, codes in (("foul", Foul), ("special", Special), ("kind", ShotKind), ("game", GAMES),
                               ("q", Topic), ("opt", option_keys), ("health", Health),
-                              ("fault", Reason)):
+                              ("fault", Reason), ("channel", Kind), ("rail", Rail)):
             named = {k.split(".", 1)[1] for k in words if k.startswith(prefix + ".")}
             missing = {str(c) for c in codes} - named
             assert not missing, (code, prefix, missing)

@@ -147,6 +147,9 @@ def test_the_wall_of_twelve_stays_put_whatever_questions_and_names(
         _answer(evening[name], page, name)
         samples.append(_sample(page, height))
     page.screenshot(path=str(artifacts / f"wall-still-{height}p.png"))
+    # the top bar's words (title, connection, tools, the code's caption): the match line's size at least
+    top = page.evaluate(TEXTS.replace("article.table *", ".top *"))
+    assert top and [t for t in top if t[0] < SMALL * LEAST_PX * height / 1080 - 0.05] == [], top
     assert all(s == first for s in samples), [s for s in samples if s != first][:1]
     # every long name shown by the stated rule (wall.js NAME_FORMS): whole where it fits, else
     # shortened, its whole form the element's title; never below the least letters
@@ -206,3 +209,26 @@ def test_more_tables_than_fit_turn_pages_of_one_card_size_showing_every_table(
     _answer(evening[asked], page, asked)
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_a_table_without_a_match_has_the_same_header_as_the_others(
+        browser: Browser, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker) -> None:
+    """Before: the no-match card's header said «Стол 73» in another style, its status in its
+    body. Now its number and its status are where and as large as every card's."""
+    idle = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t73").start()
+    try:
+        page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+        expect(page.locator("#page-no")).to_have_text("страница 1 из 2", timeout=TIMEOUT)  # 7 and 6
+        page.keyboard.press("ArrowRight")
+        card, other = page.locator('[data-table="t73"]'), page.locator('[data-table="t68"]')
+        expect(card.locator("header [data-field='status']")).to_have_text("Нет матча", timeout=TIMEOUT)
+        expect(other.locator(".player").first).to_be_visible(timeout=TIMEOUT)
+        expect(card.locator("header h2 [aria-hidden]")).to_have_text("73")
+        style = "e => [getComputedStyle(e).fontSize, getComputedStyle(e).fontWeight]"
+        heads = [c.locator("header h2").evaluate(style) for c in (card, other)]
+        statuses = [c.locator("header [data-field='status']").evaluate(style) for c in (card, other)]
+        assert heads[0] == heads[1] and statuses[0] == statuses[1], (heads, statuses)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()
+    finally:
+        idle.stop()

@@ -3,13 +3,13 @@
 import { duration, t, tOr } from "./i18n.js";
 import { PUBLIC_URL, ballChip, ballName, el, tableName } from "./common.js";
 import { gameName, scoresGames } from "./games.js";
-import { questionText } from "./words.js";
+import { channelName, questionText } from "./words.js";
 
 export function healthText(table) {
   const summary = table.status && table.status.health;
   if (!summary || typeof summary !== "object") return null;
   const faults = Object.entries(summary.faults || {});
-  if (faults.length) return faults.map(([ch, s]) => `${ch} ${tOr("health", s)}`).join(", ");
+  if (faults.length) return faults.map(([ch, s]) => `${channelName(ch)}: ${tOr("health", s)}`).join(", ");
   // the table came back from a damaged journal with less than it had published (B/health)
   const rebuild = table.health && table.health.links && table.health.links.rebuild;
   if (rebuild && rebuild.up === false) return t("health.rebuild_lost");
@@ -18,9 +18,12 @@ export function healthText(table) {
   return summary.ok === false ? t("health.link_down") : null;
 }
 
+// The dashboard's, the console's and one table full screen's card (the wall's is wall-card.js).
 // options: console (link the card to the table's console), connected (false: we are cut
-// off, so "online" is not known), title (the card's heading, else the id in capitals), racks (the rack-by-rack strip), qr (a QR code of the
-// console), clock (the match clock), events (how many to list, default 5).
+// off, so "online" is not known), title (the card's heading, else the table's name), racks (the
+// rack-by-rack strip), qr (a QR code of the console), clock (the match clock), stats (the live
+// statistics), events (how many to list, default 5), staff (a staff page: the sensors' faults
+// and maintenance events, in words, which public screens never show).
 export function renderTable(table, options = {}) {
   const s = table.state;
   const known = options.connected !== false;
@@ -28,17 +31,11 @@ export function renderTable(table, options = {}) {
   const card = el("article", { class: `table ${online}`, "data-table": table.id, "data-online": online,
     "aria-label": options.title || tableName(table.id) });
   const fault = healthText(table);
-  const compact = !!options.compact && !!s && !!s.game;
-  const number = /^t(\d+)$/i.exec(String(table.id));
-  card.classList.toggle("compact", compact);
   card.append(el("header", {},
-    // a wall card: the table's number alone, large (its «Стол» read out, not shown), the status beside it
-    compact && number && !options.title ? el("h2", {}, el("span", { class: "visually-hidden" }, tableName(table.id)),
-      el("span", { "aria-hidden": "true" }, number[1])) : el("h2", {}, options.title || tableName(table.id)),
-    compact ? el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)) : null,
+    el("h2", {}, options.title || tableName(table.id)),
     el("span", { class: `badge ${online}`, "data-field": "online" }, t("online." + (online in { online: 1, offline: 1, stopped: 1, stale: 1 } ? online : "unknown"))),
-    fault ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,
-    options.clock && !compact && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
+    fault && options.staff ? el("span", { class: "badge fault", "data-field": "fault" }, "⚠ " + fault) : null,  // staff pages only
+    options.clock && table.matchSeconds() !== null ? el("span", { class: "clock", "data-field": "clock" },
       t("page.clock", { time: duration(table.matchSeconds()) })) : null,
     options.console ? el("a", { class: "referee", href: `console.html?table=${encodeURIComponent(table.id)}`,
       "data-key": "referee", "aria-label": t("page.referee_title", { table: table.id }) }, t("page.referee")) : null));
@@ -56,18 +53,12 @@ export function renderTable(table, options = {}) {
   const players = s.players || [];
   const byGames = scoresGames(s.game);  // the score is the games won: no race column beside it
   const over = s.status === "match_over" || s.status === "game_over";
-  // the state of play first: a narrow card cuts the end of the line, never this (a wall card:
-  // its status is in the header, this line of small letters under the players)
+  // the state of play first: a narrow card cuts the end of the line, never this
   const meta = el("p", { class: "meta" },
-    compact ? null : [el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), sep()],
-    compact && options.clock && table.matchSeconds() !== null ? [el("span", { class: "clock item", "data-field": "clock" },
-      t("page.clock", { time: duration(table.matchSeconds()) })), sep()] : null,
+    el("span", { "data-field": "status", class: "status " + s.status }, t("status." + s.status)), sep(),
     el("span", { class: "game-name" }, gameName(s.game)), sep(), el("span", { class: "item" }, t("card.race", { n: s.race_to })), sep(),
-    el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot })),
-    // a wall card: the games won here, not beside the names (unless they are the score)
-    compact && !byGames ? [sep(), el("span", { class: "item", "data-field": "games" },
-      t("card.games_score", { games: (s.players || []).map((p) => p.games).join(":") }))] : null);
-  if (!compact) body.append(meta);
+    el("span", { class: "item" }, t("card.game", { n: s.game_no })), sep(), el("span", { class: "item" }, t("card.shot", { n: s.shot })));
+  body.append(meta);
   const rows = el("div", { class: "players" + (players.length > 2 ? " many" : "") });
   players.forEach((p, i) => {
     const shooting = s.to_shoot === i && !over;
@@ -80,24 +71,15 @@ export function renderTable(table, options = {}) {
       el("span", { class: "name", title: p.name }, p.name),
       p.consecutive_fouls >= 2 ? el("span", { class: "badge warn", "data-field": "fouls" }, t("card.fouls2", { n: p.consecutive_fouls })) :
         p.consecutive_fouls === 1 ? el("span", { class: "badge foul1", "data-field": "fouls" }, t("card.foul1")) : null,
-      el("span", { class: "games", title: t("card.games_won") }, byGames || compact ? "" : `${p.games}/${s.race_to}`),
+      el("span", { class: "games", title: t("card.games_won") }, byGames ? "" : `${p.games}/${s.race_to}`),
       el("span", { class: "score", "data-field": "score" }, byGames ? `${p.games}` : `${p.score}`)));
   });
   body.append(rows);
-  // a wall card: the questions and facts in one paragraph that fills its lines (a badge after
-  // the question's last words where they leave room), each question alone (its console names
-  // who is asked)
-  const notes = compact ? el("p", { class: "notes" }) : null;
   for (const q of s.questions || []) {
-    if (notes) notes.append(notes.childNodes.length ? el("br") : "", el("span", { class: "question", "data-field": "question" }, `? ${questionText(q, table)}`), " ");
-    else body.append(el("p", { class: "question", "data-field": "question" }, `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
+    body.append(el("p", { class: "question", "data-field": "question" }, `? ${table.playerName(q.player)}: ${questionText(q, table)}`));
   }
-  const facts = notes || el("p", { class: "facts" });
-  // a wall card: from the kitchen is where a rack is broken from, which «разбой» and «партия
-  // окончена» say already, as does an answer awaited (the state keeps the shot's placement until
-  // it is ruled: the break's, mostly); in play it is a foul's, and said
-  const handSaid = compact && s.ball_in_hand === "kitchen" && ["break", "game_over", "awaiting"].includes(s.status);
-  if (s.ball_in_hand && s.ball_in_hand !== "none" && !handSaid) {
+  const facts = el("p", { class: "facts" });
+  if (s.ball_in_hand && s.ball_in_hand !== "none") {
     facts.append(el("span", { class: "badge hand", "data-field": "ball_in_hand" },
       t(s.ball_in_hand === "kitchen" ? "hand.kitchen" : "hand.anywhere")), " ");
   }
@@ -106,11 +88,7 @@ export function renderTable(table, options = {}) {
       t(s.status === "match_over" ? "card.wins_match" : "card.wins_game", { who: table.playerName(s.winner) })));
   } else if (s.draw) facts.append(el("span", { class: "badge" }, t("card.draw")));
   if (facts.childNodes.length) body.append(facts);
-  if (compact) body.append(meta);
-  // a wall card: the live statistics next (the run, the best run, the rack's time), before the
-  // balls, where there is room
   const stats = options.stats ? statsLine(table) : null;
-  if (compact && stats) body.append(stats);
   if (s.unidentified > 0 && s.balls_left > 0) {
     // balls fell with nobody knowing which (a plain-ball table): the count is known, the
     // numbers are not, so no number is shown as if it were still there
@@ -119,16 +97,17 @@ export function renderTable(table, options = {}) {
     body.append(el("div", { class: "balls", "data-field": "on_table", role: "list", "aria-label": t("card.on_table") },
       s.on_table.map((b) => ballChip(b, s.game, { role: "listitem", "aria-label": ballName(b) }))));
   }
-  if (!compact && stats) body.append(stats);
+  if (stats) body.append(stats);
   if (options.racks && table.racks.size) body.append(rackStrip(table));
-  if (table.events.length) {
+  const events = options.staff ? table.events : table.events.filter((e) => !e.staff);  // maintenance: staff pages only
+  if (events.length) {
     body.append(el("ol", { class: "events", "data-field": "events" },
-      table.events.slice(0, options.events ?? 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
+      events.slice(0, options.events ?? 5).map((e) => el("li", { class: "ev-" + e.type }, e.text))));
   }
-  footer(compact ? body : card, table);  // a wall card: a line of its body, shown where there is room
+  footer(card, table);
   return card;
 }
-function sep() { return el("span", { class: "sep" }, " · "); }  // the TV wall puts the status on a line of its own
+function sep() { return el("span", { class: "sep" }, " · "); }
 // How long ago the table last spoke, on its own clock (its newest `ts`, run on since: tableNow()
 // less that `ts`): the browser's time of day is not the venue's (a TV never set), so no time of
 // day is shown. `data-at` is when that `ts` was heard, for the text to run on between renders.

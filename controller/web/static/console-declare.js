@@ -4,7 +4,7 @@
 import { t } from "./i18n.js";
 import { FOULS, ballName, el, foulName, swap } from "./common.js";
 import { balls, page, state } from "./console-state.js";
-import { pressed, setPressed, toggle, withKey } from "./console-dom.js";
+import { pressed, toggle, withKey } from "./console-dom.js";
 import { nextShot, send, sendChain, show } from "./console-requests.js";
 import { clearTaps, renderPool } from "./console-pool.js";
 import { openDeclaration } from "./console-ruling.js";

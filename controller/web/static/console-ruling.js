@@ -96,7 +96,7 @@ export function takeVerdict(ev) {
 // следующую партию разбивает Борис».
 export function verdictText(v) {
   const who = (i) => page.table.playerName(i);
-  const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b)).join(", ");
+  const balls = (list) => list.map((b) => (b === "cue" ? t("ball.cue") : b === "object" ? t("h.unidentified") : b)).join(", ");
   const ended = v.over && !v.match;  // the next shot is the next game's break
   let next = "";
   if (v.next !== null && v.next !== undefined && !v.match) {

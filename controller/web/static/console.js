@@ -19,7 +19,7 @@ import { rosterTopic, takeRoster, wireNewMatch } from "./console-new-match.js";
 // Draws every part of the console from the state object.
 export function render() {
   const card = document.getElementById("card");
-  const fresh = el("div", { id: "card" }, renderTable(page.table, { connected: !!(page.client && page.client.connected), clock: true, racks: true, title: tableName(page.tableId) }));
+  const fresh = el("div", { id: "card" }, renderTable(page.table, { connected: !!(page.client && page.client.connected), clock: true, racks: true, staff: true, title: tableName(page.tableId) }));
   swap(card, fresh);
   document.getElementById("panels").classList.toggle("no-match", !inMatch());
   renderQuestions();

@@ -1,7 +1,7 @@
 // One table as a page knows it, from its messages (status, state, health, events, answers):
 // the model the cards, the console and the overlay render from.
 import { t } from "./i18n.js";
-import { choiceText, describeEvent, questionText } from "./words.js";
+import { choiceText, describeEvent, questionText, staffOnly } from "./words.js";
 
 const EVENTS_KEPT = 12;
 
@@ -56,6 +56,8 @@ export class TableModel {
     if (data.type === "undo") {
       for (const [n, rack] of this.racks) if (this.state && n >= this.state.game_no && rack.winner !== undefined) delete rack.winner;
     }
+    // a maintenance event: kept for the staff's pages, never returned as the newest thing said
+    if (staffOnly(data)) return this.addEvent(data.seq, data.type, describeEvent(this, data), true) && true;
     return this.addEvent(data.seq, data.type, describeEvent(this, data));
   }
   takeState(data) {
@@ -81,9 +83,9 @@ export class TableModel {
       : choiceText(request.answer, q);
     return this.addEvent(response.seq, "answer", t("ev.answer", { text: q ? questionText(q, this) : "?", answer }));
   }
-  addEvent(seq, type, text) {
+  addEvent(seq, type, text, staff = false) {
     if (!text) return true;
-    this.events.unshift({ seq, type, text, at: new Date() });
+    this.events.unshift({ seq, type, text, staff, at: new Date() });
     this.events.length = Math.min(this.events.length, EVENTS_KEPT);
     return text;
   }

@@ -88,6 +88,25 @@ export function noteText(n, table) {
   return tOr("note", n.what) + (shown ? `: ${shown}` : "");
 }
 
+// The events a staff page shows and a public one (the wall, the dashboard, the overlay) does
+// not: the sensors' faults and their repair, events lost on the way (issue 41: maintenance
+// words belong on the console, commissioning and health).
+export function staffOnly(ev) {
+  const d = ev.data || {};
+  return ev.type === "sensor_fault" || ev.type === "sensor_recovered" || (ev.type === "warning" && d.kind === "events_lost");
+}
+// A sensor channel in words (interfaces §2's names: beam.fl, cushion.f, cue, ball_id…):
+// «датчик лузы «дальняя левая»», «датчик борта «дальний короткий»»; a name this page has no
+// words for, as it is.
+export function channelName(ch) {
+  const [kind, where] = String(ch).split(".");
+  if (!(`channel.${kind}` in STRINGS.en)) return String(ch);
+  return t(`channel.${kind}`, { pocket: where ? pocketName(where) : "", rail: where ? tOr("rail", where) : "" });
+}
+// A ball of a ruling in words: its number, or «неопознанный» for one that fell unknown.
+function ballWord(ball) { return ball === "object" ? t("h.unidentified") : ball; }
+function capital(text) { return text ? text[0].toLocaleUpperCase() + text.slice(1) : text; }
+
 export function describeEvent(table, ev) {
   const d = ev.data || {};
   const who = (i) => table.playerName(i);
@@ -108,8 +127,8 @@ export function describeEvent(table, ev) {
       // «бьёт снова» only for the player who shot and goes on (not one a foul gave the turn to)
       const continues = (i) => decisions.some((x) => x.decision === "ShooterContinues" && x.player === i);
       const parts = [];
-      if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => x.ball)) }));
-      if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => x.ball)) }));
+      if (credited.length) parts.push(t("ev.credited", { who: who(credited[0].player), balls: list(credited.map((x) => ballWord(x.ball))) }));
+      if (down.length) parts.push(t("ev.down", { balls: list(down.map((x) => ballWord(x.ball))) }));
       if (!parts.length && !d.corrected) return null;  // a plain miss: the state says who is next
       // presumptions are said to be; other notes are facts of the ruling
       const presumed = noted.filter((n) => n.what.endsWith("_presumed")).map((n) => noteText(n, table));
@@ -136,8 +155,8 @@ export function describeEvent(table, ev) {
         t("ev.match_over", { who: who(d.winner), games: (d.games || []).join(":") });
     case "undo": return t("ev.undo", { shot: d.back_to_shot });
     case "redo": return t("ev.redo", { shot: d.shot });
-    case "sensor_fault": return t("ev.sensor_fault", { channel: d.channel, state: tOr("health", d.state) }) + (d.reason ? ` (${tOr("fault", d.reason)})` : "");
-    case "sensor_recovered": return t("ev.sensor_ok", { channel: d.channel });
+    case "sensor_fault": return capital(t("ev.sensor_fault", { channel: channelName(d.channel), state: tOr("health", d.state) }) + (d.reason ? ` (${tOr("fault", d.reason)})` : ""));
+    case "sensor_recovered": return capital(t("ev.sensor_ok", { channel: channelName(d.channel) }));
   }
   return null;
 }
