@@ -16,7 +16,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "controller" / "web" / "static"
 CHECK = Path(__file__).with_name("js_check.mjs")
-#: The house style's alarm for a function (docs: ../../shared/style.md), JavaScript included.
+#: The house's alarm for a function (README, "How it is built"), JavaScript included.
 LONGEST = 150
 
 NODE = shutil.which("node")  # Debian's nodejs: ./dev test's machine has it (web/'s build needs it too)
