@@ -14,8 +14,8 @@ class SensorEvent:
     ``t`` is the source time in monotonic seconds (microsecond precision); ``v`` is 1 / 0
     (blocked / clear, vibrating / quiet, seen); ``level`` is an analogue board's 0–1 reading;
     ``ball`` and ``pocket`` are what an identity reader saw. ``at``: set when the event came
-    after the table's clock had passed it (a board back after its hold was given up): its own
-    source time, ``t`` then being when the table took it.
+    after the table had taken a later input (an edge late on a loaded host, a board back after
+    its hold was given up): its own source time, ``t`` then being when the table took it.
     """
 
     t: float

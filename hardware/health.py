@@ -386,15 +386,17 @@ class HealthMonitor:
 
     # --- input ----------------------------------------------------------------------------
 
-    def feed(self, item: SensorEvent | LinkChanged) -> list[HealthRecord]:
-        """Takes one item of a backend's stream; returns the transitions it caused."""
+    def feed(self, item: SensorEvent | LinkChanged, now: float | None = None) -> list[HealthRecord]:
+        """Takes one item of a backend's stream; returns the transitions it caused, judged at
+        ``now`` (``clock()`` when None; a late edge: its own time, its release maybe behind)."""
         out = self._link_changed(item) if isinstance(item, LinkChanged) else self._event(item)
-        out.extend(self.tick())
+        out.extend(self.tick(now))
         return out
 
-    def tick(self) -> list[HealthRecord]:
-        """Judges what time alone decides (stuck, calmed) at ``clock()``; returns transitions."""
-        now = self._clock()
+    def tick(self, now: float | None = None) -> list[HealthRecord]:
+        """Judges what time alone decides (stuck, calmed) at ``now`` (``clock()`` when None);
+        returns transitions."""
+        now = self._clock() if now is None else now
         out: list[HealthRecord] = []
         window = self._config.chatter_window
         for ch in self._channels.values():

@@ -6,7 +6,8 @@ restarts: after a reboot the monotonic clock starts again, and the offset is mov
 clock resumes after the last journaled input (``resume``).
 
 The table's timers and sensor health run on ``now()``: the service's clock ``LAG`` behind (an
-edge still on its way is never older than a tick already taken), never before the last input,
+edge still on its way is rarely older than a tick already taken; one that is, on a loaded host,
+keeps its own time: ``TableCore._sensor``), never before the last input,
 and held while a sensor source is down (``Holds``): a board unplugged keeps its edges and sends
 them, each with its own time, once it is back; until then no timer falls due past what it had
 confirmed, for up to ``HOLD_S``.

@@ -54,11 +54,13 @@ behind its ``LinkChanged``). Fusion then rules what they show as if they had com
 At its start the service holds its clock in the same way for the boards its last run had
 (``boards`` in the journal's meta), at its last input: a self-powered board ran on while no
 service listened and hands over what it kept, each edge with its own time, in the shot it fell
-in. An edge older than what the table already took is still taken at the table's time; one from
-a source whose hold was given up (or of the last run's boards, not yet back) keeps its own time
-as well (``SensorEvent.at``): fusion takes it at that time, so a drop it shows is published
-with its time and corrects the shot it fell in (its pocket's question is answered by it),
-however late the source is back. A source back with another boot id than it went down with (a
+in. An edge older than what the table already took (one more than ``LAG`` on its way on a
+loaded host, one from a source whose hold was given up or of the last run's boards, not yet
+back) is taken at the table's time and keeps its own time as well (``SensorEvent.at``): fusion
+takes it at that time, so a drop it shows is published with its time and corrects the shot it
+fell in (its pocket's question is answered by it), however late it comes. Sensor health judges
+it at its own time too, but a given-up source's kept edges (a burst, long after) at the table's
+time: a block then is not "stuck" since then. A source back with another boot id than it went down with (a
 board that restarted: what it had not sent is gone) is a data gap (``DataGap``, a warning): if
 a shot is open, fusion is told so (``Health.GAP``, ``health_timing.ToldHealth``) until that
 shot is ruled: what they see counts, and the referee is asked about the rest. The same goes for
@@ -231,17 +233,23 @@ class TableCore:
                             channels=self._told.shot_over())
 
     def _sensor(self, item: SensorEvent) -> list[Outgoing]:
-        """One sensor edge (``t`` on the service's clock) into the journal, table and health;
-        one from a source whose hold was given up keeps its own time (``at``)."""
-        t = self.time.at(item.t)
-        late = item.t < t and self.time.holds.is_late(item.ch)
-        ev = dataclasses.replace(item, t=t, at=round(item.t, 6) if late else None)
+        """One sensor edge (``t`` on the service's clock) into the journal, table and health.
+        One older than an input the table already took (late: a loaded host, a source whose
+        hold was given up) is taken at the table's time and keeps its own (``at``): fusion
+        places it there, and sensor health judges it there."""
+        own = round(item.t, 6)
+        t = self.time.at(own)
+        late = own < t
+        ev = dataclasses.replace(item, t=t, at=own if late else None)
         self.time.took(t)
         self._record(ev.to_json())
         out = self._outgoing(self.table.sensor(ev))
-        # sensor health judges now, not then: a late edge is news to it at the table's time
-        records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None)
-                                   if late else ev)
+        if late and self.time.holds.is_late(ev.ch):  # a given-up source's kept edges, in a
+            # burst long after: sensor health takes them at the table's time (not stuck since)
+            records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None))
+        else:  # judged at its own time: a late block is not stuck before its release is in
+            records = self.health.feed(dataclasses.replace(ev, t=own, at=None),
+                                       own if late else None)
         if records or self._told.differs(self.health, ev.ch):
             out += self._health(records, t, channels=(ev.ch,))
         return out

@@ -202,5 +202,6 @@ def test_a_sensor_event_is_journaled_on_the_service_clock_never_before_the_last_
     s = in_a_match(core_config(tmp_path))
     s.take(s.core.handle(SensorEvent(0.5, "cushion.f", 1)))  # arrived after a later request
     s.commit()
-    assert journal_lines(tmp_path)[-1] == {"t": 1.0, "ch": "cushion.f", "v": 1}
+    # taken at the table's time, and keeping its own (``at``): fusion places it there
+    assert journal_lines(tmp_path)[-1] == {"t": 1.0, "ch": "cushion.f", "v": 1, "at": 0.5}
     s.close()
