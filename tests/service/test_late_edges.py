@@ -116,23 +116,23 @@ def test_edges_waiting_for_a_held_source_are_not_lost_at_a_clean_stop(tmp_path):
     s.close()
 
 
-def a_drop_handed_over_200_ms_late(data: Path) -> Stepper:
-    """A shot (a cushion at 2.0); at 2.4 on the table's clock a loaded host hands over a drop
-    in fl (blocked 2.2-2.23) behind a cushion pulse of 2.35 that the table already took."""
+def a_late_drop(data: Path, pocket: str = "fl", block: float = 2.2, at: float = 2.4) -> Stepper:
+    """A shot (a cushion at 2.0); at ``at`` on the table's clock a loaded host hands over a drop
+    in ``pocket`` (blocked 30 ms from ``block``: 200 ms on its way by default) behind a cushion
+    pulse that the table already took (50 ms before ``at``)."""
     s = in_a_match(core_config(data))
     s.step({"t": 2.0, "ch": "cushion.f", "v": 1})
     s.step({"t": 2.01, "ch": "cushion.f", "v": 0})
-    s.at(2.4)
+    s.at(at)
     s.take(s.core.tick())
-    s.take(s.core.handle(SensorEvent(2.35, "cushion.lf", 1)))
-    s.take(s.core.handle(SensorEvent(2.36, "cushion.lf", 0)))
-    s.take(s.core.handle(SensorEvent(2.2, "beam.fl", 1)))  # 200 ms on its way
-    s.take(s.core.handle(SensorEvent(2.23, "beam.fl", 0)))
+    for t, ch, v in ((at - 0.05, "cushion.lf", 1), (at - 0.04, "cushion.lf", 0),
+                     (block, f"beam.{pocket}", 1), (block + 0.03, f"beam.{pocket}", 0)):
+        s.take(s.core.handle(SensorEvent(t, ch, v)))
     return s
 
 
 def test_an_edge_200_ms_late_keeps_its_own_time_and_its_drop_is_published(tmp_path):
-    s = a_drop_handed_over_200_ms_late(tmp_path)
+    s = a_late_drop(tmp_path)
     s.settle(2.5)
     assert pocketed(s) == [("fl", 2.2)]  # taken at the table's time, it was a 0 ms block
     for n in range(60):
@@ -147,7 +147,7 @@ def test_an_edge_200_ms_late_keeps_its_own_time_and_its_drop_is_published(tmp_pa
 
 
 def test_sensor_health_judges_a_late_block_by_its_own_time(tmp_path):
-    s = a_drop_handed_over_200_ms_late(tmp_path)
+    s = a_late_drop(tmp_path)
     s.take(s.core.handle(SensorEvent(2.3, "beam.fr", 1)))  # 50 ms late, and never cleared
     s.settle(4.33)  # 2.03 s after the block, 1.98 s after the table took it: stuck
     assert s.core.health.state("beam.fr") is Health.STUCK
@@ -157,15 +157,7 @@ def test_sensor_health_judges_a_late_block_by_its_own_time(tmp_path):
 
 def test_a_drop_reaching_the_table_2_5_s_late_is_not_judged_stuck_as_it_began(tmp_path):
     # 2.5 s of play is 125 ms of host time at 20 times: the evening soak's loaded host
-    s = in_a_match(core_config(tmp_path))
-    s.step({"t": 2.0, "ch": "cushion.f", "v": 1})
-    s.step({"t": 2.01, "ch": "cushion.f", "v": 0})
-    s.at(4.8)
-    s.take(s.core.tick())
-    s.take(s.core.handle(SensorEvent(4.79, "cushion.lf", 1)))
-    s.take(s.core.handle(SensorEvent(4.8, "cushion.lf", 0)))
-    s.take(s.core.handle(SensorEvent(2.3, "beam.fr", 1)))  # blocked 30 ms, 2.5 s ago
-    s.take(s.core.handle(SensorEvent(2.33, "beam.fr", 0)))
+    s = a_late_drop(tmp_path, "fr", block=2.3, at=4.8)
     s.settle(4.9)
     faults = [json.loads(o.payload)["type"] for o in s.sent if o.topic.endswith("/event")
               and json.loads(o.payload)["type"].startswith("sensor_")]
