@@ -1,0 +1,390 @@
+"""The club's evening as a test: a venue built from the deploy files, played under faults.
+
+``Evening(plan).run()`` starts the venue as shipped (``tests.deploy.venue``: the venue broker
+on ``deploy/mosquitto/billiards.conf`` with its password file and ACL, the browsers' broker
+bridged to it), one table service per ``Seat`` (``tests.soak.world``: the real service on the
+``sim`` backend, playing an evening of matches whose world outlives the service), the venue
+recorder (``python -m controller record``) on SQLite or PostgreSQL, and an observer on the
+tables' ``status`` (as the dashboard user). It applies the fault schedule (``tests.soak.faults``)
+while the tables play, waits until every table has played its evening (bounded), stops the
+tables, waits until the record holds what they published (bounded), stops everything, and
+returns the ``History`` the checker (``tests.soak.checker``) reads. Whatever happens, every
+process it started is stopped.
+
+``python -m tests.soak.evening [--seed S] [--short] [--store postgresql]`` (``./dev soak
+evening``) runs one evening and prints the schedule, the seed and the checker's report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiomqtt
+
+from tests.deploy.venue import USERS, Venue, password, start_venue
+from tests.soak.faults import KINDS, SHORT_KINDS, Fault, schedule
+from tests.soak.journals import snapshot_inputs
+from tests.soak.procs import Child, environment
+from tests.soak.world import GAMES, Seat, played, world_log
+
+VENUE = "club"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an evening plays: its tables, their evenings, the speed, the faults, the store."""
+
+    seed: int = 1
+    tables: int = 4
+    matches: int = 2
+    race_to: int = 2
+    speed: float = 20.0
+    kinds: tuple[str, ...] = SHORT_KINDS
+    each: int = 1
+    span: float = 20.0
+    store: str = "sqlite"
+    #: an evening ends when every table played its evening, or after this many seconds
+    bound_s: float = 240.0
+    #: a seam for the checker's own tests: extra lines for each table's configuration
+    table_extra: str = ""
+    #: a seam for the checker's own tests: the module that runs a table (``tests.soak.world``)
+    world: str = "tests.soak.world"
+
+    def seats(self) -> list[Seat]:
+        out = []
+        for n in range(1, self.tables + 1):
+            game, players = GAMES[(n - 1 + self.seed) % len(GAMES)]
+            out.append(Seat(f"t{n}", game, players, self.race_to, self.seed * 1000 + n * 10,
+                            self.matches))
+        return out
+
+    def faults(self) -> list[Fault]:
+        return schedule(self.seed, self.kinds, self.each, self.span,
+                        [s.table for s in self.seats()])
+
+
+@dataclass
+class History:
+    """What an evening left for the checker: its directory (the tables' data, journals and
+    world logs, the store), the faults as applied, and what the observer saw."""
+
+    plan: Plan
+    directory: Path
+    store_url: str
+    faults: list[tuple[float, float, Fault]] = field(default_factory=list)
+    statuses: list[tuple[float, str, str]] = field(default_factory=list)  # (t, table, state)
+    finished: dict[str, bool] = field(default_factory=dict)
+    wall_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def data(self, table: str) -> Path:
+        return self.directory / "tables" / table
+
+
+def table_config(plan: Plan, seat: Seat, data: Path, port: int) -> str:
+    """Returns a table's configuration file (TOML): the sim backend at the plan's speed."""
+    return f"""venue = "{VENUE}"
+table = "{seat.table}"
+backend = "sim"
+data = "{data}"
+log_level = "warning"
+
+[mqtt]
+url = "mqtt://127.0.0.1:{port}"
+username = "{VENUE}/{seat.table}"
+password = "{password(f'{VENUE}/{seat.table}')}"
+keepalive = 5
+reconnect_min_s = 0.2
+reconnect_max_s = 2.0
+
+[sim]
+speed = {plan.speed}
+game = "{seat.game}"
+players = {seat.players}
+
+[health]
+publish_interval_s = 5.0
+
+[web]
+enabled = false
+{plan.table_extra}"""
+
+
+class Evening:
+    """One evening (see the module docstring); ``run()`` returns its ``History``."""
+
+    def __init__(self, plan: Plan, directory: Path) -> None:
+        self.plan = plan
+        self.directory = directory
+        self.seats = plan.seats()
+        self.venue: Venue | None = None
+        self.tables: dict[str, Child] = {}
+        self.recorder: Child | None = None
+        self.postgres: Any = None
+        self.history = History(plan, directory, "")
+        self._t0 = time.monotonic()
+
+    def now(self) -> float:
+        return time.monotonic() - self._t0
+
+    # ------------------------------------------------------------------ the venue's parts
+    def _start_venue(self) -> Venue:
+        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats))
+        return start_venue(self.directory / "brokers", users=tuple(dict.fromkeys(users)))
+
+    def _store(self) -> str:
+        if self.plan.store == "postgresql":
+            from tests.postgres import Postgres
+            self.postgres = Postgres()
+            self.postgres.start()
+            return str(self.postgres.database())
+        return f"sqlite:///{self.directory / 'record.sqlite3'}"
+
+    def _children(self, port: int) -> None:
+        env = environment()
+        for seat in self.seats:
+            data = self.history.data(seat.table)
+            data.mkdir(parents=True, exist_ok=True)
+            conf = self.directory / "tables" / f"{seat.table}.toml"
+            conf.write_text(table_config(self.plan, seat, data, port))
+            argv = [sys.executable, "-m", self.plan.world, str(conf),
+                    *map(str, seat.to_json().values())]
+            self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
+                                            env=env)
+        url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
+        self.recorder = Child("recorder", [sys.executable, "-m", "controller", "record",
+                                           "--broker", url, "--store", self.history.store_url],
+                              self.directory / "recorder.log", cwd=self.directory, env=env)
+
+    def stop_all(self) -> None:
+        """Stops every process the evening started (whatever state it is in)."""
+        for child in self.tables.values():
+            child.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+        if self.venue is not None:
+            for broker in (self.venue.broker, self.venue.web):
+                if broker.process is not None:
+                    broker.process.send_signal(signal.SIGCONT)
+            self.venue.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+
+    # ------------------------------------------------------------------ the evening
+    async def run(self) -> History:
+        """Plays the evening; returns its history. Stops everything it started."""
+        self._t0 = time.monotonic()
+        try:
+            self.venue = self._start_venue()
+            self.history.store_url = self._store()
+            self._children(self.venue.ports[1883])
+            assert self.recorder is not None
+            self.recorder.start()
+            for child in self.tables.values():
+                child.start()
+            async with self._observing():
+                await self._play()
+                self.history.notes.append(f"the tables played their evenings by {self.now():.1f} s")
+                await self._record_settles()  # the tables answer the recorder's askings
+                for table, child in self.tables.items():
+                    child.stop()
+                    snapshot_inputs(self.history.data(table), child.starts)
+                await self._record_settles()  # their last words (status "stopped")
+        finally:
+            self.stop_all()
+            self.history.wall_s = self.now()
+        return self.history
+
+    async def _play(self) -> None:
+        for fault in self.plan.faults():
+            if self._all_finished():
+                self.history.notes.append(f"not applied (the evening was over): {fault}")
+                continue
+            await asyncio.sleep(max(0.0, fault.at - self.now()))  # the schedule's own time
+            start = self.now()
+            await self._apply(fault)
+            self.history.faults.append((start, self.now(), fault))
+        await self._until(self._all_finished, self.plan.bound_s - self.now(),
+                          "every table to play its evening")
+
+    def _all_finished(self) -> bool:
+        for seat in self.seats:
+            log = world_log(self.history.data(seat.table), seat.table)
+            done = played(log)
+            finished = bool(done) and done[-1][0] == seat.matches - 1 and self._at_end(seat, done)
+            self.history.finished[seat.table] = finished
+        return all(self.history.finished.values())
+
+    _lengths: dict[str, list[int]] = {}
+
+    def _at_end(self, seat: Seat, done: list[tuple[int, int]]) -> bool:
+        if seat.table not in self._lengths:
+            self._lengths[seat.table] = [len(m) for m in seat.evening()]
+        m, i = done[-1]
+        return i == self._lengths[seat.table][m] - 1
+
+    async def _until(self, check: Callable[[], bool], timeout: float, what: str) -> bool:
+        """Waits for ``check()`` (looked at every 0.2 s) up to ``timeout`` s; notes a miss."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while not check():
+            if time.monotonic() > deadline:
+                self.history.notes.append(f"timed out waiting for {what}")
+                return False
+            await asyncio.sleep(0.2)
+        return True
+
+    async def _apply(self, fault: Fault) -> None:
+        assert self.venue is not None and self.recorder is not None
+        broker = self.venue.broker
+        if fault.kind == "table-kill":
+            child = self.tables[fault.target]
+            child.kill()
+            snapshot_inputs(self.history.data(fault.target), child.starts)
+            await asyncio.sleep(fault.hold)
+            child.start()
+        elif fault.kind == "broker-kill":
+            broker.kill()
+            await asyncio.sleep(fault.hold)
+            broker.start()
+        elif fault.kind in ("broker-pause", "undo-hung"):
+            assert broker.process is not None
+            broker.process.send_signal(signal.SIGSTOP)
+            if fault.kind == "undo-hung":
+                await asyncio.sleep(0.2)
+                await self._undo(fault.target)
+            await asyncio.sleep(fault.hold)
+            broker.process.send_signal(signal.SIGCONT)
+        elif fault.kind == "bridge-cut":
+            self.venue.web.stop()
+            await asyncio.sleep(fault.hold)
+            self.venue.web.start()
+        elif fault.kind == "recorder-kill":
+            self.recorder.kill()
+            await asyncio.sleep(fault.hold)
+            self.recorder.start()
+        elif fault.kind == "flood":
+            await self._flood(fault.target)
+        else:
+            raise ValueError(f"unknown fault kind {fault.kind!r}: {', '.join(KINDS)}")
+
+    async def _flood(self, table: str, n: int = 300) -> None:
+        """Publishes ``n`` junk requests to ``table`` as the panel's user (keypad-t1)."""
+        assert self.venue is not None
+        junk = [b"", b"not json", b"[1,2]", b'{"v":1,"answer":"\xff"}', b"{" * 2000,
+                json.dumps({"question": "q-9999-0", "answer": "nonsense"}).encode(),
+                json.dumps({"shots": -5}).encode(), json.dumps({"calls": "x" * 5000}).encode()]
+        names = ["answer", "undo", "call", "junk", "declare", "x" * 70]
+        async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="keypad-t1",
+                                  password=password("keypad-t1"), identifier="soak-flood") as c:
+            for i in range(n):
+                await c.publish(f"billiards/{VENUE}/{table}/request/{names[i % len(names)]}",
+                                junk[i % len(junk)], qos=i % 2)
+
+    async def _undo(self, table: str) -> None:
+        """Sends an ``undo`` to ``table`` as the referee (the broker may be hung: not awaited
+        beyond handing it to the client's socket)."""
+        assert self.venue is not None
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            async with asyncio.timeout(2.0):
+                async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="referee",
+                                          password=password("referee"),
+                                          identifier="soak-undo") as c:
+                    await c.publish(f"billiards/{VENUE}/{table}/request/undo",
+                                    json.dumps({"v": 1, "shots": 1,
+                                                "transaction": f"soak-undo-{self.now():.3f}"}),
+                                    qos=1)
+
+    async def _record_settles(self) -> None:
+        from tests.soak.checker import record_holds_journals
+        await self._until(lambda: record_holds_journals(self.history), 60.0,
+                          "the record to hold every table's journal")
+
+    # ------------------------------------------------------------------ the observer
+    @contextlib.asynccontextmanager
+    async def _observing(self) -> AsyncIterator[None]:
+        task = asyncio.create_task(self._observe(), name="observer")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _observe(self) -> None:
+        """Notes every table's ``status`` state as the dashboard user hears it, reconnecting."""
+        assert self.venue is not None
+        while True:
+            try:
+                async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883],
+                                          username="dashboard", password=password("dashboard"),
+                                          identifier="soak-observer", keepalive=5) as client:
+                    await client.subscribe(f"billiards/{VENUE}/+/status", qos=1)
+                    async for m in client.messages:
+                        table = str(m.topic).split("/")[2]
+                        try:
+                            state = str(json.loads(bytes(m.payload)).get("state"))  # type: ignore[arg-type]
+                        except (ValueError, AttributeError):
+                            state = "?"
+                        self.history.statuses.append((self.now(), table, state))
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.2)
+
+
+def short_plan(seed: int) -> Plan:
+    """The short evening ``./dev test`` plays: 4 tables, 2 matches each, every kind once."""
+    return Plan(seed=seed)
+
+
+def full_plan(seed: int) -> Plan:
+    """The full evening (``--soak``): 12 tables, over two simulated hours, every kind 5 times."""
+    return Plan(seed=seed, tables=12, matches=6, race_to=3, speed=20.0, each=5, span=300.0,
+                kinds=tuple(KINDS), bound_s=900.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tests.soak.checker import check
+
+    parser = argparse.ArgumentParser(prog="./dev soak evening", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    parser.add_argument("--short", action="store_true", help="the short evening (./dev test's)")
+    parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--keep", action="store_true", help="keep the evening's directory")
+    args = parser.parse_args(argv)
+    plan = short_plan(args.seed) if args.short else full_plan(args.seed)
+    plan = Plan(**{**plan.__dict__, "store": args.store})
+    print(f"evening: seed {plan.seed}, {plan.tables} tables, {plan.matches} matches each "
+          f"(race to {plan.race_to}) at {plan.speed:g}x, store {plan.store}")
+    for seat in plan.seats():
+        print(f"  {seat.table}: {seat.game}, {seat.players} players, seed {seat.seed}")
+    print(f"faults (replay: --seed {plan.seed}{' --short' if args.short else ''}):")
+    for fault in plan.faults():
+        print(f"  {fault}")
+    directory = Path(tempfile.mkdtemp(prefix="billiards-evening-"))
+    try:
+        history = asyncio.run(Evening(plan, directory).run())
+        report = check(history)
+        print(report.text())
+        return 0 if report.ok else 1
+    finally:
+        if args.keep:
+            print(f"kept: {directory}")
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The evening's child processes: started, killed, paused and stopped by their own id.
+
+Every process the evening starts is a ``Child``: its output goes to a log file of its own,
+and ``stop()`` ends it however it is (paused, hung) — SIGCONT, SIGTERM, then SIGKILL after
+``grace`` seconds — so that an evening that fails leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class Child:
+    """One process of the venue (a table's service, the recorder), restartable."""
+
+    def __init__(self, name: str, argv: Sequence[str], log: Path, cwd: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.log = log
+        self.cwd = cwd
+        self.env = env
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        """Starts the process (again); its output is appended to ``log``."""
+        if self.running:
+            return
+        with self.log.open("ab") as out:
+            out.write(f"--- start {self.starts + 1}: {' '.join(self.argv)}\n".encode())
+            out.flush()
+            self.process = subprocess.Popen(self.argv, stdout=out, stderr=out, cwd=self.cwd,
+                                            env=self.env, stdin=subprocess.DEVNULL)
+        self.starts += 1
+
+    def signal(self, sig: signal.Signals) -> None:
+        if self.running:
+            assert self.process is not None
+            self.process.send_signal(sig)
+
+    def kill(self) -> None:
+        """Kills the process with SIGKILL (a crash) and reaps it."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
+    def stop(self, grace: float = 15.0) -> int | None:
+        """Stops the process as systemd does (SIGTERM), SIGKILL after ``grace`` seconds;
+        returns its exit status (None when it was not running)."""
+        if self.process is None:
+            return None
+        process, self.process = self.process, None
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)  # a paused process cannot take SIGTERM
+            process.terminate()
+            try:
+                process.wait(grace)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return process.returncode
+
+
+def environment() -> dict[str, str]:
+    """Returns the children's environment: this one, with the project on ``PYTHONPATH``."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    return env
