@@ -13,6 +13,8 @@
   journals: every seq a journal published is stored, or inside a gap the record names
   (``missing without a gap``: 0 wanted); no stored seq the journal did not publish, and no
   stored message other than the journal's (``extra``, ``differing``: 0 wanted).
+- **played**: every table played its evening to the end, and the record settled, within the
+  evening's bounds.
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart.
@@ -30,9 +32,9 @@ from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
 from controller.service.config import load_controller_config
 from hardware.events import SensorEvent
-from tests.soak.evening import VENUE, History
-from tests.soak.journals import inputs_history, journal_published
-from tests.soak.world import played, world_log
+from tests.evening.harness import VENUE, History
+from tests.evening.journals import inputs_history, journal_published
+from tests.evening.world import played, world_log
 
 #: How soon a killed table's status must say ``offline`` (its Last Will, sent once the
 #: kernel closed its socket), and ``online`` after it was started again (seconds).
@@ -177,6 +179,7 @@ def replayed(inputs: list[dict[str, Any]], fusion: FusionConfig) -> list[tuple[s
         item = parse_line(json.dumps(line), n)
         if isinstance(item, SensorEvent | RequestLine | HealthLine):
             out += [(m.topic, m.payload) for m in feed(table, item)]
+    out += [(m.topic, m.payload) for m in table.settle()]  # as replay ends: every shot settled
     return [(topic, json.loads(json.dumps(payload))) for topic, payload in out]
 
 
@@ -257,12 +260,24 @@ def record_holds_journals(history: History) -> bool:
         store.close()
 
 
+def check_played(history: History, inv: Invariant) -> None:
+    """Every table played its whole evening, and the record settled, within the bounds."""
+    for table, finished in sorted(history.finished.items()):
+        inv.checked += 1
+        if not finished:
+            inv.fail(f"{table} did not play its evening to the end")
+    for note in history.notes:
+        if note.startswith("timed out"):
+            inv.fail(note)
+
+
 def check(history: History) -> Report:
     """Returns the report of every invariant over ``history``."""
-    invariants = [Invariant("drops"), Invariant("rulings"), Invariant("record"),
-                  Invariant("health")]
-    check_drops(history, invariants[0])
-    check_rulings(history, invariants[1])
-    check_record(history, invariants[2])
-    check_health(history, invariants[3])
+    invariants = [Invariant("played"), Invariant("drops"), Invariant("rulings"),
+                  Invariant("record"), Invariant("health")]
+    check_played(history, invariants[0])
+    check_drops(history, invariants[1])
+    check_rulings(history, invariants[2])
+    check_record(history, invariants[3])
+    check_health(history, invariants[4])
     return Report(invariants, Counter(f.kind for _, _, f in history.faults), history)

@@ -38,12 +38,19 @@ KINDS: dict[str, tuple[str, float, float]] = {
                   1.0, 3.0),
 }
 
-#: The short evening's kinds (``./dev test``): every kind whose guarantees hold today.
-SHORT_KINDS: tuple[str, ...] = ("table-kill", "broker-kill", "broker-pause", "bridge-cut",
-                                "recorder-kill", "flood")
+#: Kinds in the schedule that are expected to fail today, and why (fixes under way elsewhere).
+EXPECTED_TO_FAIL: dict[str, str] = {
+    "broker-kill": "the recorder never notices that the venue broker went away: it reads its "
+                   "client's queue, which a lost connection does not end, and asks nothing while "
+                   "its record is complete; it records nothing more, for ever, and says nothing "
+                   "(issue 39, the recorder's robustness)",
+    "undo-hung": "an undo sent while the broker hangs is done once the broker is back, whatever "
+                 "the console said meanwhile (issue 39 item 1); the checker holds the rulings "
+                 "to the journal's replay, which an undo done late still passes",
+}
 
-#: Kinds in the schedule that are expected to fail today (fixes under way elsewhere).
-EXPECTED_TO_FAIL: dict[str, str] = {}
+#: The short evening's kinds (``./dev test``): every kind whose guarantees hold today.
+SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FAIL)
 
 
 def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,

@@ -2,16 +2,16 @@
 
 ``Evening(plan).run()`` starts the venue as shipped (``tests.deploy.venue``: the venue broker
 on ``deploy/mosquitto/billiards.conf`` with its password file and ACL, the browsers' broker
-bridged to it), one table service per ``Seat`` (``tests.soak.world``: the real service on the
+bridged to it), one table service per ``Seat`` (``tests.evening.world``: the real service on the
 ``sim`` backend, playing an evening of matches whose world outlives the service), the venue
 recorder (``python -m controller record``) on SQLite or PostgreSQL, and an observer on the
-tables' ``status`` (as the dashboard user). It applies the fault schedule (``tests.soak.faults``)
+tables' ``status`` (as the dashboard user). It applies the fault schedule (``tests.evening.faults``)
 while the tables play, waits until every table has played its evening (bounded), stops the
 tables, waits until the record holds what they published (bounded), stops everything, and
-returns the ``History`` the checker (``tests.soak.checker``) reads. Whatever happens, every
+returns the ``History`` the checker (``tests.evening.checker``) reads. Whatever happens, every
 process it started is stopped.
 
-``python -m tests.soak.evening [--seed S] [--short] [--store postgresql]`` (``./dev soak
+``python -m tests.evening.harness [--seed S] [--short] [--store postgresql]`` (``./dev soak
 evening``) runs one evening and prints the schedule, the seed and the checker's report.
 """
 
@@ -35,10 +35,11 @@ from urllib.parse import quote
 import aiomqtt
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
-from tests.soak.faults import KINDS, SHORT_KINDS, Fault, schedule
-from tests.soak.journals import snapshot_inputs
-from tests.soak.procs import Child, environment
-from tests.soak.world import GAMES, Seat, played, world_log
+from tests.evening.defects import ENV as DEFECTS_ENV
+from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
+from tests.evening.journals import snapshot_inputs
+from tests.evening.procs import Child, environment
+from tests.evening.world import GAMES, Seat, played, world_log
 
 VENUE = "club"
 
@@ -58,10 +59,13 @@ class Plan:
     store: str = "sqlite"
     #: an evening ends when every table played its evening, or after this many seconds
     bound_s: float = 240.0
-    #: a seam for the checker's own tests: extra lines for each table's configuration
-    table_extra: str = ""
-    #: a seam for the checker's own tests: the module that runs a table (``tests.soak.world``)
-    world: str = "tests.soak.world"
+    #: how long the record may take to hold every journal, once the tables played
+    settle_s: float = 60.0
+    #: the seams of the checker's own tests (``tests.evening.defects``): how a table and the
+    #: recorder are run (after ``python``), and the defects put back in them
+    table_cmd: tuple[str, ...] = ("-m", "tests.evening.world")
+    recorder_cmd: tuple[str, ...] = ("-m", "controller")
+    defects: str = ""
 
     def seats(self) -> list[Seat]:
         out = []
@@ -120,7 +124,7 @@ publish_interval_s = 5.0
 
 [web]
 enabled = false
-{plan.table_extra}"""
+"""
 
 
 class Evening:
@@ -154,18 +158,18 @@ class Evening:
         return f"sqlite:///{self.directory / 'record.sqlite3'}"
 
     def _children(self, port: int) -> None:
-        env = environment()
+        env = {**environment(), DEFECTS_ENV: self.plan.defects}
         for seat in self.seats:
             data = self.history.data(seat.table)
             data.mkdir(parents=True, exist_ok=True)
             conf = self.directory / "tables" / f"{seat.table}.toml"
             conf.write_text(table_config(self.plan, seat, data, port))
-            argv = [sys.executable, "-m", self.plan.world, str(conf),
+            argv = [sys.executable, *self.plan.table_cmd, str(conf),
                     *map(str, seat.to_json().values())]
             self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
                                             env=env)
         url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
-        self.recorder = Child("recorder", [sys.executable, "-m", "controller", "record",
+        self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
                                            "--broker", url, "--store", self.history.store_url],
                               self.directory / "recorder.log", cwd=self.directory, env=env)
 
@@ -210,9 +214,6 @@ class Evening:
 
     async def _play(self) -> None:
         for fault in self.plan.faults():
-            if self._all_finished():
-                self.history.notes.append(f"not applied (the evening was over): {fault}")
-                continue
             await asyncio.sleep(max(0.0, fault.at - self.now()))  # the schedule's own time
             start = self.now()
             await self._apply(fault)
@@ -308,8 +309,8 @@ class Evening:
                                     qos=1)
 
     async def _record_settles(self) -> None:
-        from tests.soak.checker import record_holds_journals
-        await self._until(lambda: record_holds_journals(self.history), 60.0,
+        from tests.evening.checker import record_holds_journals
+        await self._until(lambda: record_holds_journals(self.history), self.plan.settle_s,
                           "the record to hold every table's journal")
 
     # ------------------------------------------------------------------ the observer
@@ -344,18 +345,21 @@ class Evening:
 
 
 def short_plan(seed: int) -> Plan:
-    """The short evening ``./dev test`` plays: 4 tables, 2 matches each, every kind once."""
-    return Plan(seed=seed)
+    """The short evening ``./dev test`` plays: 4 tables, a race to 2 each, every kind of
+    ``SHORT_KINDS`` once."""
+    return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=20.0, each=1, span=12.0,
+                bound_s=100.0, settle_s=40.0)
 
 
 def full_plan(seed: int) -> Plan:
-    """The full evening (``--soak``): 12 tables, over two simulated hours, every kind 5 times."""
-    return Plan(seed=seed, tables=12, matches=6, race_to=3, speed=20.0, each=5, span=300.0,
-                kinds=tuple(KINDS), bound_s=900.0)
+    """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3),
+    every kind 5 times."""
+    return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=20.0, each=5, span=330.0,
+                kinds=tuple(KINDS), bound_s=1500.0)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tests.soak.checker import check
+    from tests.evening.checker import check
 
     parser = argparse.ArgumentParser(prog="./dev soak evening", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -2,13 +2,13 @@
 
 A table's evening is a list of matches the simulator plays (``controller.sim.simulator``:
 its game, 2–4 players, a race of several racks, a new seed each match), the same for a
-given ``Seat`` whenever it is made. ``python -m tests.soak.world CONFIG`` runs one table's
+given ``Seat`` whenever it is made. ``python -m tests.evening.world CONFIG`` runs one table's
 service as ``python -m controller run`` does (``serve``), on the ``sim`` backend playing that
 evening — and the world outlives the service: each line the service has taken is written to
 the table's *world log* (``<data>/../<table>.world.jsonl``) before the next is handed over,
 and a service started again (after ``kill -9``) goes on with the line after the last one
 logged, the match the journal holds going on where it stood. The log is the truth the
-checker holds the table to (``tests.soak.checker``): every drop the world played.
+checker holds the table to (``tests.evening.checker``): every drop the world played.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def seat_of(argv: list[str]) -> Seat:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m tests.soak.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
+    """``python -m tests.evening.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
     try:
         config = ready(load_controller_config(argv[0]), argv[0])
     except ConfigError as exc:

@@ -51,19 +51,23 @@ def snapshot_inputs(data: Path, session: int) -> None:
 
 
 def inputs_history(data: Path) -> list[dict[str, Any]]:
-    """Returns every input the table took over the evening, in order: each session's trace,
-    completed with what the journal held after it past the trace's last line (a ``kill -9``
-    leaves the trace behind its journal)."""
+    """Returns every input the table took over the evening, in order: each session's trace
+    (past the inputs a restarted session copies from its journal first: its header's
+    ``resumed``), completed with what the journal held after the session ended past the
+    trace's last line (a ``kill -9`` leaves a trace behind its journal)."""
     out: list[dict[str, Any]] = []
     traces = sorted((data / "traces").glob("trace-*.jsonl"))
     for n, trace in enumerate(traces, start=1):
-        lines = [json.loads(t) for t in trace.read_text().splitlines()[1:] if t.strip()]
+        texts = [t for t in trace.read_text().splitlines() if t.strip()]
+        header = json.loads(texts[0]) if texts else {}
+        lines = [json.loads(t) for t in texts[1:]][int(header.get("resumed") or 0):]
         snap = data.parent / f"{data.name}.session-{n}.json"
-        journal = json.loads(snap.read_text()) if snap.exists() else []
+        journal = [x for x in (json.loads(snap.read_text()) if snap.exists() else [])
+                   if "tick" not in x]
         if lines and lines[-1] in journal:
             at = len(journal) - 1 - journal[::-1].index(lines[-1])
             lines += journal[at + 1:]
-        elif not lines:
-            lines = journal
+        elif not lines:  # killed before its first input reached the trace
+            lines = journal[int(header.get("resumed") or 0):]
         out += lines
     return out

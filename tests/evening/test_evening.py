@@ -1,0 +1,77 @@
+"""The club's evening as a test (issue 40): a venue from the deploy files under a seeded fault
+schedule, and the checker's invariants over its whole history (``tests.evening``).
+
+The short evening runs in ``./dev test``; the full one (12 tables, over two simulated hours,
+every fault kind five times) with ``--soak``. Each invariant is also shown to fail when a
+known past defect is put back (``tests.evening.defects``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.evening.checker import Report, check
+from tests.evening.faults import EXPECTED_TO_FAIL, KINDS, SHORT_KINDS, schedule
+from tests.evening.harness import Evening, Plan, full_plan, short_plan
+
+SEED = int(os.environ.get("BILLIARDS_SOAK_SEED", "40"))
+
+
+def evening(plan: Plan, tmp_path: Path) -> Report:
+    report = check(asyncio.run(Evening(plan, tmp_path).run()))
+    print(report.text())  # shown with -s, and on failure
+    return report
+
+
+def test_the_schedule_is_drawn_again_from_its_seed() -> None:
+    tables = ["t1", "t2", "t3"]
+    first = schedule(7, tuple(KINDS), 5, 300.0, tables)
+    assert first == schedule(7, tuple(KINDS), 5, 300.0, tables)
+    assert first != schedule(8, tuple(KINDS), 5, 300.0, tables)
+    counts = {k: sum(1 for f in first if f.kind == k) for k in KINDS}
+    assert counts == dict.fromkeys(KINDS, 5)
+    assert all(a.at + a.hold < b.at for a, b in zip(first, first[1:], strict=False))  # one at a time
+    assert not set(SHORT_KINDS) & set(EXPECTED_TO_FAIL)
+
+
+@pytest.mark.timeout(300)
+def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> None:
+    plan = short_plan(SEED)
+    report = evening(plan, tmp_path)
+    assert set(report.faults) == set(SHORT_KINDS), report.text()
+    for inv in report.invariants:
+        assert inv.bad == 0, report.text()
+        assert inv.checked > 0 or inv.name == "health", report.text()
+    assert report.history.wall_s < 90 * 2, report.text()  # 90 s on a quiet machine
+
+
+@pytest.mark.timeout(300)
+def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
+    plan = replace(short_plan(SEED), tables=2, kinds=("table-kill",), each=3, span=12.0,
+                   table_cmd=("-m", "tests.evening.defects", "table"),
+                   recorder_cmd=("-m", "tests.evening.defects"),
+                   defects="drop-pocketed,rebuild-loses-request,record-skips,will-online")
+    report = evening(plan, tmp_path)
+    assert report["drops"].bad > 0, report.text()  # drop-pocketed
+    assert any(" fl: " in d for d in report["drops"].details), report.text()
+    assert report["rulings"].bad > 0, report.text()  # rebuild-loses-request
+    assert report["record"].bad > 0, report.text()  # record-skips
+    assert any("without a gap" in d for d in report["record"].details), report.text()
+    assert report["health"].bad > 0, report.text()  # will-online
+    assert any("offline never" in d for d in report["health"].details), report.text()
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_full_evening_breaks_no_invariant(tmp_path: Path, seed: int) -> None:
+    plan = replace(full_plan(seed), kinds=SHORT_KINDS)
+    report = evening(plan, tmp_path)
+    for inv in report.invariants:
+        assert inv.bad == 0, report.text()
+    assert all(n >= 5 for n in report.faults.values()), report.text()
