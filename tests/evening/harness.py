@@ -97,6 +97,15 @@ class History:
     def data(self, table: str) -> Path:
         return self.directory / "tables" / table
 
+    def save(self) -> None:
+        """Writes what the evening saw to ``history.json`` in its directory."""
+        (self.directory / "history.json").write_text(json.dumps({
+            "plan": {k: v for k, v in self.plan.__dict__.items()},
+            "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
+                       for a, b, f in self.faults],
+            "statuses": self.statuses, "finished": self.finished, "wall_s": self.wall_s,
+            "notes": self.notes}, indent=1, default=str))
+
 
 def table_config(plan: Plan, seat: Seat, data: Path, port: int) -> str:
     """Returns a table's configuration file (TOML): the sim backend at the plan's speed."""
@@ -197,6 +206,10 @@ class Evening:
             self._children(self.venue.ports[1883])
             assert self.recorder is not None
             self.recorder.start()
+            # the recorder runs before the evening begins, as it does all day at a club (a
+            # recorder that starts late fills what it missed from the tables' journals: one
+            # history_since answer over the broker's size limit, issue 39, fixed elsewhere)
+            await self._until(lambda: self._recording(), 60.0, "the recorder to subscribe")
             for child in self.tables.values():
                 child.start()
             async with self._observing():
@@ -210,6 +223,7 @@ class Evening:
         finally:
             self.stop_all()
             self.history.wall_s = self.now()
+            self.history.save()
         return self.history
 
     async def _play(self) -> None:
@@ -220,6 +234,10 @@ class Evening:
             self.history.faults.append((start, self.now(), fault))
         await self._until(self._all_finished, self.plan.bound_s - self.now(),
                           "every table to play its evening")
+
+    def _recording(self) -> bool:
+        assert self.recorder is not None
+        return self.recorder.log.exists() and b"recording billiards/#" in self.recorder.log.read_bytes()
 
     def _all_finished(self) -> bool:
         for seat in self.seats:
@@ -289,7 +307,7 @@ class Evening:
                 json.dumps({"shots": -5}).encode(), json.dumps({"calls": "x" * 5000}).encode()]
         names = ["answer", "undo", "call", "junk", "declare", "x" * 70]
         async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="keypad-t1",
-                                  password=password("keypad-t1"), identifier="soak-flood") as c:
+                                  password=password("keypad-t1"), identifier="evening-flood") as c:
             for i in range(n):
                 await c.publish(f"billiards/{VENUE}/{table}/request/{names[i % len(names)]}",
                                 junk[i % len(junk)], qos=i % 2)
@@ -302,10 +320,10 @@ class Evening:
             async with asyncio.timeout(2.0):
                 async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="referee",
                                           password=password("referee"),
-                                          identifier="soak-undo") as c:
+                                          identifier="evening-undo") as c:
                     await c.publish(f"billiards/{VENUE}/{table}/request/undo",
                                     json.dumps({"v": 1, "shots": 1,
-                                                "transaction": f"soak-undo-{self.now():.3f}"}),
+                                                "transaction": f"evening-undo-{self.now():.3f}"}),
                                     qos=1)
 
     async def _record_settles(self) -> None:
@@ -331,7 +349,8 @@ class Evening:
             try:
                 async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883],
                                           username="dashboard", password=password("dashboard"),
-                                          identifier="soak-observer", keepalive=5) as client:
+                                          identifier="evening-observer", keepalive=5,
+                                          clean_session=False) as client:
                     await client.subscribe(f"billiards/{VENUE}/+/status", qos=1)
                     async for m in client.messages:
                         table = str(m.topic).split("/")[2]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,8 +24,14 @@ from tests.evening.harness import Evening, Plan, full_plan, short_plan
 SEED = int(os.environ.get("BILLIARDS_SOAK_SEED", "40"))
 
 
-def evening(plan: Plan, tmp_path: Path) -> Report:
+def evening(plan: Plan, tmp_path: Path, keep_if_bad: bool = True) -> Report:
+    """Plays ``plan`` in ``tmp_path``; returns the checker's report. An evening that breaks an
+    invariant is kept for a look (pytest keeps only its last few runs' directories)."""
     report = check(asyncio.run(Evening(plan, tmp_path).run()))
+    if keep_if_bad and not report.ok:
+        kept = Path(tempfile.mkdtemp(prefix=f"billiards-evening-{plan.seed}-"))
+        shutil.copytree(tmp_path, kept, dirs_exist_ok=True)
+        print(f"the evening is kept in {kept}")
     print(report.text())  # shown with -s, and on failure
     return report
 
@@ -56,7 +64,7 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
                    table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
                    defects="drop-pocketed,rebuild-loses-request,record-skips,will-online")
-    report = evening(plan, tmp_path)
+    report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
     assert any(" fl: " in d for d in report["drops"].details), report.text()
     assert report["rulings"].bad > 0, report.text()  # rebuild-loses-request
