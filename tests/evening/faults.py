@@ -44,13 +44,17 @@ EXPECTED_TO_FAIL: dict[str, str] = {
                    "client's queue, which a lost connection does not end, and asks nothing while "
                    "its record is complete; it records nothing more, for ever, and says nothing "
                    "(issue 39, the recorder's robustness)",
+    "flood": "the recorder killed after a flood of 300 junk requests (each answered) fills its "
+             "gap with one history_since answer over the broker's size limit (311 KB): the table "
+             "is disconnected for answering, the fill never completes (issue 39 item 3); the "
+             "short evening floods 60",
     "undo-hung": "an undo sent while the broker hangs is done once the broker is back, whatever "
                  "the console said meanwhile (issue 39 item 1); the checker holds the rulings "
                  "to the journal's replay, which an undo done late still passes",
 }
 
 #: The short evening's kinds (``./dev test``): every kind whose guarantees hold today.
-SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FAIL)
+SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FAIL) + ("flood",)
 
 
 def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,
