@@ -364,7 +364,7 @@ class Evening:
                     async for m in client.messages:
                         table = str(m.topic).split("/")[2]
                         try:
-                            state = str(json.loads(bytes(m.payload)).get("state"))  # type: ignore[arg-type]
+                            state = str(json.loads(bytes(m.payload)).get("state"))
                         except (ValueError, AttributeError):
                             state = "?"
                         self.history.statuses.append((self.now(), table, state))
