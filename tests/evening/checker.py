@@ -234,6 +234,10 @@ def check_health(history: History, inv: Invariant) -> None:
     for start, end, fault in history.faults:
         if fault.kind != "table-kill":
             continue
+        before = [s for t, table, s in history.statuses if table == fault.target and t < start]
+        if not before or before[-1] != "online":  # killed before it was online: no Last Will
+            inv.count("killed before online", 1)
+            continue
         inv.checked += 1
         heard = [(t, s) for t, table, s in history.statuses if table == fault.target and t >= start]
         offline = next((t for t, s in heard if s == "offline"), None)
