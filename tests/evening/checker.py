@@ -190,13 +190,18 @@ def check_rulings(history: History, inv: Invariant) -> None:
         again = _rulings(replayed(inputs_history(data), config.fusion_settings()))
         _, published = journal_published(data)
         live = _rulings([published[s] for s in sorted(published)])
-        inv.checked += len(live)
+        inv.checked += max(len(live), len(again))
         for n, ruling in enumerate(live):
             if n >= len(again) or again[n] != ruling:
                 inv.fail(f"{seat.table}: ruling {n + 1} (shot {ruling['shot']}) differs from "
                          f"the replay's: {again[n] if n < len(again) else 'none'}",
                          len(live) - n)
                 break
+        else:
+            if len(again) > len(live):  # the tables idled before they stopped: all was ruled
+                inv.fail(f"{seat.table}: the replay rules {len(again) - len(live)} shots more "
+                         f"than the table published, from shot {again[len(live)]['shot']}",
+                         len(again) - len(live))
 
 
 def check_record(history: History, inv: Invariant) -> None:

@@ -7,8 +7,9 @@ put back by patching the real code in that process only:
 
 - ``drop-pocketed``: the table drops its live ``ball_pocketed`` events of the foot-left
   pocket (never journaled, never published): a drop lost silently.
-- ``rebuild-loses-request``: a restarted table rebuilds its state without the last request
-  its journal holds (a call, an answer): it rules on from another state than its inputs give.
+- ``rebuild-loses-requests``: a restarted table rebuilds its state from its journal's sensor
+  lines and ``new_match`` alone (its calls, answers and declares lost): it rules on from
+  another state than its inputs give.
 - ``record-skips``: the recorder stores every 40th message it takes from the broker not at
   all, and records no gap for it.
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
@@ -37,14 +38,13 @@ def _drop_pocketed() -> None:
     Table.sensor = dropping  # type: ignore[method-assign]
 
 
-def _rebuild_loses_request() -> None:
+def _rebuild_loses_requests() -> None:
     from controller.service.rebuild import Rebuild
 
     replay = Rebuild.replay
 
     def losing(self: Rebuild, table: Any, lines: Sequence[dict[str, Any]]) -> None:
-        last = max((n for n, line in enumerate(lines) if "request" in line), default=None)
-        replay(self, table, [x for n, x in enumerate(lines) if n != last])
+        replay(self, table, [x for x in lines if x.get("request") in (None, "new_match")])
 
     Rebuild.replay = losing  # type: ignore[method-assign]
 
@@ -77,7 +77,7 @@ def _will_online() -> None:
     aiomqtt.Will = online  # type: ignore[misc,assignment]
 
 
-DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-request": _rebuild_loses_request,
+DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
            "record-skips": _record_skips, "will-online": _will_online}
 
 

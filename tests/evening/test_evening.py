@@ -62,12 +62,12 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     plan = replace(short_plan(SEED), tables=2, kinds=("table-kill",), each=3, span=12.0,
                    table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
-                   defects="drop-pocketed,rebuild-loses-request,record-skips,will-online",
+                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online",
                    settle_s=5.0)
     report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
     assert any(" fl: " in d for d in report["drops"].details), report.text()
-    assert report["rulings"].bad > 0, report.text()  # rebuild-loses-request
+    assert report["rulings"].bad > 0, report.text()  # rebuild-loses-requests
     assert report["record"].bad > 0, report.text()  # record-skips
     assert any("without a gap" in d for d in report["record"].details), report.text()
     assert report["health"].bad > 0, report.text()  # will-online
