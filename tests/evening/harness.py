@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -427,11 +427,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     parser.add_argument("--short", action="store_true", help="the short evening (./dev test's)")
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--tables", type=int, help="how many tables (default: the size's)")
+    parser.add_argument("--matches", type=int, help="matches a table plays (default: the size's)")
+    parser.add_argument("--each", type=int, help="faults of each kind (default: the size's)")
+    parser.add_argument("--span", type=float, help="seconds the faults are drawn over")
+    parser.add_argument("--kinds", help="the fault kinds, comma-separated (default: the size's; "
+                                        f"all: {','.join(KINDS)})")
     parser.add_argument("--keep", action="store_true",
                         help="keep the evening's directory (a failing one is always kept)")
     args = parser.parse_args(argv)
     plan = short_plan(args.seed) if args.short else full_plan(args.seed)
-    plan = Plan(**{**plan.__dict__, "store": args.store})
+    given = {"tables": args.tables, "matches": args.matches, "each": args.each, "span": args.span,
+             "kinds": tuple(args.kinds.split(",")) if args.kinds else None}
+    plan = replace(plan, store=args.store, **{k: v for k, v in given.items() if v is not None})
     print(f"evening: seed {plan.seed}, {plan.tables} tables, {plan.matches} matches each "
           f"(race to {plan.race_to}) at {plan.speed:g}x, store {plan.store}")
     for seat in plan.seats():
