@@ -86,6 +86,10 @@ class Report:
             extra = "".join(f", {k} {v}" for k, v in inv.also.items())
             lines.append(f"  {inv.name:<8} {inv.bad} bad of {inv.checked}{extra}")
             lines += [f"      {d}" for d in inv.details]
+        if h.restarts:
+            by: Counter[str] = Counter(name for _, name, _ in h.restarts)
+            lines.append("  exited by themselves, started again as their units say: "
+                         + ", ".join(f"{name} ×{n}" for name, n in sorted(by.items())))
         lines += [f"  note: {n}" for n in h.notes]
         lines.append("PASS" if self.ok else "FAIL")
         return "\n".join(lines)

@@ -38,13 +38,14 @@ from tests.deploy.venue import USERS, Venue, password, start_venue
 from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
-from tests.evening.procs import Child, environment
+from tests.evening.procs import Child, environment, unit_policy
 from tests.evening.world import GAMES, Seat, played, world_log
 
 if TYPE_CHECKING:
     from tests.evening.checker import Report
 
 VENUE = "club"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class History:
     store_url: str
     faults: list[tuple[float, float, Fault]] = field(default_factory=list)
     statuses: list[tuple[float, str, str]] = field(default_factory=list)  # (t, table, state)
+    #: what exited by itself and was started again as its unit says: (t, name, exit status)
+    restarts: list[tuple[float, str, int]] = field(default_factory=list)
     finished: dict[str, bool] = field(default_factory=dict)
     wall_s: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -108,8 +111,8 @@ class History:
             "plan": {k: v for k, v in self.plan.__dict__.items()},
             "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
                        for a, b, f in self.faults],
-            "statuses": self.statuses, "finished": self.finished, "wall_s": self.wall_s,
-            "notes": self.notes}, indent=1, default=str))
+            "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
+            "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
 
 
 def table_config(plan: Plan, seat: Seat, data: Path, port: int) -> str:
@@ -183,10 +186,12 @@ class Evening:
                     *map(str, seat.to_json().values())]
             self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
                                             env=env)
+            self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
         url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
         self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
                                            "--broker", url, "--store", self.history.store_url],
                               self.directory / "recorder.log", cwd=self.directory, env=env)
+        self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
 
     def stop_all(self) -> None:
         """Stops every process the evening started (whatever state it is in)."""
@@ -298,14 +303,13 @@ class Evening:
             broker.kill()
             await asyncio.sleep(fault.hold)
             broker.start()
-        elif fault.kind in ("broker-pause", "undo-hung"):
+        elif fault.kind == "broker-pause":
             assert broker.process is not None
             broker.process.send_signal(signal.SIGSTOP)
-            if fault.kind == "undo-hung":
-                await asyncio.sleep(0.2)
-                await self._undo(fault.target)
             await asyncio.sleep(fault.hold)
             broker.process.send_signal(signal.SIGCONT)
+        elif fault.kind == "undo-hung":
+            await self._undo_hung(fault)
         elif fault.kind == "bridge-cut":
             self.venue.web.stop()
             await asyncio.sleep(fault.hold)
@@ -339,19 +343,27 @@ class Evening:
                 await c.publish(f"billiards/{VENUE}/{table}/request/{names[i % len(names)]}",
                                 junk[i % len(junk)], qos=i % 2)
 
-    async def _undo(self, table: str) -> None:
-        """Sends an ``undo`` to ``table`` as the referee (the broker may be hung: not awaited
-        beyond handing it to the client's socket)."""
-        assert self.venue is not None
-        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            async with asyncio.timeout(2.0):
-                async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="referee",
-                                          password=password("referee"),
-                                          identifier="evening-undo") as c:
-                    await c.publish(f"billiards/{VENUE}/{table}/request/undo",
-                                    json.dumps({"v": 1, "shots": 1,
-                                                "transaction": f"evening-undo-{self.now():.3f}"}),
-                                    qos=1)
+    async def _undo_hung(self, fault: Fault) -> None:
+        """Sends an ``undo`` to the table as the referee's console does, connected before the
+        venue broker hangs (SIGSTOP) and publishing while it hangs; the broker goes on after
+        the hold, and the undo's acknowledgement is waited for (up to 10 s)."""
+        assert self.venue is not None and self.venue.broker.process is not None
+        broker = self.venue.broker.process
+        topic = f"billiards/{VENUE}/{fault.target}/request/undo"
+        body = json.dumps({"v": 1, "shots": 1, "transaction": f"evening-undo-{self.now():.3f}"})
+        try:
+            async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="referee",
+                                      password=password("referee"), identifier="evening-undo",
+                                      timeout=10.0) as client:
+                broker.send_signal(signal.SIGSTOP)
+                sent = asyncio.create_task(client.publish(topic, body, qos=1))
+                await asyncio.sleep(fault.hold)
+                broker.send_signal(signal.SIGCONT)
+                await asyncio.wait_for(sent, 10.0)
+        except (aiomqtt.MqttError, TimeoutError) as exc:
+            self.history.notes.append(f"{fault}: the undo's publish: {exc}")
+        finally:
+            broker.send_signal(signal.SIGCONT)
 
     async def _record_settles(self) -> None:
         from tests.evening.checker import record_holds_journals
@@ -361,13 +373,23 @@ class Evening:
     # ------------------------------------------------------------------ the observer
     @contextlib.asynccontextmanager
     async def _observing(self) -> AsyncIterator[None]:
-        task = asyncio.create_task(self._observe(), name="observer")
+        tasks = [asyncio.create_task(self._observe(), name="observer"),
+                 asyncio.create_task(self._supervise(), name="systemd")]
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _supervise(self) -> None:
+        """Starts again what exits by itself, as its shipped unit's policy says (systemd)."""
+        while True:
+            for child in [*self.tables.values(), *filter(None, [self.recorder])]:
+                if child.supervise(time.monotonic()):
+                    self.history.restarts.append((self.now(), child.name, child.exits[-1]))
+            await asyncio.sleep(0.2)
 
     async def _observe(self) -> None:
         """Notes every table's ``status`` state as the dashboard user hears it, reconnecting."""

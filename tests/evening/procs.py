@@ -2,7 +2,9 @@
 
 Every process the evening starts is a ``Child``: its output goes to a log file of its own,
 and ``stop()`` ends it however it is (paused, hung) — SIGCONT, SIGTERM, then SIGKILL after
-``grace`` seconds — so that an evening that fails leaves nothing running.
+``grace`` seconds — so that an evening that fails leaves nothing running. A child that exits
+by itself is started again as its shipped systemd unit says (``Restart=``, ``RestartSec=``,
+``RestartPreventExitStatus=``: ``unit_policy``), by ``supervise()``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ class Child:
         self.env = env
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        #: the unit's restart policy: (Restart=, RestartSec=, RestartPreventExitStatus=)
+        self.policy: tuple[str, float, tuple[int, ...]] = ("no", 0.0, ())
+        #: each exit it made by itself: its status
+        self.exits: list[int] = []
+        self._exited_at: float | None = None
 
     @property
     def running(self) -> bool:
@@ -70,6 +77,37 @@ class Child:
                 process.kill()
                 process.wait()
         return process.returncode
+
+
+    def supervise(self, now: float) -> bool:
+        """Starts the child again if it exited by itself and its unit's policy says so, once
+        ``RestartSec`` passed (``now``: monotonic seconds); returns whether it did."""
+        if self.process is None or self.process.poll() is None:
+            return False
+        code = self.process.returncode
+        if self._exited_at is None:
+            self._exited_at = now
+            self.exits.append(code)
+        restart, after, prevent = self.policy
+        wanted = restart == "always" or (restart == "on-failure" and code != 0
+                                         and code not in prevent)
+        if not wanted or now - self._exited_at < after:
+            return False
+        self.process = None
+        self._exited_at = None
+        self.start()
+        return True
+
+
+def unit_policy(unit: Path) -> tuple[str, float, tuple[int, ...]]:
+    """Returns a systemd unit's restart policy: ``Restart=``, ``RestartSec=`` (seconds) and
+    ``RestartPreventExitStatus=``."""
+    keys: dict[str, str] = {}
+    for line in unit.read_text().splitlines():
+        key, _, value = line.partition("=")
+        keys[key.strip()] = value.strip()
+    prevent = tuple(int(x) for x in keys.get("RestartPreventExitStatus", "").split() if x.isdigit())
+    return keys.get("Restart", "no"), float(keys.get("RestartSec", "0") or 0), prevent
 
 
 def environment() -> dict[str, str]:
