@@ -32,9 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import aiomqtt
-
 from tests.deploy.venue import USERS, Venue, password, start_venue
+from tests.evening.clients import flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
@@ -326,44 +325,16 @@ class Evening:
             await asyncio.sleep(fault.hold)
             await asyncio.to_thread(self.postgres.start_again)
         elif fault.kind == "flood":
-            await self._flood(fault.target, self.plan.flood_n)
+            await flood(self.venue.ports[1883], VENUE, fault.target, self.plan.flood_n)
         else:
             raise ValueError(f"unknown fault kind {fault.kind!r}: {', '.join(KINDS)}")
 
-    async def _flood(self, table: str, n: int = 300) -> None:
-        """Publishes ``n`` junk requests to ``table`` as the panel's user (keypad-t1)."""
-        assert self.venue is not None
-        junk = [b"", b"not json", b"[1,2]", b'{"v":1,"answer":"\xff"}', b"{" * 2000,
-                json.dumps({"question": "q-9999-0", "answer": "nonsense"}).encode(),
-                json.dumps({"shots": -5}).encode(), json.dumps({"calls": "x" * 5000}).encode()]
-        names = ["answer", "undo", "call", "junk", "declare", "x" * 70]
-        async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="keypad-t1",
-                                  password=password("keypad-t1"), identifier="evening-flood") as c:
-            for i in range(n):
-                await c.publish(f"billiards/{VENUE}/{table}/request/{names[i % len(names)]}",
-                                junk[i % len(junk)], qos=i % 2)
-
     async def _undo_hung(self, fault: Fault) -> None:
-        """Sends an ``undo`` to the table as the referee's console does, connected before the
-        venue broker hangs (SIGSTOP) and publishing while it hangs; the broker goes on after
-        the hold, and the undo's acknowledgement is waited for (up to 10 s)."""
         assert self.venue is not None and self.venue.broker.process is not None
-        broker = self.venue.broker.process
-        topic = f"billiards/{VENUE}/{fault.target}/request/undo"
-        body = json.dumps({"v": 1, "shots": 1, "transaction": f"evening-undo-{self.now():.3f}"})
-        try:
-            async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883], username="referee",
-                                      password=password("referee"), identifier="evening-undo",
-                                      timeout=10.0) as client:
-                broker.send_signal(signal.SIGSTOP)
-                sent = asyncio.create_task(client.publish(topic, body, qos=1))
-                await asyncio.sleep(fault.hold)
-                broker.send_signal(signal.SIGCONT)
-                await asyncio.wait_for(sent, 10.0)
-        except (aiomqtt.MqttError, TimeoutError) as exc:
-            self.history.notes.append(f"{fault}: the undo's publish: {exc}")
-        finally:
-            broker.send_signal(signal.SIGCONT)
+        problem = await undo_while_hung(self.venue.ports[1883], self.venue.broker.process,
+                                        fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
+        if problem:
+            self.history.notes.append(f"{fault}: the undo's publish: {problem}")
 
     async def _record_settles(self) -> None:
         from tests.evening.checker import record_holds_journals
@@ -392,24 +363,9 @@ class Evening:
             await asyncio.sleep(0.2)
 
     async def _observe(self) -> None:
-        """Notes every table's ``status`` state as the dashboard user hears it, reconnecting."""
         assert self.venue is not None
-        while True:
-            try:
-                async with aiomqtt.Client("127.0.0.1", self.venue.ports[1883],
-                                          username="dashboard", password=password("dashboard"),
-                                          identifier="evening-observer", keepalive=5,
-                                          clean_session=False) as client:
-                    await client.subscribe(f"billiards/{VENUE}/+/status", qos=1)
-                    async for m in client.messages:
-                        table = str(m.topic).split("/")[2]
-                        try:
-                            state = str(json.loads(bytes(m.payload)).get("state"))
-                        except (ValueError, AttributeError):
-                            state = "?"
-                        self.history.statuses.append((self.now(), table, state))
-            except aiomqtt.MqttError:
-                await asyncio.sleep(0.2)
+        await observe(self.venue.ports[1883], VENUE,
+                      lambda table, state: self.history.statuses.append((self.now(), table, state)))
 
 
 def play(plan: Plan, directory: Path) -> Report:
