@@ -393,9 +393,9 @@ def short_plan(seed: int) -> Plan:
 
 
 def full_plan(seed: int) -> Plan:
-    """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3),
-    every kind 5 times."""
-    return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=20.0, each=5, span=330.0,
+    """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3)
+    at 10x (see ``short_plan``), every kind 5 times."""
+    return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=10.0, each=5, span=600.0,
                 kinds=tuple(KINDS), bound_s=1500.0)
 
 
