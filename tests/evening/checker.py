@@ -17,7 +17,8 @@
   evening's bounds.
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
-  again within the stated time of its restart.
+  again within the stated time of its restart; after the venue broker was killed and started
+  again, every table says ``online`` within that time.
 """
 
 from __future__ import annotations
@@ -241,6 +242,8 @@ def check_record(history: History, inv: Invariant) -> None:
 
 def check_health(history: History, inv: Invariant) -> None:
     for start, end, fault in history.faults:
+        if fault.kind == "broker-kill":
+            check_reconnected(history, inv, end, fault)
         if fault.kind != "table-kill":
             continue
         before = [s for t, table, s in history.statuses if table == fault.target and t < start]
@@ -257,6 +260,18 @@ def check_health(history: History, inv: Invariant) -> None:
         if online is None or online - end > ONLINE_WITHIN_S:
             inv.fail(f"{fault.target} restarted at {end:.1f} s: online "
                      f"{'never' if online is None else f'after {online - end:.1f} s'}")
+
+
+def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) -> None:
+    """Every table says ``online`` again within ``ONLINE_WITHIN_S`` of the venue broker's
+    restart (its status is republished on every connection)."""
+    for seat in history.plan.seats():
+        inv.checked += 1
+        online = next((t for t, table, s in history.statuses
+                       if table == seat.table and s == "online" and t >= end), None)
+        if online is None or online - end > ONLINE_WITHIN_S:
+            inv.fail(f"{seat.table} after the broker's restart at {end:.1f} s ({fault.kind}): "
+                     f"online {'never' if online is None else f'after {online - end:.1f} s'}")
 
 
 def record_holds_journals(history: History) -> bool:

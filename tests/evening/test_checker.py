@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evening.checker import late_blocks
+from tests.evening.checker import Invariant, check_health, late_blocks
+from tests.evening.faults import Fault
+from tests.evening.harness import History, Plan
 from tests.evening.journals import inputs_history
 
 
@@ -47,3 +49,17 @@ def test_late_blocks_are_those_stamped_at_one_instant_or_judged_stuck_as_they_be
               line(3.0, "beam.fr"), {"t": 3.0, "health": "beam.fr", "state": "stuck"},
               line(3.1, "beam.fr", 0)]  # stuck as it began: the edge came late
     assert late_blocks(inputs, 0.009) == {"fl": 1, "fr": 1}
+
+
+def test_health_wants_a_killed_table_offline_and_every_table_back_after_the_broker(
+        tmp_path: Path) -> None:
+    plan = Plan(tables=2)
+    history = History(plan, tmp_path, "")
+    history.faults = [(10.0, 11.0, Fault(10.0, "table-kill", "t1", 1.0)),
+                      (20.0, 21.0, Fault(20.0, "broker-kill", "venue", 1.0))]
+    history.statuses = [(1.0, "t1", "online"), (1.0, "t2", "online"), (10.2, "t1", "offline"),
+                        (12.0, "t1", "online"), (23.0, "t1", "online")]  # t2: never again
+    inv = Invariant("health")
+    check_health(history, inv)
+    assert (inv.checked, inv.bad) == (3, 1)
+    assert inv.details == ["t2 after the broker's restart at 21.0 s (broker-kill): online never"]
