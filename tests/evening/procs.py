@@ -9,6 +9,7 @@ by itself is started again as its shipped systemd unit says (``Restart=``, ``Res
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -46,7 +47,8 @@ class Child:
             out.write(f"--- start {self.starts + 1}: {' '.join(self.argv)}\n".encode())
             out.flush()
             self.process = subprocess.Popen(self.argv, stdout=out, stderr=out, cwd=self.cwd,
-                                            env=self.env, stdin=subprocess.DEVNULL)
+                                            env=self.env, stdin=subprocess.DEVNULL,
+                                            preexec_fn=_die_with_parent)
         self.starts += 1
 
     def signal(self, sig: signal.Signals) -> None:
@@ -97,6 +99,13 @@ class Child:
         self._exited_at = None
         self.start()
         return True
+
+
+def _die_with_parent() -> None:
+    """In the child, before it runs: the kernel kills it (SIGKILL) when the evening's process
+    dies, however it dies (Linux's ``PR_SET_PDEATHSIG``), so nothing outlives an evening."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def unit_policy(unit: Path) -> tuple[str, float, tuple[int, ...]]:
