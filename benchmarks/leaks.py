@@ -262,8 +262,8 @@ def table_sizes(table: Any) -> dict[str, object]:
     ref = table.referee
     return {
         "matches": table.matches,
-        "table answers": len(table._desk.transactions),
-        "deferred": len(table._deferred),
+        "table answers": len(table.transactions()),
+        "deferred": table.play.held_back,
         "referee frames": len(getattr(ref, "_frames", ())),
         "fusion bursts waiting": len(table.fusion.cushions._closed),
     }

@@ -49,6 +49,15 @@ class Postgres:
     def start(self) -> None:
         self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
+        self.start_again()
+
+    def crash(self) -> None:
+        """Stops the server at once, as a crash does (``-m immediate``), keeping its data."""
+        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+
+    def start_again(self) -> None:
+        """Starts the server on its data and port (after ``crash``); returns once it takes
+        connections."""
         options = (f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
                    " -c fsync=off -c full_page_writes=off")
         self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-w", "-t", "30",

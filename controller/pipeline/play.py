@@ -59,6 +59,11 @@ class Play:
         """Returns the language of the table's words."""
         return self._pub.language
 
+    @property
+    def held_back(self) -> int:
+        """Returns how many shots wait for an open question's answer before they are ruled."""
+        return len(self._deferred)
+
     def fork(self) -> Play:
         """Returns a copy to try an input on: what it makes is dropped, and nothing done to it
         changes this one."""

@@ -78,15 +78,15 @@ def shipped(path: Path, etc: Path, ports: dict[int, int], data: Path) -> str:
     return "\n".join(lines)
 
 
-def start_venue(directory: Path, extra: str = "") -> Venue:
+def start_venue(directory: Path, extra: str = "", users: tuple[str, ...] = USERS) -> Venue:
     """Starts the venue broker (with the configuration lines ``extra`` added) and the
-    browsers' broker bridged to it; users: ``USERS``."""
+    browsers' broker bridged to it; ``users`` (default ``USERS``) with ``password(user)``."""
     etc = directory / "etc"
     etc.mkdir(parents=True, exist_ok=True)
     shutil.copy(ACL, etc / "billiards.acl")
     passwd = etc / "billiards.passwd"
     passwd.write_text("")
-    add_users(passwd, USERS)
+    add_users(passwd, users)
     make_certificates(etc / "certs")
     (etc / "billiards-web.d").mkdir()
     (etc / "billiards-web.d" / "bridge.conf").write_text(

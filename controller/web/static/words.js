@@ -95,7 +95,7 @@ export function staffOnly(ev) {
   const d = ev.data || {};
   return ev.type === "sensor_fault" || ev.type === "sensor_recovered" || (ev.type === "warning" && d.kind === "events_lost");
 }
-// A sensor channel in words (interfaces §2's names: beam.fl, cushion.f, cue, ball_id…):
+// A sensor channel in words (interfaces §2's names: beam.<pocket>, cushion.<rail>, cue, ball_id…):
 // «датчик лузы «дальняя левая»», «датчик борта «дальний короткий»»; a name this page has no
 // words for, as it is.
 export function channelName(ch) {

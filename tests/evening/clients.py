@@ -1,0 +1,77 @@
+"""The evening's MQTT clients, as the venue's people and devices are: a panel's user flooding
+junk, a referee's console sending an undo while the broker hangs, a dashboard watching every
+table's ``status``. Each logs in with its shipped user (``tests.deploy.venue.password``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+from collections.abc import Callable
+
+import aiomqtt
+
+from tests.deploy.venue import password
+
+#: Junk a panel's user may send: empty, not JSON, not an object, not UTF-8, too deep, answers to
+#: no question, nonsense values.
+JUNK = [b"", b"not json", b"[1,2]", b'{"v":1,"answer":"\xff"}', b"{" * 2000,
+        json.dumps({"question": "q-9999-0", "answer": "nonsense"}).encode(),
+        json.dumps({"shots": -5}).encode(), json.dumps({"calls": "x" * 5000}).encode()]
+NAMES = ["answer", "undo", "call", "junk", "declare", "x" * 70]
+
+
+async def flood(port: int, venue: str, table: str, n: int) -> None:
+    """Publishes ``n`` junk requests to ``table`` as the panel's user (keypad-t1), QoS 0 and
+    1 in turn."""
+    async with aiomqtt.Client("127.0.0.1", port, username="keypad-t1",
+                              password=password("keypad-t1"), identifier="evening-flood") as c:
+        for i in range(n):
+            await c.publish(f"billiards/{venue}/{table}/request/{NAMES[i % len(NAMES)]}",
+                            JUNK[i % len(JUNK)], qos=i % 2)
+
+
+async def undo_while_hung(port: int, broker: subprocess.Popen[bytes], table: str, hold: float,
+                          transaction: str) -> str:
+    """Sends an ``undo`` to ``table`` as the referee's console does, connected before the
+    venue broker hangs (SIGSTOP) and publishing while it hangs; the broker goes on after
+    ``hold`` seconds, and the undo's acknowledgement is waited for (up to 10 s). Returns what
+    went wrong ("" when nothing did)."""
+    topic = f"billiards/club/{table}/request/undo"
+    body = json.dumps({"v": 1, "shots": 1, "transaction": transaction})
+    try:
+        async with aiomqtt.Client("127.0.0.1", port, username="referee",
+                                  password=password("referee"), identifier="evening-undo",
+                                  timeout=10.0) as client:
+            broker.send_signal(signal.SIGSTOP)
+            sent = asyncio.create_task(client.publish(topic, body, qos=1))
+            await asyncio.sleep(hold)
+            broker.send_signal(signal.SIGCONT)
+            await asyncio.wait_for(sent, 10.0)
+    except (aiomqtt.MqttError, TimeoutError) as exc:
+        return str(exc) or type(exc).__name__
+    finally:
+        broker.send_signal(signal.SIGCONT)
+    return ""
+
+
+async def observe(port: int, venue: str, heard: Callable[[str, str], None]) -> None:
+    """Calls ``heard(table, state)`` for every table's ``status`` as the dashboard user hears
+    it, until cancelled; a persistent session, reconnecting (a Last Will sent while it was
+    away still reaches it)."""
+    while True:
+        try:
+            async with aiomqtt.Client("127.0.0.1", port, username="dashboard",
+                                      password=password("dashboard"),
+                                      identifier="evening-observer", keepalive=5,
+                                      clean_session=False) as client:
+                await client.subscribe(f"billiards/{venue}/+/status", qos=1)
+                async for m in client.messages:
+                    try:
+                        state = str(json.loads(bytes(m.payload)).get("state"))
+                    except (ValueError, AttributeError, TypeError):
+                        state = "?"
+                    heard(str(m.topic).split("/")[2], state)
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.2)

@@ -1,0 +1,95 @@
+"""Known past defects, put back on purpose, so that the checker's own tests see it catch them.
+
+``python -m tests.evening.defects table CONFIG ...`` runs a table as ``tests.evening.world`` does,
+and ``python -m tests.evening.defects record ...`` the recorder as ``python -m controller
+record`` does, each with the defects named in ``BILLIARDS_SOAK_DEFECTS`` (comma-separated)
+put back by patching the real code in that process only:
+
+- ``drop-pocketed``: the table drops its live ``ball_pocketed`` events of the foot-left
+  pocket (never journaled, never published): a drop lost silently.
+- ``rebuild-loses-requests``: a restarted table rebuilds its state from its journal's sensor
+  lines and ``new_match`` alone (its calls, answers and declares lost): it rules on from
+  another state than its inputs give.
+- ``record-skips``: the recorder stores every 40th message it takes from the broker not at
+  all, and records no gap for it.
+- ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+ENV = "BILLIARDS_SOAK_DEFECTS"
+
+
+def _drop_pocketed() -> None:
+    from controller.pipeline.table import Table
+
+    sensor = Table.sensor
+
+    def dropping(self: Table, ev: Any) -> Any:
+        return [m for m in sensor(self, ev) if not (
+            m.payload.get("type") == "ball_pocketed"
+            and (m.payload.get("data") or {}).get("pocket") == "fl")]
+
+    Table.sensor = dropping  # type: ignore[method-assign]
+
+
+def _rebuild_loses_requests() -> None:
+    from controller.service.rebuild import Rebuild
+
+    replay = Rebuild.replay
+
+    def losing(self: Rebuild, table: Any, lines: Sequence[dict[str, Any]]) -> None:
+        replay(self, table, [x for x in lines if x.get("request") in (None, "new_match")])
+
+    Rebuild.replay = losing  # type: ignore[method-assign]
+
+
+def _record_skips() -> None:
+    from controller.record.store import Store
+
+    add = Store.add
+    taken = [0]
+
+    def skipping(self: Store, items: list[Any], **kw: Any) -> Any:
+        kept = []
+        for item in items:
+            taken[0] += 1
+            if taken[0] % 40:
+                kept.append(item)
+        return add(self, kept, **kw)
+
+    Store.add = skipping  # type: ignore[method-assign]
+
+
+def _will_online() -> None:
+    import aiomqtt
+
+    will = aiomqtt.Will
+
+    def online(topic: str, payload: Any = None, **kw: Any) -> Any:
+        return will(topic, b'{"v": 1, "state": "online"}', **kw)
+
+    aiomqtt.Will = online  # type: ignore[misc,assignment]
+
+
+DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
+           "record-skips": _record_skips, "will-online": _will_online}
+
+
+def main(argv: list[str]) -> int:
+    for name in filter(None, os.environ.get(ENV, "").split(",")):
+        DEFECTS[name]()
+    if argv[0] == "table":
+        from tests.evening.world import main as table
+        return table(argv[1:])
+    from controller.__main__ import main as controller
+    return int(controller(argv) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,82 @@
+"""The evening's fault schedule: seeded, printed, replayed by its seed.
+
+A fault is a kind, a target and how long it holds (``hold`` seconds from its start until it
+is undone: the process started again, the broker let go on). ``schedule(seed, ...)`` draws
+the same faults for the same seed and arguments, so a failing evening is replayed by its seed
+(``./dev soak evening --seed S``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault: at ``at`` seconds into the evening, ``kind`` on ``target`` for ``hold`` s."""
+
+    at: float
+    kind: str
+    target: str
+    hold: float
+
+    def __str__(self) -> str:
+        return f"{self.at:7.2f} s  {self.kind:<14} {self.target:<8} for {self.hold:.2f} s"
+
+
+#: Each kind of fault: what it does, and how long it holds (seconds, drawn between the two).
+KINDS: dict[str, tuple[str, float, float]] = {
+    "table-kill": ("a table's service killed (-9), started again after the hold", 0.5, 3.0),
+    "broker-kill": ("the venue broker killed (SIGKILL), started again after the hold", 0.5, 3.0),
+    "broker-pause": ("the venue broker stopped (SIGSTOP), continued (SIGCONT) after the hold",
+                     1.0, 4.0),
+    "bridge-cut": ("the browsers' broker (the bridge's end) stopped, started again", 0.5, 3.0),
+    "recorder-kill": ("the recorder killed (-9), started again after the hold", 0.5, 4.0),
+    "flood": ("a flood of junk requests from a panel's user (keypad-t1) at table t1", 0.0, 0.0),
+    "undo-hung": ("an undo sent to a table while the venue broker is stopped (SIGSTOP)",
+                  1.0, 3.0),
+    "store-restart": ("the record's PostgreSQL stopped at once (as a crash), started again after "
+                      "the hold (SQLite: nothing)", 1.0, 5.0),
+}
+
+#: Kinds in the schedule that are expected to fail today, and why (fixes under way elsewhere).
+EXPECTED_TO_FAIL: dict[str, str] = {
+    "broker-kill": "the recorder never notices that the venue broker went away: it reads its "
+                   "client's queue, which a lost connection does not end, and asks nothing while "
+                   "its record is complete; it records nothing more, for ever, and says nothing "
+                   "(issue 39, the recorder's robustness)",
+    "flood": "the recorder killed after a flood of 300 junk requests (each answered) fills its "
+             "gap with one history_since answer over the broker's size limit (311 KB): the table "
+             "is disconnected for answering, the fill never completes (issue 39 item 3); the "
+             "short evening floods 60, at 10x (at 20x, status and health alone fill 370 "
+             "messages in a few seconds: any fill answered late is over the limit)",
+}
+
+#: The short evening's kinds (``./dev test``): every kind whose guarantees hold today.
+#: (PostgreSQL restarted: not on the short evening's SQLite store)
+SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FAIL
+                                     and k != "store-restart") + ("flood",)
+
+
+def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,
+             tables: list[str]) -> list[Fault]:
+    """Returns ``each`` faults of every kind in ``kinds`` at random times in ``[2, span]``
+    seconds, in time order, drawn from ``seed``; one fault holds at a time (a fault starts
+    after the one before it is undone)."""
+    rng = random.Random(seed)
+    drawn = []
+    for kind in kinds:
+        _, low, high = KINDS[kind]
+        for _ in range(each):
+            target = rng.choice(tables) if kind in ("table-kill", "undo-hung") else (
+                "t1" if kind == "flood" else "venue")
+            drawn.append((rng.uniform(2.0, span), kind, target, round(rng.uniform(low, high), 2)))
+    drawn.sort()
+    out: list[Fault] = []
+    free = 0.0
+    for at, kind, target, hold in drawn:
+        at = max(at, free)
+        out.append(Fault(round(at, 2), kind, target, hold))
+        free = at + hold + 1.0
+    return out

@@ -1,0 +1,442 @@
+"""The club's evening as a test: a venue built from the deploy files, played under faults.
+
+``Evening(plan).run()`` starts the venue as shipped (``tests.deploy.venue``: the venue broker
+on ``deploy/mosquitto/billiards.conf`` with its password file and ACL, the browsers' broker
+bridged to it), one table service per ``Seat`` (``tests.evening.world``: the real service on the
+``sim`` backend, playing an evening of matches whose world outlives the service), the venue
+recorder (``python -m controller record``) on SQLite or PostgreSQL, and an observer on the
+tables' ``status`` (as the dashboard user). It applies the fault schedule (``tests.evening.faults``)
+while the tables play, waits until every table has played its evening (bounded), stops the
+tables, waits until the record holds what they published (bounded), stops everything, and
+returns the ``History`` the checker (``tests.evening.checker``) reads. Whatever happens, every
+process it started is stopped.
+
+``python -m tests.evening.harness [--seed S] [--short] [--store postgresql]`` (``./dev soak
+evening``) runs one evening and prints the schedule, the seed and the checker's report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from tests.deploy.venue import USERS, Venue, password, start_venue
+from tests.evening.clients import flood, observe, undo_while_hung
+from tests.evening.defects import ENV as DEFECTS_ENV
+from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
+from tests.evening.journals import snapshot_inputs
+from tests.evening.procs import Child, environment, unit_policy
+from tests.evening.world import GAMES, Seat, played, world_log
+
+if TYPE_CHECKING:
+    from tests.evening.checker import Report
+
+VENUE = "club"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an evening plays: its tables, their evenings, the speed, the faults, the store."""
+
+    seed: int = 1
+    tables: int = 4
+    matches: int = 2
+    race_to: int = 2
+    speed: float = 20.0
+    kinds: tuple[str, ...] = SHORT_KINDS
+    each: int = 1
+    span: float = 20.0
+    store: str = "sqlite"
+    #: an evening ends when every table played its evening, or after this many seconds
+    bound_s: float = 240.0
+    #: how long the record may take to hold every journal, once the tables played
+    settle_s: float = 60.0
+    #: junk requests in a flood (each answered with an error: a message the record keeps)
+    flood_n: int = 300
+    #: the seams of the checker's own tests (``tests.evening.defects``): how a table and the
+    #: recorder are run (after ``python``), and the defects put back in them
+    table_cmd: tuple[str, ...] = ("-m", "tests.evening.world")
+    recorder_cmd: tuple[str, ...] = ("-m", "controller")
+    defects: str = ""
+
+    def seats(self) -> list[Seat]:
+        out = []
+        for n in range(1, self.tables + 1):
+            game, players = GAMES[(n - 1 + self.seed) % len(GAMES)]
+            out.append(Seat(f"t{n}", game, players, self.race_to, self.seed * 1000 + n * 10,
+                            self.matches))
+        return out
+
+    def faults(self) -> list[Fault]:
+        return schedule(self.seed, self.kinds, self.each, self.span,
+                        [s.table for s in self.seats()])
+
+
+@dataclass
+class History:
+    """What an evening left for the checker: its directory (the tables' data, journals and
+    world logs, the store), the faults as applied, and what the observer saw."""
+
+    plan: Plan
+    directory: Path
+    store_url: str
+    faults: list[tuple[float, float, Fault]] = field(default_factory=list)
+    statuses: list[tuple[float, str, str]] = field(default_factory=list)  # (t, table, state)
+    #: what exited by itself and was started again as its unit says: (t, name, exit status)
+    restarts: list[tuple[float, str, int]] = field(default_factory=list)
+    finished: dict[str, bool] = field(default_factory=dict)
+    wall_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def data(self, table: str) -> Path:
+        return self.directory / "tables" / table
+
+    def save(self) -> None:
+        """Writes what the evening saw to ``history.json`` in its directory."""
+        (self.directory / "history.json").write_text(json.dumps({
+            "plan": {k: v for k, v in self.plan.__dict__.items()},
+            "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
+                       for a, b, f in self.faults],
+            "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
+            "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
+
+
+def table_config(plan: Plan, seat: Seat, data: Path, port: int) -> str:
+    """Returns a table's configuration file (TOML): the sim backend at the plan's speed."""
+    return f"""venue = "{VENUE}"
+table = "{seat.table}"
+backend = "sim"
+data = "{data}"
+log_level = "warning"
+
+[mqtt]
+url = "mqtt://127.0.0.1:{port}"
+username = "{VENUE}/{seat.table}"
+password = "{password(f'{VENUE}/{seat.table}')}"
+keepalive = 5
+reconnect_min_s = 0.2
+reconnect_max_s = 2.0
+
+[sim]
+speed = {plan.speed}
+game = "{seat.game}"
+players = {seat.players}
+
+[health]
+publish_interval_s = 5.0
+
+[web]
+enabled = false
+"""
+
+
+class Evening:
+    """One evening (see the module docstring); ``run()`` returns its ``History``."""
+
+    def __init__(self, plan: Plan, directory: Path) -> None:
+        self.plan = plan
+        self.directory = directory
+        self.seats = plan.seats()
+        self.venue: Venue | None = None
+        self.tables: dict[str, Child] = {}
+        self.recorder: Child | None = None
+        self.postgres: Any = None
+        self.history = History(plan, directory, "")
+        self._t0 = time.monotonic()
+        self._schedule_t0 = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() - self._t0
+
+    # ------------------------------------------------------------------ the venue's parts
+    def _start_venue(self) -> Venue:
+        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats))
+        return start_venue(self.directory / "brokers", users=tuple(dict.fromkeys(users)))
+
+    def _store(self) -> str:
+        if self.plan.store == "postgresql":
+            from tests.postgres import Postgres
+            self.postgres = Postgres()
+            self.postgres.start()
+            return str(self.postgres.database())
+        return f"sqlite:///{self.directory / 'record.sqlite3'}"
+
+    def _children(self, port: int) -> None:
+        env = {**environment(), DEFECTS_ENV: self.plan.defects}
+        for seat in self.seats:
+            data = self.history.data(seat.table)
+            data.mkdir(parents=True, exist_ok=True)
+            conf = self.directory / "tables" / f"{seat.table}.toml"
+            conf.write_text(table_config(self.plan, seat, data, port))
+            argv = [sys.executable, *self.plan.table_cmd, str(conf),
+                    *map(str, seat.to_json().values())]
+            self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
+                                            env=env)
+            self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
+        url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
+        self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
+                                           "--broker", url, "--store", self.history.store_url],
+                              self.directory / "recorder.log", cwd=self.directory, env=env)
+        self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
+
+    def stop_all(self) -> None:
+        """Stops every process the evening started (whatever state it is in)."""
+        for child in self.tables.values():
+            child.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+        if self.venue is not None:
+            for broker in (self.venue.broker, self.venue.web):
+                if broker.process is not None:
+                    broker.process.send_signal(signal.SIGCONT)
+            self.venue.stop()
+
+    def close(self) -> None:
+        """Stops the store's PostgreSQL, if the evening started one (after the check read it)."""
+        if self.postgres is not None:
+            self.postgres.stop()
+            self.postgres = None
+
+    # ------------------------------------------------------------------ the evening
+    async def run(self) -> History:
+        """Plays the evening; returns its history. Stops everything it started."""
+        self._t0 = time.monotonic()
+        try:
+            self.venue = self._start_venue()
+            self.history.store_url = self._store()
+            self._children(self.venue.ports[1883])
+            assert self.recorder is not None
+            self.recorder.start()
+            # the recorder runs before the evening begins, as it does all day at a club (a
+            # recorder that starts late fills what it missed from the tables' journals: one
+            # history_since answer over the broker's size limit, issue 39, fixed elsewhere)
+            await self._until(lambda: self._recording(), 60.0, "the recorder to subscribe")
+            for child in self.tables.values():
+                child.start()
+            async with self._observing():
+                # the schedule's clock starts once every table is online (on a loaded machine
+                # a service takes seconds to start: a fault before it would miss the evening)
+                await self._until(self._all_online, 60.0, "every table to be online")
+                self.history.notes.append(f"every table online at {self.now():.1f} s; "
+                                          "the schedule's times count from there")
+                self._schedule_t0 = self.now()
+                await self._play()
+                self.history.notes.append(f"the tables played their evenings by {self.now():.1f} s")
+                await self._record_settles()  # the tables answer the recorder's askings
+                for table, child in self.tables.items():
+                    child.stop()
+                    snapshot_inputs(self.history.data(table), child.starts)
+                await self._record_settles()  # their last words (status "stopped")
+        finally:
+            self.stop_all()
+            self.history.wall_s = self.now()
+            self.history.save()
+        return self.history
+
+    async def _play(self) -> None:
+        for fault in self.plan.faults():
+            await asyncio.sleep(max(0.0, self._schedule_t0 + fault.at - self.now()))  # its time
+            start = self.now()
+            await self._apply(fault)
+            self.history.faults.append((start, self.now(), fault))
+        await self._until(self._all_finished, self.plan.bound_s - self.now(),
+                          "every table to play its evening")
+
+    def _all_online(self) -> bool:
+        online = {table for _, table, state in self.history.statuses if state == "online"}
+        return online >= set(self.tables)
+
+    def _recording(self) -> bool:
+        assert self.recorder is not None
+        return self.recorder.log.exists() and b"recording billiards/#" in self.recorder.log.read_bytes()
+
+    def _all_finished(self) -> bool:
+        for seat in self.seats:
+            log = world_log(self.history.data(seat.table), seat.table)
+            done = played(log)
+            finished = bool(done) and done[-1][0] == seat.matches - 1 and self._at_end(seat, done)
+            self.history.finished[seat.table] = finished
+        return all(self.history.finished.values())
+
+    _lengths: dict[str, list[int]] = {}
+
+    def _at_end(self, seat: Seat, done: list[tuple[int, int]]) -> bool:
+        if seat.table not in self._lengths:
+            self._lengths[seat.table] = [len(m) for m in seat.evening()]
+        m, i = done[-1]
+        return i == self._lengths[seat.table][m] - 1
+
+    async def _until(self, check: Callable[[], bool], timeout: float, what: str) -> bool:
+        """Waits for ``check()`` (looked at every 0.2 s) up to ``timeout`` s; notes a miss."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while not check():
+            if time.monotonic() > deadline:
+                self.history.notes.append(f"timed out waiting for {what}")
+                return False
+            await asyncio.sleep(0.2)
+        return True
+
+    async def _apply(self, fault: Fault) -> None:
+        assert self.venue is not None and self.recorder is not None
+        broker = self.venue.broker
+        if fault.kind == "table-kill":
+            child = self.tables[fault.target]
+            child.kill()
+            snapshot_inputs(self.history.data(fault.target), child.starts)
+            await asyncio.sleep(fault.hold)
+            child.start()
+        elif fault.kind == "broker-kill":
+            broker.kill()
+            await asyncio.sleep(fault.hold)
+            broker.start()
+        elif fault.kind == "broker-pause":
+            assert broker.process is not None
+            broker.process.send_signal(signal.SIGSTOP)
+            await asyncio.sleep(fault.hold)
+            broker.process.send_signal(signal.SIGCONT)
+        elif fault.kind == "undo-hung":
+            await self._undo_hung(fault)
+        elif fault.kind == "bridge-cut":
+            self.venue.web.stop()
+            await asyncio.sleep(fault.hold)
+            self.venue.web.start()
+        elif fault.kind == "recorder-kill":
+            self.recorder.kill()
+            await asyncio.sleep(fault.hold)
+            self.recorder.start()
+        elif fault.kind == "store-restart":
+            if self.postgres is None:
+                self.history.notes.append(f"nothing to restart on SQLite: {fault}")
+                return
+            await asyncio.to_thread(self.postgres.crash)
+            await asyncio.sleep(fault.hold)
+            await asyncio.to_thread(self.postgres.start_again)
+        elif fault.kind == "flood":
+            await flood(self.venue.ports[1883], VENUE, fault.target, self.plan.flood_n)
+        else:
+            raise ValueError(f"unknown fault kind {fault.kind!r}: {', '.join(KINDS)}")
+
+    async def _undo_hung(self, fault: Fault) -> None:
+        assert self.venue is not None and self.venue.broker.process is not None
+        problem = await undo_while_hung(self.venue.ports[1883], self.venue.broker.process,
+                                        fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
+        if problem:
+            self.history.notes.append(f"{fault}: the undo's publish: {problem}")
+
+    async def _record_settles(self) -> None:
+        from tests.evening.checker import record_holds_journals
+        await self._until(lambda: record_holds_journals(self.history), self.plan.settle_s,
+                          "the record to hold every table's journal")
+
+    # ------------------------------------------------------------------ the observer
+    @contextlib.asynccontextmanager
+    async def _observing(self) -> AsyncIterator[None]:
+        tasks = [asyncio.create_task(self._observe(), name="observer"),
+                 asyncio.create_task(self._supervise(), name="systemd")]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _supervise(self) -> None:
+        """Starts again what exits by itself, as its shipped unit's policy says (systemd)."""
+        while True:
+            for child in [*self.tables.values(), *filter(None, [self.recorder])]:
+                if child.supervise(time.monotonic()):
+                    self.history.restarts.append((self.now(), child.name, child.exits[-1]))
+            await asyncio.sleep(0.2)
+
+    async def _observe(self) -> None:
+        assert self.venue is not None
+        await observe(self.venue.ports[1883], VENUE,
+                      lambda table, state: self.history.statuses.append((self.now(), table, state)))
+
+
+def play(plan: Plan, directory: Path) -> Report:
+    """Plays an evening in ``directory`` and returns the checker's report on it."""
+    from tests.evening.checker import check
+
+    evening = Evening(plan, directory)
+    try:
+        return check(asyncio.run(evening.run()))
+    finally:
+        evening.close()
+
+
+def short_plan(seed: int) -> Plan:
+    """The short evening ``./dev test`` plays: 4 tables, a race to 2 each, every kind of
+    ``SHORT_KINDS`` once."""
+    # a flood of 60: the recorder killed after a flood of 300 asks the table for more than one
+    # history_since answer may carry (311 KB, over the broker's 256 KiB: the table is
+    # disconnected, the fill never completes; issue 39, paged answers are under way)
+    # at 10x, not 20x: a table's messages per second of the host (its status and health
+    # too) grow with the speed, and a gap fill over more than about 370 messages is one answer
+    # over the broker's limit (issue 39, fixed elsewhere)
+    return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=10.0, each=1, span=15.0,
+                bound_s=150.0, settle_s=40.0, flood_n=60)
+
+
+def full_plan(seed: int) -> Plan:
+    """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3)
+    at 10x (see ``short_plan``), every kind 5 times."""
+    return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=10.0, each=5, span=600.0,
+                kinds=tuple(KINDS), bound_s=1500.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./dev soak evening", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    parser.add_argument("--short", action="store_true", help="the short evening (./dev test's)")
+    parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--tables", type=int, help="how many tables (default: the size's)")
+    parser.add_argument("--matches", type=int, help="matches a table plays (default: the size's)")
+    parser.add_argument("--each", type=int, help="faults of each kind (default: the size's)")
+    parser.add_argument("--span", type=float, help="seconds the faults are drawn over")
+    parser.add_argument("--kinds", help="the fault kinds, comma-separated (default: the size's; "
+                                        f"all: {','.join(KINDS)})")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the evening's directory (a failing one is always kept)")
+    args = parser.parse_args(argv)
+    plan = short_plan(args.seed) if args.short else full_plan(args.seed)
+    given = {"tables": args.tables, "matches": args.matches, "each": args.each, "span": args.span,
+             "kinds": tuple(args.kinds.split(",")) if args.kinds else None}
+    plan = replace(plan, store=args.store, **{k: v for k, v in given.items() if v is not None})
+    print(f"evening: seed {plan.seed}, {plan.tables} tables, {plan.matches} matches each "
+          f"(race to {plan.race_to}) at {plan.speed:g}x, store {plan.store}")
+    for seat in plan.seats():
+        print(f"  {seat.table}: {seat.game}, {seat.players} players, seed {seat.seed}")
+    print(f"faults (replay: --seed {plan.seed}{' --short' if args.short else ''}):")
+    for fault in plan.faults():
+        print(f"  {fault}")
+    directory = Path(tempfile.mkdtemp(prefix="billiards-evening-"))
+    try:
+        report = play(plan, directory)
+        print(report.text())
+        args.keep = args.keep or not report.ok  # a failing evening is kept for a look
+        return 0 if report.ok else 1
+    finally:
+        if args.keep:
+            print(f"kept: {directory}")
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""A table's journal as the checker reads it: read-only, beside the running service.
+
+``journal.sqlite3`` keeps the published messages (the last 50,000) and the inputs since the
+last new match (it compacts the earlier ones away); the session traces (``<data>/traces``)
+keep every input, each written after the journal took it (a ``kill -9`` leaves a trace behind
+its journal). ``snapshot_inputs`` keeps the journal's inputs as they stood when a session
+ended; ``inputs_history`` joins the two into the table's whole input history.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+
+def _read(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return list(db.execute(sql))
+    except sqlite3.Error:
+        return []
+    finally:
+        db.close()
+
+
+def journal_published(data: Path) -> tuple[str, dict[int, tuple[str, dict[str, Any]]]]:
+    """Returns a table's journal's epoch and the messages it keeps as published, by seq
+    (topics relative to the table's base)."""
+    path = data / "journal.sqlite3"
+    meta = dict(_read(path, "SELECT key, value FROM meta"))
+    rows = _read(path, "SELECT seq, topic, payload FROM published")
+    return str(meta.get("epoch", "")), {
+        int(s): (str(t).split("/", 3)[-1], json.loads(bytes(p))) for s, t, p in rows}
+
+
+def journal_inputs(data: Path) -> list[dict[str, Any]]:
+    """Returns the inputs a table's journal holds now (since its last compaction)."""
+    return [json.loads(line) for _, line in
+            _read(data / "journal.sqlite3", "SELECT id, line FROM inputs ORDER BY id")]
+
+
+def snapshot_inputs(data: Path, session: int) -> None:
+    """Keeps the journal's inputs as they stand after a session ended (a kill, a stop),
+    for ``inputs_history``: ``<data>/../<table>.session-<n>.json``."""
+    out = data.parent / f"{data.name}.session-{session}.json"
+    out.write_text(json.dumps(journal_inputs(data)))
+
+
+def inputs_history(data: Path) -> list[dict[str, Any]]:
+    """Returns every input the table took over the evening, in order: each session's trace
+    (past the inputs a restarted session copies from its journal first: its header's
+    ``resumed``), completed with what the journal held after the session ended past the
+    trace's last line (a ``kill -9`` leaves a trace behind its journal)."""
+    out: list[dict[str, Any]] = []
+    traces = sorted((data / "traces").glob("trace-*.jsonl"))
+    for n, trace in enumerate(traces, start=1):
+        texts = [t for t in trace.read_text().splitlines() if t.strip()]
+        header = json.loads(texts[0]) if texts else {}
+        lines = [json.loads(t) for t in texts[1:]][int(header.get("resumed") or 0):]
+        snap = data.parent / f"{data.name}.session-{n}.json"
+        journal = [x for x in (json.loads(snap.read_text()) if snap.exists() else [])
+                   if "tick" not in x]
+        if lines and lines[-1] in journal:
+            at = len(journal) - 1 - journal[::-1].index(lines[-1])
+            lines += journal[at + 1:]
+        elif not lines:  # killed before its first input reached the trace
+            lines = journal[int(header.get("resumed") or 0):]
+        out += lines
+    return out

@@ -1,0 +1,65 @@
+"""The checker's own parts, on hand-made journals and traces (no processes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.evening.checker import Invariant, check_health, late_blocks
+from tests.evening.faults import Fault
+from tests.evening.harness import History, Plan
+from tests.evening.journals import inputs_history
+
+
+def line(t: float, ch: str = "cushion.h", v: int = 1) -> dict[str, object]:
+    return {"t": t, "ch": ch, "v": v}
+
+
+def write_trace(path: Path, header: dict[str, object], lines: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(x) + "\n" for x in [{"trace": 1, **header}, *lines]))
+
+
+def test_a_killed_sessions_trace_is_completed_from_its_journal_and_a_resumed_one_skips_its_copy(
+        tmp_path: Path) -> None:
+    data = tmp_path / "t1"
+    a, b, c, d = line(1.0), line(1.1, v=0), line(2.0), line(2.1, v=0)
+    # killed: its trace holds a and b, its journal a, b and c (and a tick)
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([a, b, {"t": 1.5, "tick": 1}, c]))
+    # started again: its trace first copies the journal's three inputs, then takes d
+    write_trace(data / "traces" / "trace-000002.jsonl", {"resumed": 3}, [a, b, c, d])
+    (tmp_path / "t1.session-2.json").write_text(json.dumps([a, b, c, d]))
+    assert inputs_history(data) == [a, b, c, d]
+
+
+def test_a_session_killed_before_its_first_input_reached_the_trace(tmp_path: Path) -> None:
+    data = tmp_path / "t1"
+    a, b = line(1.0), line(1.1, v=0)
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([a]))
+    write_trace(data / "traces" / "trace-000002.jsonl", {"resumed": 1}, [])
+    (tmp_path / "t1.session-2.json").write_text(json.dumps([a, b]))
+    assert inputs_history(data) == [a, b]
+
+
+def test_late_blocks_are_those_stamped_at_one_instant_or_judged_stuck_as_they_began() -> None:
+    inputs = [line(1.0, "beam.fl"), line(1.0, "beam.fl", 0),  # both edges at one instant
+              line(2.0, "beam.fr"), line(2.02, "beam.fr", 0),  # a ball's 20 ms
+              line(3.0, "beam.fr"), {"t": 3.0, "health": "beam.fr", "state": "stuck"},
+              line(3.1, "beam.fr", 0)]  # stuck as it began: the edge came late
+    assert late_blocks(inputs, 0.009) == {"fl": 1, "fr": 1}
+
+
+def test_health_wants_a_killed_table_offline_and_every_table_back_after_the_broker(
+        tmp_path: Path) -> None:
+    plan = Plan(tables=2)
+    history = History(plan, tmp_path, "")
+    history.faults = [(10.0, 11.0, Fault(10.0, "table-kill", "t1", 1.0)),
+                      (20.0, 21.0, Fault(20.0, "broker-kill", "venue", 1.0))]
+    history.statuses = [(1.0, "t1", "online"), (1.0, "t2", "online"), (10.2, "t1", "offline"),
+                        (12.0, "t1", "online"), (23.0, "t1", "online")]  # t2: never again
+    inv = Invariant("health")
+    check_health(history, inv)
+    assert (inv.checked, inv.bad) == (3, 1)
+    assert inv.details == ["t2 after the broker's restart at 21.0 s (broker-kill): online never"]

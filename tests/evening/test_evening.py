@@ -1,0 +1,86 @@
+"""The club's evening as a test (issue 40): a venue from the deploy files under a seeded fault
+schedule, and the checker's invariants over its whole history (``tests.evening``).
+
+The short evening runs in ``./dev test``; the full one (12 tables, over two simulated hours,
+every fault kind five times) with ``--soak``. Each invariant is also shown to fail when a
+known past defect is put back (``tests.evening.defects``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.evening.checker import Report
+from tests.evening.faults import EXPECTED_TO_FAIL, KINDS, SHORT_KINDS, schedule
+from tests.evening.harness import Plan, full_plan, play, short_plan
+
+SEED = int(os.environ.get("BILLIARDS_SOAK_SEED", "40"))
+
+
+def evening(plan: Plan, tmp_path: Path, keep_if_bad: bool = True) -> Report:
+    """Plays ``plan`` in ``tmp_path``; returns the checker's report. An evening that breaks an
+    invariant is kept for a look (pytest keeps only its last few runs' directories)."""
+    report = play(plan, tmp_path)
+    if keep_if_bad and not report.ok:
+        kept = Path(tempfile.mkdtemp(prefix=f"billiards-evening-{plan.seed}-"))
+        shutil.copytree(tmp_path, kept, dirs_exist_ok=True)
+        print(f"the evening is kept in {kept}")
+    print(report.text())  # shown with -s, and on failure
+    return report
+
+
+def test_the_schedule_is_drawn_again_from_its_seed() -> None:
+    tables = ["t1", "t2", "t3"]
+    first = schedule(7, tuple(KINDS), 5, 300.0, tables)
+    assert first == schedule(7, tuple(KINDS), 5, 300.0, tables)
+    assert first != schedule(8, tuple(KINDS), 5, 300.0, tables)
+    counts = {k: sum(1 for f in first if f.kind == k) for k in KINDS}
+    assert counts == dict.fromkeys(KINDS, 5)
+    assert all(a.at + a.hold < b.at for a, b in zip(first, first[1:], strict=False))  # one at a time
+    assert not set(SHORT_KINDS) & set(EXPECTED_TO_FAIL) - {"flood"}  # of 60, not 300
+
+
+@pytest.mark.timeout(300)
+def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> None:
+    plan = short_plan(SEED)
+    report = evening(plan, tmp_path)
+    assert set(report.faults) == set(SHORT_KINDS), report.text()
+    for inv in report.invariants:
+        assert inv.bad == 0, report.text()
+        assert inv.checked > 0 or inv.name == "health", report.text()
+    assert report.history.wall_s < 90 * 2, report.text()  # 90 s on a quiet machine
+
+
+@pytest.mark.timeout(300)
+def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
+    plan = replace(short_plan(SEED), tables=2, kinds=("table-kill",), each=3, span=12.0,
+                   table_cmd=("-m", "tests.evening.defects", "table"),
+                   recorder_cmd=("-m", "tests.evening.defects"),
+                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online",
+                   settle_s=5.0)
+    report = evening(plan, tmp_path, keep_if_bad=False)
+    assert report["drops"].bad > 0, report.text()  # drop-pocketed
+    assert any(" fl: " in d for d in report["drops"].details), report.text()
+    assert report["rulings"].bad > 0, report.text()  # rebuild-loses-requests
+    assert report["record"].bad > 0, report.text()  # record-skips
+    assert any("without a gap" in d for d in report["record"].details), report.text()
+    assert report["health"].bad > 0, report.text()  # will-online
+    assert any("offline never" in d for d in report["health"].details), report.text()
+
+
+@pytest.mark.soak
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_full_evening_breaks_no_invariant(tmp_path: Path, seed: int) -> None:
+    # the kinds expected to fail today left out (faults.EXPECTED_TO_FAIL; the flood at 60)
+    plan = replace(full_plan(seed), kinds=SHORT_KINDS, flood_n=60)
+    report = evening(plan, tmp_path)
+    for inv in report.invariants:
+        assert inv.bad == 0, report.text()
+    assert all(n >= 5 for n in report.faults.values()), report.text()
