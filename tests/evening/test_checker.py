@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evening.checker import Invariant, check_health, late_blocks
+from tests.evening.checker import Invariant, check_health
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
 from tests.evening.journals import inputs_history
@@ -41,14 +41,6 @@ def test_a_session_killed_before_its_first_input_reached_the_trace(tmp_path: Pat
     write_trace(data / "traces" / "trace-000002.jsonl", {"resumed": 1}, [])
     (tmp_path / "t1.session-2.json").write_text(json.dumps([a, b]))
     assert inputs_history(data) == [a, b]
-
-
-def test_late_blocks_are_those_stamped_at_one_instant_or_judged_stuck_as_they_began() -> None:
-    inputs = [line(1.0, "beam.fl"), line(1.0, "beam.fl", 0),  # both edges at one instant
-              line(2.0, "beam.fr"), line(2.02, "beam.fr", 0),  # a ball's 20 ms
-              line(3.0, "beam.fr"), {"t": 3.0, "health": "beam.fr", "state": "stuck"},
-              line(3.1, "beam.fr", 0)]  # stuck as it began: the edge came late
-    assert late_blocks(inputs, 0.009) == {"fl": 1, "fr": 1}
 
 
 def test_health_wants_a_killed_table_offline_and_every_table_back_after_the_broker(
