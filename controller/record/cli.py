@@ -25,7 +25,7 @@ async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
         return
     host, _, port = web.rpartition(":")
     server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
-                       record=RecordSite(store))
+                       record=RecordSite(store, recorder.health.body))
     async with server, asyncio.TaskGroup() as tg:
         tg.create_task(recorder.run(), name="recorder")
         tg.create_task(server.serve_forever(), name="web")

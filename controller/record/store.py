@@ -18,6 +18,11 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           (a replaced Pi, a power cut's jump): never invented;
                                           ``last_seq`` None: all after ``first_seq`` (an
                                           older epoch's end, unheard)
+    quarantine(id, received, topic, payload, reason)
+                                          a message the store could not take as itself
+                                          (a name too long, text that is not Unicode, a
+                                          value refused), kept raw; its seq, if it had
+                                          one, is a gap ("quarantined: …")
     matches, match_players                each finished match and its players' figures
                                           (``controller.record.stats``), kept up to date,
                                           keyed by (venue, table, epoch, match_id);
@@ -50,7 +55,7 @@ messages = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("topic", sa.String(200)), sa.Column("kind", sa.String(64)),
+    sa.Column("topic", sa.Text), sa.Column("kind", sa.String(64)),
     sa.Column("ts", sa.Float), sa.Column("payload", sa.Text), sa.Column("received", sa.Float))
 tables = sa.Table(
     "tables", meta,
@@ -65,14 +70,14 @@ gaps = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.String(200)))
+    sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.Text))
 matches = sa.Table(
     "matches", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
-    sa.Column("match_id", sa.String(100), primary_key=True),
-    sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
+    sa.Column("match_id", sa.Text, primary_key=True),
+    sa.Column("game", sa.Text), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
     sa.Column("players", sa.Text), sa.Column("winner", sa.Integer),
     sa.Column("abandoned", sa.Boolean))
@@ -81,14 +86,23 @@ match_players = sa.Table(
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
-    sa.Column("match_id", sa.String(100), primary_key=True),
+    sa.Column("match_id", sa.Text, primary_key=True),
     sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("name", sa.String(100)), sa.Column("player_id", sa.String(64)),
-    sa.Column("game", sa.String(40)),
+    sa.Column("name", sa.Text), sa.Column("player_id", sa.Text),
+    sa.Column("game", sa.Text),
     sa.Column("won", sa.Boolean), sa.Column("games_won", sa.Integer),
     sa.Column("games_played", sa.Integer), sa.Column("balls", sa.Integer),
     sa.Column("points", sa.Integer), sa.Column("best_run", sa.Integer),
     sa.Column("break_and_runs", sa.Integer), sa.Column("fouls", sa.Integer))
+quarantine = sa.Table(
+    "quarantine", meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("received", sa.Float), sa.Column("topic", sa.Text),
+    sa.Column("payload", sa.LargeBinary), sa.Column("reason", sa.Text))
+
+#: The longest venue, table or epoch the store keys messages by: a message whose own are
+#: longer is quarantined.
+NAME_MAX = 64
 
 
 #: A table's epoch: ``(venue, table, epoch)``.
@@ -100,6 +114,14 @@ Lost = tuple[str, str, str, int, int | None, str]
 
 class StoreError(ControllerError, OSError):
     """The store cannot be opened, migrated or written."""
+
+
+class StoreDown(StoreError):
+    """The store cannot be reached or written now (a database away, a full disk): try again."""
+
+
+class BadRow(StoreError, ValueError):
+    """What was given cannot be stored, however often it is tried (a value the store refuses)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +160,7 @@ def engine_for(url: str) -> sa.Engine:
     """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3."""
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = sa.create_engine(url, future=True)
+    engine = sa.create_engine(url, future=True, pool_pre_ping=True)  # a database restarted
     if engine.dialect.name == "sqlite":
         @sa.event.listens_for(engine, "connect")
         def _wal(dbapi: Any, _record: Any) -> None:
@@ -208,8 +230,21 @@ class Store:
                         set_={"complete_upto": p.complete_upto, "high": p.high,
                               "heard": p.heard, "closed": p.closed}))
                 return new
-        except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"cannot write the record store: {exc}") from exc
+        except (sa.exc.SQLAlchemyError, ValueError) as exc:
+            raise failure(exc) from exc
+
+    def quarantine(self, topic: str, payload: bytes, reason: str,
+                   received: float | None = None) -> None:
+        """Keeps a message the store cannot take as itself, raw, with why. Raises StoreError
+        (StoreDown when the store is away)."""
+        row = {"received": time.time() if received is None else received,
+               "topic": topic.encode("utf-8", "replace").decode(),
+               "payload": payload, "reason": reason.encode("utf-8", "replace").decode()}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(sa.insert(quarantine), [row])
+        except (sa.exc.SQLAlchemyError, ValueError) as exc:
+            raise failure(exc) from exc
 
     # ------------------------------------------------------------------ reading
     def progress(self) -> dict[Key, Progress]:
@@ -250,6 +285,17 @@ class Store:
             return [Stored(venue, table, s, t, json.loads(p), epoch)
                     for s, t, p in conn.execute(q.order_by(c.seq))]
 
+    def quarantined(self, limit: int = 20) -> tuple[int, list[dict[str, Any]]]:
+        """Returns how many messages are quarantined and the newest ``limit`` of them
+        (``{"received", "topic", "bytes", "reason"}``)."""
+        q = quarantine.c
+        with self.engine.connect() as conn:
+            count = conn.scalar(sa.select(sa.func.count()).select_from(quarantine)) or 0
+            rows = conn.execute(sa.select(q.received, q.topic, sa.func.length(q.payload),
+                                          q.reason).order_by(q.id.desc()).limit(limit))
+            return int(count), [{"received": r, "topic": t, "bytes": n, "reason": why}
+                                for r, t, n, why in rows]
+
     def venues(self) -> list[str]:
         """Returns the venues the record holds tables of."""
         with self.engine.connect() as conn:
@@ -266,6 +312,16 @@ class Store:
         with self.engine.connect() as conn:
             return [(v, t, e, int(a), None if b is None else int(b), r)
                     for v, t, e, a, b, r in conn.execute(q)]
+
+
+def failure(exc: Exception) -> StoreError:
+    """Returns the store's error for a failed write: BadRow for a value the store refuses
+    (too long, not encodable, a constraint), else StoreDown (away, full, anything else)."""
+    orig = getattr(exc, "orig", None)  # what the driver raised (text it cannot encode)
+    if isinstance(exc, sa.exc.DataError | sa.exc.IntegrityError | ValueError) or isinstance(
+            orig, ValueError):
+        return BadRow(f"the record store refuses it: {exc}")
+    return StoreDown(f"cannot write the record store: {exc}")
 
 
 def _ts(payload: dict[str, Any]) -> float | None:

@@ -17,6 +17,8 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
                                      most recently seen first
     /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
     /record/gaps.json                the seqs recorded as lost, per table
+    /record/health.json              the recorder's health (``controller.record.health``)
+                                     and the messages it quarantined
     /history/live/<table>.json       the match being played there, as recorded so far (what
                                      the dashboard and the console ask when opened mid-match)
 """
@@ -27,6 +29,8 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from controller.record import queries, roster, stats
@@ -141,10 +145,22 @@ def _disposition(path: str, query: str, kind: str) -> tuple[tuple[str, str], ...
 class RecordSite:
     """The targets under ``/record/`` and ``/history/live/`` (``answer``) as a site of the
     project's one HTTP server (``controller.web.http``): the store is read in a thread, off
-    the event loop; a store it cannot read is a 500 that says so."""
+    the event loop; a store it cannot read is a 500 that says so. With the recorder's
+    ``health`` (``controller.record.health``), ``/record/health.json`` serves it with the
+    messages quarantined (the newest 20), whether or not the store can be read."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, health: Callable[[], dict[str, Any]] | None = None) -> None:
         self.store = store
+        self.health = health
+
+    async def _health(self) -> Response:
+        body: dict[str, Any] = {"recorder": self.health() if self.health else None}
+        try:
+            count, newest = await asyncio.to_thread(self.store.quarantined)
+            body["quarantine"] = {"count": count, "newest": newest}
+        except Exception as exc:  # the store away: the recorder's health says so too
+            body["quarantine"] = {"error": str(exc).splitlines()[0][:300]}
+        return Response(200, _json(body), JSON)
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
@@ -152,6 +168,8 @@ class RecordSite:
             return None
         if not path.startswith(("/record/", "/history/live/")):
             return None
+        if path == "/record/health.json":
+            return await self._health()
         query = urlsplit(request.target).query
         try:
             found = await asyncio.to_thread(answer, self.store, path, query)

@@ -71,11 +71,12 @@ def epoch(root: Path, table: str) -> str:
         db.close()
 
 
-def recorder(broker: Broker, store: str, log: Path) -> subprocess.Popen[bytes]:
-    """Starts ``python -m controller record`` (its output in ``log``)."""
+def recorder(broker: Broker, store: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """Starts ``python -m controller record`` (its output in ``log``; ``extra``: more
+    arguments)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "controller", "record", "--broker", broker.url, "--store", store],
-        cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+        [sys.executable, "-m", "controller", "record", "--broker", broker.url, "--store", store,
+         *extra], cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
 def stored(store: Store, root: Path, table: str) -> dict[int, str]:
