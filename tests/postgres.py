@@ -31,7 +31,8 @@ BIN = _bin()
 
 
 class Postgres:
-    """One PostgreSQL cluster: ``start()``, ``database()`` (a fresh one each call), ``stop()``."""
+    """One PostgreSQL cluster: ``start()``, ``database()`` (a fresh one each call), ``stop()``;
+    ``crash()`` and ``resume()`` for outages."""
 
     def __init__(self) -> None:
         self.directory = Path(tempfile.mkdtemp(prefix="billiards-pg-"))
@@ -49,10 +50,19 @@ class Postgres:
     def start(self) -> None:
         self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                   "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
+        self.resume()
+
+    def resume(self) -> None:
+        """Starts the cluster again (after ``crash``)."""
         options = (f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
                    " -c fsync=off -c full_page_writes=off")
         self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-w", "-t", "30",
                   "-l", str(self.directory / "log"), "start")
+
+    def crash(self) -> None:
+        """Stops the cluster as a crash does (``immediate``: every connection cut, nothing
+        saved; it recovers from its WAL on ``resume``)."""
+        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
 
     @property
     def url(self) -> str:

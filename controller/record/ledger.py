@@ -286,10 +286,11 @@ def _page(key: Key, p: Progress, data: dict[str, Any]) -> list[Stored] | None:
     out: list[Stored] = []
     for m in raw:
         if not (isinstance(m, dict) and isinstance(m.get("seq"), int)
-                and p.complete_upto < m["seq"] <= upto and isinstance(m.get("topic"), str)
+                and 0 < m["seq"] <= upto and isinstance(m.get("topic"), str)
                 and isinstance(m.get("payload"), dict)):
             return None
-        out.append(Stored(venue, table, m["seq"], m["topic"], m["payload"], epoch))
+        if m["seq"] > p.complete_upto:  # those below came meanwhile
+            out.append(Stored(venue, table, m["seq"], m["topic"], m["payload"], epoch))
     return out
 
 
