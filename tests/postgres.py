@@ -34,7 +34,8 @@ class Postgres:
     """One PostgreSQL cluster: ``start()``, ``database()`` (a fresh one each call), ``stop()``;
     ``crash()`` and ``resume()`` for outages."""
 
-    def __init__(self) -> None:
+    def __init__(self, password: str | None = None) -> None:
+        self.password = password  # given: TCP logins need it (scram-sha-256), else trust
         self.directory = Path(tempfile.mkdtemp(prefix="billiards-pg-"))
         self.data = self.directory / "data"
         self.port = free_port()
@@ -45,10 +46,18 @@ class Postgres:
             self._as = ["runuser", "-u", "postgres", "--"]
 
     def _run(self, *args: str) -> None:
-        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60)
+        env = {**os.environ, "PGPASSWORD": self.password} if self.password else None
+        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60, env=env)
 
     def start(self) -> None:
-        self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
+        auth = ["--auth=trust"]
+        if self.password:
+            pwfile = self.directory / "pwfile"
+            pwfile.write_text(self.password + "\n")
+            if self._as:
+                shutil.chown(pwfile, "postgres", "postgres")
+            auth = ["--auth-local=trust", "--auth-host=scram-sha-256", f"--pwfile={pwfile}"]
+        self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", *auth,
                   "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
         self.resume()
 

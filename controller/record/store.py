@@ -156,11 +156,16 @@ class Progress:
     closed: bool = False
 
 
-def engine_for(url: str) -> sa.Engine:
-    """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3."""
+def engine_for(url: str, password: str | None = None) -> sa.Engine:
+    """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3
+    (``password``: the database user's, when the URL has none; never on a command line)."""
+    args: dict[str, Any] = {}
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = sa.create_engine(url, future=True, pool_pre_ping=True)  # a database restarted
+        if password is not None and sa.engine.make_url(url).password is None:
+            args["password"] = password
+    engine = sa.create_engine(url, future=True, pool_pre_ping=True,  # a database restarted
+                              connect_args=args)
     if engine.dialect.name == "sqlite":
         @sa.event.listens_for(engine, "connect")
         def _wal(dbapi: Any, _record: Any) -> None:
@@ -173,12 +178,13 @@ def engine_for(url: str) -> sa.Engine:
 
 
 class Store:
-    """The record at ``url`` (``sqlite:///path`` or ``postgresql://…``), migrated to the
-    newest schema when opened. Raises StoreError when it cannot be opened or migrated."""
+    """The record at ``url`` (``sqlite:///path`` or ``postgresql://…``; ``password``: the
+    database user's when the URL has none), migrated to the newest schema when opened.
+    Raises StoreError when it cannot be opened or migrated."""
 
-    def __init__(self, url: str = DEFAULT_STORE) -> None:
+    def __init__(self, url: str = DEFAULT_STORE, password: str | None = None) -> None:
         try:
-            self.engine = engine_for(url)
+            self.engine = engine_for(url, password)
             with self.engine.begin() as conn:
                 cfg = AlembicConfig()
                 cfg.set_main_option("script_location", str(MIGRATIONS))

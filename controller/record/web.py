@@ -26,6 +26,7 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import logging
 import re
@@ -120,13 +121,25 @@ def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
         return value
 
     for day in ("since", "until"):
-        if (value := one(day)) is not None and not _DAY.match(value):
+        if (value := one(day)) is not None and not _is_day(value):
             raise ValueError(f"{day}: a date as YYYY-MM-DD")
     return queries.HistoryQuery(
         table=one("table"), player=one("player"), name=one("name"), player_id=one("pid"),
         since=one("since"), until=one("until"),
         tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
         per_page=number("per_page", 50, 1, 500))
+
+
+def _is_day(text: str) -> bool:
+    """Whether ``text`` is a day of the calendar as YYYY-MM-DD (a day a page's time zone
+    can move by a day either way: not the first or last the calendar holds)."""
+    if not _DAY.match(text):
+        return False
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return datetime.date.min < day < datetime.date.max
 
 
 def _json(value: object) -> bytes:

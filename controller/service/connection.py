@@ -101,18 +101,19 @@ CREDENTIAL = "mqtt-password"
 
 
 def read_password(path: Path | str | None = None,
-                  env: Mapping[str, str] | None = None) -> str | None:
+                  env: Mapping[str, str] | None = None, credential: str = CREDENTIAL
+                  ) -> str | None:
     """Returns the broker password kept in the file ``path``, else in the systemd credential
-    ``mqtt-password`` (a file in ``$CREDENTIALS_DIRECTORY``), else None: the file's first
-    line without its line end; None for an empty file.
+    ``credential`` (``mqtt-password``: a file in ``$CREDENTIALS_DIRECTORY``), else None: the
+    file's first line without its line end; None for an empty file.
 
     Raises OSError when ``path`` is given and cannot be read.
     """
     if path is None:
         directory = (os.environ if env is None else env).get("CREDENTIALS_DIRECTORY")
-        if not directory or not (Path(directory) / CREDENTIAL).is_file():
+        if not directory or not (Path(directory) / credential).is_file():
             return None
-        path = Path(directory) / CREDENTIAL
+        path = Path(directory) / credential
     with open(path, encoding="utf-8") as f:
         line = f.readline().rstrip("\r\n")
     return line or None

@@ -69,3 +69,16 @@ async def test_a_store_that_cannot_be_read_is_a_500_that_says_so(tmp_path):
     async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
         status, body, _ = await asyncio.to_thread(get, web.url + "record/history.json")
     assert (status, body) == (500, b"the venue record could not be read\n")
+
+
+async def test_every_bad_argument_of_the_history_is_a_400_never_a_500(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    bad = ("since=9999-99-99", "until=2026-02-30", "since=0000-01-01", "until=2026-13-01",
+           "since=2026-1-1", "tz=x", "tz=100000", "page=0", "per_page=501", "page=%00")
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        base = web.url.rstrip("/")
+        answers = await asyncio.to_thread(
+            lambda: {q: get(f"{base}/record/history.json?{q}")[0] for q in bad})
+        good = await asyncio.to_thread(get, f"{base}/record/history.json?since=2026-12-01&tz=180")
+    assert answers == dict.fromkeys(bad, 400)
+    assert good[0] == 200
