@@ -7,7 +7,10 @@ every ``EVERY_S`` otherwise; served by ``--web`` as ``/record/health.json``::
     {"v": 1, "online": true, "ts": <Unix s>,
      "store": {"up": true|false, "error": "…", "since": <Unix s>|null, "held": N},
      "quarantined": N, "refused_answers": N, "received": N, "stored": N, "duplicates": N,
-     "lost": N, "fills": N, "connections": N}
+     "skipped": N, "lost": N, "fills": N, "connections": N}
+
+``skipped``: a table's answers that changed nothing (a request refused, junk), counted in
+runs of seqs rather than stored one row each (``controller.record.store``'s ``skipped``).
 
 ``held``: the messages taken from the broker and not yet stored (nothing is acknowledged
 until stored: the broker keeps the rest for the recorder's session, and what it cannot keep
@@ -36,6 +39,7 @@ class Health:
     connections: int = 0
     quarantined: int = 0
     refused_answers: int = 0
+    skipped: int = 0  # answers that changed nothing: counted, not stored
     store_error: str = ""
     down_since: float | None = None  # Unix seconds, for people
     held: int = 0
@@ -68,7 +72,8 @@ class Health:
                           "since": self.down_since, "held": self.held},
                 "quarantined": self.quarantined, "refused_answers": self.refused_answers,
                 "received": self.received, "stored": self.stored,
-                "duplicates": self.duplicates, "lost": self.lost, "fills": self.fills,
+                "duplicates": self.duplicates, "skipped": self.skipped, "lost": self.lost,
+                "fills": self.fills,
                 "connections": self.connections}
 
     def due(self, now: float, force: bool = False) -> dict[str, Any] | None:

@@ -215,23 +215,27 @@ class Recorder:
                 self._quarantine(topic, raw, why)
                 got.unkeyed.pop(0)
             items = sorted(got.items.values(), key=lambda m: (m.venue, m.table, m.epoch, m.seq))
-            new = self._add(items, got.raws, lost, progress)
+            skip = [m for m in items if changed_nothing(m)]
+            new = self._add([m for m in items if not changed_nothing(m)], got.raws, lost,
+                            progress, skip)
             summarize_finished(self.store)
             venues = roster.assign(self.store)
         except SQLAlchemyError as exc:
             raise failure(exc) from exc
         self.health.stored += len(new)
-        self.health.duplicates += len(items) - len(new)
+        self.health.duplicates += len(items) - len(skip) - len(new)
+        self.health.skipped += len(skip)
         self.health.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
         self.health.refused_answers = self.ledger.refused
         return new, venues
 
     def _add(self, items: list[Stored], raws: dict[tuple[str, str, str, int], Raw],
-             lost: list[Lost], progress: dict[Key, Progress]) -> list[Stored]:
-        """Stores ``items`` with the gaps and progress; a message the store refuses is
-        quarantined, its seq a gap. Raises StoreDown."""
+             lost: list[Lost], progress: dict[Key, Progress], skip: list[Stored]
+             ) -> list[Stored]:
+        """Stores ``items`` with the gaps and progress, counts ``skip``; a message the store
+        refuses is quarantined, its seq a gap. Raises StoreDown."""
         try:
-            return self.store.add(items, lost=lost, progress=progress)
+            return self.store.add(items, lost=lost, progress=progress, skip=skip)
         except BadRow:
             pass  # one by one, to find which
         new: list[Stored] = []
@@ -243,7 +247,7 @@ class Recorder:
                 topic, raw = raws[(m.venue, m.table, m.epoch, m.seq)]
                 self._quarantine(topic, raw, why)
                 lost.append((m.venue, m.table, m.epoch, m.seq, m.seq, f"quarantined: {why}"))
-        self.store.add([], lost=lost, progress=progress)
+        self.store.add([], lost=lost, progress=progress, skip=skip)
         return new
 
     def _quarantine(self, topic: str, raw: bytes, why: str) -> None:
@@ -304,3 +308,8 @@ class Recorder:
             await publish(client, f"{self.prefix}/{m.venue}/{m.table}/session", json.dumps(body),
                                  qos=1, retain=True)
 
+
+def changed_nothing(m: Stored) -> bool:
+    """Whether a message is a table's answer that changed nothing (a request refused, junk):
+    counted in runs of seqs, not stored one row each (the store's ``skipped``)."""
+    return m.topic.startswith("response/") and m.payload.get("status") == "error"

@@ -18,6 +18,10 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           (a replaced Pi, a power cut's jump): never invented;
                                           ``last_seq`` None: all after ``first_seq`` (an
                                           older epoch's end, unheard)
+    skipped(venue, table_id, epoch, first_seq, last_seq, count)
+                                          runs of seqs of answers that changed nothing
+                                          (a request refused, junk): counted, not stored
+                                          one row each; ``seqs_between`` holds them
     quarantine(id, received, topic, payload, reason)
                                           a message the store could not take as itself
                                           (a name too long, text that is not Unicode, a
@@ -99,6 +103,14 @@ quarantine = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("received", sa.Float), sa.Column("topic", sa.Text),
     sa.Column("payload", sa.LargeBinary), sa.Column("reason", sa.Text))
+
+skipped = sa.Table(
+    "skipped", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
+    sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("last_seq", sa.BigInteger), sa.Column("count", sa.BigInteger))
 
 #: The longest venue, table or epoch the store keys messages by: a message whose own are
 #: longer is quarantined.
@@ -204,9 +216,10 @@ class Store:
 
     def add(self, items: list[Stored], *, lost: Sequence[Lost] = (),
             progress: dict[Key, Progress] | None = None,
-            received: float | None = None) -> list[Stored]:
+            received: float | None = None, skip: Sequence[Stored] = ()) -> list[Stored]:
         """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
-        ``(venue, table, epoch, first, last, reason)`` and each table's epochs' ``progress``,
+        ``(venue, table, epoch, first, last, reason)``, each table's epochs' ``progress``
+        and the seqs of ``skip`` (counted in runs, not stored: answers that changed nothing),
         in one transaction; returns the messages that were new. ``received``: when they came
         (Unix seconds; now when None). Raises StoreError."""
         now = time.time() if received is None else received
@@ -223,6 +236,8 @@ class Store:
                         c.venue, c.table_id, c.epoch, c.seq), rows)
                     fresh = {tuple(row) for row in result}
                     new = [m for m in items if (m.venue, m.table, m.epoch, m.seq) in fresh]
+                if skip:
+                    _skip(conn, skip)
                 if lost:
                     conn.execute(self._insert(gaps).on_conflict_do_nothing(), [
                         {"venue": v, "table_id": t, "epoch": e, "first_seq": a, "last_seq": b,
@@ -273,10 +288,28 @@ class Store:
         c = messages.c
         q = sa.select(c.seq).where(c.venue == venue, c.table_id == table, c.epoch == epoch,
                                    c.seq > after)
+        k = skipped.c
+        runs = sa.select(k.first_seq, k.last_seq).where(
+            k.venue == venue, k.table_id == table, k.epoch == epoch, k.last_seq > after)
         if upto is not None:
             q = q.where(c.seq <= upto)
+            runs = runs.where(k.first_seq <= upto)
         with self.engine.connect() as conn:
-            return list(conn.scalars(q.order_by(c.seq)))
+            found = set(conn.scalars(q))
+            for a, b in conn.execute(runs):  # counted, not stored: there all the same
+                found.update(range(max(a, after + 1), (b if upto is None else min(b, upto)) + 1))
+        return sorted(found)
+
+    def sizes(self) -> dict[str, int]:
+        """Returns how big the record is: ``messages`` stored, ``skipped`` (answers that
+        changed nothing, counted) in ``skipped_runs`` rows, ``gaps``, ``quarantined``."""
+        with self.engine.connect() as conn:
+            def count(table: sa.Table) -> int:
+                return int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
+            return {"messages": count(messages), "skipped": int(conn.scalar(
+                sa.select(sa.func.coalesce(sa.func.sum(skipped.c.count), 0))) or 0),
+                "skipped_runs": count(skipped), "gaps": count(gaps),
+                "quarantined": count(quarantine)}
 
     def messages(self, venue: str, table: str, first: int = 0, last: int | None = None,
                  epoch: str = "") -> list[Stored]:
@@ -318,6 +351,45 @@ class Store:
         with self.engine.connect() as conn:
             return [(v, t, e, int(a), None if b is None else int(b), r)
                     for v, t, e, a, b, r in conn.execute(q)]
+
+
+def _skip(conn: sa.Connection, items: Sequence[Stored]) -> None:
+    """Counts ``items``' seqs in runs (a run ending just before grows; a seq already counted
+    is not counted again)."""
+    k = skipped.c
+    runs: list[list[Any]] = []  # [venue, table, epoch, first, last]
+    for m in sorted(items, key=lambda m: (m.venue, m.table, m.epoch, m.seq)):
+        if runs and runs[-1][:3] == [m.venue, m.table, m.epoch] and runs[-1][4] + 1 >= m.seq:
+            runs[-1][4] = m.seq
+        else:
+            runs.append([m.venue, m.table, m.epoch, m.seq, m.seq])
+    for venue, table, epoch, a, b in runs:
+        key = (k.venue == venue, k.table_id == table, k.epoch == epoch)
+        counted = conn.execute(sa.select(k.first_seq, k.last_seq).where(
+            *key, k.first_seq <= b, k.last_seq >= a)).all()
+        if counted:  # some delivered again: the rest, one by one
+            for seq in range(a, b + 1):
+                if not any(x <= seq <= y for x, y in counted):
+                    _count_run(conn, key, (venue, table, epoch), seq, seq)
+                    counted.append((seq, seq))
+        else:
+            _count_run(conn, key, (venue, table, epoch), a, b)
+
+
+def _count_run(conn: sa.Connection, key: tuple[Any, ...], names: Key, a: int, b: int) -> None:
+    """Counts seqs ``a`` to ``b``: joined to the runs just before and just after, if any
+    (seqs come out of order: a run is not split for ever by one that came late)."""
+    k = skipped.c
+    after = conn.execute(sa.select(k.last_seq, k.count).where(*key, k.first_seq == b + 1)).first()
+    if after is not None:
+        conn.execute(sa.delete(skipped).where(*key, k.first_seq == b + 1))
+    last, count = (after[0], b - a + 1 + after[1]) if after is not None else (b, b - a + 1)
+    grown = conn.execute(sa.update(skipped).where(*key, k.last_seq == a - 1).values(
+        last_seq=last, count=k.count + count))
+    if not grown.rowcount:
+        venue, table, epoch = names
+        conn.execute(sa.insert(skipped).values(venue=venue, table_id=table, epoch=epoch,
+                                               first_seq=a, last_seq=last, count=count))
 
 
 def failure(exc: Exception) -> StoreError:

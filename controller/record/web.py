@@ -17,8 +17,9 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
                                      most recently seen first
     /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
     /record/gaps.json                the seqs recorded as lost, per table
-    /record/health.json              the recorder's health (``controller.record.health``)
-                                     and the messages it quarantined
+    /record/health.json              the recorder's health (``controller.record.health``),
+                                     the messages it quarantined and the store's size
+                                     (``Store.sizes``: rows stored, answers counted)
     /history/live/<table>.json       the match being played there, as recorded so far (what
                                      the dashboard and the console ask when opened mid-match)
 """
@@ -171,6 +172,7 @@ class RecordSite:
         try:
             count, newest = await asyncio.to_thread(self.store.quarantined)
             body["quarantine"] = {"count": count, "newest": newest}
+            body["store"] = await asyncio.to_thread(self.store.sizes)
         except Exception as exc:  # the store away: the recorder's health says so too
             body["quarantine"] = {"error": str(exc).splitlines()[0][:300]}
         return Response(200, _json(body), JSON)

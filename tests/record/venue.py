@@ -4,6 +4,7 @@ recorder process that can be killed, and the tables' journals to compare the sto
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import subprocess
 import sys
@@ -54,12 +55,19 @@ async def tables(root: Path, broker: Broker | ShippedBroker, count: int, speed: 
         await asyncio.gather(*runs)
 
 
+#: What ``published`` and ``stored`` show for a table's answer that changed nothing (a
+#: refused request): the record counts its seq, it does not store it.
+COUNTED = "(counted)"
+
+
 def published(root: Path, table: str) -> dict[int, str]:
-    """Returns what a table's journal kept as published: seq -> topic (relative)."""
+    """Returns what a table's journal kept as published: seq -> topic (relative), COUNTED for
+    an answer that changed nothing (``"status": "error"``)."""
     db = sqlite3.connect(root / table / "journal.sqlite3")
     try:
-        return {seq: topic.removeprefix(f"billiards/club/{table}/")
-                for seq, topic in db.execute("SELECT seq, topic FROM published")}
+        return {seq: COUNTED if "/response/" in topic and json.loads(payload).get("status")
+                == "error" else topic.removeprefix(f"billiards/club/{table}/")
+                for seq, topic, payload in db.execute("SELECT seq, topic, payload FROM published")}
     finally:
         db.close()
 
@@ -83,5 +91,8 @@ def recorder(broker: Broker | ShippedBroker, store: str, log: Path, *extra: str)
 
 
 def stored(store: Store, root: Path, table: str) -> dict[int, str]:
-    """Returns what the store holds of a table's journal's epoch: seq -> topic."""
-    return {m.seq: m.topic for m in store.messages("club", table, epoch=epoch(root, table))}
+    """Returns what the store holds of a table's journal's epoch: seq -> topic, COUNTED for
+    a seq counted, not stored."""
+    e = epoch(root, table)
+    kept = {m.seq: m.topic for m in store.messages("club", table, epoch=e)}
+    return {s: kept.get(s, COUNTED) for s in store.seqs("club", table, e)}
