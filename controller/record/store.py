@@ -365,8 +365,8 @@ def _skip(conn: sa.Connection, items: Sequence[Stored]) -> None:
             runs.append([m.venue, m.table, m.epoch, m.seq, m.seq])
     for venue, table, epoch, a, b in runs:
         key = (k.venue == venue, k.table_id == table, k.epoch == epoch)
-        counted = conn.execute(sa.select(k.first_seq, k.last_seq).where(
-            *key, k.first_seq <= b, k.last_seq >= a)).all()
+        counted: list[tuple[int, int]] = [(x, y) for x, y in conn.execute(sa.select(
+            k.first_seq, k.last_seq).where(*key, k.first_seq <= b, k.last_seq >= a))]
         if counted:  # some delivered again: the rest, one by one
             for seq in range(a, b + 1):
                 if not any(x <= seq <= y for x, y in counted):
