@@ -98,14 +98,17 @@ class Ledger:
         self._order += 1.0
         return self._order
 
-    def answer(self, venue: str, table: str, reply: dict[str, Any]) -> Key | None:
-        """Returns the epoch a table's ``history_since`` answer is for, or None (counted)
-        when it answers none of that table's askings."""
+    def answer(self, venue: str, table: str, reply: dict[str, Any], client_id: str
+               ) -> Key | None:
+        """Returns the epoch a table's ``history_since`` answer is for, or None when it
+        answers none of that table's askings: counted when it claims to be this recorder's
+        (its id begins with ``client_id``), not when it is another asker's."""
         tx = reply.get("transaction")
         for key, t in self.tables.items():
             if key[:2] == (venue, table) and isinstance(tx, str) and tx in t.txs:
                 return key
-        self.refused += 1
+        if not isinstance(tx, str) or tx.startswith(f"{client_id}-"):
+            self.refused += 1
         return None
 
     def advance(self, ordered: list[Stored], fills: list[tuple[Key, dict[str, Any]]],

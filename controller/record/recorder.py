@@ -169,7 +169,7 @@ class Recorder:
                 # too: a busy table may answer slower than the ledger's timeout, and asking
                 # again must not leave the answer that then comes unmatched, for ever
                 reply = json.loads(raw)
-                fill = self.ledger.answer(venue, table, reply)
+                fill = self.ledger.answer(venue, table, reply, self.client_id)
                 if fill is not None:
                     got.fills.append((fill, reply))
         return got

@@ -1,7 +1,8 @@
 """Answers to the recorder's askings (issue 39, item 5), the recorder as ``python -m
 controller record`` runs it on a real Mosquitto: its asking ids are unguessable, and an
 answer that fits none of its askings, or whose numbers do not fit the asking, is refused and
-counted, never looped on. (A forged answer, ``upto`` 10**15 under a guessed id
+counted, never looped on; another asker's answer (its id not this recorder's) is
+ignored, not counted. (A forged answer, ``upto`` 10**15 under a guessed id
 ``billiards-recorder-<n>-<seconds>``, kept it busy: 14.8 s of CPU in 20 s.)"""
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ async def test_forged_answers_are_refused_and_counted_in_under_a_second_of_cpu(
             tx = asked[0]["transaction"]
             guessed = f"billiards-recorder-0-{time.time():.0f}"
             before = cpu_seconds(proc.pid)
-            for forged in (_answer(tx, {"first": 1, "upto": 10**15, "since": 0, "messages": []}),
+            for forged in (_answer("another-asker-1", {"first": 1, "upto": 4, "messages": []}),
+                           _answer(tx, {"first": 1, "upto": 10**15, "since": 0, "messages": []}),
                            _answer(tx, {"first": 1, "upto": 4, "since": 10**15, "messages": []}),
                            _answer(tx, {"first": 1, "upto": 4, "messages": "x"}),
                            _answer(tx, {"first": 1, "upto": 4, "messages": [{"seq": "2"}]}),
@@ -80,6 +82,8 @@ async def test_forged_answers_are_refused_and_counted_in_under_a_second_of_cpu(
         proc.terminate()
         proc.wait()
     assert used < 1.0
+    # another asker's answer (a second recorder, a console) is not this one's to count
+    assert health[-1]["refused_answers"] == 5
     ids = [a["transaction"] for a in asked]
     assert len(set(ids)) == len(ids)
     assert not any(re.fullmatch(r"billiards-recorder-\d+-\d+", i) for i in ids)
