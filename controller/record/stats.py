@@ -253,9 +253,11 @@ def sessions(store: Store, venue: str | None = None) -> list[dict[str, Any]]:
 
 
 def sessions_csv(store: Store, venue: str | None = None) -> str:
-    """Returns the sessions as CSV (venue, table, start, end, matches; Unix seconds)."""
+    """Returns the sessions as CSV for a program (venue, table, start, end, matches; Unix
+    seconds): ``record --sessions``."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, ["venue", "table", "start", "end", "matches"])
     writer.writeheader()
     writer.writerows(sessions(store, venue))
     return buf.getvalue()
+

@@ -15,7 +15,10 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
     /record/player/<name>.json       the figures of every match played under a name as written
     /record/players.json             each venue's roster (``controller.record.roster``), the
                                      most recently seen first
-    /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
+    /record/sessions.json            each table's sessions (start, end: Unix seconds)
+    /record/sessions.csv?lang=ru&tz=180    the same for people, as a match's CSV (a BOM,
+                                     ``;`` for Russian, the page's words, «Стол 6», local
+                                     date and time; ``tz``: minutes east of UTC)
     /record/gaps.json                the seqs recorded as lost, per table
     /record/health.json              the recorder's health (``controller.record.health``),
                                      the messages it quarantined and the store's size
@@ -78,8 +81,12 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
                                        for entry in roster.entries(store, venue)]}), JSON
     if path == "/record/sessions.json":
         return 200, _json({"sessions": stats.sessions(store)}), JSON
-    if path == "/record/sessions.csv":
-        return 200, stats.sessions_csv(store).encode(), CSV
+    if path == "/record/sessions.csv":  # for people: as a match's CSV (a program: .json)
+        try:
+            shown, tz = _language(args), history_query({"tz": args.get("tz", [""])}).tz_minutes
+        except ValueError as exc:
+            return 400, f"{exc}\n".encode(), TEXT
+        return 200, queries.sessions_sheet(store, shown, tz).encode(), CSV
     if path == "/record/gaps.json":
         return 200, _json({"gaps": [
             {"venue": v, "table": t, "epoch": e, "first": a, "last": b, "reason": r}
@@ -96,9 +103,7 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
         if match is None:
             return 404, b"no such match\n", TEXT
         if item.group(2) == "csv":
-            language = args.get("lang", ["en"])[0]
-            shown = language if language in catalogue.languages() else "en"
-            return 200, queries.csv_text(match, shown).encode(), CSV
+            return 200, queries.csv_text(match, _language(args)).encode(), CSV
         return 200, _json(match), JSON
     return None
 
@@ -129,6 +134,12 @@ def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
         since=one("since"), until=one("until"),
         tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
         per_page=number("per_page", 50, 1, 500))
+
+
+def _language(args: dict[str, list[str]]) -> str:
+    """Returns ``?lang`` if the catalogue has it, else English."""
+    language = args.get("lang", ["en"])[0]
+    return language if language in catalogue.languages() else "en"
 
 
 def _is_day(text: str) -> bool:
