@@ -106,3 +106,32 @@ async def _send_bad_messages(client: aiomqtt.Client) -> None:
         body = _event(seq, note="\ud800") if seq == 3 else _event(seq)
         await client.publish("billiards/club/t9/event", body, qos=1)
     await client.publish("billiards/club/t8/event", _event(1, epoch="e" * 100), qos=1)
+
+
+async def test_a_match_whose_messages_are_not_a_tables_does_not_stop_the_record(
+        tmp_path: Path, broker: Broker, store_url: str) -> None:
+    # a match_started whose players are a number: summing the match up raised TypeError
+    # after every batch, the recorder exited, and systemd brought it back to the same
+    store = Store(store_url)
+    proc = recorder(broker, store_url, tmp_path / "recorder.log")
+    try:
+        async with aiomqtt.Client(broker.host, broker.port) as client:
+            started = json.dumps({"v": 1, "seq": 1, "ts": 1.0, "type": "match_started",
+                                  "data": {"match_id": "m-1", "players": 5}})
+            async with asyncio.timeout(30):  # again until the recorder has subscribed
+                while store.seqs("club", "t9") != [1]:
+                    await client.publish("billiards/club/t9/event", started, qos=1)
+                    with contextlib.suppress(AssertionError):
+                        await until(lambda: store.seqs("club", "t9") == [1], 0.5, "seq 1")
+            await client.publish("billiards/club/t9/event", json.dumps(
+                {"v": 1, "seq": 2, "ts": 2.0, "type": "match_over", "data": {"winner": 0}}),
+                qos=1)
+            await until(lambda: 2 in store.seqs("club", "t9"), 30, "the match's end stored")
+            for seq in range(3, 8):
+                await client.publish("billiards/club/t9/event", _event(seq), qos=1)
+            await until(lambda: store.seqs("club", "t9") == list(range(1, 8)), 30,
+                        "every later message stored")
+            assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
