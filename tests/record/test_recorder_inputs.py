@@ -32,11 +32,7 @@ async def test_a_300_character_response_topic_is_stored_and_so_is_every_later_me
     proc = recorder(broker, store_url, tmp_path / "recorder.log")
     try:
         async with aiomqtt.Client(broker.host, broker.port) as client:
-            async with asyncio.timeout(30):  # again until the recorder has subscribed
-                while store.seqs("club", "t9") != [1]:
-                    await client.publish("billiards/club/t9/event", _event(1), qos=1)
-                    with contextlib.suppress(AssertionError):
-                        await until(lambda: store.seqs("club", "t9") == [1], 0.5, "seq 1")
+            await _first(client, store, _event(1))
             await client.publish(f"billiards/club/t9/response/{LONG}", json.dumps(
                 {"v": 1, "seq": 2, "ts": 2.0, "status": "ok", "transaction": "long"}), qos=1)
             for seq in range(3, 21):
@@ -50,6 +46,15 @@ async def test_a_300_character_response_topic_is_stored_and_so_is_every_later_me
     assert [m.topic for m in store.messages("club", "t9", 2, 2)] == [f"response/{LONG}"]
     assert store.gaps() == []
     assert store.quarantined()[0] == 0
+
+
+async def _first(client: aiomqtt.Client, store: Store, body: str) -> None:
+    """Publishes t9's seq 1 (``body``) again until the recorder, subscribing, has stored it."""
+    async with asyncio.timeout(30):
+        while store.seqs("club", "t9") != [1]:
+            await client.publish("billiards/club/t9/event", body, qos=1)
+            with contextlib.suppress(AssertionError):
+                await until(lambda: store.seqs("club", "t9") == [1], 0.5, "seq 1")
 
 
 def _event(seq: int, **extra: Any) -> str:
@@ -118,11 +123,7 @@ async def test_a_match_whose_messages_are_not_a_tables_does_not_stop_the_record(
         async with aiomqtt.Client(broker.host, broker.port) as client:
             started = json.dumps({"v": 1, "seq": 1, "ts": 1.0, "type": "match_started",
                                   "data": {"match_id": "m-1", "players": 5}})
-            async with asyncio.timeout(30):  # again until the recorder has subscribed
-                while store.seqs("club", "t9") != [1]:
-                    await client.publish("billiards/club/t9/event", started, qos=1)
-                    with contextlib.suppress(AssertionError):
-                        await until(lambda: store.seqs("club", "t9") == [1], 0.5, "seq 1")
+            await _first(client, store, started)
             await client.publish("billiards/club/t9/event", json.dumps(
                 {"v": 1, "seq": 2, "ts": 2.0, "type": "match_over", "data": {"winner": 0}}),
                 qos=1)
