@@ -31,9 +31,11 @@ BIN = _bin()
 
 
 class Postgres:
-    """One PostgreSQL cluster: ``start()``, ``database()`` (a fresh one each call), ``stop()``."""
+    """One PostgreSQL cluster: ``start()``, ``database()`` (a fresh one each call), ``stop()``;
+    ``crash()`` and ``resume()`` for outages."""
 
-    def __init__(self) -> None:
+    def __init__(self, password: str | None = None) -> None:
+        self.password = password  # given: TCP logins need it (scram-sha-256), else trust
         self.directory = Path(tempfile.mkdtemp(prefix="billiards-pg-"))
         self.data = self.directory / "data"
         self.port = free_port()
@@ -44,24 +46,33 @@ class Postgres:
             self._as = ["runuser", "-u", "postgres", "--"]
 
     def _run(self, *args: str) -> None:
-        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60)
+        env = {**os.environ, "PGPASSWORD": self.password} if self.password else None
+        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60, env=env)
 
     def start(self) -> None:
-        self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
+        auth = ["--auth=trust"]
+        if self.password:
+            pwfile = self.directory / "pwfile"
+            pwfile.write_text(self.password + "\n")
+            if self._as:
+                shutil.chown(pwfile, "postgres", "postgres")
+            auth = ["--auth-local=trust", "--auth-host=scram-sha-256", f"--pwfile={pwfile}"]
+        self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", *auth,
                   "--no-sync", "-E", "UTF8", "--locale=C.UTF-8")
-        self.start_again()
+        self.resume()
 
-    def crash(self) -> None:
-        """Stops the server at once, as a crash does (``-m immediate``), keeping its data."""
-        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
-
-    def start_again(self) -> None:
-        """Starts the server on its data and port (after ``crash``); returns once it takes
-        connections."""
+    def resume(self) -> None:
+        """Starts the cluster on its data and port (at first, and again after ``crash``);
+        returns once it takes connections."""
         options = (f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1"
                    " -c fsync=off -c full_page_writes=off")
         self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-w", "-t", "30",
                   "-l", str(self.directory / "log"), "start")
+
+    def crash(self) -> None:
+        """Stops the cluster as a crash does (``immediate``: every connection cut, nothing
+        saved; it recovers from its WAL on ``resume``)."""
+        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
 
     @property
     def url(self) -> str:

@@ -23,6 +23,9 @@ def add_parser(sub: Any) -> None:
                      help="the persistent session's client id (one per recorder)")
     rec.add_argument("--password-file", help="the broker user's password, if not in the URL "
                                              "(else systemd's mqtt-password credential)")
+    rec.add_argument("--store-password-file",
+                     help="the store's database password, if not in --store's URL (else "
+                          "systemd's store-password credential; never on a command line)")
     rec.add_argument("--web", metavar="HOST:PORT",
                      help="also serve the pages and the record's history (/record/...) here")
     rec.add_argument("--sessions", action="store_true",

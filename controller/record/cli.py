@@ -16,6 +16,10 @@ from controller.record.web import RecordSite
 from controller.service.connection import BadBrokerUrl, parse_broker, read_password
 from controller.web.server import WebConfig, WebServer
 
+#: The systemd credential holding the store's database password
+#: (deploy/billiards-recorder.service: LoadCredential=store-password:…).
+STORE_CREDENTIAL = "store-password"
+
 
 async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
     """Records until cancelled; with ``web`` (host:port) also serves the pages and the
@@ -25,7 +29,7 @@ async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
         return
     host, _, port = web.rpartition(":")
     server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
-                       record=RecordSite(store))
+                       record=RecordSite(store, recorder.health.body))
     async with server, asyncio.TaskGroup() as tg:
         tg.create_task(recorder.run(), name="recorder")
         tg.create_task(server.serve_forever(), name="web")
@@ -34,8 +38,9 @@ async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
 def main(args: Any) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        store = Store(args.store)
-    except StoreError as exc:
+        store = Store(args.store, read_password(args.store_password_file,
+                                                credential=STORE_CREDENTIAL))
+    except (StoreError, OSError) as exc:
         print(f"record: {exc}", file=sys.stderr)
         return 1
     try:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import sqlalchemy as sa
@@ -267,7 +268,7 @@ CSV_COLUMNS = ("match", "table", "game_no", "shot", "player", "balls", "points",
                "corrected")
 
 
-def _words(language: str) -> dict[str, str]:
+def page_words(language: str) -> dict[str, str]:
     """Returns the pages' words in ``language`` (the catalogue's; English where it has none)."""
     found = dict(catalogue.words("en").pages)
     if language != "en" and language in catalogue.languages():
@@ -280,7 +281,7 @@ def csv_text(match: dict[str, Any], language: str = "en") -> str:
     a byte-order mark (so both read UTF-8), ``;`` between fields where the language's
     spreadsheets expect it, the pages' words for the headers and the fouls, players by name;
     text fields quoted. One row a shot."""
-    words = _words(language)
+    words = page_words(language)
     out = io.StringIO()
     delimiter = ";" if language in SEMICOLON_LANGUAGES else ","
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
@@ -302,4 +303,32 @@ def csv_text(match: dict[str, Any], language: str = "en") -> str:
         writer.writerow([match["match_id"], match["table"], s["game_no"], s["shot"], name(s["player"]),
                          ", ".join(ball(b) for b in s["balls"]), s["points"], fouls,
                          name(s["next"]), words["h.yes"] if s["corrected"] else ""])
+    return "\ufeff" + out.getvalue()
+
+
+def sessions_sheet(store: Store, language: str = "en", tz_minutes: int = 0) -> str:
+    """Returns the sessions as CSV for people, as a match's (``csv_text``): a
+    byte-order mark, ``;`` where the language's spreadsheets expect it, the pages' words
+    for the headers, tables as the pages name them («Стол 6»), start and end as local date
+    and time (``tz_minutes`` east of UTC), oldest first."""
+    words = page_words(language)
+    out = io.StringIO()
+    delimiter = ";" if language in SEMICOLON_LANGUAGES else ","
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+    writer.writerow([words[k] for k in ("h.venue", "h.table", "h.started", "h.ended",
+                                        "h.matches")])
+    zone = timezone(timedelta(minutes=tz_minutes))
+
+    def when(ts: float | None) -> str:
+        return "" if ts is None else datetime.fromtimestamp(ts, zone).strftime(
+            "%Y-%m-%d %H:%M")
+
+    def table(name: str) -> str:
+        n = re.fullmatch(r"[tT](\d+)", name)
+        return words["page.table_n"].replace("{n}", str(int(n[1]))) if n else name
+
+    rows = sorted(stats.sessions(store), key=lambda s: (s["start"] is None, s["start"] or 0.0))
+    for s in rows:
+        writer.writerow([s["venue"], table(s["table"]), when(s["start"]), when(s["end"]),
+                         s["matches"]])
     return "\ufeff" + out.getvalue()

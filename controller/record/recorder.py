@@ -22,22 +22,32 @@ is summed up, and on each connection, it publishes each venue's roster, retained
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import itertools
 import json
 import logging
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from sqlalchemy.exc import SQLAlchemyError
 
 from controller.record import roster
+from controller.record.health import Health
+from controller.record.ledger import Ledger
 from controller.record.stats import summarize_finished
-from controller.record.store import Key, Lost, Progress, Store, Stored
+from controller.record.store import (
+    NAME_MAX,
+    BadRow,
+    Key,
+    Lost,
+    Progress,
+    Store,
+    Stored,
+    StoreDown,
+    failure,
+)
 from controller.service.connection import AckingClient, Backoff, Broker, publish
 from controller.service.published import HISTORY_REQUEST, published_form
 
@@ -49,35 +59,22 @@ SESSION_EXPIRY_S = 3 * 24 * 3600
 TOPICS = ("status", "state", "event", "display", "health", "response/+")
 #: At most this many messages are committed together.
 BATCH = 500
-#: Why an older epoch's unheard seqs are lost.
-REPLACED = "not in the table's journal: a new journal (epoch) replaced it"
-#: Why whatever an older epoch published after its last heard message is lost (if anything).
-UNHEARD = "after the last heard, if any: a new journal (epoch) replaced it"
-#: How many messages one ``history_since`` asks for.
-FILL_LIMIT = 500
-#: A ``history_since`` not answered in this long is asked again.
-FILL_TIMEOUT_S = 5.0
 RECEIVE_MAX = 1000
 
-
-@dataclass
-class Counters:
-    """What the recorder did, for its log and the tests."""
-
-    received: int = 0
-    stored: int = 0
-    duplicates: int = 0
-    fills: int = 0
-    lost: int = 0
-    connections: int = 0
+#: A message as it came: its topic and payload (kept raw if it is quarantined).
+Raw = tuple[str, bytes]
 
 
 @dataclass
-class _Table:
-    progress: Progress
-    asked: float = 0.0  # when a history_since was last sent (0: none waiting)
-    # its last history_since askings not yet answered (a table away long is asked often)
-    txs: deque[str] = field(default_factory=lambda: deque(maxlen=16))
+class _Batch:
+    """One batch as read: the messages with a seq (their raw form by key), the answers to
+    fills among them, each epoch's last arrival."""
+
+    items: dict[tuple[str, str, str, int], Stored] = field(default_factory=dict)
+    raws: dict[tuple[str, str, str, int], Raw] = field(default_factory=dict)
+    fills: list[tuple[Key, dict[str, Any]]] = field(default_factory=list)
+    heard: dict[Key, float] = field(default_factory=dict)
+    unkeyed: list[tuple[Raw, str]] = field(default_factory=list)  # quarantined as they are
 
 
 @dataclass
@@ -89,26 +86,31 @@ class Recorder:
     prefix: str = "billiards"
     client_id: str = "billiards-recorder"
     reconnect: tuple[float, float] = (0.5, 30.0)
-    counters: Counters = field(default_factory=Counters)
-    _tables: dict[Key, _Table] = field(default_factory=dict)
-    _numbers: itertools.count[int] = field(default_factory=itertools.count)
+    #: waits between tries of a store that is away (first, longest)
+    store_retry: tuple[float, float] = (0.5, 10.0)
+    ledger: Ledger = field(default_factory=Ledger)
+    health: Health = field(default_factory=Health)
+
+    @property
+    def counters(self) -> Health:
+        """What the recorder did (its health's counts), for its log and the tests."""
+        return self.health
 
     async def run(self) -> None:
-        for key, progress in (await asyncio.to_thread(self.store.progress)).items():
-            self._tables[key] = _Table(progress)
+        self.ledger.load(await self._stored(self.store.progress))
+        self.health.quarantined = (await self._stored(self.store.quarantined))[0]
         backoff = Backoff(*self.reconnect)
         while True:
             try:
                 async with self._client() as client:
                     for topic in TOPICS:
                         await client.subscribe(f"{self.prefix}/+/+/{topic}", qos=1)
-                    self.counters.connections += 1
+                    self.health.connections += 1
                     backoff.reset()
                     log.info("recording %s/# from %s", self.prefix, self.broker.address)
-                    for key, t in self._tables.items():
-                        t.asked = 0.0
-                        await self._fill(client, key)
-                    await self._rosters(client, {venue for venue, _, _ in self._tables})
+                    await self._health(client, force=True)
+                    await self._ask(client, reconnected=True)
+                    await self._rosters(client, {venue for venue, _, _ in self.ledger.tables})
                     await self._read(client)
             except aiomqtt.MqttError as exc:
                 delay = backoff.next()
@@ -119,174 +121,173 @@ class Recorder:
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY_S
         props.ReceiveMaximum = RECEIVE_MAX
+        will = aiomqtt.Will(self.health.topic(self.prefix), json.dumps(self.health.gone()),
+                            qos=1, retain=True)
         return AckingClient(0, self.broker.host, self.broker.port, identifier=self.client_id,
                             username=self.broker.username, password=self.broker.password,
                             protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
-                            properties=props, timeout=10.0)
+                            properties=props, timeout=10.0, will=will)
 
     async def _read(self, client: AckingClient) -> None:
-        queue: asyncio.Queue[aiomqtt.Message] = client._queue  # noqa: SLF001 (AckingClient's)
         while True:
-            try:
-                async with asyncio.timeout(1.0):
-                    batch = [await queue.get()]
-            except TimeoutError:
-                await self._retry_fills(client)
-                continue
-            while len(batch) < BATCH and not queue.empty():
-                batch.append(queue.get_nowait())
-            await self._take(client, batch)
-            for message in batch:
-                client.ack(message)
-            await self._retry_fills(client, only_late=True)
+            batch = await client.batch(BATCH, timeout=1.0)
+            if batch or self.ledger.stuck():
+                await self._take(client, batch)
+                for message in batch:
+                    client.ack(message)
+            await self._ask(client)
+            await self._health(client)
 
-    async def _take(self, client: AckingClient, batch: list[aiomqtt.Message]) -> None:
-        """Stores one batch of messages (and what the fills among them answered)."""
-        items: dict[tuple[str, str, str, int], Stored] = {}
-        fills: list[tuple[Key, dict[str, Any]]] = []
-        heard: dict[Key, float] = {}  # each epoch's last message here, in order of arrival
-        now = time.time()
-        for i, message in enumerate(batch):
-            self.counters.received += 1
-            parts = message.topic.value.split("/", 3)
+    def _read_batch(self, batch: list[aiomqtt.Message]) -> _Batch:
+        """Sorts one batch's messages: what has a seq, what fills answered, what cannot be
+        keyed (quarantined)."""
+        got = _Batch()
+        for message in batch:
+            self.health.received += 1
+            topic = message.topic.value
+            parts = topic.split("/", 3)
             if len(parts) < 4 or not isinstance(message.payload, bytes | bytearray):
                 continue
             _, venue, table, rest = parts
-            form = published_form(message.topic.value, bytes(message.payload))
+            raw = bytes(message.payload)
+            form = published_form(topic, raw)
             if form is None:
                 continue  # a Last Will, a stranger's message: no seq
             seq, payload = form
             body = json.loads(payload)
             epoch = body.get("epoch") if isinstance(body.get("epoch"), str) else ""
-            items[(venue, table, epoch, seq)] = Stored(venue, table, seq, rest, body, epoch)
-            heard[(venue, table, epoch)] = now + i * 1e-6
-            if rest == f"response/{HISTORY_REQUEST}":
-                reply = json.loads(message.payload)
-                # an answer to any of its askings since the last answer is taken, a late one
-                # too: a busy table may answer slower than FILL_TIMEOUT_S, and asking again
-                # must not leave the answer that then comes unmatched, for ever
-                fills += [(key, reply) for key, t in self._tables.items()
-                          if key[:2] == (venue, table) and reply.get("transaction") in t.txs]
-        for (venue, table, epoch), reply in fills:
-            for m in (reply.get("data") or {}).get("messages") or ():
-                items.setdefault((venue, table, epoch, m["seq"]), Stored(
-                    venue, table, m["seq"], m["topic"], m["payload"], epoch))
-        ordered = sorted(items.values(), key=lambda m: (m.venue, m.table, m.epoch, m.seq))
-        progress, lost = self._advance(ordered, fills, heard)
-        new = await asyncio.to_thread(self.store.add, ordered, lost=lost, progress=progress)
-        self.counters.stored += len(new)
-        self.counters.duplicates += len(ordered) - len(new)
-        self.counters.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
-        await asyncio.to_thread(summarize_finished, self.store)
-        await self._rosters(client, await asyncio.to_thread(roster.assign, self.store))
-        await self._sessions(client, new)
-        for key, t in self._tables.items():
-            if not t.asked:
-                await self._fill(client, key)
-
-    def _advance(self, ordered: list[Stored], fills: list[tuple[Key, dict[str, Any]]],
-                 heard: dict[Key, float]) -> tuple[dict[Key, Progress], list[Lost]]:
-        """Returns each table's epochs' new progress and the seq ranges found lost
-        (``heard``: when each epoch's last message came, to tell the table's own)."""
-        changed: dict[Key, Progress] = {}
-        lost: list[Lost] = []
-        by_table: dict[Key, list[int]] = {}
-        for m in ordered:
-            by_table.setdefault((m.venue, m.table, m.epoch), []).append(m.seq)
-        for key, seqs in by_table.items():  # first: the epoch heard last is the table's
-            t = self._tables.setdefault(key, _Table(Progress(0, 0)))
-            t.progress = dataclasses.replace(t.progress, high=max(t.progress.high, seqs[-1]),
-                                             heard=heard.get(key, t.progress.heard))
-        for key, reply in fills:
-            t = self._tables[key]
-            t.asked = 0.0
-            t.txs.clear()
-            data = reply.get("data") if reply.get("status") == "ok" else None
-            if isinstance(data, dict):
-                lost += self._filled(key, t, data, set(by_table.get(key, ())))
-            elif key[2] != self._newest(key[0], key[1]):
-                lost += self._replaced(key, t, set(by_table.get(key, ())))
-            else:
-                log.error("%s/%s cannot fill its gap: %s", key[0], key[1], reply.get("error"))
+            if max(len(venue), len(table), len(epoch)) > NAME_MAX:
+                got.unkeyed.append(((topic, raw), f"a venue, table or epoch over {NAME_MAX}"
+                                    " characters"))
                 continue
-            changed[key] = t.progress
-        for key, seqs in by_table.items():
-            t = self._tables[key]
-            done = t.progress.complete_upto
-            for s in seqs:
-                if s == done + 1:
-                    done = s
-            t.progress = dataclasses.replace(t.progress, complete_upto=done)
-            changed[key] = t.progress
-        return changed, lost
+            key = (venue, table, epoch)
+            got.items[(*key, seq)] = Stored(venue, table, seq, rest, body, epoch)
+            got.raws[(*key, seq)] = (topic, raw)
+            got.heard[key] = self.ledger.arrived(key)
+            if rest == f"response/{HISTORY_REQUEST}":
+                # an answer to any of its askings since the last answer is taken, a late one
+                # too: a busy table may answer slower than the ledger's timeout, and asking
+                # again must not leave the answer that then comes unmatched, for ever
+                reply = json.loads(raw)
+                fill = self.ledger.answer(venue, table, reply, self.client_id)
+                if fill is not None:
+                    got.fills.append((fill, reply))
+        return got
 
-    def _filled(self, key: Key, t: _Table, data: dict[str, Any], have: set[int]) -> list[Lost]:
-        """Takes a table's answer to a fill: returns the seqs its journal does not hold."""
-        venue, table, epoch = key
-        done = max(t.progress.complete_upto, int(data.get("since") or 0))
-        upto = max(done, int(data["upto"]))
-        have |= set(self.store.seqs_between(venue, table, epoch, done, upto))
-        first = int(data.get("first") or 0)
-        lost: list[Lost] = []
-        for a, b in _missing(done + 1, upto, have):
-            why = ("no longer in the table's journal" if b < first
-                   else "never written to the table's journal")
-            lost.append((venue, table, epoch, a, b, why))
-            log.warning("%s/%s: seqs %d-%d are lost (%s)", venue, table, a, b, why)
-        t.progress = dataclasses.replace(t.progress, complete_upto=upto,
-                                         high=max(t.progress.high, upto))
-        return lost
+    async def _take(self, client: AckingClient, batch: list[aiomqtt.Message]) -> None:
+        """Stores one batch of messages (and what the fills among them answered); while the
+        store is away, tries again and again (nothing acknowledged meanwhile: the broker
+        keeps the rest), saying so on the health topic."""
+        got = self._read_batch(batch)
+        saved = self.ledger.snapshot()
+        backoff = Backoff(*self.store_retry)
+        while True:
+            try:
+                new, venues = await asyncio.to_thread(self._commit, got)
+                break
+            except StoreDown as exc:
+                self.ledger.restore(saved)
+                saved = self.ledger.snapshot()
+                self.health.store_down(str(exc).splitlines()[0][:300], len(batch))
+                await self._health(client)
+                delay = backoff.next()
+                log.error("%s; again in %.1f s (%d messages held)", exc, delay, len(batch))
+                await asyncio.sleep(delay)
+        if self.health.store_up():
+            log.warning("the record store is back: %d messages held are stored", len(batch))
+        await self._rosters(client, venues)
+        await self._sessions(client, new)
 
-    def _replaced(self, key: Key, t: _Table, have: set[int]) -> list[Lost]:
-        """An older epoch the table no longer answers for: returns its unheard seqs, lost,
-        and all after its last heard unless that was the table's clean stop."""
-        venue, table, epoch = key
-        done, high = t.progress.complete_upto, t.progress.high
-        # the seqs stored, and those of this batch (stored with the gaps, after this)
-        have |= set(self.store.seqs_between(venue, table, epoch, done, high))
-        lost: list[Lost] = [(venue, table, epoch, a, b, REPLACED)
-                            for a, b in _missing(done + 1, high, have)]
-        last = self.store.messages(venue, table, high, high, epoch)
-        if not (last and last[0].topic == "status" and last[0].payload.get("state") == "stopped"):
-            lost.append((venue, table, epoch, high + 1, None, UNHEARD))
-        for _, _, _, a, b, why in lost:
-            log.warning("%s/%s epoch %r: seqs %d-%s are lost (%s)", venue, table, epoch, a,
-                        "" if b is None else b, why)
-        t.progress = Progress(high, high, t.progress.heard, closed=True)
-        return lost
+    def _commit(self, got: _Batch) -> tuple[list[Stored], set[str]]:
+        """Advances the ledger and stores what came (in a thread: the store's calls block);
+        returns what was new and the venues whose roster changed. Raises StoreDown."""
+        ordered = sorted(got.items.values(), key=lambda m: (m.venue, m.table, m.epoch, m.seq))
+        try:
+            progress, lost, brought = self.ledger.advance(
+                ordered, got.fills, got.heard, self._have, self._one, time.monotonic())
+            for m in brought:
+                got.raws.setdefault((m.venue, m.table, m.epoch, m.seq), (
+                    f"{self.prefix}/{m.venue}/{m.table}/{m.topic}",
+                    json.dumps(m.payload).encode()))
+                got.items.setdefault((m.venue, m.table, m.epoch, m.seq), m)
+            while got.unkeyed:
+                (topic, raw), why = got.unkeyed[0]
+                self._quarantine(topic, raw, why)
+                got.unkeyed.pop(0)
+            items = sorted(got.items.values(), key=lambda m: (m.venue, m.table, m.epoch, m.seq))
+            skip = [m for m in items if changed_nothing(m)]
+            new = self._add([m for m in items if not changed_nothing(m)], got.raws, lost,
+                            progress, skip)
+            summarize_finished(self.store)
+            venues = roster.assign(self.store)
+        except SQLAlchemyError as exc:
+            raise failure(exc) from exc
+        self.health.stored += len(new)
+        self.health.duplicates += len(items) - len(skip) - len(new)
+        self.health.skipped += len(skip)
+        self.health.lost += sum(b - a + 1 for *_, a, b, _ in lost if b is not None)
+        self.health.refused_answers = self.ledger.refused
+        return new, venues
 
-    def _newest(self, venue: str, table: str) -> str:
-        """Returns the epoch of the table's journal heard last: the table's own."""
-        return max(((t.progress.heard, key[2]) for key, t in self._tables.items()
-                    if key[:2] == (venue, table)), default=(0.0, ""))[1]
+    def _add(self, items: list[Stored], raws: dict[tuple[str, str, str, int], Raw],
+             lost: list[Lost], progress: dict[Key, Progress], skip: list[Stored]
+             ) -> list[Stored]:
+        """Stores ``items`` with the gaps and progress, counts ``skip``; a message the store
+        refuses is quarantined, its seq a gap. Raises StoreDown."""
+        try:
+            return self.store.add(items, lost=lost, progress=progress, skip=skip)
+        except BadRow:
+            pass  # one by one, to find which
+        new: list[Stored] = []
+        for m in items:
+            try:
+                new += self.store.add([m])
+            except BadRow as exc:
+                why = str(exc).splitlines()[0][:300]
+                topic, raw = raws[(m.venue, m.table, m.epoch, m.seq)]
+                self._quarantine(topic, raw, why)
+                lost.append((m.venue, m.table, m.epoch, m.seq, m.seq, f"quarantined: {why}"))
+        self.store.add([], lost=lost, progress=progress, skip=skip)
+        return new
 
-    async def _fill(self, client: aiomqtt.Client, key: Key) -> None:
-        """Asks the table for what is missing of an epoch, and for an older epoch's end."""
-        t = self._tables[key]
-        venue, table, epoch = key
-        complete = t.progress.complete_upto >= t.progress.high
-        if t.progress.closed or (complete and epoch == self._newest(venue, table)):
-            return
-        tx = f"{self.client_id}-{next(self._numbers)}-{time.time():.0f}"
-        t.txs.append(tx)
-        t.asked = time.monotonic()
-        self.counters.fills += 1
-        body: dict[str, Any] = {"v": 1, "seq": t.progress.complete_upto, "limit": FILL_LIMIT,
-                                "transaction": tx, "deadline": time.time() + 60}
-        if epoch or self._newest(venue, table):  # a table without epochs knows no "epoch"
-            body["epoch"] = epoch
-        await publish(client, f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
-                             json.dumps(body), qos=1)
+    def _quarantine(self, topic: str, raw: bytes, why: str) -> None:
+        log.error("quarantined a message on %s (%d bytes): %s", topic[:200], len(raw), why)
+        self.store.quarantine(topic, raw, why)
+        self.health.quarantined += 1
 
-    async def _retry_fills(self, client: aiomqtt.Client, only_late: bool = False) -> None:
-        """Asks again where an answer is late (a table restarting, a lost response), and,
-        unless ``only_late``, wherever a gap is left."""
-        now = time.monotonic()
-        for key, t in self._tables.items():
-            late = t.asked and now - t.asked > FILL_TIMEOUT_S
-            if late or (not t.asked and not only_late):
-                t.asked = 0.0
-                await self._fill(client, key)
+    def _have(self, venue: str, table: str, epoch: str, after: int, upto: int) -> list[int]:
+        return self.store.seqs_between(venue, table, epoch, after, upto)
+
+    def _one(self, venue: str, table: str, epoch: str, seq: int) -> Stored | None:
+        found = self.store.messages(venue, table, seq, seq, epoch)
+        return found[0] if found else None
+
+    async def _stored(self, read: Any) -> Any:
+        """Reads the store in a thread, waiting while it is away (said on the log)."""
+        backoff = Backoff(*self.store_retry)
+        while True:
+            try:
+                return await asyncio.to_thread(read)
+            except (SQLAlchemyError, StoreDown) as exc:
+                delay = backoff.next()
+                log.error("cannot read the record store: %s; again in %.1f s",
+                          str(exc).splitlines()[0], delay)
+                await asyncio.sleep(delay)
+
+    async def _ask(self, client: aiomqtt.Client, reconnected: bool = False) -> None:
+        """Sends the ``history_since`` askings due (``controller.record.ledger``)."""
+        for asking in self.ledger.askings(time.monotonic(), self.client_id, reconnected):
+            venue, table, _ = asking.key
+            self.health.fills += 1
+            await publish(client, f"{self.prefix}/{venue}/{table}/request/{HISTORY_REQUEST}",
+                          json.dumps(asking.body), qos=1)
+
+    async def _health(self, client: aiomqtt.Client, force: bool = False) -> None:
+        """Publishes the recorder's health, retained, when it changed (or ``force``)."""
+        body = self.health.due(time.monotonic(), force)
+        if body is not None:
+            await publish(client, self.health.topic(self.prefix), json.dumps(body), qos=1,
+                          retain=True)
 
     async def _rosters(self, client: aiomqtt.Client, venues: set[str]) -> None:
         """Publishes these venues' rosters, retained."""
@@ -308,17 +309,7 @@ class Recorder:
                                  qos=1, retain=True)
 
 
-def _missing(first: int, last: int, have: set[int]) -> list[tuple[int, int]]:
-    """Returns the ranges of seqs from ``first`` to ``last`` that are not in ``have``."""
-    out: list[tuple[int, int]] = []
-    start: int | None = None
-    for s in range(first, last + 1):
-        if s in have:
-            if start is not None:
-                out.append((start, s - 1))
-                start = None
-        elif start is None:
-            start = s
-    if start is not None:
-        out.append((start, last))
-    return out
+def changed_nothing(m: Stored) -> bool:
+    """Whether a message is a table's answer that changed nothing (a request refused, junk):
+    counted in runs of seqs, not stored one row each (the store's ``skipped``)."""
+    return m.topic.startswith("response/") and m.payload.get("status") == "error"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,9 @@ from controller.record.store import Store, Stored, match_players, matches, messa
 
 #: Matches further apart than this are two sessions of a table.
 SESSION_GAP_S = 600.0
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -99,7 +103,13 @@ def summarize_finished(store: Store) -> int:
             .where(messages.c.kind == "match_over", messages.c.seq <= tables.c.complete_upto,
                    ~done)).all()
     for venue, table, seq, epoch in rows:
-        summarize(store, venue, table, seq, epoch)
+        try:
+            summarize(store, venue, table, seq, epoch)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+            # a match whose messages are not as a table makes them: its figures are left
+            # out (said each time it is tried: after every batch), the record goes on
+            log.error("%s/%s: the match ending at seq %d cannot be summed up: %r", venue,
+                      table, seq, exc)
     return len(rows)
 
 
@@ -123,7 +133,8 @@ def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = 
     match = rulings(events)
     over = events[-1].payload.get("data") or {}
     started = match.started.payload.get("data") or {}
-    players = [_Player(str(name)) for name in started.get("players") or ()]
+    named = started.get("players")
+    players = [_Player(str(name)) for name in (named if isinstance(named, list) else ())]
     breaker = started.get("breaker")
     _count(match, players, breaker if isinstance(breaker, int) else 0)
     winner = over.get("winner")
@@ -253,9 +264,11 @@ def sessions(store: Store, venue: str | None = None) -> list[dict[str, Any]]:
 
 
 def sessions_csv(store: Store, venue: str | None = None) -> str:
-    """Returns the sessions as CSV (venue, table, start, end, matches; Unix seconds)."""
+    """Returns the sessions as CSV for a program (venue, table, start, end, matches; Unix
+    seconds): ``record --sessions``."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, ["venue", "table", "start", "end", "matches"])
     writer.writeheader()
     writer.writerows(sessions(store, venue))
     return buf.getvalue()
+

@@ -18,6 +18,15 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           (a replaced Pi, a power cut's jump): never invented;
                                           ``last_seq`` None: all after ``first_seq`` (an
                                           older epoch's end, unheard)
+    skipped(venue, table_id, epoch, first_seq, last_seq, count)
+                                          runs of seqs of answers that changed nothing
+                                          (a request refused, junk): counted, not stored
+                                          one row each; ``seqs_between`` holds them
+    quarantine(id, received, topic, payload, reason)
+                                          a message the store could not take as itself
+                                          (a name too long, text that is not Unicode, a
+                                          value refused), kept raw; its seq, if it had
+                                          one, is a gap ("quarantined: …")
     matches, match_players                each finished match and its players' figures
                                           (``controller.record.stats``), kept up to date,
                                           keyed by (venue, table, epoch, match_id);
@@ -50,7 +59,7 @@ messages = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("topic", sa.String(200)), sa.Column("kind", sa.String(64)),
+    sa.Column("topic", sa.Text), sa.Column("kind", sa.String(64)),
     sa.Column("ts", sa.Float), sa.Column("payload", sa.Text), sa.Column("received", sa.Float))
 tables = sa.Table(
     "tables", meta,
@@ -65,14 +74,14 @@ gaps = sa.Table(
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
     sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.String(200)))
+    sa.Column("last_seq", sa.BigInteger), sa.Column("reason", sa.Text))
 matches = sa.Table(
     "matches", meta,
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
-    sa.Column("match_id", sa.String(100), primary_key=True),
-    sa.Column("game", sa.String(40)), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
+    sa.Column("match_id", sa.Text, primary_key=True),
+    sa.Column("game", sa.Text), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
     sa.Column("players", sa.Text), sa.Column("winner", sa.Integer),
     sa.Column("abandoned", sa.Boolean))
@@ -81,14 +90,31 @@ match_players = sa.Table(
     sa.Column("venue", sa.String(64), primary_key=True),
     sa.Column("table_id", sa.String(64), primary_key=True),
     sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
-    sa.Column("match_id", sa.String(100), primary_key=True),
+    sa.Column("match_id", sa.Text, primary_key=True),
     sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("name", sa.String(100)), sa.Column("player_id", sa.String(64)),
-    sa.Column("game", sa.String(40)),
+    sa.Column("name", sa.Text), sa.Column("player_id", sa.Text),
+    sa.Column("game", sa.Text),
     sa.Column("won", sa.Boolean), sa.Column("games_won", sa.Integer),
     sa.Column("games_played", sa.Integer), sa.Column("balls", sa.Integer),
     sa.Column("points", sa.Integer), sa.Column("best_run", sa.Integer),
     sa.Column("break_and_runs", sa.Integer), sa.Column("fouls", sa.Integer))
+quarantine = sa.Table(
+    "quarantine", meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("received", sa.Float), sa.Column("topic", sa.Text),
+    sa.Column("payload", sa.LargeBinary), sa.Column("reason", sa.Text))
+
+skipped = sa.Table(
+    "skipped", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("table_id", sa.String(64), primary_key=True),
+    sa.Column("epoch", sa.String(64), primary_key=True, server_default=""),
+    sa.Column("first_seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("last_seq", sa.BigInteger), sa.Column("count", sa.BigInteger))
+
+#: The longest venue, table or epoch the store keys messages by: a message whose own are
+#: longer is quarantined.
+NAME_MAX = 64
 
 
 #: A table's epoch: ``(venue, table, epoch)``.
@@ -100,6 +126,14 @@ Lost = tuple[str, str, str, int, int | None, str]
 
 class StoreError(ControllerError, OSError):
     """The store cannot be opened, migrated or written."""
+
+
+class StoreDown(StoreError):
+    """The store cannot be reached or written now (a database away, a full disk): try again."""
+
+
+class BadRow(StoreError, ValueError):
+    """What was given cannot be stored, however often it is tried (a value the store refuses)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +168,16 @@ class Progress:
     closed: bool = False
 
 
-def engine_for(url: str) -> sa.Engine:
-    """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3."""
+def engine_for(url: str, password: str | None = None) -> sa.Engine:
+    """Returns an engine for ``url``: SQLite in WAL mode, or PostgreSQL through psycopg 3
+    (``password``: the database user's, when the URL has none; never on a command line)."""
+    args: dict[str, Any] = {}
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = sa.create_engine(url, future=True)
+        if password is not None and sa.engine.make_url(url).password is None:
+            args["password"] = password
+    engine = sa.create_engine(url, future=True, pool_pre_ping=True,  # a database restarted
+                              connect_args=args)
     if engine.dialect.name == "sqlite":
         @sa.event.listens_for(engine, "connect")
         def _wal(dbapi: Any, _record: Any) -> None:
@@ -151,12 +190,13 @@ def engine_for(url: str) -> sa.Engine:
 
 
 class Store:
-    """The record at ``url`` (``sqlite:///path`` or ``postgresql://…``), migrated to the
-    newest schema when opened. Raises StoreError when it cannot be opened or migrated."""
+    """The record at ``url`` (``sqlite:///path`` or ``postgresql://…``; ``password``: the
+    database user's when the URL has none), migrated to the newest schema when opened.
+    Raises StoreError when it cannot be opened or migrated."""
 
-    def __init__(self, url: str = DEFAULT_STORE) -> None:
+    def __init__(self, url: str = DEFAULT_STORE, password: str | None = None) -> None:
         try:
-            self.engine = engine_for(url)
+            self.engine = engine_for(url, password)
             with self.engine.begin() as conn:
                 cfg = AlembicConfig()
                 cfg.set_main_option("script_location", str(MIGRATIONS))
@@ -176,9 +216,10 @@ class Store:
 
     def add(self, items: list[Stored], *, lost: Sequence[Lost] = (),
             progress: dict[Key, Progress] | None = None,
-            received: float | None = None) -> list[Stored]:
+            received: float | None = None, skip: Sequence[Stored] = ()) -> list[Stored]:
         """Stores ``items`` (those already stored are ignored), the ``lost`` seq ranges
-        ``(venue, table, epoch, first, last, reason)`` and each table's epochs' ``progress``,
+        ``(venue, table, epoch, first, last, reason)``, each table's epochs' ``progress``
+        and the seqs of ``skip`` (counted in runs, not stored: answers that changed nothing),
         in one transaction; returns the messages that were new. ``received``: when they came
         (Unix seconds; now when None). Raises StoreError."""
         now = time.time() if received is None else received
@@ -195,6 +236,8 @@ class Store:
                         c.venue, c.table_id, c.epoch, c.seq), rows)
                     fresh = {tuple(row) for row in result}
                     new = [m for m in items if (m.venue, m.table, m.epoch, m.seq) in fresh]
+                if skip:
+                    _skip(conn, skip)
                 if lost:
                     conn.execute(self._insert(gaps).on_conflict_do_nothing(), [
                         {"venue": v, "table_id": t, "epoch": e, "first_seq": a, "last_seq": b,
@@ -208,8 +251,21 @@ class Store:
                         set_={"complete_upto": p.complete_upto, "high": p.high,
                               "heard": p.heard, "closed": p.closed}))
                 return new
-        except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"cannot write the record store: {exc}") from exc
+        except (sa.exc.SQLAlchemyError, ValueError) as exc:
+            raise failure(exc) from exc
+
+    def quarantine(self, topic: str, payload: bytes, reason: str,
+                   received: float | None = None) -> None:
+        """Keeps a message the store cannot take as itself, raw, with why. Raises StoreError
+        (StoreDown when the store is away)."""
+        row = {"received": time.time() if received is None else received,
+               "topic": topic.encode("utf-8", "replace").decode(),
+               "payload": payload, "reason": reason.encode("utf-8", "replace").decode()}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(sa.insert(quarantine), [row])
+        except (sa.exc.SQLAlchemyError, ValueError) as exc:
+            raise failure(exc) from exc
 
     # ------------------------------------------------------------------ reading
     def progress(self) -> dict[Key, Progress]:
@@ -232,10 +288,28 @@ class Store:
         c = messages.c
         q = sa.select(c.seq).where(c.venue == venue, c.table_id == table, c.epoch == epoch,
                                    c.seq > after)
+        k = skipped.c
+        runs = sa.select(k.first_seq, k.last_seq).where(
+            k.venue == venue, k.table_id == table, k.epoch == epoch, k.last_seq > after)
         if upto is not None:
             q = q.where(c.seq <= upto)
+            runs = runs.where(k.first_seq <= upto)
         with self.engine.connect() as conn:
-            return list(conn.scalars(q.order_by(c.seq)))
+            found = set(conn.scalars(q))
+            for a, b in conn.execute(runs):  # counted, not stored: there all the same
+                found.update(range(max(a, after + 1), (b if upto is None else min(b, upto)) + 1))
+        return sorted(found)
+
+    def sizes(self) -> dict[str, int]:
+        """Returns how big the record is: ``messages`` stored, ``skipped`` (answers that
+        changed nothing, counted) in ``skipped_runs`` rows, ``gaps``, ``quarantined``."""
+        with self.engine.connect() as conn:
+            def count(table: sa.Table) -> int:
+                return int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
+            return {"messages": count(messages), "skipped": int(conn.scalar(
+                sa.select(sa.func.coalesce(sa.func.sum(skipped.c.count), 0))) or 0),
+                "skipped_runs": count(skipped), "gaps": count(gaps),
+                "quarantined": count(quarantine)}
 
     def messages(self, venue: str, table: str, first: int = 0, last: int | None = None,
                  epoch: str = "") -> list[Stored]:
@@ -249,6 +323,17 @@ class Store:
         with self.engine.connect() as conn:
             return [Stored(venue, table, s, t, json.loads(p), epoch)
                     for s, t, p in conn.execute(q.order_by(c.seq))]
+
+    def quarantined(self, limit: int = 20) -> tuple[int, list[dict[str, Any]]]:
+        """Returns how many messages are quarantined and the newest ``limit`` of them
+        (``{"received", "topic", "bytes", "reason"}``)."""
+        q = quarantine.c
+        with self.engine.connect() as conn:
+            count = conn.scalar(sa.select(sa.func.count()).select_from(quarantine)) or 0
+            rows = conn.execute(sa.select(q.received, q.topic, sa.func.length(q.payload),
+                                          q.reason).order_by(q.id.desc()).limit(limit))
+            return int(count), [{"received": r, "topic": t, "bytes": n, "reason": why}
+                                for r, t, n, why in rows]
 
     def venues(self) -> list[str]:
         """Returns the venues the record holds tables of."""
@@ -266,6 +351,55 @@ class Store:
         with self.engine.connect() as conn:
             return [(v, t, e, int(a), None if b is None else int(b), r)
                     for v, t, e, a, b, r in conn.execute(q)]
+
+
+def _skip(conn: sa.Connection, items: Sequence[Stored]) -> None:
+    """Counts ``items``' seqs in runs (a run ending just before grows; a seq already counted
+    is not counted again)."""
+    k = skipped.c
+    runs: list[list[Any]] = []  # [venue, table, epoch, first, last]
+    for m in sorted(items, key=lambda m: (m.venue, m.table, m.epoch, m.seq)):
+        if runs and runs[-1][:3] == [m.venue, m.table, m.epoch] and runs[-1][4] + 1 >= m.seq:
+            runs[-1][4] = m.seq
+        else:
+            runs.append([m.venue, m.table, m.epoch, m.seq, m.seq])
+    for venue, table, epoch, a, b in runs:
+        key = (k.venue == venue, k.table_id == table, k.epoch == epoch)
+        counted: list[tuple[int, int]] = [(x, y) for x, y in conn.execute(sa.select(
+            k.first_seq, k.last_seq).where(*key, k.first_seq <= b, k.last_seq >= a))]
+        if counted:  # some delivered again: the rest, one by one
+            for seq in range(a, b + 1):
+                if not any(x <= seq <= y for x, y in counted):
+                    _count_run(conn, key, (venue, table, epoch), seq, seq)
+                    counted.append((seq, seq))
+        else:
+            _count_run(conn, key, (venue, table, epoch), a, b)
+
+
+def _count_run(conn: sa.Connection, key: tuple[Any, ...], names: Key, a: int, b: int) -> None:
+    """Counts seqs ``a`` to ``b``: joined to the runs just before and just after, if any
+    (seqs come out of order: a run is not split for ever by one that came late)."""
+    k = skipped.c
+    after = conn.execute(sa.select(k.last_seq, k.count).where(*key, k.first_seq == b + 1)).first()
+    if after is not None:
+        conn.execute(sa.delete(skipped).where(*key, k.first_seq == b + 1))
+    last, count = (after[0], b - a + 1 + after[1]) if after is not None else (b, b - a + 1)
+    grown = conn.execute(sa.update(skipped).where(*key, k.last_seq == a - 1).values(
+        last_seq=last, count=k.count + count))
+    if not grown.rowcount:
+        venue, table, epoch = names
+        conn.execute(sa.insert(skipped).values(venue=venue, table_id=table, epoch=epoch,
+                                               first_seq=a, last_seq=last, count=count))
+
+
+def failure(exc: Exception) -> StoreError:
+    """Returns the store's error for a failed write: BadRow for a value the store refuses
+    (too long, not encodable, a constraint), else StoreDown (away, full, anything else)."""
+    orig = getattr(exc, "orig", None)  # what the driver raised (text it cannot encode)
+    if isinstance(exc, sa.exc.DataError | sa.exc.IntegrityError | ValueError) or isinstance(
+            orig, ValueError):
+        return BadRow(f"the record store refuses it: {exc}")
+    return StoreDown(f"cannot write the record store: {exc}")
 
 
 def _ts(payload: dict[str, Any]) -> float | None:

@@ -15,8 +15,14 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
     /record/player/<name>.json       the figures of every match played under a name as written
     /record/players.json             each venue's roster (``controller.record.roster``), the
                                      most recently seen first
-    /record/sessions.json, sessions.csv    each table's sessions (start, end: Unix seconds)
+    /record/sessions.json            each table's sessions (start, end: Unix seconds)
+    /record/sessions.csv?lang=ru&tz=180    the same for people, as a match's CSV (a BOM,
+                                     ``;`` for Russian, the page's words, «Стол 6», local
+                                     date and time; ``tz``: minutes east of UTC)
     /record/gaps.json                the seqs recorded as lost, per table
+    /record/health.json              the recorder's health (``controller.record.health``),
+                                     the messages it quarantined and the store's size
+                                     (``Store.sizes``: rows stored, answers counted)
     /history/live/<table>.json       the match being played there, as recorded so far (what
                                      the dashboard and the console ask when opened mid-match)
 """
@@ -24,9 +30,12 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import logging
 import re
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from controller.record import queries, roster, stats
@@ -72,8 +81,12 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
                                        for entry in roster.entries(store, venue)]}), JSON
     if path == "/record/sessions.json":
         return 200, _json({"sessions": stats.sessions(store)}), JSON
-    if path == "/record/sessions.csv":
-        return 200, stats.sessions_csv(store).encode(), CSV
+    if path == "/record/sessions.csv":  # for people: as a match's CSV (a program: .json)
+        try:
+            shown, tz = _language(args), history_query({"tz": args.get("tz", [""])}).tz_minutes
+        except ValueError as exc:
+            return 400, f"{exc}\n".encode(), TEXT
+        return 200, queries.sessions_sheet(store, shown, tz).encode(), CSV
     if path == "/record/gaps.json":
         return 200, _json({"gaps": [
             {"venue": v, "table": t, "epoch": e, "first": a, "last": b, "reason": r}
@@ -90,9 +103,7 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
         if match is None:
             return 404, b"no such match\n", TEXT
         if item.group(2) == "csv":
-            language = args.get("lang", ["en"])[0]
-            shown = language if language in catalogue.languages() else "en"
-            return 200, queries.csv_text(match, shown).encode(), CSV
+            return 200, queries.csv_text(match, _language(args)).encode(), CSV
         return 200, _json(match), JSON
     return None
 
@@ -116,13 +127,31 @@ def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
         return value
 
     for day in ("since", "until"):
-        if (value := one(day)) is not None and not _DAY.match(value):
+        if (value := one(day)) is not None and not _is_day(value):
             raise ValueError(f"{day}: a date as YYYY-MM-DD")
     return queries.HistoryQuery(
         table=one("table"), player=one("player"), name=one("name"), player_id=one("pid"),
         since=one("since"), until=one("until"),
         tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
         per_page=number("per_page", 50, 1, 500))
+
+
+def _language(args: dict[str, list[str]]) -> str:
+    """Returns ``?lang`` if the catalogue has it, else English."""
+    language = args.get("lang", ["en"])[0]
+    return language if language in catalogue.languages() else "en"
+
+
+def _is_day(text: str) -> bool:
+    """Whether ``text`` is a day of the calendar as YYYY-MM-DD (a day a page's time zone
+    can move by a day either way: not the first or last the calendar holds)."""
+    if not _DAY.match(text):
+        return False
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return datetime.date.min < day < datetime.date.max
 
 
 def _json(value: object) -> bytes:
@@ -141,10 +170,23 @@ def _disposition(path: str, query: str, kind: str) -> tuple[tuple[str, str], ...
 class RecordSite:
     """The targets under ``/record/`` and ``/history/live/`` (``answer``) as a site of the
     project's one HTTP server (``controller.web.http``): the store is read in a thread, off
-    the event loop; a store it cannot read is a 500 that says so."""
+    the event loop; a store it cannot read is a 500 that says so. With the recorder's
+    ``health`` (``controller.record.health``), ``/record/health.json`` serves it with the
+    messages quarantined (the newest 20), whether or not the store can be read."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, health: Callable[[], dict[str, Any]] | None = None) -> None:
         self.store = store
+        self.health = health
+
+    async def _health(self) -> Response:
+        body: dict[str, Any] = {"recorder": self.health() if self.health else None}
+        try:
+            count, newest = await asyncio.to_thread(self.store.quarantined)
+            body["quarantine"] = {"count": count, "newest": newest}
+            body["store"] = await asyncio.to_thread(self.store.sizes)
+        except Exception as exc:  # the store away: the recorder's health says so too
+            body["quarantine"] = {"error": str(exc).splitlines()[0][:300]}
+        return Response(200, _json(body), JSON)
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
@@ -152,6 +194,8 @@ class RecordSite:
             return None
         if not path.startswith(("/record/", "/history/live/")):
             return None
+        if path == "/record/health.json":
+            return await self._health()
         query = urlsplit(request.target).query
         try:
             found = await asyncio.to_thread(answer, self.store, path, query)

@@ -19,7 +19,8 @@
   paho's ``on_publish`` through aiomqtt's private ``_client``, here and nowhere else.
 - ``AckingClient``: aiomqtt's client acknowledging a QoS 1 message when the service has
   taken it (paho's manual acknowledgement, through ``_client``), and holding a bounded number
-  of QoS 0 messages (its ``_on_message`` wrapped, ``_queue`` read); ``abandon(client)`` ends
+  of QoS 0 messages (its ``_on_message`` wrapped, ``_queue`` read; ``batch``: the venue
+  recorder's read of several at once); ``abandon(client)`` ends
   a connection without a DISCONNECT, so the broker publishes the Last Will (paho's socket,
   through ``_client``). aiomqtt 2.5 has none of these; here and nowhere else.
 - ``publish(client, …)``: aiomqtt's publish, not losing a cancellation on Python 3.11.
@@ -100,18 +101,19 @@ CREDENTIAL = "mqtt-password"
 
 
 def read_password(path: Path | str | None = None,
-                  env: Mapping[str, str] | None = None) -> str | None:
+                  env: Mapping[str, str] | None = None, credential: str = CREDENTIAL
+                  ) -> str | None:
     """Returns the broker password kept in the file ``path``, else in the systemd credential
-    ``mqtt-password`` (a file in ``$CREDENTIALS_DIRECTORY``), else None: the file's first
-    line without its line end; None for an empty file.
+    ``credential`` (``mqtt-password``: a file in ``$CREDENTIALS_DIRECTORY``), else None: the
+    file's first line without its line end; None for an empty file.
 
     Raises OSError when ``path`` is given and cannot be read.
     """
     if path is None:
         directory = (os.environ if env is None else env).get("CREDENTIALS_DIRECTORY")
-        if not directory or not (Path(directory) / CREDENTIAL).is_file():
+        if not directory or not (Path(directory) / credential).is_file():
             return None
-        path = Path(directory) / CREDENTIAL
+        path = Path(directory) / credential
     with open(path, encoding="utf-8") as f:
         line = f.readline().rstrip("\r\n")
     return line or None
@@ -286,6 +288,19 @@ class AckingClient(aiomqtt.Client):
                             self.qos0_max, self.qos0_dropped)
             return
         super()._on_message(client, userdata, message)
+
+    async def batch(self, limit: int, timeout: float) -> list[aiomqtt.Message]:
+        """Returns the messages received, at most ``limit``, waiting up to ``timeout`` seconds
+        for the first (none then). aiomqtt 2.5's ``messages`` yields one at a time: a
+        batch is read from its queue, here and nowhere else."""
+        try:
+            async with asyncio.timeout(timeout):
+                found = [await self._queue.get()]
+        except TimeoutError:
+            return []
+        while len(found) < limit and not self._queue.empty():
+            found.append(self._queue.get_nowait())
+        return found
 
     def ack(self, message: aiomqtt.Message) -> None:
         """Acknowledges a QoS 1 message (nothing for QoS 0)."""

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 PUBLISHED_KEPT = 50_000
 #: The request a venue recorder fills its gaps with; its responses are kept without their data.
 HISTORY_REQUEST = "history_since"
+#: The most bytes of messages one ``history_since`` answer carries (the broker's limit on a
+#: message, ``message_size_limit`` in deploy/mosquitto/billiards.conf, is 256 KiB: a bigger
+#: answer made the broker drop the table): the asker pages on from ``upto``.
+HISTORY_BYTES = 64 * 1024
 
 
 def published_form(topic: str, payload: bytes) -> tuple[int, bytes] | None:
@@ -95,8 +99,9 @@ class PublishedLog:
     def history_since(self, after: int, limit: int, epoch: str | None = None, *,
                       base: str) -> dict[str, Any]:
         """Returns the ``history_since`` answer: the kept messages after seq ``after`` (topics
-        relative to ``base``), ``first`` the oldest seq kept, ``upto``: every seq up to it
-        that is not among the messages (nor before ``first``) never was, and the journal's
+        relative to ``base``; at most ``limit``, and no more than HISTORY_BYTES of them but
+        the first), ``first`` the oldest seq kept, ``upto``: every seq up to it that is not
+        among the messages (nor before ``first``) never was, and the journal's
         ``epoch`` with ``since``, the last seq of earlier epochs. Raises OtherEpoch when
         ``epoch`` is given and is not the journal's."""
         if epoch is not None and epoch != self.epoch:
@@ -104,9 +109,20 @@ class PublishedLog:
                              " it holds none of that epoch's messages")
         after = max(after, self.since)
         rows, first, last = self.read(after, limit)
-        upto = rows[-1][0] if len(rows) == limit else max(last, after)
+        page = _page(rows)
+        upto = page[-1][0] if len(page) < len(rows) or len(rows) == limit else max(last, after)
         prefix = base + "/"
         return {"epoch": self.epoch, "since": self.since, "first": first, "upto": upto,
                 "messages": [
             {"seq": seq, "topic": topic.removeprefix(prefix), "payload": json.loads(payload)}
-            for seq, topic, payload in rows]}
+            for seq, topic, payload in page]}
+
+
+def _page(rows: list[tuple[int, str, bytes]]) -> list[tuple[int, str, bytes]]:
+    """Returns the first of ``rows`` that fit HISTORY_BYTES, at least one."""
+    size = 0
+    for n, (_, topic, payload) in enumerate(rows):
+        size += len(topic) + len(payload) + 40  # its seq, names and commas
+        if size > HISTORY_BYTES and n > 0:
+            return rows[:n]
+    return rows

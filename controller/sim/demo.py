@@ -200,7 +200,7 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
-                         language=args.language, record=RecordSite(store))
+                         language=args.language, record=RecordSite(store, recorder.health.body))
         await web.start()
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n"
                   f"history:   {web.url}history.html (the venue record: each match as it ends)\n")

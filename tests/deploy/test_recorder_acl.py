@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+import aiomqtt
+
+from controller.service.connection import Pubacks
 from tests.deploy.test_mosquitto_acl import B1, T1, delivered_first, first_message, login
 from tests.deploy.venue import Venue
 
@@ -35,3 +38,40 @@ async def test_recorder_writes_the_venue_roster_that_consoles_and_dashboards_rea
     for reader, denied in (("referee", T1), ("dashboard", "referee"), ("referee", "dashboard")):
         roster = await delivered_first(venue, reader, "billiards/club/roster", denied, "recorder")
         assert roster == {"topic": "billiards/club/roster", "from": "recorder"}
+
+
+async def test_the_billing_topic_is_the_recorders_alone_not_the_tables_own(venue: Venue) -> None:
+    # the table's own user writes the rest of its base, not its session topic
+    session = await delivered_first(venue, "dashboard", f"{B1}/session", T1, "recorder")
+    assert session["from"] == "recorder"
+    status = await delivered_first(venue, "dashboard", f"{B1}/status", "referee", T1)
+    assert status["from"] == T1
+
+
+async def test_the_adapters_write_no_venue_topic_as_a_clocks(venue: Venue) -> None:
+    # AWTRIX clocks' prefixes (one level or two) matched billiards/custom/x and
+    # billiards/club/notify: refused there (MQTT 5: "not authorized" in the PUBACK), still
+    # granted on a clock's own prefix and on the tables' display texts
+    async with login(venue, "adapters-t1", protocol=aiomqtt.ProtocolVersion.V5) as adapters:
+        acks = Pubacks(adapters)
+        codes = {}
+        for topic in ("billiards/custom/x", "billiards/club/notify", "billiards/notify",
+                      "billiards/club/custom/x", "awtrix_a1b2c3/custom/score",
+                      "awtrix/clock1/notify", f"{B1}/display/lcd"):
+            acks.clear()
+            await adapters.publish(topic, "{}", qos=1)
+            codes[topic] = acks.take()[0]  # 0x10, "no matching subscribers", is taken
+    assert {t: c == 0x87 for t, c in codes.items()} == {
+        "billiards/custom/x": True, "billiards/club/notify": True, "billiards/notify": True,
+        "billiards/club/custom/x": True, "awtrix_a1b2c3/custom/score": False,
+        "awtrix/clock1/notify": False, f"{B1}/display/lcd": False}
+
+
+async def test_the_recorder_writes_its_health_and_a_table_cannot(venue: Venue) -> None:
+    codes = {}
+    for user in ("recorder", T1):
+        async with login(venue, user, protocol=aiomqtt.ProtocolVersion.V5) as client:
+            acks = Pubacks(client)
+            await client.publish("billiards/recorder/health", "{}", qos=1)
+            codes[user] = acks.take()[0]
+    assert codes[T1] == 0x87 and codes["recorder"] < 0x80

@@ -323,7 +323,7 @@ class Evening:
                 return
             await asyncio.to_thread(self.postgres.crash)
             await asyncio.sleep(fault.hold)
-            await asyncio.to_thread(self.postgres.start_again)
+            await asyncio.to_thread(self.postgres.resume)
         elif fault.kind == "flood":
             await flood(self.venue.ports[1883], VENUE, fault.target, self.plan.flood_n)
         else:

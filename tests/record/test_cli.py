@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 from controller.record import stats
 from controller.record.store import Progress, Store
+from tests.postgres import Postgres
 from tests.record.test_store import event
 from tests.record.venue import ROOT
 
 
-def record(*args: str) -> subprocess.CompletedProcess[str]:
+def record(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "controller", "record", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
 
 
 def test_sessions_print_as_csv_and_recording_needs_a_broker(tmp_path):
@@ -33,3 +36,34 @@ def test_sessions_print_as_csv_and_recording_needs_a_broker(tmp_path):
     assert refused.returncode == 2 and "--broker is needed" in refused.stderr
     bad = record("--store", f"sqlite:///{tmp_path}/no/such/dir/x.sqlite3", "--sessions")
     assert bad.returncode == 1 and "cannot open the record store" in bad.stderr
+
+
+def test_the_stores_password_comes_from_a_file_or_systemds_credential_never_the_command_line(
+        tmp_path):
+    pg = Postgres(password="s3cret-store")
+    pg.start()
+    try:
+        url = pg.database()  # postgresql://postgres@…: no password in it
+        (tmp_path / "creds").mkdir()
+        (tmp_path / "creds" / "store-password").write_text("s3cret-store\n")
+        (tmp_path / "pw").write_text("s3cret-store\n")
+        refused = record("--store", url, "--sessions")
+        by_file = record("--store", url, "--store-password-file", str(tmp_path / "pw"),
+                         "--sessions")
+        by_credential = record("--store", url, "--sessions",
+                               env={"CREDENTIALS_DIRECTORY": str(tmp_path / "creds")})
+    finally:
+        pg.stop()
+    assert refused.returncode == 1 and "password" in refused.stderr
+    assert by_file.returncode == 0, by_file.stderr
+    assert by_credential.returncode == 0, by_credential.stderr
+    assert by_file.stdout.startswith("venue,table,start,end,matches")
+
+
+def test_the_unit_hands_the_store_password_over_as_a_credential_and_no_password_is_on_its_command_line():
+    unit = (ROOT / "deploy" / "billiards-recorder.service").read_text()
+    assert ("LoadCredential=store-password:/etc/billiards-controller/recorder-store.password"
+            in unit.splitlines())
+    assert "LoadCredential=mqtt-password:/etc/billiards-controller/recorder.password" in unit
+    (start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    assert "password" not in start.lower()

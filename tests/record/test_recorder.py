@@ -17,7 +17,8 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from controller.record.recorder import REPLACED, UNHEARD, Recorder
+from controller.record.ledger import REPLACED, UNHEARD
+from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store
 from controller.service.connection import parse_broker
 from tests.broker import Broker
@@ -70,12 +71,15 @@ async def kill_and_restart(tmp_path: Path, broker: Broker, store_url: str, *, co
             await until(lambda: all(len(published(tmp_path, t)) > 50 for t in names), 60,
                         "the tables playing")
             await wait_complete(store, tmp_path, names, timeout=60)
+            # seqs redelivered after later ones are complete once a fill says so
+            await until(lambda: all(p.complete_upto == p.high for p in store.progress().values()),
+                        30, "every epoch complete")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()
     assert all(len(published(tmp_path, t)) > 50 for t in names)  # they played meanwhile
     assert store.gaps() == []
-    assert all(p.complete_upto == p.high for p in store.progress().values())
+    assert all(p.complete_upto == p.high for p in store.progress().values()), store.progress()
     return store
 
 

@@ -34,7 +34,7 @@ def test_progress_and_lost_seqs_are_kept_across_reopening(store_url):
     assert again.progress() == {("club", "t1", ""): Progress(5, 9, 100.0)}
     assert again.gaps() == [("club", "t1", "", 1, 4, "no longer in the table's journal")]
     with again.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0002"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0004"
 
 
 def credit(player: int, ball: int = 1, points: int = 1) -> dict:
@@ -223,7 +223,7 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
     assert [(m.seq, m.epoch) for m in new] == [(7, "e2")]
     assert store.add([Stored("club", "t1", 7, "event", {"seq": 7}, "")]) == []
     with store.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0002"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0004"
 
 
 def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url):
@@ -272,3 +272,21 @@ def test_a_players_page_is_one_roster_entry_and_two_of_one_name_stay_two(store_u
     assert [m["table"] for m in queries.page(store, queries.HistoryQuery(player_id=other))["matches"]] \
         == ["t3"]
     assert stats.player(store, "Борис")["total"]["matches"] == 3  # the name as written: all three
+
+
+def refused(seq: int) -> Stored:
+    return Stored("club", "t1", seq, "response/undo",
+                  {"v": 1, "seq": seq, "status": "error", "error": "junk"})
+
+
+def test_answers_that_changed_nothing_are_counted_in_runs_joined_whatever_their_order(store_url):
+    store = Store(store_url)
+    store.add([event(1, "foul", {})], skip=[refused(s) for s in (2, 3, 4, 8, 9)])
+    store.add([], skip=[refused(s) for s in (6, 7)])  # late: between two runs, no neighbour
+    store.add([], skip=[refused(s) for s in (3, 4, 5)])  # 3 and 4 delivered again; 5 joins
+    store.add([event(10, "foul", {})], skip=[refused(11)])
+    assert store.seqs("club", "t1") == list(range(1, 12))  # every seq recorded
+    assert [m.seq for m in store.messages("club", "t1")] == [1, 10]  # two rows stored
+    assert store.sizes() == {"messages": 2, "skipped": 9, "skipped_runs": 2, "gaps": 0,
+                             "quarantined": 0}
+    assert store.seqs_between("club", "t1", "", 4, 8) == [5, 6, 7, 8]

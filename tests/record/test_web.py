@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 
 from controller.record import roster, stats
-from controller.record.store import Progress, Store
+from controller.record.store import Progress, Store, Stored
 from controller.record.web import RecordSite
 from controller.web.server import WebConfig, WebServer
 from tests.record.test_store import credit, event
@@ -69,3 +69,42 @@ async def test_a_store_that_cannot_be_read_is_a_500_that_says_so(tmp_path):
     async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
         status, body, _ = await asyncio.to_thread(get, web.url + "record/history.json")
     assert (status, body) == (500, b"the venue record could not be read\n")
+
+
+async def test_every_bad_argument_of_the_history_is_a_400_never_a_500(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    bad = ("since=9999-99-99", "until=2026-02-30", "since=0000-01-01", "until=2026-13-01",
+           "since=2026-1-1", "tz=x", "tz=100000", "page=0", "per_page=501", "page=%00")
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        base = web.url.rstrip("/")
+        answers = await asyncio.to_thread(
+            lambda: {q: get(f"{base}/record/history.json?{q}")[0] for q in bad})
+        good = await asyncio.to_thread(get, f"{base}/record/history.json?since=2026-12-01&tz=180")
+    assert answers == dict.fromkeys(bad, 400)
+    assert good[0] == 200
+
+
+async def test_the_billing_csv_is_as_a_matchs_in_the_pages_language_with_local_times(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    # two tables' sessions: t6's began later, t10's first; 2026-12-06 10:00 UTC = 1796551200
+    for table, start in (("t6", 1796551200.0), ("t10", 1796547600.0)):
+        store.add([Stored("club", table, 1, "event", {"v": 1, "seq": 1, "ts": 0.0,
+                   "type": "match_started", "data": {"match_id": "m-1", "game": "pyramid",
+                                                     "players": ["A", "B"]}}),
+                   Stored("club", table, 2, "event", {"v": 1, "seq": 2, "ts": 600.0,
+                   "type": "match_over", "data": {"winner": 0}})],
+                  progress={("club", table, ""): Progress(2, 2)}, received=start + 600.0)
+    stats.summarize_finished(store)
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        base = web.url.rstrip("/")
+        ru, en, bad = await asyncio.to_thread(lambda: [
+            get(f"{base}/record/sessions.csv?lang=ru&tz=180"),
+            get(f"{base}/record/sessions.csv"), get(f"{base}/record/sessions.csv?tz=x")])
+    text = ru[1].decode("utf-8")
+    assert text.startswith("\ufeff") and ru[2].startswith("text/csv")
+    assert text[1:].splitlines() == ["Клуб;Стол;Начало;Конец;Матчи",
+                                     "club;Стол 10;2026-12-06 12:00;2026-12-06 12:10;1",
+                                     "club;Стол 6;2026-12-06 13:00;2026-12-06 13:10;1"]
+    assert en[1].decode("utf-8")[1:].splitlines()[:2] == [
+        "Club,Table,Started,Ended,Matches", "club,Table 10,2026-12-06 09:00,2026-12-06 09:10,1"]
+    assert bad[0] == 400
