@@ -1,7 +1,8 @@
 """One player, one record: staff merge two roster entries (``controller.record.roster.merge``)
 and the entry merged away is kept as an alias, ``player_aliases(venue, player_id,
 merged_into)``, so that a match summed up again (the journals are never touched) takes the
-entry it was merged into."""
+entry it was merged into. And the history lists matches by the start it shows: an index
+``matches_started`` as ``matches_ended`` is for the end."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -18,4 +19,4 @@ def upgrade() -> None:
         sa.Column("merged_into", sa.String(64), nullable=False),
         sa.PrimaryKeyConstraint("venue", "player_id", name="player_aliases_key"),
     )
-
+    op.create_index("matches_started", "matches", ["started"])
