@@ -11,6 +11,12 @@ import { LANG, duration, languagePicker, t, translateStatic } from "./i18n.js";
 import { el, foulName, loadConfig, tableName } from "./common.js";
 import { gameName, keepsPoints } from "./games.js";
 
+// The tables' sessions for billing, as the match CSV: the page's language, its local time (tz).
+function billingLink(tz) {
+  const href = `record/sessions.csv?${new URLSearchParams({ lang: LANG, tz })}`;
+  return el("p", { class: "exports" }, el("a", { href, download: "sessions.csv" }, t("h.sessions_csv")));
+}
+
 (async function main() {
   const config = await loadConfig();
   translateStatic();
@@ -128,9 +134,7 @@ import { gameName, keepsPoints } from "./games.js";
       to.set("page", String(n));
       return `history.html?${to}`;
     });
-    const billing = el("p", { class: "exports" }, el("a", {
-      // as the match CSV: the page's language and its local date and time
-      href: `record/sessions.csv?${new URLSearchParams({ lang: LANG, tz })}`, download: "sessions.csv" }, t("h.sessions_csv")));
+    const billing = billingLink(tz);
     box.replaceChildren(...(list.status === 200 ? [form] : []), ...list.nodes, ...(list.status === 200 ? [billing] : []));
     return;
   }
