@@ -30,3 +30,6 @@ def add_parser(sub: Any) -> None:
                      help="also serve the pages and the record's history (/record/...) here")
     rec.add_argument("--sessions", action="store_true",
                      help="print the tables' sessions (CSV) from the store and stop")
+    rec.add_argument("--merge-players", nargs=3, metavar=("VENUE", "MERGED", "INTO"),
+                     help="staff: make roster entry MERGED one player with INTO (their figures "
+                          "combined; the journals untouched) and stop")

@@ -1,5 +1,6 @@
 """``python -m controller record``: the venue recorder, or (``--sessions``) the tables'
-sessions from the store as CSV, for a club's billing."""
+sessions from the store as CSV, for a club's billing, or (``--merge-players``) two roster
+entries of one person made one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 import sys
 from typing import Any
 
+from controller.record import roster
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
@@ -46,6 +48,16 @@ def main(args: Any) -> int:
     try:
         if args.sessions:
             sys.stdout.write(sessions_csv(store))
+            return 0
+        if args.merge_players:
+            venue, merged, into = args.merge_players
+            try:
+                moved = roster.merge(store, venue, merged, into)
+            except ValueError as exc:
+                print(f"record: {exc}", file=sys.stderr)
+                return 2
+            print(f"{merged} is now {into}; matches moved: {moved} (the recorder publishes "
+                  "the roster again when it next sums up a match or connects)")
             return 0
         if not args.broker:
             print("record: --broker is needed to record", file=sys.stderr)

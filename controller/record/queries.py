@@ -1,5 +1,5 @@
 """The venue record as the history pages read it: one page of the finished matches (filtered
-by table, player and date, newest first), one match with every shot told from its stored
+by table, player and date, the latest start first), one match with every shot told from its stored
 messages, and its shots as CSV in the page's language.
 
 A list's row (``page``)::
@@ -66,8 +66,8 @@ def _day_start(day: str, tz_minutes: int) -> float:
 
 
 def page(store: Store, query: HistoryQuery) -> dict[str, Any]:
-    """Returns one page of the finished matches ``query`` selects, newest first (by their
-    end: the index ``matches_ended``):
+    """Returns one page of the finished matches ``query`` selects, the latest start first
+    (the start the list shows: the index ``matches_started``):
     ``{"matches": [rows], "total": N, "page": p, "pages": P, "per_page": n}``. Raises
     ValueError for a date it cannot read."""
     m, p = matches.c, match_players.c
@@ -90,7 +90,7 @@ def page(store: Store, query: HistoryQuery) -> dict[str, Any]:
         pages = max(1, -(-total // query.per_page))
         number = min(max(1, query.page), pages)
         rows = [r._asdict() for r in conn.execute(
-            sa.select(matches).where(*where).order_by(m.ended.desc())
+            sa.select(matches).where(*where).order_by(m.started.desc(), m.ended.desc(), m.table_id)
             .limit(query.per_page).offset((number - 1) * query.per_page))]
         won = _games_won(conn, rows)
     return {"matches": [_row(r, won) for r in rows], "total": total, "page": number,

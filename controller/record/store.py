@@ -31,6 +31,10 @@ Tables (their schema is Alembic's, ``migrations/``)::
                                           (``controller.record.stats``), kept up to date,
                                           keyed by (venue, table, epoch, match_id);
                                           ``player_id`` the roster's (``controller.record.roster``)
+    player_aliases(venue, player_id, merged_into)
+                                          roster entries staff merged into another
+                                          (``roster.merge``): a match summed up again
+                                          takes the entry merged into; journals untouched
 """
 
 from __future__ import annotations
@@ -103,6 +107,11 @@ quarantine = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("received", sa.Float), sa.Column("topic", sa.Text),
     sa.Column("payload", sa.LargeBinary), sa.Column("reason", sa.Text))
+player_aliases = sa.Table(
+    "player_aliases", meta,
+    sa.Column("venue", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(64), primary_key=True),
+    sa.Column("merged_into", sa.String(64), nullable=False))
 
 skipped = sa.Table(
     "skipped", meta,

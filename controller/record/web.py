@@ -3,7 +3,7 @@ targets under ``/record/`` here; ``python -m controller record --web``, the demo
 
     /record/history.json?page=2&per_page=50&table=t1&player=Бор&since=2026-12-01&tz=180
                                      one page of the finished matches across every table,
-                                     newest first: {"matches", "total", "page", "pages",
+                                     the latest start first: {"matches", "total", "page", "pages",
                                      "per_page"} (``controller.record.queries``; ``player``:
                                      part of a name, ``name``: one name's, ``pid``: one
                                      roster entry's (one person); ``since``,

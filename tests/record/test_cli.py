@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from controller.record import stats
+from controller.record import roster, stats
 from controller.record.store import Progress, Store
 from tests.postgres import Postgres
 from tests.record.test_store import event
@@ -67,3 +67,25 @@ def test_the_unit_hands_the_store_password_over_as_a_credential_and_no_password_
     assert "LoadCredential=mqtt-password:/etc/billiards-controller/recorder.password" in unit
     (start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
     assert "password" not in start.lower()
+
+
+def test_staff_merge_two_roster_entries_from_the_command_line(tmp_path):
+    url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
+    store = Store(url)
+    for seq, ids in ((1, ["p-boris", None]), (3, ["p-borya", None])):
+        store.add([event(seq, "match_started", {"match_id": f"m-{seq}", "game": "pyramid",
+                                                "players": ["Борис", "Анна"], "player_ids": ids}),
+                   event(seq + 1, "match_over", {"winner": 0})],
+                  progress={("club", "t1", ""): Progress(seq + 1, seq + 1)}, received=1000.0 + seq)
+    stats.summarize_finished(store)
+    roster.assign(store)
+    store.close()
+    refused = record("--store", url, "--merge-players", "club", "p-borya", "p-nobody")
+    assert refused.returncode == 2 and "p-nobody" in refused.stderr
+    merged = record("--store", url, "--merge-players", "club", "p-borya", "p-boris")
+    assert merged.returncode == 0, merged.stderr
+    assert "matches moved: 1" in merged.stdout
+    store = Store(url)
+    assert sorted((e["id"], e["matches"]) for e in roster.entries(store, "club")) == sorted([
+        ("p-boris", 2), (roster.new_id("club", "t1", "", "m-1", 1), 2)])  # Анна typed: one
+    store.close()

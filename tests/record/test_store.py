@@ -34,7 +34,7 @@ def test_progress_and_lost_seqs_are_kept_across_reopening(store_url):
     assert again.progress() == {("club", "t1", ""): Progress(5, 9, 100.0)}
     assert again.gaps() == [("club", "t1", "", 1, 4, "no longer in the table's journal")]
     with again.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0004"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0005"
 
 
 def credit(player: int, ball: int = 1, points: int = 1) -> dict:
@@ -223,7 +223,7 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
     assert [(m.seq, m.epoch) for m in new] == [(7, "e2")]
     assert store.add([Stored("club", "t1", 7, "event", {"seq": 7}, "")]) == []
     with store.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0004"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0005"
 
 
 def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url):
@@ -249,10 +249,11 @@ def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url)
 
 def test_a_players_page_is_one_roster_entry_and_two_of_one_name_stay_two(store_url):
     """Two «Борис»: one picked from the roster on two tables (one person, one page with both
-    matches), one typed (an entry of its own, never merged by the name)."""
+    matches), one typed as the referee's «новый игрок» (an entry of its own, not merged by
+    the name)."""
     store = Store(store_url)
     for table, ids, ended in (("t1", ["p-boris", "p-anna"], 100.0), ("t2", ["p-boris", None], 200.0),
-                              ("t3", [None, "p-anna"], 300.0)):
+                              ("t3", ["new", "p-anna"], 300.0)):
         started = {"match_id": "m-1", "game": "pyramid", "players": ["Борис", "Анна"],
                    "player_ids": ids}
         store.add([Stored("club", table, 1, "event", {"v": 1, "seq": 1, "ts": 0.0,
@@ -268,7 +269,7 @@ def test_a_players_page_is_one_roster_entry_and_two_of_one_name_stay_two(store_u
     assert stats.player(store, player_id="p-boris")["name"] == "Борис"
     [typed] = queries.page(store, queries.HistoryQuery(table="t3"))["matches"]
     other = typed["player_ids"][0]
-    assert other not in (None, "p-boris")
+    assert other not in (None, "new", "p-boris")
     assert [m["table"] for m in queries.page(store, queries.HistoryQuery(player_id=other))["matches"]] \
         == ["t3"]
     assert stats.player(store, "Борис")["total"]["matches"] == 3  # the name as written: all three

@@ -333,7 +333,7 @@ def test_a_players_name_opens_their_page_with_their_figures_and_matches(
             expect(figures.locator("tbody tr").nth(1).locator("td")).to_have_text(
                 ["Выиграно матчей", str(sum(won.values())), str(won["pyramid"]), str(won["siberian-ten"])])
             expect(page.locator('[data-field="matches"] tbody tr')).to_have_count(2)
-            expect(page.locator('[data-field="matches"] tbody tr').first).to_contain_text("T1")
+            expect(page.locator('[data-field="matches"] tbody tr').first).to_contain_text("Стол 1")
             assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
             assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
             page.screenshot(path=str(artifacts / f"history-player-ru-{name}.png"), full_page=True)
@@ -377,7 +377,7 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
                 box = link.bounding_box()
                 assert box is not None and box["x"] + box["width"] <= width, (name, box)
             expect(page.get_by_role("link", name="Сеансы столов (CSV)")).to_have_attribute(
-                "href", "record/sessions.csv")
+                "href", re.compile(r"^record/sessions\.csv\?lang=ru&tz=-?\d+$"))
             assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
             assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
             page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)

@@ -1,7 +1,8 @@
 """The venue roster at the referee console, end to end: a real Mosquitto, the venue recorder
 (its own process, SQLite), tables publishing over MQTT and the console in headless Chromium,
 in Russian on a tablet. A «Борис» picked from the roster at table 2 is the «Борис» of table 1:
-one player with matches on two tables; a «Борис» typed is another player."""
+one player with matches on two tables; a «Борис» the referee said was someone new is another
+player; a name typed that is an entry's («олег») is that entry unless «новый игрок» is ticked."""
 
 from __future__ import annotations
 
@@ -58,9 +59,11 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
         wait_for(lambda: log.exists() and "recording" in log.read_text(), 30, "the recorder")
         # earlier this evening: «Борис» and «Анна Петрова» typed at table 1, another «Борис» at
         # table 2
-        for name, players in (("t1", ["Борис", "Анна Петрова"]), ("t2", ["Борис", "Олег"])):
+        for name, players, ids in (("t1", ["Борис", "Анна Петрова"], None),
+                                   ("t2", ["Борис", "Олег"], ["new", None])):
             tables[name] = LiveTable(ws_broker.host, ws_broker.port, VENUE, name).start()
-            tables[name].request("new_match", {"game": "ten-ball", "players": players})
+            tables[name].request("new_match", {"game": "ten-ball", "players": players,
+                                               **({"player_ids": ids} if ids else {})})
             tables[name].request("end_match", {})
         wait_for(lambda: len(roster.entries(store, VENUE)) == 4, 30, "four players in the roster")
         boris_t1 = next(e["id"] for e in roster.entries(store, VENUE)
@@ -108,6 +111,25 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
         page.fill('[data-player-name="1"]', "Ве")
         expect(page.locator('[data-roster-for="1"] .roster-pick .name')).to_have_text(
             ["Вера"], timeout=TIMEOUT)
+
+        # typed as an entry has it: that entry, said so, unless «новый игрок» is ticked
+        page.fill('[data-player-name="0"]', " олег ")
+        same = page.locator('[data-roster-for="0"] [data-same-as]')
+        expect(same).to_have_text(re.compile("^это игрок клуба: Стол 2"), timeout=TIMEOUT)
+        page.fill('[data-player-name="1"]', "вера")
+        page.locator('[data-roster-for="1"] [data-new-player]').check()
+        expect(page.locator('[data-roster-for="1"] [data-same-as]')).to_have_text(
+            "будет записан как новый игрок клуба")
+        page.screenshot(path=str(artifacts / "console-roster-new-player.png"))
+        page.click("#new-match button[type=submit]")
+        wait_for(lambda: t2.requests[-1][0] == "new_match" and t2.requests[-1][1] != payload, 10,
+                 "the console's second match")
+        assert t2.requests[-1][1]["player_ids"] == [None, "new"]
+        t2.request("end_match", {})
+        wait_for(lambda: len(roster.entries(store, VENUE)) == 6, 30, "the second Вера")
+        got = sorted((e["name"], e["matches"]) for e in roster.entries(store, VENUE))
+        assert got == [("Анна Петрова", 1), ("Борис", 1), ("Борис", 2), ("Вера", 1),
+                       ("вера", 1), ("олег", 2)]
         assert errors == []
         page.close()
         # on a phone the offers fit the screen

@@ -18,7 +18,7 @@ export function renderBreaker() {
   }
   const breaker = document.getElementById("breaker");
   const was = breaker.value;
-  const names = [...document.querySelectorAll("#players input")].map((i) => i.value.trim());
+  const names = [...document.querySelectorAll("#players input[data-player-name]")].map((i) => i.value.trim());
   breaker.replaceChildren(...names.map((name, i) => el("option", { value: i }, name || t("c.player", { n: i + 1 }))));
   if (was && Number(was) < names.length) breaker.value = was;
 }
@@ -26,8 +26,8 @@ export function renderNewMatch() {
   const game = gameSelect().value;
   const spec = gameRecord(game) || { players: [2, 2], options: [] };
   const box = document.getElementById("players");
-  const names = [...box.querySelectorAll("input")].map((i) => i.value);
-  const ids = [...box.querySelectorAll("input")].map((i) => i.dataset.playerId || "");
+  const names = [...box.querySelectorAll("input[data-player-name]")].map((i) => i.value);
+  const ids = [...box.querySelectorAll("input[data-player-name]")].map((i) => i.dataset.playerId || "");
   box.replaceChildren(...Array.from({ length: spec.players[1] }, (_, i) => el("div", { class: "player-pick" },
     el("label", {},
       `${t("c.player", { n: i + 1 })}${i >= spec.players[0] ? " " + t("c.optional") : ""} `,
@@ -54,15 +54,20 @@ export function renderNewMatch() {
 }
 // The venue's players (the recorder's roster, retained on <prefix>/<venue>/roster), the most
 // recently seen first: picking one sends its id with the name, so that one player's matches
-// on every table are one record; a name typed is a new player (two «Борис» stay two).
+// on every table are one record. A name typed that is an entry's (case, «ё» and spaces aside)
+// is that entry for the recorder, unless the referee ticks «новый игрок» (id "new").
 export function seenText(entry) {
   const date = entry.last ? new Date(entry.last * 1000).toLocaleDateString(LANG, { day: "numeric", month: "short" }) : "";
   const seen = t("c.roster_seen", { table: tableName(entry.table), date, n: entry.matches });
   const against = Array.isArray(entry.against) ? entry.against.join(", ") : "";
   return against ? `${seen} · ${t("c.roster_against", { names: against })}` : seen;
 }
+export function sameName(name) {
+  return String(name).toLocaleLowerCase().replace(/ё/g, "е").split(/\s+/).filter(Boolean).join(" ");
+}
 export function typedName(input) {
   delete input.dataset.playerId;  // typed: no longer the entry picked
+  delete input.dataset.newPlayer;
   renderPicks(Number(input.dataset.playerName));
   renderBreaker();
 }
@@ -78,6 +83,14 @@ export function renderPicks(i) {
   box.replaceChildren(...found.map((p) => el("button", { type: "button", class: "roster-pick", "data-player-id": p.id,
     onclick: () => { input.value = p.name; pickedFor(i, p.id); renderBreaker(); } },
   el("span", { class: "name" }, p.name), el("small", {}, seenText(p)))));
+  // the name as an entry has it: the recorder takes it as that entry (the one seen last)
+  const same = page.roster.find((p) => sameName(p.name) === sameName(typed));
+  if (same) box.append(el("div", { class: "roster-same" }, el("small", { "data-same-as": same.id }, input.dataset.newPlayer
+    ? t("c.roster_new") : t("c.roster_same", { seen: seenText(same) })), el("label", {},
+    el("input", { type: "checkbox", "data-new-player": i, checked: !!input.dataset.newPlayer, onchange: (e) => {
+      if (e.target.checked) input.dataset.newPlayer = "1"; else delete input.dataset.newPlayer;
+      renderPicks(i);
+    } }), ` ${t("c.new_player")}`)));
 }
 export function pickedFor(i, id) {
   const input = document.querySelector(`#players [data-player-name="${i}"]`);
@@ -90,7 +103,7 @@ export function pickedFor(i, id) {
 }
 export function takeRoster(data) {
   page.roster = Array.isArray(data.players) ? data.players.filter((p) => p && p.id && p.name) : [];
-  document.querySelectorAll("#players input").forEach((input, i) => {
+  document.querySelectorAll("#players input[data-player-name]").forEach((input, i) => {
     // the club's list replaces this browser's own names
     if (page.roster.length) input.removeAttribute("list"); else input.setAttribute("list", "recent-names");
     if (input.dataset.playerId) pickedFor(i, input.dataset.playerId); else renderPicks(i);
@@ -186,14 +199,15 @@ export function wireNewMatch() {
   document.getElementById("new-match").addEventListener("submit", (e) => {
     e.preventDefault();
     const game = gameSelect().value;
-    const named = [...document.querySelectorAll("#players input")].filter((i) => i.value.trim());
+    const named = [...document.querySelectorAll("#players input[data-player-name]")].filter((i) => i.value.trim());
     const players = named.map((i) => i.value.trim());
     const payload = {
       game, players, race_to: Number(document.getElementById("race-to").value) || 1,
       breaker: Number(document.getElementById("breaker").value) || 0, options: optionsChosen(game),
     };
-    const ids = named.map((i) => i.dataset.playerId || null);
-    if (ids.some(Boolean)) payload.player_ids = ids;  // picked from the roster (null: typed)
+    // picked from the roster; "new": typed, someone new; null: typed (the entry of that name)
+    const ids = named.map((i) => i.dataset.playerId || (i.dataset.newPlayer ? "new" : null));
+    if (ids.some(Boolean)) payload.player_ids = ids;
     if (inMatch() && !confirm(t("c.confirm_new"))) return;
     if (send("new_match", payload)) remember(payload);
   });

@@ -1,5 +1,5 @@
 // Match history, from the venue record (controller.record: /record/…), across every table:
-//   history.html               the finished matches, newest first, in pages, filtered by table,
+//   history.html               the finished matches, the latest start first, in pages, filtered by table,
 //                              player and dates; each player's name opens their page
 //   history.html?match=ID      one match, shareable: per-player summary, racks with their
 //                              breakers, every shot told in words, its JSON and CSV exports
@@ -8,8 +8,14 @@
 //   history.html?name=NAME     the same for every match played under a name as written
 // Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
 import { LANG, duration, languagePicker, t, translateStatic } from "./i18n.js";
-import { el, foulName, loadConfig } from "./common.js";
+import { el, foulName, loadConfig, tableName } from "./common.js";
 import { gameName, keepsPoints } from "./games.js";
+
+// The tables' sessions for billing, as the match CSV: the page's language, its local time (tz).
+function billingLink(tz) {
+  const href = `record/sessions.csv?${new URLSearchParams({ lang: LANG, tz })}`;
+  return el("p", { class: "exports" }, el("a", { href, download: "sessions.csv" }, t("h.sessions_csv")));
+}
 
 (async function main() {
   const config = await loadConfig();
@@ -77,7 +83,7 @@ import { gameName, keepsPoints } from "./games.js";
     if (!body.matches.length) return { status, nodes: [el("p", { class: "idle", "data-field": "none" }, t("h.none"))] };
     // the result opens the match (on a phone the last column is the one out of sight)
     return { status, nodes: [table([t("h.started"), t("h.table"), t("c.game"), t("h.players"), t("h.result")],
-      body.matches.map((m) => [when(m.started), m.table.toUpperCase(), gameName(m.game), el("span", {}, names(m)),
+      body.matches.map((m) => [when(m.started), tableName(m.table), gameName(m.game), el("span", {}, names(m)),
         el("a", { href: `history.html?match=${encodeURIComponent(m.id)}`, "data-match": m.id,
           title: t("h.open") }, result(m))])), pages] };
   };
@@ -128,7 +134,7 @@ import { gameName, keepsPoints } from "./games.js";
       to.set("page", String(n));
       return `history.html?${to}`;
     });
-    const billing = el("p", { class: "exports" }, el("a", { href: "record/sessions.csv", download: "sessions.csv" }, t("h.sessions_csv")));
+    const billing = billingLink(tz);
     box.replaceChildren(...(list.status === 200 ? [form] : []), ...list.nodes, ...(list.status === 200 ? [billing] : []));
     return;
   }
@@ -141,7 +147,7 @@ import { gameName, keepsPoints } from "./games.js";
   const file = m.id.replaceAll("~", "-");
   box.replaceChildren(back,
     el("h2", { id: "match-title" }, ...names(m)),
-    el("p", { class: "meta", "data-field": "match" }, `${m.table.toUpperCase()} · ${gameName(m.game)} · ${t("card.race", { n: m.race_to })} · `,
+    el("p", { class: "meta", "data-field": "match" }, `${tableName(m.table)} · ${gameName(m.game)} · ${t("card.race", { n: m.race_to })} · `,
       `${when(m.started)} · ${t("h.duration")} ${m.seconds !== null ? duration(m.seconds) : "—"} · `,
       el("strong", { "data-field": "result" }, result(m))),
     el("p", { class: "exports" },
