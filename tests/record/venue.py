@@ -90,9 +90,9 @@ def recorder(broker: Broker | ShippedBroker, store: str, log: Path, *extra: str)
          *extra], cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
-def stored(store: Store, root: Path, table: str) -> dict[int, str]:
-    """Returns what the store holds of a table's journal's epoch: seq -> topic, COUNTED for
-    a seq counted, not stored."""
-    e = epoch(root, table)
+def stored(store: Store, root: Path, table: str, of: str | None = None) -> dict[int, str]:
+    """Returns what the store holds of a table's journal's epoch (``of``, else the journal's
+    now): seq -> topic, COUNTED for a seq counted, not stored."""
+    e = of if of is not None else epoch(root, table)
     kept = {m.seq: m.topic for m in store.messages("club", table, epoch=e)}
     return {s: kept.get(s, COUNTED) for s in store.seqs("club", table, e)}
