@@ -57,15 +57,18 @@ def test_a_player_picked_from_the_roster_is_one_record_across_tables(
     proc = recorder(ws_broker, store_url, log)
     try:
         wait_for(lambda: log.exists() and "recording" in log.read_text(), 30, "the recorder")
-        # earlier this evening: «Борис» and «Анна Петрова» typed at table 1, another «Борис» at
-        # table 2
-        for name, players, ids in (("t1", ["Борис", "Анна Петрова"], None),
-                                   ("t2", ["Борис", "Олег"], ["new", None])):
+        # earlier this evening: «Борис» and «Анна Петрова» typed at table 1, then another
+        # «Борис» at table 2, a new player by the referee's word. One after the other: a
+        # typed name is the entry of that name already recorded, so had table 2's new «Борис»
+        # been recorded first, table 1's typed «Борис» would rightly be him
+        for name, players, ids, entries in (("t1", ["Борис", "Анна Петрова"], None, 2),
+                                            ("t2", ["Борис", "Олег"], ["new", None], 4)):
             tables[name] = LiveTable(ws_broker.host, ws_broker.port, VENUE, name).start()
             tables[name].request("new_match", {"game": "ten-ball", "players": players,
                                                **({"player_ids": ids} if ids else {})})
             tables[name].request("end_match", {})
-        wait_for(lambda: len(roster.entries(store, VENUE)) == 4, 30, "four players in the roster")
+            wait_for(lambda n=entries: len(roster.entries(store, VENUE)) == n, 30,
+                     f"{entries} players in the roster")
         boris_t1 = next(e["id"] for e in roster.entries(store, VENUE)
                         if e["name"] == "Борис" and e["table"] == "t1")
         boris_t2 = next(e["id"] for e in roster.entries(store, VENUE)
