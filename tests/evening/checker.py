@@ -167,10 +167,16 @@ def check_rulings(history: History, inv: Invariant) -> None:
                          len(live) - n)
                 break
         else:
-            if len(again) > len(live):  # the tables idled before they stopped: all was ruled
-                inv.fail(f"{seat.table}: the replay rules {len(again) - len(live)} shots more "
-                         f"than the table published, from shot {again[len(live)]['shot']}",
-                         len(again) - len(live))
+            # the replay ends by settling every shot; a table stopped with its last shot still
+            # open (its quiet window not over on a loaded host: the wall-time idle before the
+            # stop is no promise) rules that one at its next start: counted, not a wrong ruling.
+            # More than the last one ruled by the replay alone is a ruling lost
+            extra = len(again) - len(live)
+            if extra == 1:
+                inv.count("last shot open at the stop", 1)
+            elif extra > 1:
+                inv.fail(f"{seat.table}: the replay rules {extra} shots more than the table "
+                         f"published, from shot {again[len(live)]['shot']}", extra)
 
 
 def _refusal(topic: str, payload: dict[str, Any]) -> bool:
