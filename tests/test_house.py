@@ -81,3 +81,26 @@ def test_the_measure_sees_a_big_class(tmp_path: Path) -> None:
     sample.write_text(f"class Big:\n    def __init__(self) -> None:\n{body}")
     assert class_sizes(sample) == [("Big", 27, 25)]
     assert function_sizes(sample) == [("__init__", 26)]
+
+
+#: Test folders that follow a seam between packages rather than one package: the contracts
+#: every maker's device is held to, the deploy files as shipped, whole runs end to end, the
+#: faults a venue meets, and the evening soak.
+ACROSS_PACKAGES = {"contract", "deploy", "e2e", "evening", "faults"}
+
+
+def package_names() -> set[str]:
+    """The shipped packages a test folder may be named after: the top-level packages and
+    ``controller``'s own packages (its tests are not one grab-bag ``tests/controller``)."""
+    top = {name for name in PACKAGES if name != "controller"}
+    inner = {path.parent.name for path in (ROOT / "controller").glob("*/__init__.py")}
+    return top | inner
+
+
+def test_the_tests_are_shaped_as_the_packages() -> None:
+    folders = {path.parent.name for path in (ROOT / "tests").glob("*/__init__.py")}
+    strays = folders - package_names() - ACROSS_PACKAGES
+    assert not strays, f"test folders named after no package: {sorted(strays)}"
+    untested = {name for name in package_names()
+                if name not in folders and not (ROOT / "tests" / f"test_{name}.py").exists()}
+    assert not untested, f"packages with no tests of their own: {sorted(untested)}"

@@ -12,7 +12,7 @@ Each file holds everything said in that language, in four parts:
   ``controller.adapters.homeassistant``), the simulated players' names (``sim.players``,
   ``|``-separated), a game's name (``game.<id>``, for every game of ``rules.games``).
 
-Adding a language is adding its file with every key of ``en.json`` (``tests/controller/
+Adding a language is adding its file with every key of ``en.json`` (``tests/words/
 test_catalogue.py`` checks both that and that nothing else is needed). ``BILLIARDS_WORDS``
 names another directory of such files (a venue's own wording, or a language being written).
 """

@@ -140,7 +140,7 @@ def test_the_configuration_is_replaced_at_once_and_its_backup_keeps_its_permissi
     ("gpio", "error: "),
 ], ids=["board absent", "board busy", "no GPIO here"])
 def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, said: str) -> None:
-    from tests.controller.test_boards_not_connected import silent_pty
+    from tests.service.test_boards_not_connected import silent_pty
 
     def run_with(port: str) -> subprocess.CompletedProcess[str]:
         config = tmp_path / "c.toml"

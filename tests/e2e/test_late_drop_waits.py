@@ -63,7 +63,7 @@ def test_a_late_drop_is_ruled_again_with_the_ball_the_identity_reader_named():
 
 
 def test_the_physics_ten_ball_racks_ask_no_question_they_withdraw():
-    """The committed pooltool racks (``tests/physics/corpus``): balls that drop late, read
+    """The committed pooltool racks (``tests/sim/physics/corpus``): balls that drop late, read
     by the identity reader on half of the tables."""
     with gzip.open(CORPUS, "rt") as f:
         racks = [json.loads(line) for line in f]

@@ -1,7 +1,7 @@
 """Bad input over a real broker: fuzzed requests, odd player names, other tables, a wall clock
 that jumps. A clear error each time, the state unchanged by it, the service alive after.
 
-(``tests/controller/test_bad_requests.py`` fuzzes the table directly; here the same payloads
+(``tests/pipeline/test_bad_requests.py`` fuzzes the table directly; here the same payloads
 travel through Mosquitto and the service's MQTT link, journal and outbox.)
 """
 
@@ -23,7 +23,7 @@ from controller.pipeline.requests import MAX_PAYLOAD, REQUESTS
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from tests.broker import Broker
-from tests.controller.test_bad_requests import payloads
+from tests.pipeline.test_bad_requests import payloads
 from tests.faults.record import note
 from tests.service.conftest import B, Collector, make_config, requester, running
 from tests.service.plays import MATCH

@@ -141,7 +141,7 @@ def test_bullets_score_what_fell_after_the_contact_and_a_miss_is_retaken_twice()
 
 
 def test_the_corpus_plays_the_two_cushion_rule_misses_the_kitchen_and_the_shoot_out() -> None:
-    from tests.physics.test_corpus import racks
+    from tests.sim.physics.test_corpus import racks
 
     shots = [s for r in racks("siberian-ten") for s in r["shots"]]
     two_cushion_fouls = [s for s in shots if s["expected"]["foul"] and s["truth"]["first_contact"]]
