@@ -12,7 +12,8 @@ frame received (the board's data is complete up to there); the link retries the 
 the board is back and emits ``LinkChanged(up=True)``, followed at once by the edges the board
 kept meanwhile, each with its own time. Both carry the board's boot id; one back with another
 boot id than it went down with (powered by its cable, a watchdog or crash reset) is
-``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap.
+``REBOOTED``: what it had not sent before is lost, and the core treats that as a data gap
+(``Presence`` says these comings and goings).
 Boot ids are kept per board (its uid), not per port: links given the same ``boots`` (a
 ``SerialBackend``'s) know a board that moved to another port (two boards swapped after a hub
 reset) by its boot, and take it for no restart.
@@ -161,6 +162,21 @@ class _Port(asyncio.Protocol):
             raise LinkTimeout("no hello from the board")
         return self.hello.result()
 
+    async def ask_version(self, host_boot: int, timeout: float) -> None:
+        """After a Hello went unanswered: says Hello in protocol 1 too (its Hello is ours),
+        which a board of that version answers (waiting up to ``timeout`` s, 0.5 at most).
+
+        Raises ProtocolMismatch if frames of another version came back.
+        """
+        codec = self.session.codec
+        if not codec.version_mismatches:
+            self.session.hello(host_boot, version=1)
+            self.write()
+            await asyncio.wait({self.lost}, timeout=min(timeout, 0.5))
+        if codec.version_mismatches:
+            self.session.counters.protocol_errors += 1
+            raise ProtocolMismatch(codec.peer_version, P.PROTOCOL_VERSION)
+
     async def sync(self, wait: float) -> None:
         """Sends one time-sync request; waits up to ``wait`` s for its reply (0: no wait)."""
         nonce = self.session.sync(self._monotonic())
@@ -205,6 +221,64 @@ class _Port(asyncio.Protocol):
                         event.error.reason)
 
 
+class Presence:
+    """What a link says of its board's comings and goings (``LinkChanged``): up (connected,
+    reconnected, or ``REBOOTED``: back with another boot than it was last seen with), timed
+    when it came; down, timed at the last frame received, with the boot it went down with.
+    Boot ids are kept per board uid in ``boots``, which links may share (a board that moved to
+    another port is known by its boot)."""
+
+    def __init__(self, emit: Emit, boots: dict[str, int] | None) -> None:
+        self.up = False
+        self.event = asyncio.Event()  # set while up
+        #: Per board uid, its boot when last seen on any of the links sharing ``boots``.
+        self.boots: dict[str, int] = {} if boots is None else boots
+        self._emit = emit
+        self._ever_up = False
+
+    def went_up(self, t: float, port: str, session: BoardSession,
+                channels: tuple[str, ...]) -> None:
+        """The board on ``port`` is up at ``t`` (connected, clock fitted)."""
+        self.up = True
+        self.event.set()
+        if self._ever_up:
+            session.counters.reconnects += 1
+        source, boot_id = session.source, session.boot_id
+        log.info("board %s on %s is up", source, port)
+        before = self.boots.get(source)  # this board's boot when last seen, on any port
+        if before is None:
+            how = "connected"
+        elif boot_id != before:
+            how = REBOOTED
+            log.warning("board %s on %s restarted while it was away (boot %s, was %s): what it "
+                        "had not sent is lost", source, port, boot_id, before)
+        else:
+            how = "reconnected"
+        if boot_id is not None:
+            self.boots[source] = boot_id
+        self._emit(LinkChanged(t, source, True, how, channels, boot_id))
+        self._ever_up = True
+
+    def went_down(self, port: str, session: BoardSession, channels: tuple[str, ...],
+                  reason: str, live_reboot: int | None) -> None:
+        """The connection on ``port`` ended for ``reason``: if the board was up, it is down
+        (``live_reboot``: the boot it had before it restarted under the live connection)."""
+        if not self.up:
+            return
+        self.up = False
+        self.event.clear()
+        source = session.source
+        log.warning("board %s on %s is down: %s", source, port, reason)
+        # Timed at the last frame received: the board's data is complete up to there (what it
+        # saw since, it keeps and sends after the reconnect). The boot it went down with: a
+        # board that restarted under a live connection said its new boot already, it went
+        # down with the one before.
+        down_boot = session.boot_id if live_reboot is None else live_reboot
+        if down_boot is not None:
+            self.boots[source] = down_boot
+        self._emit(LinkChanged(session.last_rx, source, False, reason, channels, down_boot))
+
+
 class BoardLink:
     """Keeps one board connected and turns its edges into sensor events (see module doc): the
     asyncio transport around a ``BoardSession``, which holds the protocol's state."""
@@ -233,16 +307,12 @@ class BoardLink:
         self._monotonic = monotonic
         self.session = BoardSession(channel_names=channel_names, inverted=inverted,
                                     max_pending=max_pending, name=port)
-        self.up = False
+        self.presence = Presence(emit, boots)
         self.last_error = ""
         self._port: _Port | None = None  # the connection, while the port is open
         self._acks: dict[int, asyncio.Future[None]] = {}
-        #: Per board uid, its boot when last seen on any of the links sharing ``boots``.
-        self._boots: dict[str, int] = {} if boots is None else boots
-        self._ever_up = False
         self._host_boot = random.getrandbits(32)
         self._task: asyncio.Task[None] | None = None
-        self._up_event = asyncio.Event()
 
     # -- lifetime --------------------------------------------------------------------------
 
@@ -271,9 +341,14 @@ class BoardLink:
         Raises LinkTimeout if that takes longer than ``timeout`` seconds.
         """
         try:
-            await asyncio.wait_for(self._up_event.wait(), timeout)
+            await asyncio.wait_for(self.presence.event.wait(), timeout)
         except TimeoutError as exc:
             raise LinkTimeout(f"no board answered on {self.port}") from exc
+
+    @property
+    def up(self) -> bool:
+        """Returns whether the board is connected and its clock synchronised."""
+        return self.presence.up
 
     @property
     def source(self) -> str:
@@ -333,19 +408,7 @@ class BoardLink:
             finally:
                 live_reboot = self._port.live_reboot if self._port else None
                 self._close()
-            if self.up:
-                self.up = False
-                self._up_event.clear()
-                log.warning("board %s on %s is down: %s", self.source, self.port, reason)
-                # Timed at the last frame received: the board's data is complete up to there
-                # (what it saw since, it keeps and sends after the reconnect).
-                # the boot it went down with (a board that restarted under a live connection
-                # said its new boot already: it went down with the one before)
-                down_boot = self.session.boot_id if live_reboot is None else live_reboot
-                if down_boot is not None:
-                    self._boots[self.source] = down_boot
-                self._emit(LinkChanged(self.session.last_rx, self.source, False, reason,
-                                       self.channels, down_boot))
+            self.presence.went_down(self.port, self.session, self.channels, reason, live_reboot)
             await asyncio.sleep(self._timing.retry_interval * (0.5 + random.random()))
 
     async def _connection(self) -> None:
@@ -369,7 +432,7 @@ class BoardLink:
         try:
             hello = await port.wait_hello(self._timing.hello_timeout)
         except LinkTimeout:
-            await self._ask_version(port)
+            await port.ask_version(self._host_boot, self._timing.hello_timeout)
             raise
         if hello.tick_bits not in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
             self.counters.protocol_errors += 1
@@ -381,31 +444,9 @@ class BoardLink:
         port.raise_if_lost()
         if not self.fit.ready:
             raise LinkTimeout("no time-sync reply from the board")
-        self._went_up()
+        self.presence.went_up(self._monotonic(), self.port, self.session, self.channels)
         port.handle(self.session.deliver())  # what the board kept meanwhile, now timed
         await self._keep(port)
-
-    def _went_up(self) -> None:
-        self.up = True
-        self._up_event.set()
-        if self._ever_up:
-            self.counters.reconnects += 1
-        log.info("board %s on %s is up", self.source, self.port)
-        before = self._boots.get(self.source)  # this board's boot when last seen, on any port
-        if before is None:
-            how = "connected"
-        elif self.session.boot_id != before:
-            how = REBOOTED
-            log.warning("board %s on %s restarted while it was away (boot %s, was %s): what it "
-                        "had not sent is lost", self.source, self.port, self.session.boot_id,
-                        before)
-        else:
-            how = "reconnected"
-        if self.session.boot_id is not None:
-            self._boots[self.source] = self.session.boot_id
-        self._emit(LinkChanged(self._monotonic(), self.source, True, how, self.channels,
-                               self.session.boot_id))
-        self._ever_up = True
 
     async def _keep(self, port: _Port) -> None:
         """Keeps the connection up: time-syncs at its pace, watches for silence and loss."""
@@ -419,21 +460,6 @@ class BoardLink:
             if now >= next_sync:
                 await port.sync(wait=0)
                 next_sync = now + self._timing.sync_interval
-
-    async def _ask_version(self, port: _Port) -> None:
-        """After a Hello went unanswered: says Hello in protocol 1 too (its Hello is ours),
-        which a board of that version answers.
-
-        Raises ProtocolMismatch if frames of another version came back.
-        """
-        codec = self.session.codec
-        if not codec.version_mismatches:
-            self.session.hello(self._host_boot, version=1)
-            port.write()
-            await asyncio.wait({port.lost}, timeout=min(self._timing.hello_timeout, 0.5))
-        if codec.version_mismatches:
-            self.counters.protocol_errors += 1
-            raise ProtocolMismatch(codec.peer_version, P.PROTOCOL_VERSION)
 
     def _close(self) -> None:
         self.session.disconnect()

@@ -8,10 +8,10 @@ for (``hello``, ``sync``, ``configure``) wait in ``data_to_send()``. No asyncio,
 clock: the caller does the I/O and says the time, so a test drives it with bytes alone.
 
 It keeps what outlives one connection to the same board: the boot id, the clock fit (a board's
-64-bit ticks keep their rate across an unplug), the edge numbering (nothing is delivered
-twice), the levels last delivered and the board's losses. ``connect`` starts a connection,
-``deliver`` opens the gate once the clock is fitted, ``disconnect`` ends the connection. The
-module doc of ``firmware_bridge.link`` tells the rules it keeps.
+64-bit ticks keep their rate across an unplug: ``BoardClock``), the edge numbering (nothing
+is delivered twice) and the levels last delivered (``EdgeStream``), and the board's losses.
+``connect`` starts a connection, ``deliver`` opens the gate once the clock is fitted,
+``disconnect`` ends the connection. The module doc of ``firmware_bridge.link`` tells the rules it keeps.
 """
 
 from __future__ import annotations
@@ -170,6 +170,118 @@ class BoardClock:
         self._asked.clear()
 
 
+class EdgeStream:
+    """One board boot's edges on their way to the host. The board numbers its edges from 0 at
+    boot and keeps them until acknowledged: the stream drops the numbers it already delivered
+    (after a reconnect nothing is delivered twice), asks again from the first missing one when a
+    frame of them was lost, keeps them until the clock is fitted (``delivering``) and then turns
+    them into ``SensorEvent`` s on the host's timeline. It remembers the level last delivered per
+    channel, which each heartbeat checks (``readings``)."""
+
+    def __init__(self, clock: BoardClock, counters: LinkCounters, *,
+                 inverted: Collection[str] = (), max_pending: int = 4096) -> None:
+        self.clock = clock
+        self.counters = counters
+        self.inverted = frozenset(inverted)
+        self.max_pending = max_pending
+        self.next_edge: int | None = None  # None: not yet known for this boot
+        self.delivering = False
+        self._resend: tuple[int, float] = (-1, 0.0)
+        self._levels: dict[int, int] = {}  # channel index -> the level last delivered
+        self._pending: list[tuple[int, P.Edge]] = []
+
+    def restart(self) -> None:
+        """A new boot: the numbering, the levels and what was pending start over, and the
+        gate closes until the clock is fitted afresh."""
+        self.delivering = False
+        self.next_edge = None
+        self._levels.clear()
+        self._pending.clear()
+
+    def take(self, seq: int, msg: P.Edges, t_rx: float, source: str) -> P.Ack | None:
+        """Takes frame ``seq`` of edges received at ``t_rx``; returns the Ack to send back:
+        every edge below the next one arrived, or (a frame of them was lost) a request to send
+        them again from the first missing one; None when that was asked for just now."""
+        if self.next_edge is None:
+            self.next_edge = msg.first
+        for n, edge in enumerate(msg.edges):
+            number = msg.first + n
+            if number < self.next_edge:
+                self.counters.duplicates += 1
+                continue
+            if number > self.next_edge:  # a frame of edges was lost: have them all again
+                return self._resend_from(seq, t_rx, source)
+            self.next_edge = number + 1
+            if len(self._pending) >= self.max_pending:
+                self.counters.pending_overflows += 1
+                continue
+            self._pending.append((self.clock.unwrap.unwrap(edge.tick), edge))
+        return P.Ack(seq, self.next_edge)
+
+    def heard(self, seq: int, sent: int, t_rx: float, source: str) -> P.Ack | None:
+        """Takes a heartbeat's ``sent`` (the next edge the board will send); returns a request
+        to send again when edges were sent that never arrived, else None."""
+        if self.next_edge is None:
+            self.next_edge = sent  # what came before went to another host
+        elif sent > self.next_edge:
+            return self._resend_from(seq, t_rx, source)
+        return None
+
+    def settled(self, edges: int) -> bool:
+        """Returns whether every edge below ``edges`` has been delivered."""
+        return self.delivering and edges == self.next_edge and not self._pending
+
+    def _resend_from(self, seq: int, now: float, source: str) -> P.Ack | None:
+        """Returns a request to send every edge from the first missing one again (at most once
+        per quarter second for the same edge: the edges in flight will show the gap too)."""
+        assert self.next_edge is not None
+        last_from, last_at = self._resend
+        if last_from == self.next_edge and now - last_at < 0.25:
+            return None
+        self._resend = (self.next_edge, now)
+        self.counters.resends += 1
+        log.info("board %s: edges from %d lost, asking again", source, self.next_edge)
+        return P.Ack(seq, self.next_edge, resend=1)
+
+    def readings(self, tick: int, levels: int, channels: tuple[tuple[int, str, str, int], ...],
+                 names: Mapping[int, str], source: str) -> list[SensorEvent]:
+        """Returns a reading at ``tick`` for each digital channel (of ``channels``, as
+        ``BoardInfo`` has them) whose level in ``levels`` is not the one delivered."""
+        readings: list[SensorEvent] = []
+        for index, _, mode, _ in channels:
+            name = names.get(index)
+            if mode != P.MODE_NAMES[P.MODE_DIGITAL] or name is None:
+                continue
+            level = ((levels >> index) & 1) ^ (name in self.inverted)
+            known = self._levels.get(index)
+            self._levels[index] = level
+            if known == level or (known is None and not level):
+                continue
+            log.info("board %s: %s reads %d (a reading, not an edge)", source, name, level)
+            self.counters.edges += 1
+            readings.append(SensorEvent(t=self.clock.fit.to_host(tick), ch=name, v=level))
+        return readings
+
+    def flush(self, names: Mapping[int, str], source: str) -> list[SensorEvent]:
+        """Returns the edges kept, as events, once the gate is open (else nothing)."""
+        if not self.delivering:
+            return []
+        events: list[SensorEvent] = []
+        pending, self._pending = self._pending, []
+        for tick, edge in pending:
+            name = names.get(edge.ch)
+            if name is None:
+                self.counters.unknown_channels += 1
+                log.debug("board %s: edge on unnamed channel %d dropped", source, edge.ch)
+                continue
+            level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
+            v = edge.v ^ (name in self.inverted)
+            self._levels[edge.ch] = v
+            self.counters.edges += 1
+            events.append(SensorEvent(t=self.clock.fit.to_host(tick), ch=name, v=v, level=level))
+        return events
+
+
 class BoardSession:
     """The protocol state of one board's connection (see module doc)."""
 
@@ -190,16 +302,11 @@ class BoardSession:
         self.boot_id: int | None = None
         self.last_rx = 0.0  # host time of the last frame received
         self.names: dict[int, str] = {}  # channel index -> interfaces §2 name
+        self.edges = EdgeStream(self.clock, self.counters, inverted=inverted,
+                                max_pending=max_pending)
         self._overrides = dict(channel_names or {})
-        self._inverted = frozenset(inverted)
-        self._max_pending = max_pending
         self._codec = P.Codec()
-        self._next_edge: int | None = None  # None: not yet known for this boot
-        self._resend: tuple[int, float] = (-1, 0.0)
         self._board: tuple[int, int] = (0, 0)  # the board's overflow and blind-spell counts
-        self._levels: dict[int, int] = {}  # channel index -> the level last delivered
-        self._pending: list[tuple[int, P.Edge]] = []
-        self._delivering = False
         self._heard = False  # a Hello was heard on this connection
         self._out = bytearray()
 
@@ -224,13 +331,13 @@ class BoardSession:
         self._codec = P.Codec()
         self._out.clear()
         self.clock.connect()
-        self._delivering = self._heard = False
+        self.edges.delivering = self._heard = False
         self.last_rx = now
 
     def deliver(self) -> list[SessionEvent]:
         """Opens the gate (the clock is fitted); returns the edges kept meanwhile."""
-        self._delivering = True
-        return self._flush()
+        self.edges.delivering = True
+        return list(self.edges.flush(self.names, self.source))
 
     def disconnect(self) -> None:
         """Ends the connection: its codec's counts are kept, its sync requests forgotten."""
@@ -313,10 +420,7 @@ class BoardSession:
 
     def _on_heartbeat(self, seq: int, msg: P.Heartbeat, t_rx: float) -> list[SessionEvent]:
         tick = self.clock.unwrap.unwrap(msg.tick)
-        if self._next_edge is None:
-            self._next_edge = msg.sent  # what came before went to another host
-        elif msg.sent > self._next_edge:
-            self._request_resend(seq, t_rx)  # edges were sent that never arrived
+        self._send(self.edges.heard(seq, msg.sent, t_rx, self.source))
         overflows, blind = self._board
         if msg.overflows > overflows:
             self.counters.overflows += msg.overflows - overflows
@@ -327,8 +431,10 @@ class BoardSession:
             log.warning("board %s had interrupts off for %.1f ms (flash write): edges in that "
                         "spell were timed late", self.source, msg.blind_us / 1e3)
         self._board = (msg.overflows, msg.blind)
-        if self._delivering and msg.edges == self._next_edge and not self._pending:
-            return self._check_levels(tick, msg.levels)
+        if self.edges.settled(msg.edges):
+            assert self.info is not None
+            return list(self.edges.readings(tick, msg.levels, self.info.channels, self.names,
+                                            self.source))
         return []
 
     def _on_losses(self, msg: P.Losses) -> None:
@@ -340,24 +446,6 @@ class BoardSession:
                 log.warning("board %s: %s lost %d edges (buffer full), %d held back (chatter)",
                             self.source, name, loss.overflows, loss.throttled)
             self.losses[name] = now
-
-    def _check_levels(self, tick: int, levels: int) -> list[SessionEvent]:
-        """Returns a reading for each digital channel whose level is not the one delivered."""
-        assert self.info is not None
-        readings: list[SessionEvent] = []
-        for index, _, mode, _ in self.info.channels:
-            name = self.names.get(index)
-            if mode != P.MODE_NAMES[P.MODE_DIGITAL] or name is None:
-                continue
-            level = ((levels >> index) & 1) ^ (name in self._inverted)
-            known = self._levels.get(index)
-            self._levels[index] = level
-            if known == level or (known is None and not level):
-                continue
-            log.info("board %s: %s reads %d (a reading, not an edge)", self.source, name, level)
-            self.counters.edges += 1
-            readings.append(SensorEvent(t=self.clock.fit.to_host(tick), ch=name, v=level))
-        return readings
 
     def _on_hello(self, msg: P.Hello) -> HelloHeard:
         self.info = BoardInfo(msg.uid, msg.firmware, msg.protocol, msg.boot_id, msg.tick_bits,
@@ -374,62 +462,18 @@ class BoardSession:
             self.clock.fit.reset()  # the ticks start over
             # and the gate closes until a fresh fit: edges of the new boot wait in pending
             # (the link starts the connection over, which fits the clock and opens it again)
-            self._delivering = False
-            self._next_edge = None
+            self.edges.restart()
             self._board = (0, 0)
-            self._levels.clear()
-            self._pending.clear()
         if msg.tick_bits in range(P.MIN_TICK_BITS, P.TICK_BITS + 1):
             self.clock.unwrap = TickUnwrapper(msg.tick_bits)
         self._heard = True
         return HelloHeard(msg, restarted_from)
 
     def _on_edges(self, seq: int, msg: P.Edges, t_rx: float) -> list[SessionEvent]:
-        if self._next_edge is None:
-            self._next_edge = msg.first
-        for n, edge in enumerate(msg.edges):
-            number = msg.first + n
-            if number < self._next_edge:
-                self.counters.duplicates += 1
-                continue
-            if number > self._next_edge:  # a frame of edges was lost: have them all again
-                self._request_resend(seq, t_rx)
-                break
-            self._next_edge = number + 1
-            if len(self._pending) >= self._max_pending:
-                self.counters.pending_overflows += 1
-                continue
-            self._pending.append((self.clock.unwrap.unwrap(edge.tick), edge))
-        else:
-            self._out += self._codec.encode(P.Ack(seq, self._next_edge))
-        return self._flush()
+        self._send(self.edges.take(seq, msg, t_rx, self.source))
+        return list(self.edges.flush(self.names, self.source))
 
-    def _request_resend(self, seq: int, now: float) -> None:
-        """Asks the board to send every edge from the first missing one again (at most once
-        per quarter second for the same edge: the edges in flight will show the gap too)."""
-        assert self._next_edge is not None
-        last_from, last_at = self._resend
-        if last_from == self._next_edge and now - last_at < 0.25:
-            return
-        self._resend = (self._next_edge, now)
-        self.counters.resends += 1
-        log.info("board %s: edges from %d lost, asking again", self.source, self._next_edge)
-        self._out += self._codec.encode(P.Ack(seq, self._next_edge, resend=1))
-
-    def _flush(self) -> list[SessionEvent]:
-        if not self._delivering:
-            return []
-        events: list[SessionEvent] = []
-        pending, self._pending = self._pending, []
-        for tick, edge in pending:
-            name = self.names.get(edge.ch)
-            if name is None:
-                self.counters.unknown_channels += 1
-                log.debug("board %s: edge on unnamed channel %d dropped", self.source, edge.ch)
-                continue
-            level = None if edge.level < 0 else round(edge.level / 0xFFFF, 4)
-            v = edge.v ^ (name in self._inverted)
-            self._levels[edge.ch] = v
-            self.counters.edges += 1
-            events.append(SensorEvent(t=self.clock.fit.to_host(tick), ch=name, v=v, level=level))
-        return events
+    def _send(self, ack: P.Ack | None) -> None:
+        """Queues ``ack`` for the board (None: nothing)."""
+        if ack is not None:
+            self._out += self._codec.encode(ack)

@@ -25,6 +25,18 @@ def option(default: Any, doc: str, choices: tuple[Any, ...] = (), *, rule: str =
         "doc": doc, "choices": choices, "rule": rule, "seed": seed})
 
 
+#: What a game with calls does with a ball pocketed and no call recorded (``missing_call``).
+MISSING_CALL_CHOICES = ("ask", "count", "no_count")
+
+
+def missing_call_option(doc: str, *, rule: str) -> Any:
+    """Returns the ``missing_call`` option every game with calls has: a ball pocketed with no
+    call recorded is asked about (``"ask"``, the default), counted as called (``"count"``) or
+    taken as not called (``"no_count"``); ``doc`` says so in the game's terms, ``rule`` is the
+    rule it reads."""
+    return option("ask", doc, MISSING_CALL_CHOICES, rule=rule)
+
+
 @dataclass(frozen=True, slots=True)
 class MatchOptions:
     """Options every game has. Each game's options extend these."""

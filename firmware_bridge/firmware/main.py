@@ -13,7 +13,7 @@ MicroPython's own VM with the heap locked, as the rp2 port runs a hard IRQ.
   keeps every channel's reference time younger than ``STALE_US``, so that a channel quiet
   for longer than half the 2**30 µs tick period still accepts its next edge.
 - Ticks: ``time.ticks_us()`` wraps every ~17.9 minutes. The main loop extends it into µs
-  since boot (``Firmware.ext``) and stamps every new edge in the ring with its extended tick
+  since boot (``BootTicks.ext``) and stamps every new edge in the ring with its extended tick
   within one loop round; the wire carries only extended ticks, so an edge kept for an hour
   while no host listened still has its own time.
 - Piezo channels (off by default: an unconnected ADC pin floats): a ``machine.Timer`` at
@@ -305,7 +305,7 @@ class Channel:
         self.pin: Pin | None = None
         self.irq: Irq | None = None  # the pin's IRQ object: its flags() say which edges came
         self.adc: Adc = None  # type: ignore[assignment]  # (a piezo's, set by configure)
-        # What catch() needs, set by Firmware.configure (attribute reads allocate nothing).
+        # What catch() needs, set by Capture.configure (attribute reads allocate nothing).
         self.ring: Ring = None  # type: ignore[assignment]
         self.clock: Clock = None  # type: ignore[assignment]
         self.gate: Gate = None  # type: ignore[assignment]
@@ -407,46 +407,59 @@ class Flash:
         self.spell_us = advance() - start
 
 
-class Firmware:
-    """The board: capture, framing, heartbeats, time sync and configuration."""
+class BootTicks:
+    """The board's time: ``time.ticks_us()`` extended past its wraps into µs since boot
+    (``ext``), and the extended tick of each edge the IRQs stored (``stamp``).
 
-    def __init__(
-        self,
-        machine: "Machine",
-        clock: "Clock",
-        port: "Port",
-        boot_id: int,
-        uid: str = "",
-        channels: object = DEFAULT_CHANNELS,
-        ring_size: int = RING_SIZE,
-        heartbeat_ms: int = HEARTBEAT_MS,
-        store: "Store | None" = None,
-    ) -> None:
-        self.m = machine
-        self.flash = Flash(store)
+    ``advance`` is called at least every few seconds (the watchdog sees to it), far more often
+    than the half tick period.
+    """
+
+    def __init__(self, clock: "Clock") -> None:
         self.clock = clock
-        self.port = port
-        self.boot_id = boot_id
-        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])
-        self.heartbeat_us = heartbeat_ms * 1000
-        self.ring = Ring(ring_size)
-        self.codec = P.Codec()
+        self.raw = clock.ticks_us()
+        self.ext = 0  # µs since boot at the last advance
+
+    def advance(self) -> int:
+        """Reads the clock and returns the extended tick now (µs since boot)."""
+        raw = self.clock.ticks_us()
+        self.ext += self.clock.ticks_diff(raw, self.raw)
+        self.raw = raw
+        return self.ext
+
+    def stamp(self, ring: Ring) -> None:
+        """Gives every edge that arrived in ``ring`` since the last call its extended tick,
+        counted back from the last ``advance``."""
+        ctl = ring.ctl
+        ticks_diff = self.clock.ticks_diff
+        head = ctl[0]
+        n = ctl[4]
+        while n < head:
+            i = n % ring.size
+            ext = max(0, self.ext - ticks_diff(self.raw, ring.ticks[i]))
+            ring.ext_hi[i] = ext // _LOW
+            ring.ext_lo[i] = ext % _LOW
+            n += 1
+        ctl[4] = head
+
+
+class Capture:
+    """The channels and the capture of their edges into ``ring``: each channel's
+    configuration, its pin's hard IRQ (digital; ``gate`` holds what the handlers keep) or its
+    place in the piezo sampling timer, and the main loop's repair of what the debounce hid."""
+
+    def __init__(self, machine: "Machine", clock: "Clock", ring: Ring) -> None:
+        self.m = machine
+        self.clock = clock
+        self.ring = ring
         self.gate = Gate()
         self.digital = bytearray(MAX_CHANNELS)  # 1: a digital channel (levels() reads these)
         self.snapshot = bytearray(MAX_CHANNELS)  # the levels, copied with interrupts off
         self.channels: dict[int, Channel] = {}
         self.piezos: list[Channel] = []  # read by the sampling timer: replaced, never changed
         self.timer: Timer | None = None
-        self.raw = clock.ticks_us()
-        self.ext = 0  # µs since boot: ticks_us() extended past its wraps
-        self.host_seen = False
-        self.last_rx = 0
-        self.next_heartbeat = 0
-        self.mismatches = 0  # frames of another protocol version answered
-        self.losses_sent = 0  # the sum of the per-channel counts last sent in a Losses
-        self.refused = self._boot_channels(channels)  # why the saved configuration was not used
 
-    def _boot_channels(self, channels: object) -> str:
+    def boot(self, channels: object) -> str:
         """Applies the saved channel configuration if every spec in it is one this firmware
         accepts, else ``DEFAULT_CHANNELS``; returns why the saved one was refused ("": it
         was not). A board updated from an older firmware must boot, not reset for ever."""
@@ -467,36 +480,6 @@ class Firmware:
         for spec in specs:
             self.configure(Channel(*spec))
         return ""
-
-    # -- time ------------------------------------------------------------------------------
-
-    def advance(self) -> int:
-        """Reads the clock and returns the extended tick now (µs since boot).
-
-        Called at least every few seconds (the watchdog sees to it), far more often than
-        the half tick period.
-        """
-        raw = self.clock.ticks_us()
-        self.ext += self.clock.ticks_diff(raw, self.raw)
-        self.raw = raw
-        return self.ext
-
-    def _stamp(self) -> None:
-        """Gives every edge that arrived since the last round its extended tick."""
-        ring = self.ring
-        ctl = ring.ctl
-        ticks_diff = self.clock.ticks_diff
-        head = ctl[0]
-        n = ctl[4]
-        while n < head:
-            i = n % ring.size
-            ext = max(0, self.ext - ticks_diff(self.raw, ring.ticks[i]))
-            ring.ext_hi[i] = ext // _LOW
-            ring.ext_lo[i] = ext % _LOW
-            n += 1
-        ctl[4] = head
-
-    # -- capture ---------------------------------------------------------------------------
 
     def configure(self, channel: Channel) -> None:
         """Applies a channel's configuration (replacing the old one).
@@ -532,10 +515,13 @@ class Firmware:
         self.channels[i] = channel
         self._start_sampling()
 
+    def ordered(self) -> list[Channel]:
+        """Returns the channels in the order of their indexes."""
+        return sorted(self.channels.values(), key=lambda c: c.index)
+
     def _start_sampling(self) -> None:
         """Runs the piezo sampling timer while a piezo channel is on, and only then."""
-        piezos = [c for c in sorted(self.channels.values(), key=lambda c: c.index)
-                  if c.mode == P.MODE_PIEZO]
+        piezos = [c for c in self.ordered() if c.mode == P.MODE_PIEZO]
         state = self.m.disable_irq()
         self.piezos = piezos
         self.m.enable_irq(state)
@@ -574,12 +560,10 @@ class Firmware:
 
     def specs(self) -> list[tuple[int, str, int, int, int, int, int]]:
         """Returns the channel configuration, in the form of ``DEFAULT_CHANNELS``."""
-        return [
-            (c.index, c.name, c.mode, c.pin_no, c.debounce_us, c.threshold, c.mask_us)
-            for c in sorted(self.channels.values(), key=lambda c: c.index)
-        ]
+        return [(c.index, c.name, c.mode, c.pin_no, c.debounce_us, c.threshold, c.mask_us)
+                for c in self.ordered()]
 
-    def _reconcile(self) -> None:
+    def reconcile(self) -> None:
         """Sends a level the debounce hid (the pin settled on another value than sent), and
         keeps each channel's reference time younger than ``STALE_US``."""
         clock = self.clock
@@ -605,17 +589,64 @@ class Firmware:
                 gate.win_t[i] = clock.ticks_add(now, -STALE_US)
             self.m.enable_irq(state)
 
-    def levels(self) -> int:
-        """Returns the digital channels' levels in ``snapshot`` as a bit mask (bit i:
-        channel i reads 1)."""
+    def levels(self) -> tuple[int, int]:
+        """Returns the ring's head and the digital channels' levels after the edge before it,
+        as a bit mask (bit i: channel i reads 1), the two read together with interrupts off."""
+        last_v, snapshot, digital = self.gate.last_v, self.snapshot, self.digital
+        state = self.m.disable_irq()
+        edges = self.ring.ctl[0]  # copied, allocating nothing
+        for i in range(MAX_CHANNELS):
+            snapshot[i] = last_v[i]
+        self.m.enable_irq(state)
         out = 0
-        snapshot, digital = self.snapshot, self.digital
         for i in range(MAX_CHANNELS):
             if digital[i] and snapshot[i]:
                 out |= 1 << i
-        return out
+        return edges, out
 
-    # -- link ------------------------------------------------------------------------------
+
+class Firmware:
+    """The board's main loop and its conversation with the host: hello, the edges until the
+    host acknowledges them, heartbeats, time sync and configuration requests. The channels
+    are ``capture``'s, the time is ``ticks``', the configuration's way to flash ``flash``'s."""
+
+    def __init__(
+        self,
+        machine: "Machine",
+        clock: "Clock",
+        port: "Port",
+        boot_id: int,
+        uid: str = "",
+        channels: object = DEFAULT_CHANNELS,
+        ring_size: int = RING_SIZE,
+        heartbeat_ms: int = HEARTBEAT_MS,
+        store: "Store | None" = None,
+    ) -> None:
+        self.flash = Flash(store)
+        self.port = port
+        self.boot_id = boot_id
+        self.uid = uid or "".join([f"{b:02x}" for b in machine.unique_id()])
+        self.heartbeat_us = heartbeat_ms * 1000
+        self.ring = Ring(ring_size)
+        self.codec = P.Codec()
+        self.capture = Capture(machine, clock, self.ring)
+        self.ticks = BootTicks(clock)
+        self.host_seen = False
+        self.last_rx = 0
+        self.next_heartbeat = 0
+        self.mismatches = 0  # frames of another protocol version answered
+        self.losses_sent = 0  # the sum of the per-channel counts last sent in a Losses
+        self.refused = self.capture.boot(channels)  # why the saved configuration was not used
+
+    @property
+    def channels(self) -> dict[int, Channel]:
+        """Returns the configured channels by index."""
+        return self.capture.channels
+
+    @property
+    def gate(self) -> Gate:
+        """Returns what the digital channels' IRQ handlers keep (their throttled counts)."""
+        return self.capture.gate
 
     def hello(self) -> P.Hello:
         """Returns the board's Hello; its firmware version ends in ``+defaults`` when the saved
@@ -623,7 +654,7 @@ class Firmware:
         firmware = VERSION + P.DEFAULTS_MARK if self.refused else VERSION
         return P.Hello(
             P.PROTOCOL_VERSION, firmware, self.uid, self.boot_id, P.TICK_BITS,
-            tuple([c.info() for c in sorted(self.channels.values(), key=lambda c: c.index)]),
+            tuple([c.info() for c in self.capture.ordered()]),
         )
 
     def _send(self, message: P.BoardMessage, version: int = P.PROTOCOL_VERSION) -> None:
@@ -632,7 +663,7 @@ class Firmware:
     def _handle(self, frame: P.Frame, received: int) -> None:
         msg = frame.message
         if isinstance(msg, P.SyncRequest):
-            self._send(P.SyncReply(msg.nonce, received, self.advance()))
+            self._send(P.SyncReply(msg.nonce, received, self.ticks.advance()))
         elif isinstance(msg, P.Ack):
             ctl = self.ring.ctl
             if ctl[1] < msg.edges <= ctl[0]:
@@ -646,31 +677,30 @@ class Firmware:
             self._send(self.hello())
             self._heartbeat(received)
         elif isinstance(msg, P.ChannelConfig):
-            try:
-                self.configure(
-                    Channel(msg.ch, msg.name, msg.mode, msg.pin, msg.debounce_us, msg.threshold,
-                            msg.mask_us)
-                )
-            except ValueError as exc:
-                code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
-                self._send(P.Error(frame.seq, code, reason))
-            else:
-                self.flash.unsaved = self.flash.store is not None
-                self.refused = ""  # runs (and soon saves) what a host gave it: no longer defaults
-                self._send(P.Ack(frame.seq))
+            self._configure(frame.seq, msg)
         else:
             self._send(P.Error(frame.seq, P.ERR_BAD_REQUEST, "unexpected message"))
 
+    def _configure(self, seq: int, msg: P.ChannelConfig) -> None:
+        """Applies a host's channel configuration (frame ``seq``), answering Ack or Error."""
+        try:
+            self.capture.configure(
+                Channel(msg.ch, msg.name, msg.mode, msg.pin, msg.debounce_us, msg.threshold,
+                        msg.mask_us)
+            )
+        except ValueError as exc:
+            code, reason = exc.args if len(exc.args) == 2 else (P.ERR_BAD_REQUEST, str(exc))
+            self._send(P.Error(seq, code, reason))
+        else:
+            self.flash.unsaved = self.flash.store is not None
+            self.refused = ""  # runs (and soon saves) what a host gave it: no longer defaults
+            self._send(P.Ack(seq))
+
     def _heartbeat(self, now: int) -> None:
         ctl = self.ring.ctl
-        last_v, snapshot = self.gate.last_v, self.snapshot
-        state = self.m.disable_irq()
-        edges = ctl[0]  # the levels after edge number edges - 1: copied, allocating nothing
-        for i in range(MAX_CHANNELS):
-            snapshot[i] = last_v[i]
-        self.m.enable_irq(state)
+        edges, levels = self.capture.levels()  # the levels after edge number edges - 1
         flash = self.flash
-        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], self.levels(), flash.spells,
+        self._send(P.Heartbeat(now, edges, ctl[3], ctl[2], levels, flash.spells,
                                flash.spell_tick, flash.spell_us))
         self._send_losses()
         self.next_heartbeat = now + self.heartbeat_us
@@ -678,7 +708,7 @@ class Firmware:
     def _send_losses(self) -> None:
         """Sends the channels that lost edges (ring full) or had them held back (throttled),
         when those counts have changed since the last time (since a host said Hello: any)."""
-        lost, throttled = self.ring.lost, self.gate.throttled
+        lost, throttled = self.ring.lost, self.capture.gate.throttled
         total = sum(lost) + sum(throttled)
         if total == self.losses_sent:
             return
@@ -710,9 +740,10 @@ class Firmware:
 
     def step(self) -> None:
         """Does one round of the main loop's work."""
+        ticks = self.ticks
         data = self.port.read()
         if data:
-            received = self.advance()
+            received = ticks.advance()
             self.last_rx = received
             self.codec.receive_data(data)
             while True:
@@ -721,11 +752,11 @@ class Firmware:
                     break
                 self._handle(frame, received)
             self._answer_mismatch()
-        self._reconcile()
-        now = self.advance()
-        self._stamp()
+        self.capture.reconcile()
+        now = ticks.advance()
+        ticks.stamp(self.ring)
         if self.flash.due(self.ring.ctl[0], now):
-            self.flash.write(self.specs(), self.advance)
+            self.flash.write(self.capture.specs(), ticks.advance)
         if self.host_seen and now - self.last_rx > HOST_TIMEOUT_MS * 1000:
             self.host_seen = False  # keep the edges until a host says hello again
         if self.host_seen:
@@ -809,7 +840,7 @@ class FlashStore:
     Written as ``{"format": 2, "channels": [spec, ...]}``. A bare list is the file of the
     firmware before: it saved every channel, so its ``click`` spec is the old default (the
     piezo on, over a pin that floats when no piezo is wired) unless someone changed it; that
-    spec loads as today's default (off). ``Firmware`` checks every spec; a file it cannot read
+    spec loads as today's default (off). ``Capture.boot`` checks every spec; a file it cannot read
     loads as ``DEFAULT_CHANNELS``.
     """
 
@@ -817,7 +848,7 @@ class FlashStore:
     FORMAT = 2
 
     def load(self) -> object:
-        """Returns the saved specs as read (``Firmware`` checks them), else the defaults."""
+        """Returns the saved specs as read (``Capture.boot`` checks them), else the defaults."""
         import json
 
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -215,6 +216,41 @@ def test_main_says_hello_answers_a_host_and_feeds_the_watchdog(tmp_path: Path) -
             assert proc.poll() is None
             time.sleep(0.01)
         assert fed.read_text() == "5000"  # started with 5 s, and fed by the loop
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+#: The line that flashes a board, as the READMEs give it: ``mpremote connect PORT cp FILES : + reset``.
+FLASH_LINE = re.compile(r'mpremote connect "\$PORT" cp (?P<files>[^:`]+) : \+ reset')
+
+
+@needs_micropython
+@pytest.mark.parametrize("readme", ["firmware_bridge/README.md", "deploy/README.md"])
+def test_the_documented_flash_line_ships_every_file_the_firmware_needs(
+    readme: Path, tmp_path: Path,
+) -> None:
+    """Exactly the files the README's line copies, flat on the board's flash (and nothing of
+    this repository on the path): main.py boots, says Hello and answers a host."""
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    [files] = {found for found in FLASH_LINE.findall(text) if "…" not in found}
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    for name in files.split():
+        shutil.copy(ROOT / name, flash / Path(name).name)
+    assert MICROPYTHON is not None
+    proc = subprocess.Popen([str(MICROPYTHON), str(flash / "main.py")], cwd=tmp_path,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "MICROPYPATH": str(STUBS)})
+    try:
+        board = P.Codec()
+        [hello] = read_until(proc, board, {P.Hello})
+        assert isinstance(hello, P.Hello) and hello.firmware == FIRMWARE_VERSION
+        assert proc.stdin is not None
+        proc.stdin.write(P.Codec().encode(P.SyncRequest(7)))
+        proc.stdin.flush()
+        got = read_until(proc, board, {P.SyncReply})
+        assert [m.nonce for m in got if isinstance(m, P.SyncReply)] == [7]
     finally:
         proc.kill()
         proc.wait()

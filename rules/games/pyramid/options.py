@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.options import MatchOptions, option
+from rules.options import MatchOptions, missing_call_option, option
 from rules.state import MatchState
 
 BALL_POCKET, CLEAN = "ball_pocket", "clean"
@@ -27,12 +27,10 @@ class PyramidOptions(MatchOptions):
         "that fell was played as called (PP-5)",
         (BALL_POCKET, CLEAN), rule="PP-5",
     )
-    missing_call: str = option(
-        "ask",
+    missing_call: str = missing_call_option(
         "balls pocketed on a normal shot with no call recorded: 'ask' whether a ball that fell "
         "was called in its pocket (confirm), 'count' as called, or 'no_count' (not called: "
-        "nothing scores, PP-6)",
-        ("ask", "count", "no_count"), rule="PP-5, PP-6",
+        "nothing scores, PP-6)", rule="PP-5, PP-6",
     )
     presume_contact: bool = option(
         True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.options import MatchOptions, option
+from rules.options import MatchOptions, missing_call_option, option
 from rules.state import MatchState
 
 AFTER_OPPONENTS_FOUL, ANY_FROM_HAND = "after_opponents_foul", "any_from_hand"
@@ -135,11 +135,9 @@ class SiberianOptions(MatchOptions):
         "полной остановки шаров. … Если один из игроков в «игре» промахивается по прицельному "
         "шару, он проигрывает «булит» и партию.",
     )
-    missing_call: str = option(
-        "ask",
+    missing_call: str = missing_call_option(
         "a ball pocketed in called play with no call recorded: 'ask' whether it was the called "
-        "shot (confirm), 'count' it as called, or 'no_count' (nothing was called)",
-        ("ask", "count", "no_count"), rule="ST-6",
+        "shot (confirm), 'count' it as called, or 'no_count' (nothing was called)", rule="ST-6",
     )
     after_foul: str = option(
         "kitchen",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.options import MatchOptions, option
+from rules.options import MatchOptions, missing_call_option, option
 from rules.state import MatchState
 
 
@@ -28,11 +28,9 @@ class TenBallOptions(MatchOptions):
         "when no sensor or referee said which ball the cue ball hit first, presume the lowest "
         "ball (a referee declares otherwise); off: ask (confirm)", rule="TB-1, TB-11",
     )
-    missing_call: str = option(
-        "ask",
+    missing_call: str = missing_call_option(
         "a ball pocketed on a shot with no call recorded: 'ask' whether it was the called shot "
-        "(confirm), 'count' it as called, or 'no_count' (treated as not called, TB-9)",
-        ("ask", "count", "no_count"), rule="TB-7",
+        "(confirm), 'count' it as called, or 'no_count' (treated as not called, TB-9)", rule="TB-7",
     )
     three_fouls: bool = option(True, "three consecutive fouls lose the game (TB-12)", rule="TB-12")
     cushions_unknown: str = option(
