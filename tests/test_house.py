@@ -24,9 +24,6 @@ KNOWN = {
     "controller/service/core.py: TableCore",
     "controller/service/journal.py: Journal",
     "controller/service/mqtt.py: MqttLink",
-    "firmware_bridge/firmware/main.py: Firmware",
-    "firmware_bridge/link.py: BoardLink",
-    "firmware_bridge/session.py: BoardSession",
 }
 
 
