@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 150
 #: items: the table core's and fusion's private reach, the message stages, the firmware). The
 #: lead removes an entry when its room is split.
 KNOWN = {
-    "controller/pipeline/fusion/__init__.py: Fusion",
     "controller/service/core.py: TableCore",
     "controller/service/journal.py: Journal",
     "controller/service/mqtt.py: MqttLink",
