@@ -340,7 +340,7 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
             "journal meta": len(service.journal.meta),
             "health channels": len(service.health._channels),
             "health recent": sum(len(c.recent) for c in service.health._channels.values()),
-            "told fusion": len(service.core._told),
+            "told fusion": len(service.core.sensors.told),
             "tasks": len(asyncio.all_tasks()),
             "threads": len(os.listdir("/proc/self/task")),
             "warnings logged": sum(warnings.count.values()),

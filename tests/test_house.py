@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 150
 #: items: the table core's and fusion's private reach, the message stages, the firmware). The
 #: lead removes an entry when its room is split.
 KNOWN = {
-    "controller/service/core.py: TableCore",
     "controller/service/journal.py: Journal",
     "controller/service/mqtt.py: MqttLink",
     "firmware_bridge/firmware/main.py: Firmware",

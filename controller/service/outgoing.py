@@ -18,13 +18,18 @@ class Deliveries:
         self.journal = journal
         self.base = base
         self.expiry = expiry
+        #: A message made since ``begin`` ended a shot.
+        self.ended = False
+
+    def begin(self) -> None:
+        """An input begins: ``ended`` says whether the messages it causes end a shot."""
+        self.ended = False
 
     def make(self, messages: list[Message], reply: tuple[str, bytes | None] | None = None
-             ) -> tuple[list[Outgoing], bool]:
-        """Returns the deliveries of ``messages``, noted in the journal, and whether one of
-        them ended a shot."""
+             ) -> list[Outgoing]:
+        """Returns the deliveries of ``messages``, noted in the journal (``ended`` notes
+        whether one of them ended a shot)."""
         out: list[Outgoing] = []
-        ended = False
         new = self.journal.new_outgoing
         epoch = self.journal.epoch
         for msg in messages:
@@ -35,10 +40,10 @@ class Deliveries:
             payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(
                 "utf-8", "backslashreplace")
             expiry = self.expiry.get(msg.role)
-            ended = ended or (msg.role is Role.EVENT and msg.ends_shot)
+            self.ended = self.ended or (msg.role is Role.EVENT and msg.ends_shot)
             out.append(new(f"{self.base}/{msg.topic}", payload, msg.retain, msg.qos, expiry,
                            early=msg.live))
             if msg.role is Role.RESPONSE and reply is not None:
                 topic, correlation = reply
                 out.append(new(topic, payload, False, 1, expiry, correlation))
-        return out, ended
+        return out

@@ -205,7 +205,7 @@ class Service:
             self.notifier.status(f"the journal cannot be written ({error}): refereeing from "
                                  "memory, no new match" if error else "the journal is written")
         self._release(done.release)
-        self.core.flush_recording()
+        self.core.inputs.flush()  # the recording: a convenience, not the journal
         if done.written:
             self._synced_all.clear()
             self._written.set()
