@@ -21,7 +21,6 @@ MAX_FUNCTION_LINES = 150
 #: lead removes an entry when its room is split.
 KNOWN = {
     "controller/service/journal.py: Journal",
-    "controller/service/mqtt.py: MqttLink",
     "firmware_bridge/firmware/main.py: Firmware",
     "firmware_bridge/link.py: BoardLink",
     "firmware_bridge/session.py: BoardSession",

@@ -34,16 +34,12 @@ from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
 from controller.service.core import Connected, Release, Request
+from controller.service.intake import Incoming
 from controller.service.journal import JournalError, Outgoing
 from controller.service.junk import JunkLane, refused_anyway
-from controller.service.mqtt import (
-    Incoming,
-    MqttLink,
-    Outbox,
-    Refusal,
-    cancel_and_wait,
-)
+from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
 from controller.service.opening import open_core, wall_clock
+from controller.service.outbox import Outbox
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site

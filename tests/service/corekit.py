@@ -13,8 +13,8 @@ from typing import Any
 from controller.service.config import Config, validate
 from controller.service.core import LAG, Release, Request
 from controller.service.journal import Outgoing
-from controller.service.mqtt import Outbox
 from controller.service.opening import open_core
+from controller.service.outbox import Outbox
 from hardware.events import SensorEvent
 
 BASE = "billiards/club/t1"

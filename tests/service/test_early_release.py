@@ -15,8 +15,8 @@ from typing import Any
 from controller.service import journal as journal_module
 from controller.service.core import SEQ_RESERVE
 from controller.service.journal import Journal
-from controller.service.mqtt import Outbox
 from controller.service.opening import boot_id
+from controller.service.outbox import Outbox
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from tests.broker import Broker
