@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 150
 #: items: the table core's and fusion's private reach, the message stages, the firmware). The
 #: lead removes an entry when its room is split.
 KNOWN = {
-    "controller/service/journal.py: Journal",
     "firmware_bridge/firmware/main.py: Firmware",
     "firmware_bridge/link.py: BoardLink",
     "firmware_bridge/session.py: BoardSession",

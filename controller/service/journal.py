@@ -17,10 +17,11 @@ hands the noted writes over as one ``Batch`` and ``write(batch)`` writes them in
 transaction without waiting for the disk: from then on they survive a crash or ``kill -9``
 of the service (they are in the operating system's cache). ``sync()`` makes everything
 written so far survive a power cut too (one fsync of the write-ahead log, however many
-batches it holds) and checkpoints the log when it has grown. The service writes each batch
-as soon as the table has handled its inputs and syncs in the background, so a burst of
-sensor edges costs one sync, not one per edge; it publishes a ruling only once the batch
-that holds it is synced, and a live ``ball_pocketed`` once it is written (``Outgoing.early``).
+batches it holds) and checkpoints the log when it has grown (``controller.service.walsync``).
+The service writes each batch as soon as the table has handled its inputs and syncs in the
+background, so a burst of sensor edges costs one sync, not one per edge; it publishes a ruling
+only once the batch that holds it is synced, and a live ``ball_pocketed`` once it is written
+(``Outgoing.early``).
 After ``kill -9`` or a power cut the table is rebuilt from ``inputs`` to the exact state,
 and ``outbox`` still holds what the broker has not acknowledged.
 
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import sqlite3
 import threading
@@ -52,6 +52,7 @@ from typing import Any
 from controller.errors import ControllerError
 from controller.service.published import PublishedLog
 from controller.service.seqmark import MarkError, SeqMark
+from controller.service.walsync import LogSync
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,6 @@ CREATE TABLE IF NOT EXISTS published (
 """
 
 
-#: ``sync()`` checkpoints the write-ahead log into the database past this size.
-CHECKPOINT_BYTES = 4 << 20
 #: The path of a journal held in memory (tests): no files, no mark on disk.
 MEMORY = Path(":memory:")
 
@@ -161,9 +160,8 @@ class Journal:
         self.epoch, self.epoch_since = self._epoch()
         #: every message with a seq, as written: what ``history_since`` answers from
         self.published = PublishedLog(self._db, self._writing, self.epoch, self.epoch_since)
-        self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
-        self._wal_fd: int | None = None
-        self._checkpointer: sqlite3.Connection | None = None
+        #: Makes what is written survive a power cut (the log's fsync, then the seq mark).
+        self.log_sync = LogSync(None if self.in_memory else path, self.mark, full=self.sync_full)
         self._pending = Batch()
 
     def _epoch(self) -> tuple[str, int]:
@@ -328,44 +326,19 @@ class Journal:
 
     def sync(self) -> None:
         """Makes every batch written so far survive a power cut (with ``sync = "full"``), and
-        checkpoints the write-ahead log once it is larger than CHECKPOINT_BYTES. Thread-safe
-        with ``write``. Raises JournalError if it cannot."""
-        with self._syncing:
-            self._sync_log()
-            try:  # after the log: a mark never says less than the log holds
-                self.mark.write()
-            except MarkError as exc:
-                raise JournalError(str(exc)) from exc
-
-    def _sync_log(self) -> None:
-        if self.in_memory:
-            return
+        checkpoints the write-ahead log once it has grown (``controller.service.walsync``).
+        Thread-safe with ``write``. Raises JournalError if it cannot."""
         try:
-            if self._wal_fd is None:
-                try:
-                    self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
-                except FileNotFoundError:
-                    return  # nothing written yet
-            if self.sync_full:
-                os.fsync(self._wal_fd)
-            if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
-                if self._checkpointer is None:
-                    self._checkpointer = sqlite3.connect(
-                        self.path, isolation_level=None, check_same_thread=False)
-                # PASSIVE: copies what no reader needs, never blocks the writer
-                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.log_sync.sync()
+        except MarkError as exc:
+            raise JournalError(str(exc)) from exc
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
 
     def abandon(self) -> None:
         """Closes the database without writing what is noted (when it cannot be written)."""
-        with self._syncing, self._writing:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-            if self._wal_fd is not None:
-                os.close(self._wal_fd)
-                self._wal_fd = None
-            self.mark.close()
+        with self._writing:
+            self.log_sync.close()
             self._db.close()
 
     def close(self) -> None:
