@@ -1,6 +1,6 @@
 """The service's steppable core: synchronous, no asyncio, no I/O of its own, every clock injected.
 
-    inputs ──► TableCore.handle / tick ──► [Outgoing, ...] ──► (the shell's) Outbox
+    inputs ──► TableCore.handle / tick ──► [Delivery, ...] ──► (the shell's) Outbox
                  │  journal noted, table fed, health judged
     TableCore.commit ──► the batch written ──► Release ──► Outbox.release / release_early
     TableCore.sync (a thread) ──► TableCore.synced ──► Release
@@ -30,8 +30,9 @@ the lagging clock of the table, the hold while a source is down), the release po
 that cannot be written), sensor health's timing (``controller.service.health_timing``) and
 the rebuild from the journal (``controller.service.rebuild``: checked against the trace and
 the seq mark); the input log (``controller.service.inputlog``) notes each input in the journal
-and, after the commit, in the trace; ``controller.service.outgoing`` makes messages deliveries. The core wires
-them: every input is noted in the journal before the messages it caused.
+and, after the commit, in the trace; ``Deliveries`` (``controller.service.delivery``, where a
+message's life is told) makes the table's messages deliveries. The core wires them: every
+input is noted in the journal before the messages it caused.
 
 **Where things go.**
 
@@ -42,7 +43,7 @@ them: every input is noted in the journal before the messages it caused.
   nothing and is not journaled: never dropped silently.
 - *A new publishing policy* (how long a message lives, whether it may leave before the
   sync): decide it where the message is made, as a field of ``table.Message`` (``role``,
-  ``live``, ``ends_shot``), and map it to an ``Outgoing`` in ``_outgoing`` here.
+  ``live``, ``ends_shot``), and map it to a field of ``Delivery`` in ``Deliveries.make``.
 - *A clock rule*: ``ServiceClock``.
 
 A sensor source that goes down (``LinkChanged`` with its channels, timed at the end of the
@@ -82,6 +83,7 @@ from controller.pipeline.table import Message, Role, Table
 from controller.pipeline.trace import HealthLine
 from controller.service.clock import HOLD_S, LAG, ServiceClock
 from controller.service.config import Config
+from controller.service.delivery import Deliveries, Delivery
 from controller.service.durability import (
     JOURNAL_RETRY_S,
     SEQ_RESERVE,
@@ -92,8 +94,7 @@ from controller.service.durability import (
 )
 from controller.service.health_timing import HealthTiming, ServiceHealth, ToldHealth
 from controller.service.inputlog import InputLog, Recording
-from controller.service.journal import Journal, Outgoing
-from controller.service.outgoing import Deliveries
+from controller.service.journal import Journal
 from controller.service.rebuild import REBUILD_LINK, Rebuild
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
@@ -198,15 +199,15 @@ class TableCore:
         return self.time.last_t
 
     # ------------------------------------------------------------------ inputs
-    def start(self) -> list[Outgoing]:
+    def start(self) -> list[Delivery]:
         """Returns what a started service publishes first: status, state, display, health
         (which says how the table came back from a damaged journal, if it did)."""
         now = self.now()
         if self.rebuilt is not None:
             self.health.feed(dataclasses.replace(self.rebuilt, t=now))
-        return self._outgoing(self.table.start(now))
+        return self._deliver(self.table.start(now))
 
-    def handle(self, item: Input) -> list[Outgoing]:
+    def handle(self, item: Input) -> list[Delivery]:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
         self.deliveries.begin()
         if isinstance(item, SensorEvent):
@@ -222,10 +223,10 @@ class TableCore:
         elif isinstance(item, Request):
             out = self._request(item)
         else:
-            out = self._outgoing(self.table.publish_all(self.now()))
+            out = self._deliver(self.table.publish_all(self.now()))
         return out + self._shot_health(self.now())
 
-    def _shot_health(self, now: float) -> list[Outgoing]:
+    def _shot_health(self, now: float) -> list[Delivery]:
         """When a shot was ruled since the input: sensor health counts it, and the channels
         of a data gap are told as they are again (the gap was that shot's)."""
         if not self.deliveries.ended:
@@ -233,7 +234,7 @@ class TableCore:
         records, gaps = self.sensors.shot_over()
         return self._health(records, now, channels=gaps)
 
-    def _sensor(self, item: SensorEvent) -> list[Outgoing]:
+    def _sensor(self, item: SensorEvent) -> list[Delivery]:
         """One sensor edge (``t`` on the service's clock) into the journal, table and health.
         One older than an input the table already took (late: a loaded host, a source whose
         hold was given up) is taken at the table's time and keeps its own (``at``): fusion
@@ -244,7 +245,7 @@ class TableCore:
         ev = dataclasses.replace(item, t=t, at=own if late else None)
         self.time.took(t)
         self.inputs.note(ev.to_json())
-        out = self._outgoing(self.table.sensor(ev))
+        out = self._deliver(self.table.sensor(ev))
         # a given-up source's kept edges, in a burst long after, are judged at the table's time
         given_up = late and self.time.holds.is_late(ev.ch)
         records, news = self.sensors.edge(ev, own, max(t, self.now()) if given_up else None)
@@ -252,7 +253,7 @@ class TableCore:
             out += self._health(records, t, channels=(ev.ch,))
         return out
 
-    def _link(self, item: LinkChanged) -> list[Outgoing]:
+    def _link(self, item: LinkChanged) -> list[Delivery]:
         """A source went down: the table's clock holds at what it had confirmed (``item.t``,
         or where the clock already is). Back up: its hold lifts at the next tick."""
         holds = self.time.holds
@@ -261,9 +262,9 @@ class TableCore:
         records = self.sensors.link(dataclasses.replace(item, t=t), self.table.fusion.open_shot)
         return self._health(records, t, publish=True)
 
-    def _lift(self, everything: bool = False) -> list[Outgoing]:
+    def _lift(self, everything: bool = False) -> list[Delivery]:
         """Lifts the holds that may lift; lets in the edges that waited, in time order."""
-        out: list[Outgoing] = []
+        out: list[Delivery] = []
         clock = self.time
         try:
             for ev in clock.holds.lift(clock.given_up(), everything):
@@ -274,7 +275,7 @@ class TableCore:
             clock.late_edge_at = float("inf")
         return out
 
-    def _request(self, item: Request) -> list[Outgoing]:
+    def _request(self, item: Request) -> list[Delivery]:
         clock = self.time
         t = self.now() if item.t is None else clock.at(min(clock.host(item.t),
                                                              clock.holds.until()))
@@ -291,12 +292,12 @@ class TableCore:
         if handled.line is not None:
             self.inputs.note(handled.line)
         reply = (item.response_topic, item.correlation) if item.response_topic else None
-        out += self._outgoing(handled.messages, reply)
+        out += self._deliver(handled.messages, reply)
         if self.table.matches > matches and compact(self.journal, self.table, self.inputs.last):
             out += self._link(LinkChanged(0.0, REBUILD_LINK, True, "a new match"))
         return out
 
-    def tick(self, backend: SensorBackend | None = None) -> list[Outgoing]:
+    def tick(self, backend: SensorBackend | None = None) -> list[Delivery]:
         """Runs what time alone decides: rulings falling due, stuck sensors, ``backend``'s
         counters, the periodic B/health; returns the messages."""
         self.deliveries.begin()
@@ -314,34 +315,34 @@ class TableCore:
         due = self.time.host_wait(self.table.next_deadline)
         return max(0.001, min(due, self.sensors.timing.idle_for(self._mono()), 1.0))
 
-    def stop(self) -> list[Outgoing]:
+    def stop(self) -> list[Delivery]:
         """Returns what a clean stop publishes: the edges still waiting for a source that
         went down, then the last message (``B/status`` ``stopped``)."""
         self.deliveries.begin()
         out = self._lift(everything=True)
         out += self._shot_health(self.now())
-        return out + self._outgoing(self.table.stopped(self.now()))
+        return out + self._deliver(self.table.stopped(self.now()))
 
-    def _run_clock(self, now: float) -> list[Outgoing]:
+    def _run_clock(self, now: float) -> list[Delivery]:
         """Runs the table's clock to ``now`` when a timer is due (journaled as a tick)."""
         if now < self.table.next_deadline:
             return []
         self.time.took(now)
         self.inputs.tick(now)
-        return self._outgoing(self.table.advance(now))
+        return self._deliver(self.table.advance(now))
 
     def _health(self, records: list[HealthRecord], t: float, *, publish: bool = False,
-                channels: Sequence[str] = ()) -> list[Outgoing]:
+                channels: Sequence[str] = ()) -> list[Delivery]:
         """Publishes sensor health's news and tells fusion (a journaled input) of each channel
         whose state is not what it was told."""
         changed = self.sensors.news(records, channels)
         out = self._run_clock(t) if changed else []
         for channel, state in changed.items():
             self.inputs.note(HealthLine(t, channel, state).to_json())
-        return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
+        return out + self._deliver(self.table.health(records, changed, t, publish=publish))
 
-    def _outgoing(self, messages: list[Message],
-                  reply: tuple[str, bytes | None] | None = None) -> list[Outgoing]:
+    def _deliver(self, messages: list[Message],
+                  reply: tuple[str, bytes | None] | None = None) -> list[Delivery]:
         """Notes the table's messages in the journal as deliveries (``Deliveries``)."""
         out = self.deliveries.make(messages, reply)
         if out:

@@ -5,7 +5,8 @@ One SQLite database (standard library) in WAL mode under the data directory::
     inputs(id, line)          every input, in order, as the table saw it: trace lines
                               (sensor and request lines, interfaces §2) and the clock's
                               ticks that made the table act ({"t": ..., "tick": 1})
-    outbox(id, topic, ...)    messages produced and not yet acknowledged by the broker
+    outbox(id, topic, ...)    deliveries made and not yet acknowledged by the broker (a
+                              message's second stage: ``controller.service.delivery``)
     answers(tx, name, ...)    answers to transactions whose inputs were compacted away
     meta(key, value)          the match-id prefix, the clock's offset, the last seq, ...
     published(seq, ...)       every message with a seq the table produced, as written (the
@@ -21,7 +22,7 @@ batches it holds) and checkpoints the log when it has grown (``controller.servic
 The service writes each batch as soon as the table has handled its inputs and syncs in the
 background, so a burst of sensor edges costs one sync, not one per edge; it publishes a ruling
 only once the batch that holds it is synced, and a live ``ball_pocketed`` once it is written
-(``Outgoing.early``).
+(``Delivery.early``).
 After ``kill -9`` or a power cut the table is rebuilt from ``inputs`` to the exact state,
 and ``outbox`` still holds what the broker has not acknowledged.
 
@@ -50,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
+from controller.service.delivery import Delivery
 from controller.service.published import PublishedLog
 from controller.service.seqmark import MarkError, SeqMark
 from controller.service.walsync import LogSync
@@ -83,25 +85,11 @@ class JournalDamaged(JournalError):
 
 
 @dataclass(slots=True)
-class Outgoing:
-    """One message to deliver: ``topic`` is absolute; ``expiry`` seconds (MQTT 5), if any."""
-
-    id: int
-    topic: str
-    payload: bytes
-    retain: bool
-    qos: int = 1
-    expiry: int | None = None
-    correlation: bytes | None = None
-    early: bool = False  # may be published once written, before the sync (not journaled)
-
-
-@dataclass(slots=True)
 class Batch:
     """Writes noted since the last ``take()``, to be made durable together."""
 
     inputs: list[tuple[int, str]] = field(default_factory=list)
-    outgoing: list[Outgoing] = field(default_factory=list)
+    outgoing: list[Delivery] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     compact_before: int | None = None
@@ -212,11 +200,11 @@ class Journal:
                 out.append(line)
         return out
 
-    def outbox(self) -> list[Outgoing]:
+    def outbox(self) -> list[Delivery]:
         """Returns the messages not yet delivered, oldest first."""
         rows = self._select(
             "SELECT id, topic, payload, retain, qos, expiry, correlation FROM outbox ORDER BY id")
-        return [Outgoing(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
+        return [Delivery(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
                 for i, t, p, r, q, e, c in rows]
 
     def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -246,9 +234,9 @@ class Journal:
 
     def new_outgoing(self, topic: str, payload: bytes, retain: bool, qos: int = 1,
                      expiry: int | None = None, correlation: bytes | None = None,
-                     early: bool = False) -> Outgoing:
+                     early: bool = False) -> Delivery:
         """Notes a message to deliver; returns it with its id."""
-        item = Outgoing(self._next_out, topic, payload, retain, qos, expiry, correlation, early)
+        item = Delivery(self._next_out, topic, payload, retain, qos, expiry, correlation, early)
         self._next_out += 1
         self._pending.outgoing.append(item)
         return item

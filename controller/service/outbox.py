@@ -1,6 +1,7 @@
-"""The outbox: a table's deliveries waiting for the broker, in order (a message's third stage:
-``controller.service.delivery``). Bounded, and mirrored in the journal's ``outbox`` table;
-``MqttLink`` drains it, one message at a time, each acknowledged before it leaves."""
+"""The outbox: the table's deliveries waiting for the broker, in order (a message's third
+stage, *waiting*: ``controller.service.delivery`` tells its whole life). Bounded, and mirrored
+in the journal's ``outbox`` table; ``MqttLink`` drains it, one message at a time, each
+acknowledged before it leaves."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from controller.service.journal import Journal, Outgoing
+from controller.service.delivery import Delivery
+from controller.service.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +42,11 @@ class Outbox:
         self._journal = journal
         self._on_delivered = on_delivered
         self._limit = limit
-        self._items: deque[Outgoing] = deque()
-        self._held: deque[Outgoing] = deque()  # added, not yet released (a suffix of _items)
-        self._replies: deque[Outgoing] = deque()  # responses waiting, oldest first (may be dead)
+        self._items: deque[Delivery] = deque()
+        self._held: deque[Delivery] = deque()  # added, not yet released (a suffix of _items)
+        self._replies: deque[Delivery] = deque()  # responses waiting, oldest first (may be dead)
         self._dead: set[int] = set()
-        self._retained: dict[str, Outgoing] = {}
+        self._retained: dict[str, Delivery] = {}
         self._released = 0
         self._sending: int | None = None
         self._tries: dict[int, int] = {}  # reply id -> times in flight as the connection ended
@@ -55,7 +57,7 @@ class Outbox:
         self.delivered = 0
         self.refused = 0
 
-    def restore(self, items: list[Outgoing]) -> None:
+    def restore(self, items: list[Delivery]) -> None:
         """Takes the messages a previous run left undelivered (already journaled)."""
         for item in items:
             self._items.append(item)
@@ -66,7 +68,7 @@ class Outbox:
                 self._replies.append(item)
         self.release()
 
-    def add(self, item: Outgoing) -> None:
+    def add(self, item: Delivery) -> None:
         if item.retain:
             older = self._retained.get(item.topic)
             if older is not None and older.id != self._sending:
@@ -84,7 +86,7 @@ class Outbox:
         while len(self._items) - len(self._dead) > self._limit:
             self._drop(self._victim(item))
 
-    def _drop(self, item: Outgoing) -> None:
+    def _drop(self, item: Delivery) -> None:
         """Drops a waiting message to make room, counted and logged."""
         self._kill(item)
         self.dropped += 1
@@ -92,7 +94,7 @@ class Outbox:
             log.warning("outbox full (%d messages, %d replies): dropped %s seq %s (%d dropped so"
                         " far)", self._limit, REPLIES_WAITING, item.topic, _seq(item), self.dropped)
 
-    def _victim(self, new: Outgoing) -> Outgoing:
+    def _victim(self, new: Delivery) -> Delivery:
         """Returns the message to drop when the outbox is full: the oldest reply (a response
         to one sender: under a flood of junk requests, that is what piles up), else the
         oldest retained message other than ``new`` (the service republishes its topic after
@@ -108,7 +110,7 @@ class Outbox:
             return min(waiting, key=lambda i: i.id)
         return next(i for i in self._items if i.id not in self._dead and i.id != self._sending)
 
-    def _kill(self, item: Outgoing) -> None:
+    def _kill(self, item: Delivery) -> None:
         self._dead.add(item.id)
         self._journal.drop_outgoing(item.id)
         if self._retained.get(item.topic) is item:
@@ -127,7 +129,7 @@ class Outbox:
         first one that is not ``early``."""
         held = self._held
 
-        def early(item: Outgoing) -> bool:
+        def early(item: Delivery) -> bool:
             return item.id <= upto and (item.early or item.id in self._dead)
 
         if held and early(held[0]):
@@ -138,12 +140,12 @@ class Outbox:
     def __len__(self) -> int:
         return len(self._items) - len(self._dead)
 
-    def newest(self, topic: str) -> Outgoing | None:
+    def newest(self, topic: str) -> Delivery | None:
         """Returns the waiting retained message of ``topic`` if it may be sent, else None."""
         item = self._retained.get(topic)
         return item if item is not None and item.id <= self._released else None
 
-    async def next(self) -> Outgoing:
+    async def next(self) -> Delivery:
         """Returns the oldest sendable message (it stays in the outbox until ``done``)."""
         while True:
             while self._items and self._items[0].id in self._dead:
@@ -156,7 +158,7 @@ class Outbox:
             self._ready.clear()
             await self._ready.wait()
 
-    def done(self, item: Outgoing) -> None:
+    def done(self, item: Delivery) -> None:
         """Removes a delivered message."""
         self._sending = None
         self._tries.pop(item.id, None)
@@ -173,7 +175,7 @@ class Outbox:
         if not self:
             self._empty.set()
 
-    def give_up(self, item: Outgoing, reason: str) -> None:
+    def give_up(self, item: Delivery, reason: str) -> None:
         """Removes a message that can never be published (the client library refused it)."""
         log.error("cannot publish to %.80s (%d bytes): %s; given up", item.topic,
                   len(item.payload), reason)
@@ -203,13 +205,13 @@ class Outbox:
         await self._empty.wait()
 
 
-def is_reply(item: Outgoing) -> bool:
+def is_reply(item: Delivery) -> bool:
     """Returns whether ``item`` is a response or an MQTT 5 reply (said to one sender), not an
     event nor a retained message (status, state, display, health)."""
     return not item.retain and not item.topic.endswith("/event")
 
 
-def _seq(item: Outgoing) -> object:
+def _seq(item: Delivery) -> object:
     try:
         return json.loads(item.payload).get("seq")
     except (ValueError, AttributeError):

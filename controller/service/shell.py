@@ -34,8 +34,9 @@ from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
 from controller.service.core import Connected, Release, Request
+from controller.service.delivery import Delivery
 from controller.service.intake import Incoming
-from controller.service.journal import JournalError, Outgoing
+from controller.service.journal import JournalError
 from controller.service.junk import JunkLane, refused_anyway
 from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
 from controller.service.opening import open_core, wall_clock
@@ -180,7 +181,7 @@ class Service:
         self._put(Request(name, payload) if at is None else Request(name, payload, at))
 
     # ------------------------------------------------------------------ the table task
-    def _publish(self, items: list[Outgoing]) -> None:
+    def _publish(self, items: list[Delivery]) -> None:
         for item in items:
             self.outbox.add(item)
 

@@ -1,11 +1,46 @@
-"""The table's messages as deliveries: each noted in the journal with its publishing policy."""
+"""A message's life, from the table to the broker: its **delivery**.
+
+A ``Delivery`` is one of the table's messages on its way out: its topic, its bytes as
+published, how long it lives, whether it may leave before the sync. Its stages, each in its
+own file:
+
+1. *made*: ``Deliveries.make`` (here) turns the table's ``Message`` into a ``Delivery``,
+   numbered and noted in the journal's pending batch;
+2. *journaled*: ``Journal.write`` (``controller.service.journal``) writes it into the
+   journal's ``outbox`` table with the inputs that caused it; ``LogSync``
+   (``controller.service.walsync``) makes it survive a power cut;
+3. *waiting*: the ``Outbox`` (``controller.service.outbox``) holds it until its batch is
+   synced (written, for a live one: ``early``), then ``MqttLink``
+   (``controller.service.mqtt``) publishes it, acknowledged before the next;
+4. *published*: delivered, it leaves the outbox and the journal's ``outbox`` table; one with
+   a seq is kept in the ``PublishedLog`` (``controller.service.published``), which answers
+   ``history_since``.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from controller.pipeline.table import Message, Role
-from controller.service.journal import Journal, Outgoing
+
+if TYPE_CHECKING:
+    from controller.service.journal import Journal
+
+
+@dataclass(slots=True)
+class Delivery:
+    """One message to deliver: ``topic`` is absolute; ``expiry`` seconds (MQTT 5), if any."""
+
+    id: int
+    topic: str
+    payload: bytes
+    retain: bool
+    qos: int = 1
+    expiry: int | None = None
+    correlation: bytes | None = None
+    early: bool = False  # may be published once written, before the sync (not journaled)
 
 
 class Deliveries:
@@ -26,10 +61,10 @@ class Deliveries:
         self.ended = False
 
     def make(self, messages: list[Message], reply: tuple[str, bytes | None] | None = None
-             ) -> list[Outgoing]:
+             ) -> list[Delivery]:
         """Returns the deliveries of ``messages``, noted in the journal (``ended`` notes
         whether one of them ended a shot)."""
-        out: list[Outgoing] = []
+        out: list[Delivery] = []
         new = self.journal.new_outgoing
         epoch = self.journal.epoch
         for msg in messages:
