@@ -102,4 +102,3 @@ def test_the_measure_sees_a_big_class(tmp_path: Path) -> None:
     sample.write_text(f"class Big:\n    def __init__(self) -> None:\n{body}")
     assert class_sizes(sample) == [("Big", 27, 25)]
     assert function_sizes(sample) == [("__init__", 26)]
-
