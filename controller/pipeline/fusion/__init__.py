@@ -3,9 +3,10 @@
 The parts, each small: ``beams`` and ``cushions`` (the filters: edges in, balls and hits
 out), ``ballreturn`` (the ball return's reports matched to drops), ``fitted`` (the sensors to
 trust), ``shots`` (the shot lifecycle: one state machine, its transitions in one table, and
-the record the rules are given), ``rulings`` (when a shot is ruled again), ``actions`` (what
-fusion tells the table). ``Fusion`` wires them, dispatching each edge on its channel's
-``vocabulary.Kind``, and keeps the clock.
+the record the rules are given), ``rulings`` (when a shot is ruled again), ``health`` (what
+sensor health's verdicts do), ``deadline`` (when the clock alone next has work), ``actions``
+(what fusion tells the table). ``Fusion`` wires them, dispatching each edge on its channel's
+``vocabulary.Kind``, and keeps the time.
 
 Pure and clock-injected: time is only what the events say (their source time) and what
 ``advance(now)`` tells, so it runs the same live and in replay.
@@ -82,6 +83,7 @@ from controller.pipeline.fusion.actions import Action, AmendShot, DropSeen, Rule
 from controller.pipeline.fusion.ballreturn import BallReturn
 from controller.pipeline.fusion.beams import Beams
 from controller.pipeline.fusion.cushions import Burst, Cushions
+from controller.pipeline.fusion.deadline import Deadline
 from controller.pipeline.fusion.fitted import Fitted
 from controller.pipeline.fusion.health import OutOfOrder
 from controller.pipeline.fusion.rulings import Rulings
@@ -94,7 +96,6 @@ from vocabulary import ChannelError, Kind, parse_channel
 __all__ = ["RETRACT_S", "Action", "AmendShot", "DropSeen", "Fusion", "FusionConfig", "RuleShot",
            "fusion_config"]
 
-INF = float("inf")
 #: Sensor health needs up to this long to find a beam chattering (1 s, then the event on its
 #: way): the drops a beam counted this long before it was found chattering are taken back,
 #: and the referee is asked about its pocket instead.
@@ -170,7 +171,9 @@ class Fusion:
     each belongs to (the shot lifecycle, ``controller.pipeline.fusion.shots``), ``fitted``
     which sensors to trust, ``out_of_order`` what sensor health's verdicts do to them
     (``controller.pipeline.fusion.health``) and ``rulings`` when a shot is ruled again
-    (``controller.pipeline.fusion.rulings``). Fusion wires them and keeps the clock.
+    (``controller.pipeline.fusion.rulings``); ``deadline`` says when the clock alone next has
+    work for them (``controller.pipeline.fusion.deadline``). Fusion wires them and keeps the
+    time, ``now``.
     """
 
     def __init__(self, config: FusionConfig | None = None) -> None:
@@ -185,8 +188,9 @@ class Fusion:
         self.rulings = Rulings(self.shots, self.ball_return, self.fitted, cfg.cushions_without_click)
         #: Sensor health's verdicts applied: what is muted, which drops are taken back.
         self.out_of_order = OutOfOrder(self.fitted, self.beams, self.cushions, self.shots, RETRACT_S)
-        self._due_for: Shot | None = None  # the shot whose due time is in _next
-        self._next = INF
+        #: When the clock alone next has work for the parts.
+        self.deadline = Deadline(self.beams, self.cushions, self.shots, self.ball_return,
+                                 self.rulings, cfg.quiet_s)
         self.now = 0.0
 
     # -------------------------------------------------------------- reading
@@ -198,7 +202,7 @@ class Fusion:
     @property
     def next_deadline(self) -> float:
         """Returns the time at which ``advance`` next has work (inf: none until more input)."""
-        return self._next
+        return self.deadline.at
 
     @property
     def crosstalk(self) -> int:
@@ -209,20 +213,14 @@ class Fusion:
     def sensor(self, ev: SensorEvent) -> list[Action]:
         """Takes one sensor event (in source-time order) and returns what it caused."""
         t = ev.t
-        out = self.advance(t) if t >= self._next else []
+        out = self.advance(t) if t >= self.deadline.at else []
         self.now = max(self.now, t)
         try:
             kind, part = parse_channel(ev.ch)
         except ChannelError:  # a channel fusion has no use for
             kind, part = None, None
         self._sensed(kind, part, ev, out)
-        cur = self.shots.cur
-        if cur is not None and cur.active and cur is not self._due_for:
-            # a shot's due time only moves later as activity goes on: the first one is enough
-            self._soon(self._due(cur))
-            self._due_for = cur
-        if self.cushions.ready:
-            self._soon(self.now)
+        self.deadline.active(self.now)
         return out
 
     def _sensed(self, kind: Kind | None, part: Pocket | Rail | None, ev: SensorEvent,
@@ -233,12 +231,12 @@ class Fusion:
             if part not in self.fitted.blind:  # an out-of-order beam: its edges count for nothing
                 for start in self.beams.edge(part, t, ev.v):
                     self._beam_drop(part, start, out)
-                self._soon(self.beams.due(part))
+                self.deadline.soon(self.beams.due(part))
         elif kind is Kind.CUSHION and isinstance(part, Rail):
             if part not in self.fitted.deaf:  # a cushion sensor out of order: it counts for nothing
                 if self.cushions.edge(part, t, ev.v, ev.level):
                     self._at(t).touch(t)
-                self._soon(self.cushions.due(part))
+                self.deadline.soon(self.cushions.due(part))
         elif kind is Kind.CUE:
             self.ball_return.cue_detector = True  # a detector that reports is fitted
             if ev.v:
@@ -267,7 +265,7 @@ class Fusion:
             self._close_for_next(t, out)
             cur = self.shots.open(t)
         cur.called(calls, kind, manner)
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     def declare(self, t: float, facts: Declared, shot: str | None = None) -> list[Action]:
@@ -286,7 +284,7 @@ class Fusion:
             return out
         if target is self.shots.last:
             out.append(self.rulings.amend(t, target))
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     def shot_end(self, t: float) -> list[Action]:
@@ -303,7 +301,7 @@ class Fusion:
                 cur.apply(t, facts)
         out.append(self.rulings.rule(t))
         self.shots.close(t)
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     def set_health(self, channel: str, state: Health, t: float | None = None) -> list[Action]:
@@ -316,19 +314,19 @@ class Fusion:
         for shot in changed:
             self._changed(shot, now, out)
         if timers:
-            self._reschedule()
+            self.deadline.reschedule(self.now)
         return out
 
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
         self.shots.forget()
         self.rulings.forget()
-        self._reschedule()
+        self.deadline.reschedule(self.now)
 
     def advance(self, now: float) -> list[Action]:
         """Runs the clock to ``now``: confirms edges, closes bursts, rules quiet shots."""
         out: list[Action] = []
-        if now < self._next:
+        if now < self.deadline.at:
             self.now = max(self.now, now)
             return out
         for pocket, start in self.beams.advance(now):
@@ -336,12 +334,12 @@ class Fusion:
         for burst in self.cushions.advance(now):
             self._hit(burst, out)
         cur = self.shots.cur
-        if cur is not None and cur.active and self._due(cur) <= now:
-            out.append(self.rulings.rule(self._due(cur)))
+        if cur is not None and cur.active and self.deadline.due(cur) <= now:
+            out.append(self.rulings.rule(self.deadline.due(cur)))
         if self.rulings.due <= now:  # the ball return said nothing in time
             self.rulings.flush(self.rulings.due, out)
         self.now = max(self.now, now)
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     # -------------------------------------------------------------- shots
@@ -360,11 +358,7 @@ class Fusion:
     def _changed(self, shot: Shot, t: float, out: list[Action]) -> None:
         """``shot`` changed at ``t``: ruled again if it is the last ruled shot
         (``Rulings.changed``), the clock woken when it waits for the ball return."""
-        self._soon(self.rulings.changed(shot, t, out))
-
-    def _due(self, shot: Shot) -> float:
-        """Returns when ``shot`` is ruled: quiet long enough, no drop waiting for the ball return."""
-        return self.ball_return.hold(shot, shot.last_activity + self.config.quiet_s)
+        self.deadline.soon(self.rulings.changed(shot, t, out))
 
     def _beam_drop(self, pocket: Pocket, t: float, out: list[Action]) -> None:
         self.out_of_order.counted_drop(pocket, *self._drop(t, pocket, None, out))
@@ -380,7 +374,7 @@ class Fusion:
 
     def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
         """A ball passed the ball return: match it to the drop it came from."""
-        self._due_for = None  # a matched drop may let its shot be ruled sooner
+        self.deadline.matched()
         shot = self.ball_return.match(t, ball, pocket, (self.shots.last, self.shots.cur))
         if shot is not None:
             self._changed(shot, t, out)
@@ -392,20 +386,3 @@ class Fusion:
         shot = self._at(t)
         shot.hit(t, burst.rail)
         self._changed(shot, t, out)
-
-    # -------------------------------------------------------------- timers
-    def _soon(self, t: float) -> None:
-        """Brings the next deadline forward to ``t`` (never later: ``advance`` recomputes)."""
-        if t < self._next:
-            self._next = t
-
-    def _reschedule(self) -> None:
-        """Computes the next deadline from everything that waits for the clock."""
-        self._due_for = None
-        nxt = min(self.beams.next_due(), self.cushions.next_due())
-        if self.cushions.ready:
-            nxt = min(nxt, self.now)
-        cur = self.shots.cur
-        if cur is not None and cur.active:
-            nxt = min(nxt, self._due(cur))
-        self._next = min(nxt, self.rulings.due)
