@@ -287,7 +287,7 @@ class _Warnings(logging.Handler):
 
 async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
     from controller.service.config import validate
-    from controller.service.journal import Outgoing
+    from controller.service.delivery import Delivery
     from controller.service.shell import Service
     from controller.sim.backend import SimBackend
 
@@ -304,7 +304,7 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
     topics: collections.Counter[str] = collections.Counter()
 
     class Counting(Service):
-        def _publish(self, items: list[Outgoing]) -> None:
+        def _publish(self, items: list[Delivery]) -> None:
             for item in items:
                 topic = item.topic.removeprefix(self.base + "/")
                 topics[topic.partition("/")[0]] += 1
@@ -340,7 +340,7 @@ async def _service(args: argparse.Namespace, d: Path, b: Any) -> None:
             "journal meta": len(service.journal.meta),
             "health channels": len(service.health._channels),
             "health recent": sum(len(c.recent) for c in service.health._channels.values()),
-            "told fusion": len(service.core._told),
+            "told fusion": len(service.core.sensors.told),
             "tasks": len(asyncio.all_tasks()),
             "threads": len(os.listdir("/proc/self/task")),
             "warnings logged": sum(warnings.count.values()),

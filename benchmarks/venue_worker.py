@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.pipeline.table import Message
 from controller.service.config import validate
-from controller.service.journal import Outgoing
+from controller.service.delivery import Delivery
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from hardware.events import SensorEvent
@@ -44,7 +44,7 @@ async def main(url: str, data: Path, first: int, count: int,
         mine = produced.setdefault(s.config.table, {})
         add = s.outbox.add
 
-        def noted(item: Outgoing, add: Callable[[Outgoing], None] = add,
+        def noted(item: Delivery, add: Callable[[Delivery], None] = add,
                   mine: dict[str, list[int]] = mine, base: str = s.base) -> None:
             seq = json.loads(item.payload).get("seq") if item.topic.startswith(base) else None
             if seq is not None:

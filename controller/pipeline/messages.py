@@ -8,7 +8,6 @@ the table's time of the input that caused it.
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -103,6 +102,6 @@ class Stamper:
     def fork(self) -> Stamper:
         """Returns a copy numbering on from the same seq, holding no message: what it makes
         changes nothing here."""
-        other = copy.copy(self)
-        other._out = []
+        other = Stamper()
+        other.resume(self._seq)
         return other

@@ -39,20 +39,25 @@ log = logging.getLogger(__name__)
 class Play:
     """One table's match in play (see the module docstring): ``referee`` and ``fusion``, the
     ``match_id`` (the n-th match named by ``name_match(n)``; ``matches`` how many began, those
-    before a rebuild included); it publishes through ``pub``."""
+    before a rebuild included); it publishes through ``pub``. A new table's play starts from
+    nothing; ``fork`` passes its own as it is now (``referee``, ``fusion``, ``match_id``, the
+    shots ``deferred`` and the referees ``undone``)."""
 
-    def __init__(self, pub: Publisher, fusion: FusionConfig | None,
-                 name_match: Callable[[int], str], matches: int) -> None:
-        self.referee = Referee()
-        self.fusion = Fusion(fusion)
-        self.match_id: str | None = None
+    def __init__(self, pub: Publisher, fusion: FusionConfig | Fusion | None,
+                 name_match: Callable[[int], str], matches: int, *,
+                 referee: Referee | None = None, match_id: str | None = None,
+                 deferred: list[ShotRecord] | None = None,
+                 undone: list[tuple[Referee, tuple[object, ...]]] | None = None) -> None:
+        self.referee = Referee() if referee is None else referee
+        self.fusion = fusion if isinstance(fusion, Fusion) else Fusion(fusion)
+        self.match_id = match_id
         self.matches = matches
         self._name_match = name_match
         self._pub = pub
         # the shots played while a question was open, ruled once it is answered
-        self._deferred: list[ShotRecord] = []
+        self._deferred: list[ShotRecord] = [] if deferred is None else deferred
         # the referee as it was before each undo, newest last, with what the undo left (redo)
-        self._undone: list[tuple[Referee, tuple[object, ...]]] = []
+        self._undone: list[tuple[Referee, tuple[object, ...]]] = [] if undone is None else undone
 
     @property
     def language(self) -> str:
@@ -67,12 +72,9 @@ class Play:
     def fork(self) -> Play:
         """Returns a copy to try an input on: what it makes is dropped, and nothing done to it
         changes this one."""
-        trial = copy.copy(self)
-        trial.referee = self.referee.fork()
-        trial.fusion = copy.deepcopy(self.fusion)
-        trial._deferred = list(self._deferred)
-        trial._pub = self._pub.fork()
-        return trial
+        return Play(self._pub.fork(), copy.deepcopy(self.fusion), self._name_match, self.matches,
+                    referee=self.referee.fork(), match_id=self.match_id,
+                    deferred=list(self._deferred), undone=self._undone)
 
     # -------------------------------------------------------------- shots
     def apply(self, actions: list[Action]) -> None:

@@ -5,6 +5,7 @@ something a subscriber could see changed, the status, the health, and the last `
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -80,19 +81,14 @@ class Publisher:
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
-        other = Publisher(self.language, self._health)
+        other = copy.copy(self)  # what it said last, as here: replaced there, never changed
         other.press = self.press.fork()
-        other._status_health, other._last_state = self._status_health, self._last_state
-        other._last_match_id, other.match_t0 = self._last_match_id, self.match_t0
-        other._shot_times = list(self._shot_times)
-        other.player_ids = self.player_ids
         return other
 
     def played(self, shots: int, t: float) -> None:
         """Notes ``t``, the table's time, as the time of the match's ``shots``-th shot, just
         played (in the place of any shot undone there, and of those after it)."""
-        del self._shot_times[shots - 1:]
-        self._shot_times.append(t)
+        self._shot_times = [*self._shot_times[:shots - 1], t]  # a new list: forks share the old
 
     def stats(self, referee: Referee) -> dict[str, Any] | None:
         """Returns the state's ``stats``: the match's live statistics (``livestats``), None

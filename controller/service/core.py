@@ -1,6 +1,6 @@
 """The service's steppable core: synchronous, no asyncio, no I/O of its own, every clock injected.
 
-    inputs ──► TableCore.handle / tick ──► [Outgoing, ...] ──► (the shell's) Outbox
+    inputs ──► TableCore.handle / tick ──► [Delivery, ...] ──► (the shell's) Outbox
                  │  journal noted, table fed, health judged
     TableCore.commit ──► the batch written ──► Release ──► Outbox.release / release_early
     TableCore.sync (a thread) ──► TableCore.synced ──► Release
@@ -29,9 +29,10 @@ the lagging clock of the table, the hold while a source is down), the release po
 (``controller.service.durability``: what may leave before the sync, seq reservation, a journal
 that cannot be written), sensor health's timing (``controller.service.health_timing``) and
 the rebuild from the journal (``controller.service.rebuild``: checked against the trace and
-the seq mark); ``controller.service.recorder`` notes each input in the journal and, after the
-commit, in the trace; ``controller.service.outgoing`` makes messages deliveries. The core wires
-them: every input is noted in the journal before the messages it caused.
+the seq mark); the input log (``controller.service.inputlog``) notes each input in the journal
+and, after the commit, in the trace; ``Deliveries`` (``controller.service.delivery``, where a
+message's life is told) makes the table's messages deliveries. The core wires them: every
+input is noted in the journal before the messages it caused.
 
 **Where things go.**
 
@@ -42,7 +43,7 @@ them: every input is noted in the journal before the messages it caused.
   nothing and is not journaled: never dropped silently.
 - *A new publishing policy* (how long a message lives, whether it may leave before the
   sync): decide it where the message is made, as a field of ``table.Message`` (``role``,
-  ``live``, ``ends_shot``), and map it to an ``Outgoing`` in ``_outgoing`` here.
+  ``live``, ``ends_shot``), and map it to a field of ``Delivery`` in ``Deliveries.make``.
 - *A clock rule*: ``ServiceClock``.
 
 A sensor source that goes down (``LinkChanged`` with its channels, timed at the end of the
@@ -82,6 +83,7 @@ from controller.pipeline.table import Message, Role, Table
 from controller.pipeline.trace import HealthLine
 from controller.service.clock import HOLD_S, LAG, ServiceClock
 from controller.service.config import Config
+from controller.service.delivery import Deliveries, Delivery
 from controller.service.durability import (
     JOURNAL_RETRY_S,
     SEQ_RESERVE,
@@ -90,11 +92,10 @@ from controller.service.durability import (
     Release,
     SyncPoint,
 )
-from controller.service.health_timing import HealthTiming, ToldHealth
-from controller.service.journal import Journal, Outgoing
-from controller.service.outgoing import Deliveries
+from controller.service.health_timing import HealthTiming, ServiceHealth, ToldHealth
+from controller.service.inputlog import InputLog, Recording
+from controller.service.journal import Journal
 from controller.service.rebuild import REBUILD_LINK, Rebuild
-from controller.service.recorder import Recorder, Recording
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import HealthMonitor, HealthRecord
@@ -148,10 +149,12 @@ class TableCore:
         self.config = config
         self.base = config.base
         self.journal = journal
-        self._recorder = Recorder(journal, trace)
+        #: Where each input is noted: the journal, then the trace.
+        self.inputs = InputLog(journal, trace)
         self._mono = clock
         self._wall = wall
-        self._deliveries = Deliveries(journal, self.base, expiry_by_role(config))
+        #: The table's messages made deliveries (noted in the journal).
+        self.deliveries = Deliveries(journal, self.base, expiry_by_role(config))
         self.time = ServiceClock(clock, config.sim.speed if config.backend == "sim" else 1.0)
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
@@ -160,19 +163,18 @@ class TableCore:
         journal.set_meta("offset", repr(self.time.offset))
         # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
         self.health = HealthMonitor((), clock=self.now)
-        self._timing = HealthTiming(clock(), tick_s=config.health.tick_s,
-                                    publish_interval_s=config.health.publish_interval_s)
+        timing = HealthTiming(clock(), tick_s=config.health.tick_s,
+                              publish_interval_s=config.health.publish_interval_s)
         #: What the last run left undelivered (already journaled): the outbox's first messages.
         self.restored = journal.outbox()
         self.table = rebuild.new_table(config, self.health, wall())
         rebuild.replay(self.table, lines)
-        self._told = ToldHealth(rebuild.found.told)
+        #: Sensor health as the service runs it (``health`` is its monitor).
+        self.sensors = ServiceHealth(self.health, timing, ToldHealth(rebuild.found.told))
         journal.set_meta("boot", boot)
         journal.set_meta("clean", 0)
         self.durability = Durability(journal, mono=clock, seq_limit=rebuild.found.seq_limit)
         self.durability.last_out = max((o.id for o in self.restored), default=0)
-        self._last_input = 0  # the journal id of the last input noted
-        self._shot_ended = False  # a message made since the input began ended a shot
         #: What health says of how the table came back from its journal (None: nothing).
         self.rebuilt = rebuild.news(self.table, trace)
         self.table.history = functools.partial(journal.published.history_since, base=self.base)
@@ -197,17 +199,17 @@ class TableCore:
         return self.time.last_t
 
     # ------------------------------------------------------------------ inputs
-    def start(self) -> list[Outgoing]:
+    def start(self) -> list[Delivery]:
         """Returns what a started service publishes first: status, state, display, health
         (which says how the table came back from a damaged journal, if it did)."""
         now = self.now()
         if self.rebuilt is not None:
             self.health.feed(dataclasses.replace(self.rebuilt, t=now))
-        return self._outgoing(self.table.start(now))
+        return self._deliver(self.table.start(now))
 
-    def handle(self, item: Input) -> list[Outgoing]:
+    def handle(self, item: Input) -> list[Delivery]:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
-        self._shot_ended = False
+        self.deliveries.begin()
         if isinstance(item, SensorEvent):
             ev, unknown = self.time.holds.placed(dataclasses.replace(item, t=self.time.host(item.t)))
             if ev.t > self.time.holds.until():  # after what a source that went down confirmed
@@ -215,24 +217,24 @@ class TableCore:
                 out = []
             else:
                 out = self._sensor(ev)
-            out += self._health([], self.now(), channels=self._told.noted(unknown)) if unknown else []
+            out += self._health([], self.now(), channels=self.sensors.told.noted(unknown)) if unknown else []
         elif isinstance(item, LinkChanged):
             out = self._link(item)
         elif isinstance(item, Request):
             out = self._request(item)
         else:
-            out = self._outgoing(self.table.publish_all(self.now()))
+            out = self._deliver(self.table.publish_all(self.now()))
         return out + self._shot_health(self.now())
 
-    def _shot_health(self, now: float) -> list[Outgoing]:
+    def _shot_health(self, now: float) -> list[Delivery]:
         """When a shot was ruled since the input: sensor health counts it, and the channels
         of a data gap are told as they are again (the gap was that shot's)."""
-        if not self._shot_ended:
+        if not self.deliveries.ended:
             return []
-        return self._health(self.health.shot_ended() + self.health.shot_started(), now,
-                            channels=self._told.shot_over())
+        records, gaps = self.sensors.shot_over()
+        return self._health(records, now, channels=gaps)
 
-    def _sensor(self, item: SensorEvent) -> list[Outgoing]:
+    def _sensor(self, item: SensorEvent) -> list[Delivery]:
         """One sensor edge (``t`` on the service's clock) into the journal, table and health.
         One older than an input the table already took (late: a loaded host, a source whose
         hold was given up) is taken at the table's time and keeps its own (``at``): fusion
@@ -242,32 +244,27 @@ class TableCore:
         late = own < t
         ev = dataclasses.replace(item, t=t, at=own if late else None)
         self.time.took(t)
-        self._record(ev.to_json())
-        out = self._outgoing(self.table.sensor(ev))
-        if late and self.time.holds.is_late(ev.ch):  # a given-up source's kept edges, in a
-            # burst long after: sensor health takes them at the table's time (not stuck since)
-            records = self.health.feed(dataclasses.replace(ev, t=max(t, self.now()), at=None))
-        else:  # judged at its own time: a late block is not stuck before its release is in
-            records = self.health.feed(dataclasses.replace(ev, t=own, at=None),
-                                       own if late else None)
-        if records or self._told.differs(self.health, ev.ch):
+        self.inputs.note(ev.to_json())
+        out = self._deliver(self.table.sensor(ev))
+        # a given-up source's kept edges, in a burst long after, are judged at the table's time
+        given_up = late and self.time.holds.is_late(ev.ch)
+        records, news = self.sensors.edge(ev, own, max(t, self.now()) if given_up else None)
+        if news:
             out += self._health(records, t, channels=(ev.ch,))
         return out
 
-    def _link(self, item: LinkChanged) -> list[Outgoing]:
+    def _link(self, item: LinkChanged) -> list[Delivery]:
         """A source went down: the table's clock holds at what it had confirmed (``item.t``,
         or where the clock already is). Back up: its hold lifts at the next tick."""
         holds = self.time.holds
         t = self.time.at(min(self.time.host(item.t), self.time.lagging(), holds.until()))
         holds.changed(item, t)
-        records = self.health.feed(dataclasses.replace(item, t=t))
-        if self.table.fusion.open_shot:  # what it saw since it went down is lost: asked
-            self._told.note_gaps(item.source, records)
+        records = self.sensors.link(dataclasses.replace(item, t=t), self.table.fusion.open_shot)
         return self._health(records, t, publish=True)
 
-    def _lift(self, everything: bool = False) -> list[Outgoing]:
+    def _lift(self, everything: bool = False) -> list[Delivery]:
         """Lifts the holds that may lift; lets in the edges that waited, in time order."""
-        out: list[Outgoing] = []
+        out: list[Delivery] = []
         clock = self.time
         try:
             for ev in clock.holds.lift(clock.given_up(), everything):
@@ -278,7 +275,7 @@ class TableCore:
             clock.late_edge_at = float("inf")
         return out
 
-    def _request(self, item: Request) -> list[Outgoing]:
+    def _request(self, item: Request) -> list[Delivery]:
         clock = self.time
         t = self.now() if item.t is None else clock.at(min(clock.host(item.t),
                                                              clock.holds.until()))
@@ -293,69 +290,61 @@ class TableCore:
             handled = self.table.request(item.name, item.payload, t,
                                          wall=self._wall() if live else None)
         if handled.line is not None:
-            self._record(handled.line)
+            self.inputs.note(handled.line)
         reply = (item.response_topic, item.correlation) if item.response_topic else None
-        out += self._outgoing(handled.messages, reply)
-        if self.table.matches > matches and compact(self.journal, self.table, self._last_input):
+        out += self._deliver(handled.messages, reply)
+        if self.table.matches > matches and compact(self.journal, self.table, self.inputs.last):
             out += self._link(LinkChanged(0.0, REBUILD_LINK, True, "a new match"))
         return out
 
-    def tick(self, backend: SensorBackend | None = None) -> list[Outgoing]:
+    def tick(self, backend: SensorBackend | None = None) -> list[Delivery]:
         """Runs what time alone decides: rulings falling due, stuck sensors, ``backend``'s
         counters, the periodic B/health; returns the messages."""
-        self._shot_ended = False
+        self.deliveries.begin()
         out = self._lift()
         now = self.now()
         out += self._run_clock(now)
-        mono = self._mono()
-        if self._timing.tick_due(mono):
-            records = list(self.health.tick())
-            if backend is not None:
-                records += self.health.note_stats(backend.name, backend.stats())
-            due = self._timing.publish_due(mono, bool(records))
-            lost = self._told.note_lost(records, self.table.fusion.open_shot)
+        ticked = self.sensors.tick(self._mono(), backend, self.table.fusion.open_shot)
+        if ticked is not None:
+            records, due, lost = ticked
             out += self._health(records, now, publish=due, channels=lost)
         return out + self._shot_health(now)
 
     def idle_for(self) -> float:
         """Returns how long (host seconds) the shell may wait for an input before ``tick``."""
         due = self.time.host_wait(self.table.next_deadline)
-        return max(0.001, min(due, self._timing.idle_for(self._mono()), 1.0))
+        return max(0.001, min(due, self.sensors.timing.idle_for(self._mono()), 1.0))
 
-    def stop(self) -> list[Outgoing]:
+    def stop(self) -> list[Delivery]:
         """Returns what a clean stop publishes: the edges still waiting for a source that
         went down, then the last message (``B/status`` ``stopped``)."""
-        self._shot_ended = False
+        self.deliveries.begin()
         out = self._lift(everything=True)
         out += self._shot_health(self.now())
-        return out + self._outgoing(self.table.stopped(self.now()))
+        return out + self._deliver(self.table.stopped(self.now()))
 
-    def _run_clock(self, now: float) -> list[Outgoing]:
+    def _run_clock(self, now: float) -> list[Delivery]:
         """Runs the table's clock to ``now`` when a timer is due (journaled as a tick)."""
         if now < self.table.next_deadline:
             return []
         self.time.took(now)
-        self._last_input = self.journal.add_input({"t": round(now, 6), "tick": 1})
-        return self._outgoing(self.table.advance(now))
+        self.inputs.tick(now)
+        return self._deliver(self.table.advance(now))
 
     def _health(self, records: list[HealthRecord], t: float, *, publish: bool = False,
-                channels: Sequence[str] = ()) -> list[Outgoing]:
+                channels: Sequence[str] = ()) -> list[Delivery]:
         """Publishes sensor health's news and tells fusion (a journaled input) of each channel
         whose state is not what it was told."""
-        changed = self._told.news(self.health, records, channels)
+        changed = self.sensors.news(records, channels)
         out = self._run_clock(t) if changed else []
         for channel, state in changed.items():
-            self._record(HealthLine(t, channel, state).to_json())
-        return out + self._outgoing(self.table.health(records, changed, t, publish=publish))
+            self.inputs.note(HealthLine(t, channel, state).to_json())
+        return out + self._deliver(self.table.health(records, changed, t, publish=publish))
 
-    def _record(self, line: dict[str, Any]) -> None:
-        self._last_input = self._recorder.note(line)
-
-    def _outgoing(self, messages: list[Message],
-                  reply: tuple[str, bytes | None] | None = None) -> list[Outgoing]:
+    def _deliver(self, messages: list[Message],
+                  reply: tuple[str, bytes | None] | None = None) -> list[Delivery]:
         """Notes the table's messages in the journal as deliveries (``Deliveries``)."""
-        out, ended = self._deliveries.make(messages, reply)
-        self._shot_ended = self._shot_ended or ended
+        out = self.deliveries.make(messages, reply)
         if out:
             self.durability.last_out = out[-1].id
         return out
@@ -367,7 +356,7 @@ class TableCore:
         cannot be written, ``journal_error`` says why)."""
         done = self.durability.commit(self.table.seq, {"last_t": repr(self.time.last_t),
                                                        "wall": repr(self._wall())})
-        self._recorder.committed()
+        self.inputs.committed()
         return done
 
     def sync_point(self) -> SyncPoint:
@@ -383,10 +372,6 @@ class TableCore:
         """The sync that began at ``point`` is done: returns what it releases."""
         return self.durability.synced(point, self.table.seq)
 
-    def flush_recording(self) -> None:
-        """Flushes the recording (a convenience, not the journal: after the release)."""
-        self._recorder.flush()
-
     def close(self) -> None:
         """Closes the recording and the journal (writes and syncs what is noted), marking the
         stop clean; what the journal cannot take (a full disk) is lost, with a log line.
@@ -395,7 +380,7 @@ class TableCore:
         try:
             self.durability.close()
         finally:
-            self._recorder.close()
+            self.inputs.close()
 
 
 def refusal(item: Request, journal_error: str | None, mono: float) -> str | None:

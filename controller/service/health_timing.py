@@ -1,16 +1,21 @@
-"""Sensor health's timing in the service, and what fusion was told of each channel.
+"""Sensor health as the service runs it: its timing, and what fusion was told of each channel.
 
 Sensor health (``hardware.health.HealthMonitor``) is judged on the table's lagging clock; it is
 ticked every ``health.tick_s`` of host time (a stuck beam sends nothing more), and ``B/health``
 is published every ``health.publish_interval_s`` and whenever a tick finds news. Fusion hears
 a channel's state (a journaled ``HealthLine``) whenever it is not what fusion was last told.
+``ServiceHealth`` holds the three (monitor, timing, what was told) for ``TableCore``: it says
+what sensor health found; the core journals it, tells the table and publishes it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from hardware.backend import SensorBackend
+from hardware.events import LinkChanged, SensorEvent
 from hardware.health import (
     DataGap,
     EventsLost,
@@ -120,3 +125,57 @@ class ToldHealth:
             if self._told.get(channel, Health.OK) is not state:
                 changed[channel] = self._told[channel] = state
         return changed
+
+
+class ServiceHealth:
+    """The table's sensor health in the service: ``monitor`` judges, ``timing`` says when it is
+    ticked and published, ``told`` what fusion was told. Each method returns sensor health's
+    news (``HealthRecord``) for the core to journal, tell the table and publish."""
+
+    def __init__(self, monitor: HealthMonitor, timing: HealthTiming, told: ToldHealth) -> None:
+        self.monitor = monitor
+        self.timing = timing
+        self.told = told
+
+    def edge(self, ev: SensorEvent, own: float, late_at: float | None) -> tuple[list[HealthRecord], bool]:
+        """Judges one sensor edge at its own time ``own`` (a late block is not stuck before
+        its release is in), or, for a given-up source's kept edges (``late_at``: the table's
+        time), at that time (not stuck since then). Returns the news, and whether fusion is to
+        be told its channel's state (it differs from what fusion was told)."""
+        if late_at is not None:
+            records = self.monitor.feed(dataclasses.replace(ev, t=late_at, at=None))
+        else:
+            late = ev.at is not None
+            records = self.monitor.feed(dataclasses.replace(ev, t=own, at=None),
+                                        own if late else None)
+        return records, bool(records) or self.told.differs(self.monitor, ev.ch)
+
+    def link(self, item: LinkChanged, open_shot: bool) -> list[HealthRecord]:
+        """Judges a source going down or coming back (``item``, at the table's time); with a
+        shot open, what it saw since it went down is lost: a gap in that shot (asked)."""
+        records = self.monitor.feed(item)
+        if open_shot:
+            self.told.note_gaps(item.source, records)
+        return records
+
+    def tick(self, mono: float, backend: SensorBackend | None,
+             open_shot: bool) -> tuple[list[HealthRecord], bool, list[str]] | None:
+        """Ticks sensor health if it is due at host time ``mono`` (None: not due), with
+        ``backend``'s counters. Returns the news, whether ``B/health`` is to be published, and
+        the channels a source named as losing edges (gaps in an open shot)."""
+        if not self.timing.tick_due(mono):
+            return None
+        records = list(self.monitor.tick())
+        if backend is not None:
+            records += self.monitor.note_stats(backend.name, backend.stats())
+        due = self.timing.publish_due(mono, bool(records))
+        return records, due, self.told.note_lost(records, open_shot)
+
+    def shot_over(self) -> tuple[list[HealthRecord], list[str]]:
+        """A shot was ruled: sensor health counts it; returns the news and the channels of its
+        data gaps (told as they are again)."""
+        return self.monitor.shot_ended() + self.monitor.shot_started(), self.told.shot_over()
+
+    def news(self, records: Iterable[HealthRecord], channels: Sequence[str]) -> dict[str, Health]:
+        """Returns the channels whose state fusion is now to be told (``ToldHealth.news``)."""
+        return self.told.news(self.monitor, records, channels)

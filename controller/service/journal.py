@@ -5,7 +5,8 @@ One SQLite database (standard library) in WAL mode under the data directory::
     inputs(id, line)          every input, in order, as the table saw it: trace lines
                               (sensor and request lines, interfaces §2) and the clock's
                               ticks that made the table act ({"t": ..., "tick": 1})
-    outbox(id, topic, ...)    messages produced and not yet acknowledged by the broker
+    outbox(id, topic, ...)    deliveries made and not yet acknowledged by the broker (a
+                              message's second stage: ``controller.service.delivery``)
     answers(tx, name, ...)    answers to transactions whose inputs were compacted away
     meta(key, value)          the match-id prefix, the clock's offset, the last seq, ...
     published(seq, ...)       every message with a seq the table produced, as written (the
@@ -17,10 +18,11 @@ hands the noted writes over as one ``Batch`` and ``write(batch)`` writes them in
 transaction without waiting for the disk: from then on they survive a crash or ``kill -9``
 of the service (they are in the operating system's cache). ``sync()`` makes everything
 written so far survive a power cut too (one fsync of the write-ahead log, however many
-batches it holds) and checkpoints the log when it has grown. The service writes each batch
-as soon as the table has handled its inputs and syncs in the background, so a burst of
-sensor edges costs one sync, not one per edge; it publishes a ruling only once the batch
-that holds it is synced, and a live ``ball_pocketed`` once it is written (``Outgoing.early``).
+batches it holds) and checkpoints the log when it has grown (``controller.service.walsync``).
+The service writes each batch as soon as the table has handled its inputs and syncs in the
+background, so a burst of sensor edges costs one sync, not one per edge; it publishes a ruling
+only once the batch that holds it is synced, and a live ``ball_pocketed`` once it is written
+(``Delivery.early``).
 After ``kill -9`` or a power cut the table is rebuilt from ``inputs`` to the exact state,
 and ``outbox`` still holds what the broker has not acknowledged.
 
@@ -41,7 +43,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import sqlite3
 import threading
@@ -50,8 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
+from controller.service.delivery import Delivery
 from controller.service.published import PublishedLog
 from controller.service.seqmark import MarkError, SeqMark
+from controller.service.walsync import LogSync
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +72,6 @@ CREATE TABLE IF NOT EXISTS published (
 """
 
 
-#: ``sync()`` checkpoints the write-ahead log into the database past this size.
-CHECKPOINT_BYTES = 4 << 20
 #: The path of a journal held in memory (tests): no files, no mark on disk.
 MEMORY = Path(":memory:")
 
@@ -84,25 +85,11 @@ class JournalDamaged(JournalError):
 
 
 @dataclass(slots=True)
-class Outgoing:
-    """One message to deliver: ``topic`` is absolute; ``expiry`` seconds (MQTT 5), if any."""
-
-    id: int
-    topic: str
-    payload: bytes
-    retain: bool
-    qos: int = 1
-    expiry: int | None = None
-    correlation: bytes | None = None
-    early: bool = False  # may be published once written, before the sync (not journaled)
-
-
-@dataclass(slots=True)
 class Batch:
     """Writes noted since the last ``take()``, to be made durable together."""
 
     inputs: list[tuple[int, str]] = field(default_factory=list)
-    outgoing: list[Outgoing] = field(default_factory=list)
+    outgoing: list[Delivery] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     compact_before: int | None = None
@@ -161,9 +148,8 @@ class Journal:
         self.epoch, self.epoch_since = self._epoch()
         #: every message with a seq, as written: what ``history_since`` answers from
         self.published = PublishedLog(self._db, self._writing, self.epoch, self.epoch_since)
-        self._syncing = threading.Lock()  # one sync at a time (syncs run in a thread)
-        self._wal_fd: int | None = None
-        self._checkpointer: sqlite3.Connection | None = None
+        #: Makes what is written survive a power cut (the log's fsync, then the seq mark).
+        self.log_sync = LogSync(None if self.in_memory else path, self.mark, full=self.sync_full)
         self._pending = Batch()
 
     def _epoch(self) -> tuple[str, int]:
@@ -214,11 +200,11 @@ class Journal:
                 out.append(line)
         return out
 
-    def outbox(self) -> list[Outgoing]:
+    def outbox(self) -> list[Delivery]:
         """Returns the messages not yet delivered, oldest first."""
         rows = self._select(
             "SELECT id, topic, payload, retain, qos, expiry, correlation FROM outbox ORDER BY id")
-        return [Outgoing(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
+        return [Delivery(i, t, bytes(p), bool(r), q, e, None if c is None else bytes(c))
                 for i, t, p, r, q, e, c in rows]
 
     def answers(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -248,9 +234,9 @@ class Journal:
 
     def new_outgoing(self, topic: str, payload: bytes, retain: bool, qos: int = 1,
                      expiry: int | None = None, correlation: bytes | None = None,
-                     early: bool = False) -> Outgoing:
+                     early: bool = False) -> Delivery:
         """Notes a message to deliver; returns it with its id."""
-        item = Outgoing(self._next_out, topic, payload, retain, qos, expiry, correlation, early)
+        item = Delivery(self._next_out, topic, payload, retain, qos, expiry, correlation, early)
         self._next_out += 1
         self._pending.outgoing.append(item)
         return item
@@ -328,44 +314,19 @@ class Journal:
 
     def sync(self) -> None:
         """Makes every batch written so far survive a power cut (with ``sync = "full"``), and
-        checkpoints the write-ahead log once it is larger than CHECKPOINT_BYTES. Thread-safe
-        with ``write``. Raises JournalError if it cannot."""
-        with self._syncing:
-            self._sync_log()
-            try:  # after the log: a mark never says less than the log holds
-                self.mark.write()
-            except MarkError as exc:
-                raise JournalError(str(exc)) from exc
-
-    def _sync_log(self) -> None:
-        if self.in_memory:
-            return
+        checkpoints the write-ahead log once it has grown (``controller.service.walsync``).
+        Thread-safe with ``write``. Raises JournalError if it cannot."""
         try:
-            if self._wal_fd is None:
-                try:
-                    self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
-                except FileNotFoundError:
-                    return  # nothing written yet
-            if self.sync_full:
-                os.fsync(self._wal_fd)
-            if os.fstat(self._wal_fd).st_size > CHECKPOINT_BYTES:
-                if self._checkpointer is None:
-                    self._checkpointer = sqlite3.connect(
-                        self.path, isolation_level=None, check_same_thread=False)
-                # PASSIVE: copies what no reader needs, never blocks the writer
-                self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.log_sync.sync()
+        except MarkError as exc:
+            raise JournalError(str(exc)) from exc
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot sync the journal {self.path}: {exc}") from exc
 
     def abandon(self) -> None:
         """Closes the database without writing what is noted (when it cannot be written)."""
-        with self._syncing, self._writing:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-            if self._wal_fd is not None:
-                os.close(self._wal_fd)
-                self._wal_fd = None
-            self.mark.close()
+        with self._writing:
+            self.log_sync.close()
             self._db.close()
 
     def close(self) -> None:

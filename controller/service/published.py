@@ -1,7 +1,8 @@
 """The journal's log of what the table published (``published`` in ``journal.sqlite3``):
 every message with a seq, as written, the last ``PUBLISHED_KEPT``, so that a venue recorder
 (``controller.record``) fills the gaps it finds with ``history_since``, answered for the
-journal's own epoch only (``controller.service.journal``)."""
+journal's own epoch only (``controller.service.journal``). A message's last stage,
+*published* (``controller.service.delivery`` tells its whole life)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from controller.errors import ControllerError
 
 if TYPE_CHECKING:
-    from controller.service.journal import Outgoing
+    from controller.service.delivery import Delivery
 
 #: How many of the last published messages the journal keeps for ``history_since``.
 PUBLISHED_KEPT = 50_000
@@ -62,7 +63,7 @@ class PublishedLog:
         low, high = db.execute("SELECT MIN(seq), MAX(seq) FROM published").fetchone()
         self._range: tuple[int, int] = (low or 0, high or 0)  # the seqs kept, first and last
 
-    def keep(self, outgoing: list[Outgoing]) -> tuple[int, int]:
+    def keep(self, outgoing: list[Delivery]) -> tuple[int, int]:
         """Keeps the messages with a seq (an MQTT 5 reply repeats its response's seq: the first
         is kept), forgetting the oldest past PUBLISHED_KEPT; returns the first and last seq
         kept once the journal's transaction commits."""

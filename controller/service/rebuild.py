@@ -34,8 +34,8 @@ from typing import Any
 from controller.pipeline.table import Table, feed
 from controller.pipeline.trace import HealthLine, RequestLine, parse_line
 from controller.service.config import Config
+from controller.service.inputlog import Recording
 from controller.service.journal import Journal
-from controller.service.recorder import Recording
 from hardware.events import LinkChanged, SensorEvent
 from hardware.health import Health, HealthMonitor
 

@@ -34,16 +34,13 @@ from controller.pipeline.table import Table, status_payload
 from controller.service.backends import hardware_backend
 from controller.service.config import Config
 from controller.service.core import Connected, Release, Request
-from controller.service.journal import JournalError, Outgoing
+from controller.service.delivery import Delivery
+from controller.service.intake import Incoming
+from controller.service.journal import JournalError
 from controller.service.junk import JunkLane, refused_anyway
-from controller.service.mqtt import (
-    Incoming,
-    MqttLink,
-    Outbox,
-    Refusal,
-    cancel_and_wait,
-)
+from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
 from controller.service.opening import open_core, wall_clock
+from controller.service.outbox import Outbox
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site
@@ -184,7 +181,7 @@ class Service:
         self._put(Request(name, payload) if at is None else Request(name, payload, at))
 
     # ------------------------------------------------------------------ the table task
-    def _publish(self, items: list[Outgoing]) -> None:
+    def _publish(self, items: list[Delivery]) -> None:
         for item in items:
             self.outbox.add(item)
 
@@ -205,7 +202,7 @@ class Service:
             self.notifier.status(f"the journal cannot be written ({error}): refereeing from "
                                  "memory, no new match" if error else "the journal is written")
         self._release(done.release)
-        self.core.flush_recording()
+        self.core.inputs.flush()  # the recording: a convenience, not the journal
         if done.written:
             self._synced_all.clear()
             self._written.set()

@@ -23,8 +23,8 @@ from controller.pipeline.requests import MAX_PAYLOAD, REQUESTS
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from tests.broker import Broker
-from tests.pipeline.test_bad_requests import payloads
 from tests.faults.record import note
+from tests.pipeline.test_bad_requests import payloads
 from tests.service.conftest import B, Collector, make_config, requester, running
 from tests.service.plays import MATCH
 

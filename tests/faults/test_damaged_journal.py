@@ -63,7 +63,7 @@ class Run:
                           if b'"seq"' in o.payload]
             s.commit()
             s.sync()
-            s.core.flush_recording()
+            s.core.inputs.flush()
 
     def state(self) -> dict[str, Any]:
         snap = self.stepper.core.table.referee.snapshot()

@@ -25,13 +25,13 @@ async def test_a_request_over_the_maximum_packet_size_never_reaches_the_table(
     async with Collector(broker, topic=f"{B}/#") as col, running(config) as service, \
             requester(broker, v5=True) as req:
         taken: list[bytes] = []
-        on_request = service.link.on_request
+        on_request = service.link.intake.on_request
 
         async def seen(item: object) -> None:
             taken.append(item.payload)  # type: ignore[attr-defined]
             await on_request(item)  # type: ignore[arg-type]
 
-        service.link.on_request = seen  # type: ignore[method-assign]
+        service.link.intake.on_request = seen  # type: ignore[method-assign]
         await req.send("get", huge)
         await req.send("get", within)  # within the packet size: refused by the table itself
         await col.wait(lambda: [p for p in col.of("response/get")  # no transaction read

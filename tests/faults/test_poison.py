@@ -177,7 +177,7 @@ async def test_a_service_that_dies_leaves_its_last_will_offline(tmp_path: Path, 
 
 
 def test_a_request_topic_name_cannot_make_a_reply_topic_too_long() -> None:
-    from controller.service.mqtt import MAX_TOPIC_BYTES, topic_error
+    from controller.service.intake import MAX_TOPIC_BYTES, topic_error
     assert topic_error("a" * MAX_TOPIC_BYTES) is None
     assert "65536 bytes" in str(topic_error("é" * 32768))
     assert topic_error("") == "is empty"

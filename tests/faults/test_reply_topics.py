@@ -22,7 +22,7 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from controller.service.mqtt import reply_topic_error
+from controller.service.intake import reply_topic_error
 from tests.broker import Broker, password_file
 from tests.service.conftest import B, Collector, Requester, make_config, running
 from tests.service.plays import MATCH

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from controller.service import opening
-from controller.service.journal import Outgoing
+from controller.service.delivery import Delivery
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from hardware.gpio import GpioBackend
@@ -116,7 +116,7 @@ async def test_a_power_cut_takes_back_only_an_early_ball_pocketed_and_no_seq_is_
             produced: list[dict[str, Any]] = []  # what the table gives a seq, sent or not
             add = after.outbox.add
 
-            def noted(item: Outgoing) -> None:
+            def noted(item: Delivery) -> None:
                 produced.append(json.loads(item.payload))
                 add(item)
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from controller.service.config import Config, validate
 from controller.service.core import LAG, Release, Request
-from controller.service.journal import Outgoing
-from controller.service.mqtt import Outbox
+from controller.service.delivery import Delivery
 from controller.service.opening import open_core
+from controller.service.outbox import Outbox
 from hardware.events import SensorEvent
 
 BASE = "billiards/club/t1"
@@ -52,7 +52,7 @@ class Stepper:
     clock: FakeClock = field(default_factory=FakeClock)
     wall: FakeClock = field(default_factory=lambda: FakeClock(1.8e9))
     boot: str = "boot-1"
-    sent: list[Outgoing] = field(default_factory=list)
+    sent: list[Delivery] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.core = open_core(self.config, clock=self.clock, wall=self.wall, boot=self.boot)
@@ -63,14 +63,14 @@ class Stepper:
         """Moves the clock so that the core's lagging clock reads ``t`` (never back)."""
         self.clock.t = max(self.clock.t, t + LAG)
 
-    def take(self, items: list[Outgoing]) -> list[Outgoing]:
+    def take(self, items: list[Delivery]) -> list[Delivery]:
         """Hands the core's messages to the outbox (as the shell does); returns them."""
         self.sent += items
         for item in items:
             self.outbox.add(item)
         return items
 
-    def step(self, line: dict[str, Any]) -> list[Outgoing]:
+    def step(self, line: dict[str, Any]) -> list[Delivery]:
         """Feeds one trace line as the live loop would: time passes up to it, then it comes."""
         t = float(line["t"])
         self.at(t)
@@ -81,7 +81,7 @@ class Stepper:
                 line.get("pocket"))))
         return out + self.take(self.core.handle(Request(line["request"], dict(line["payload"]), t)))
 
-    def settle(self, t: float) -> list[Outgoing]:
+    def settle(self, t: float) -> list[Delivery]:
         self.at(t)
         return self.take(self.core.tick())
 
@@ -103,9 +103,9 @@ class Stepper:
         self.core.sync()
         return self.release(self.core.synced(point))
 
-    async def leaving(self) -> list[Outgoing]:
+    async def leaving(self) -> list[Delivery]:
         """Returns the messages the outbox lets go now, in order (delivered, as by the link)."""
-        out: list[Outgoing] = []
+        out: list[Delivery] = []
         while True:
             try:
                 item = await asyncio.wait_for(self.outbox.next(), 0.01)
@@ -127,11 +127,11 @@ def rows(data: Path, sql: str) -> list[tuple[Any, ...]]:
         db.close()
 
 
-def payloads(items: list[Outgoing], topic: str) -> list[dict[str, Any]]:
+def payloads(items: list[Delivery], topic: str) -> list[dict[str, Any]]:
     """Returns the JSON payloads of the messages on ``B/<topic>``."""
     return [json.loads(o.payload) for o in items if o.topic == f"{BASE}/{topic}"]
 
 
-def events(items: list[Outgoing], kind: str) -> list[Outgoing]:
+def events(items: list[Delivery], kind: str) -> list[Delivery]:
     """Returns the events of type ``kind``."""
     return [o for o in items if o.topic == f"{BASE}/event" and json.loads(o.payload)["type"] == kind]

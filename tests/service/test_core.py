@@ -10,7 +10,7 @@ from pathlib import Path
 
 from controller.service.config import Config
 from controller.service.core import SEQ_RESERVE, Connected, Request
-from controller.service.journal import Outgoing
+from controller.service.delivery import Delivery
 from hardware.events import SensorEvent
 from rules import Topic
 from tests.service.corekit import BASE, FakeClock, Stepper, core_config, events, payloads, rows
@@ -26,7 +26,7 @@ def in_a_match(config: Config) -> Stepper:
     return s
 
 
-def unretained(items: list[Outgoing]) -> list[Outgoing]:
+def unretained(items: list[Delivery]) -> list[Delivery]:
     return [o for o in items if not o.retain]
 
 

@@ -12,11 +12,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from controller.service import journal as journal_module
+from controller.service import walsync as walsync_module
 from controller.service.core import SEQ_RESERVE
 from controller.service.journal import Journal
-from controller.service.mqtt import Outbox
 from controller.service.opening import boot_id
+from controller.service.outbox import Outbox
 from controller.service.shell import Service
 from controller.sim.backend import sim_backend
 from tests.broker import Broker
@@ -80,7 +80,7 @@ def inputs_in_the_file_alone(tmp_path: Path) -> int:
 
 
 def test_sync_checkpoints_a_grown_log_into_the_database_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(journal_module, "CHECKPOINT_BYTES", 16 << 10)
+    monkeypatch.setattr(walsync_module, "CHECKPOINT_BYTES", 16 << 10)
     journal = Journal(tmp_path / "j.sqlite3")
     for i in range(40):
         journal.add_input({"t": i, "ch": "beam.fl", "v": i % 2, "pad": "x" * 500})

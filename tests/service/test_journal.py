@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from controller.service.journal import Journal
-from controller.service.mqtt import Outbox
+from controller.service.outbox import Outbox
 
 
 def test_nothing_is_on_disk_until_the_batch_is_written(tmp_path):
@@ -131,7 +131,7 @@ async def test_a_full_outbox_drops_replies_to_junk_before_any_state_or_event(tmp
 
 
 async def test_responses_waiting_are_capped_whatever_room_the_outbox_has(tmp_path):
-    from controller.service.mqtt import REPLIES_WAITING
+    from controller.service.outbox import REPLIES_WAITING
 
     journal = Journal(tmp_path / "j.sqlite3")
     outbox = Outbox(journal, limit=10 * REPLIES_WAITING)

@@ -19,7 +19,8 @@ import pytest
 from controller.service.config import MqttConfig
 from controller.service.connection import parse_broker
 from controller.service.journal import Journal
-from controller.service.mqtt import MqttLink, Outbox, Refusal, cancel_and_wait
+from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
+from controller.service.outbox import Outbox
 from tests.broker import Broker, password_file
 from tests.waiting import until
 

@@ -3,7 +3,10 @@
 The parts, each small: ``beams`` and ``cushions`` (the filters: edges in, balls and hits
 out), ``ballreturn`` (the ball return's reports matched to drops), ``fitted`` (the sensors to
 trust), ``shots`` (the shot lifecycle: one state machine, its transitions in one table, and
-the record the rules are given). ``Fusion`` wires them and keeps the clock.
+the record the rules are given), ``rulings`` (when a shot is ruled again), ``health`` (what
+sensor health's verdicts do), ``deadline`` (when the clock alone next has work), ``actions``
+(what fusion tells the table). ``Fusion`` wires them, dispatching each edge on its channel's
+``vocabulary.Kind``, and keeps the time.
 
 Pure and clock-injected: time is only what the events say (their source time) and what
 ``advance(now)`` tells, so it runs the same live and in replay.
@@ -76,19 +79,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.pipeline.declared import Declared
+from controller.pipeline.fusion.actions import Action, AmendShot, DropSeen, RuleShot
 from controller.pipeline.fusion.ballreturn import BallReturn
 from controller.pipeline.fusion.beams import Beams
 from controller.pipeline.fusion.cushions import Burst, Cushions
+from controller.pipeline.fusion.deadline import Deadline
 from controller.pipeline.fusion.fitted import Fitted
-from controller.pipeline.fusion.health import judged
-from controller.pipeline.fusion.shots import Counted, Shot, ShotTracker
-from controller.pipeline.fusion.shots import Drop as ShotDrop
+from controller.pipeline.fusion.health import OutOfOrder
+from controller.pipeline.fusion.rulings import Rulings
+from controller.pipeline.fusion.shots import Drop, Shot, ShotTracker
 from hardware.events import SensorEvent
 from hardware.health import Health
-from rules import CUE, Call, Pocket, ShotKind, ShotRecord
-from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, parse_channel
+from rules import CUE, Call, Pocket, Rail, ShotKind
+from vocabulary import ChannelError, Kind, parse_channel
 
-INF = float("inf")
+__all__ = ["RETRACT_S", "Action", "AmendShot", "DropSeen", "Fusion", "FusionConfig", "RuleShot",
+           "fusion_config"]
+
 #: Sensor health needs up to this long to find a beam chattering (1 s, then the event on its
 #: way): the drops a beam counted this long before it was found chattering are taken back,
 #: and the referee is asked about its pocket instead.
@@ -156,44 +163,17 @@ def _channels(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-# ------------------------------------------------------------------ outputs
-@dataclass(frozen=True, slots=True)
-class DropSeen:
-    """A ball fell (live, as the beam saw it); ``ball`` when already known."""
-
-    t: float
-    pocket: Pocket | None
-    ball: int | str | None = None
-    #: The drop belongs to the shot already ruled (a late ball), not to the one in play.
-    late: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class RuleShot:
-    """A shot to be ruled (the first time)."""
-
-    t: float
-    record: ShotRecord
-
-
-@dataclass(frozen=True, slots=True)
-class AmendShot:
-    """The last ruled shot's facts changed: rule it again."""
-
-    t: float
-    record: ShotRecord
-
-
-Action = DropSeen | RuleShot | AmendShot
-
-
 class Fusion:
     """Turns sensor events and requests into shot records. See the module docstring.
 
     The parts: ``beams`` and ``cushions`` filter the sensors' edges into balls and hits,
     ``ball_return`` matches the ball return's reports to drops, ``shots`` says which shot
-    each belongs to (the shot lifecycle, ``controller.pipeline.fusion.shots``). Fusion wires
-    them, keeps what is out of order, and the clock.
+    each belongs to (the shot lifecycle, ``controller.pipeline.fusion.shots``), ``fitted``
+    which sensors to trust, ``out_of_order`` what sensor health's verdicts do to them
+    (``controller.pipeline.fusion.health``) and ``rulings`` when a shot is ruled again
+    (``controller.pipeline.fusion.rulings``); ``deadline`` says when the clock alone next has
+    work for them (``controller.pipeline.fusion.deadline``). Fusion wires them and keeps the
+    time, ``now``.
     """
 
     def __init__(self, config: FusionConfig | None = None) -> None:
@@ -205,15 +185,12 @@ class Fusion:
         self.shots = ShotTracker(cfg.max_roll_s)
         #: The beams and cushion sensors to trust (``blind``, ``deaf``: those not to).
         self.fitted = Fitted(cfg.absent, cfg.cushion_sensors, cfg.click_sensor)
-        #: The drops each beam counted lately: taken back if the beam turns out to be out of
-        #: order (stuck, chattering) rather than crossed by balls.
-        self._counted = Counted(RETRACT_S)
-        self._due_for: Shot | None = None  # the shot whose due time is in _next
-        #: The last shot changed while a drop of it waited for the ball return: it is ruled
-        #: again when the report comes or at this time, whichever is first (``_changed``).
-        self._late_shot: Shot | None = None
-        self._late = INF
-        self._next = INF
+        self.rulings = Rulings(self.shots, self.ball_return, self.fitted, cfg.cushions_without_click)
+        #: Sensor health's verdicts applied: what is muted, which drops are taken back.
+        self.out_of_order = OutOfOrder(self.fitted, self.beams, self.cushions, self.shots, RETRACT_S)
+        #: When the clock alone next has work for the parts.
+        self.deadline = Deadline(self.beams, self.cushions, self.shots, self.ball_return,
+                                 self.rulings, cfg.quiet_s)
         self.now = 0.0
 
     # -------------------------------------------------------------- reading
@@ -225,7 +202,7 @@ class Fusion:
     @property
     def next_deadline(self) -> float:
         """Returns the time at which ``advance`` next has work (inf: none until more input)."""
-        return self._next
+        return self.deadline.at
 
     @property
     def crosstalk(self) -> int:
@@ -236,47 +213,47 @@ class Fusion:
     def sensor(self, ev: SensorEvent) -> list[Action]:
         """Takes one sensor event (in source-time order) and returns what it caused."""
         t = ev.t
-        out = self.advance(t) if t >= self._next else []
+        out = self.advance(t) if t >= self.deadline.at else []
         self.now = max(self.now, t)
-        ch = ev.ch
-        pocket = POCKET_OF_BEAM.get(ch)
-        rail = RAIL_OF_CUSHION.get(ch)
-        if pocket is not None:
-            if pocket not in self.fitted.blind:  # an out-of-order beam: its edges count for nothing
-                for start in self.beams.edge(pocket, t, ev.v):
-                    self._beam_drop(pocket, start, out)
-                self._soon(self.beams.due(pocket))
-        elif rail is not None:
-            if rail not in self.fitted.deaf:  # a cushion sensor out of order: it counts for nothing
-                if self.cushions.edge(rail, t, ev.v, ev.level):
+        try:
+            kind, part = parse_channel(ev.ch)
+        except ChannelError:  # a channel fusion has no use for
+            kind, part = None, None
+        self._sensed(kind, part, ev, out)
+        self.deadline.active(self.now)
+        return out
+
+    def _sensed(self, kind: Kind | None, part: Pocket | Rail | None, ev: SensorEvent,
+                out: list[Action]) -> None:
+        """What one edge of a ``kind`` channel (of ``part``: its pocket or rail) does."""
+        t = ev.t
+        if kind is Kind.BEAM and isinstance(part, Pocket):
+            if part not in self.fitted.blind:  # an out-of-order beam: its edges count for nothing
+                for start in self.beams.edge(part, t, ev.v):
+                    self._beam_drop(part, start, out)
+                self.deadline.soon(self.beams.due(part))
+        elif kind is Kind.CUSHION and isinstance(part, Rail):
+            if part not in self.fitted.deaf:  # a cushion sensor out of order: it counts for nothing
+                if self.cushions.edge(part, t, ev.v, ev.level):
                     self._at(t).touch(t)
-                self._soon(self.cushions.due(rail))
-        elif ch == "cue":
+                self.deadline.soon(self.cushions.due(part))
+        elif kind is Kind.CUE:
             self.ball_return.cue_detector = True  # a detector that reports is fitted
             if ev.v:
                 self._returned(t, CUE, None, out)
-        elif ch == "ball_id":
+        elif kind is Kind.BALL_ID:
             self.ball_return.identity_reader = True
             if ev.ball is not None:
                 self._returned(t, ev.ball, Pocket(ev.pocket) if ev.pocket else None, out)
-        elif ch == "strike":
+        elif kind is Kind.STRIKE:
             if ev.v:
                 self._close_for_next(t, out)
                 self.shots.open(t).active = True
-        elif ch == "click" and ev.v:
+        elif kind is Kind.CLICK and ev.v:
             self.fitted.click_heard = True
             shot = self._at(t)
-            shot.clicks.append(t)
-            shot.touch(t)
+            shot.clicked(t)
             self._changed(shot, t, out)  # a late first click moves hits before the contact
-        cur = self.shots.cur
-        if cur is not None and cur.active and cur is not self._due_for:
-            # a shot's due time only moves later as activity goes on: the first one is enough
-            self._soon(self._due(cur))
-            self._due_for = cur
-        if self.cushions.ready:
-            self._soon(self.now)
-        return out
 
     def call(self, t: float, calls: tuple[Call, ...], kind: ShotKind, manner: str | None,
              amend: bool = False) -> list[Action]:
@@ -287,8 +264,8 @@ class Fusion:
         if not (amend and cur is not None and not cur.active):
             self._close_for_next(t, out)
             cur = self.shots.open(t)
-        cur.calls, cur.kind, cur.manner = calls, kind, manner
-        self._reschedule()
+        cur.called(calls, kind, manner)
+        self.deadline.reschedule(self.now)
         return out
 
     def declare(self, t: float, facts: Declared, shot: str | None = None) -> list[Action]:
@@ -306,41 +283,50 @@ class Fusion:
         if target is None:  # the shot to come: applied as it opens
             return out
         if target is self.shots.last:
-            out.append(AmendShot(t, self._record(target)))
-        self._reschedule()
+            out.append(self.rulings.amend(t, target))
+        self.deadline.reschedule(self.now)
         return out
 
     def shot_end(self, t: float) -> list[Action]:
         """Rules the open shot now; what comes after belongs to the next shot. With no shot
         open, rules an empty shot (nothing reached a sensor) with the facts declared since."""
         out = self.advance(t)
-        self._flush_late(t, out)
+        self.rulings.flush(t, out)
         if self.shots.cur is None:
             moved, restored = self.shots.unheld()
             if restored is not None:  # the last shot as it was
-                out.append(AmendShot(t, self._record(restored)))
+                out.append(self.rulings.amend(t, restored))
             cur = self.shots.open(t)  # (facts declared for the shot to come: applied here)
             for facts in moved:
                 cur.apply(t, facts)
-        self._rule(t, out)
+        out.append(self.rulings.rule(t))
         self.shots.close(t)
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     def set_health(self, channel: str, state: Health, t: float | None = None) -> list[Action]:
-        """Tells fusion a channel's health (``fusion.health.judged``); returns corrections."""
-        return judged(self, channel, state, t)
+        """Tells fusion a channel's health, as sensor health judged it (``OutOfOrder.judged``:
+        a sensor out of order counts nothing, a beam's made-up drops are taken back); returns
+        the corrections of the shots they went to."""
+        out: list[Action] = []
+        now = self.now if t is None else t
+        timers, changed = self.out_of_order.judged(channel, state, now)
+        for shot in changed:
+            self._changed(shot, now, out)
+        if timers:
+            self.deadline.reschedule(self.now)
+        return out
 
     def forget(self) -> None:
         """Drops every shot in progress (after an undo, a new match, the end of a match)."""
         self.shots.forget()
-        self._late_shot, self._late = None, INF
-        self._reschedule()
+        self.rulings.forget()
+        self.deadline.reschedule(self.now)
 
     def advance(self, now: float) -> list[Action]:
         """Runs the clock to ``now``: confirms edges, closes bursts, rules quiet shots."""
         out: list[Action] = []
-        if now < self._next:
+        if now < self.deadline.at:
             self.now = max(self.now, now)
             return out
         for pocket, start in self.beams.advance(now):
@@ -348,12 +334,12 @@ class Fusion:
         for burst in self.cushions.advance(now):
             self._hit(burst, out)
         cur = self.shots.cur
-        if cur is not None and cur.active and self._due(cur) <= now:
-            self._rule(self._due(cur), out)
-        if self._late <= now:  # the ball return said nothing in time
-            self._flush_late(self._late, out)
+        if cur is not None and cur.active and self.deadline.due(cur) <= now:
+            out.append(self.rulings.rule(self.deadline.due(cur)))
+        if self.rulings.due <= now:  # the ball return said nothing in time
+            self.rulings.flush(self.rulings.due, out)
         self.now = max(self.now, now)
-        self._reschedule()
+        self.deadline.reschedule(self.now)
         return out
 
     # -------------------------------------------------------------- shots
@@ -364,57 +350,31 @@ class Fusion:
     def _close_for_next(self, t: float, out: list[Action]) -> None:
         """The next shot is about to open: rule the open one, and the last one is final
         (ruled again first if it still waited for the ball return)."""
-        self._flush_late(t, out)
+        self.rulings.flush(t, out)
         if self.shots.cur is not None:
-            self._rule(t, out)
+            out.append(self.rulings.rule(t))
         self.shots.close(t)
 
-    def _rule(self, t: float, out: list[Action]) -> None:
-        out.append(RuleShot(t, self._record(self.shots.rule())))
-
     def _changed(self, shot: Shot, t: float, out: list[Action]) -> None:
-        """``shot`` changed at ``t``: if it is the last ruled shot, it is ruled again, at once
-        or, while a drop of it waits for a fitted ball-return sensor (a ball that fell after
-        the ruling), once the report comes or ``identity_max_s`` after the drop: the ruling
-        then asks no "which ball?" the ball return was about to answer."""
-        if shot is not self.shots.last:
-            return
-        waiting = self.ball_return.due(shot)
-        if waiting is not None and waiting > t:
-            self._late_shot, self._late = shot, waiting
-            self._soon(waiting)
-            return
-        if self._late_shot is shot:
-            self._late_shot, self._late = None, INF
-        out.append(AmendShot(t, self._record(shot)))
-
-    def _flush_late(self, t: float, out: list[Action]) -> None:
-        """Rules the last shot again now if it waits for the ball return (``_changed``)."""
-        late, self._late_shot, self._late = self._late_shot, None, INF
-        if late is not None and late is self.shots.last:
-            out.append(AmendShot(t, self._record(late)))
-
-    def _due(self, shot: Shot) -> float:
-        """Returns when ``shot`` is ruled: quiet long enough, no drop waiting for the ball return."""
-        return self.ball_return.hold(shot, shot.last_activity + self.config.quiet_s)
+        """``shot`` changed at ``t``: ruled again if it is the last ruled shot
+        (``Rulings.changed``), the clock woken when it waits for the ball return."""
+        self.deadline.soon(self.rulings.changed(shot, t, out))
 
     def _beam_drop(self, pocket: Pocket, t: float, out: list[Action]) -> None:
-        self._counted.note(pocket, *self._drop(t, pocket, None, out))
+        self.out_of_order.counted_drop(pocket, *self._drop(t, pocket, None, out))
 
     def _drop(self, t: float, pocket: Pocket | None, ball: int | str | None,
-              out: list[Action]) -> tuple[Shot, ShotDrop]:
+              out: list[Action]) -> tuple[Shot, Drop]:
         """A ball fell at ``t`` (a beam saw it, or only the ball return did: ``ball``)."""
         shot = self._at(t)
-        drop = ShotDrop(t, pocket, ball, matched=ball is not None)
-        shot.drops.append(drop)
-        shot.touch(t)
+        drop = shot.dropped(t, pocket, ball)
         out.append(DropSeen(t, pocket, ball, late=shot is self.shots.last))
         self._changed(shot, t, out)
         return shot, drop
 
     def _returned(self, t: float, ball: int | str, pocket: Pocket | None, out: list[Action]) -> None:
         """A ball passed the ball return: match it to the drop it came from."""
-        self._due_for = None  # a matched drop may let its shot be ruled sooner
+        self.deadline.matched()
         shot = self.ball_return.match(t, ball, pocket, (self.shots.last, self.shots.cur))
         if shot is not None:
             self._changed(shot, t, out)
@@ -424,26 +384,5 @@ class Fusion:
     def _hit(self, burst: Burst, out: list[Action]) -> None:
         t = burst.start
         shot = self._at(t)
-        shot.hits.append((t, burst.rail))
+        shot.hit(t, burst.rail)
         self._changed(shot, t, out)
-
-    def _record(self, shot: Shot) -> ShotRecord:
-        return self.fitted.record(shot, self.config.cushions_without_click,
-                                  self.ball_return.cue_detector)
-
-    # -------------------------------------------------------------- timers
-    def _soon(self, t: float) -> None:
-        """Brings the next deadline forward to ``t`` (never later: ``advance`` recomputes)."""
-        if t < self._next:
-            self._next = t
-
-    def _reschedule(self) -> None:
-        """Computes the next deadline from everything that waits for the clock."""
-        self._due_for = None
-        nxt = min(self.beams.next_due(), self.cushions.next_due())
-        if self.cushions.ready:
-            nxt = min(nxt, self.now)
-        cur = self.shots.cur
-        if cur is not None and cur.active:
-            nxt = min(nxt, self._due(cur))
-        self._next = min(nxt, self._late)

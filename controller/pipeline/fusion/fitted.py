@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from controller.pipeline.fusion.shots import Shot, shot_record
 from hardware.health import Health
 from rules import Pocket, Rail, ShotRecord
-from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION
+from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, Kind
 
 #: The click sensor's channel.
-CLICK = "click"
+CLICK = Kind.CLICK.value
 
 
 class Fitted:

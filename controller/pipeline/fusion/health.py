@@ -1,47 +1,59 @@
-"""What fusion does with sensor health's verdicts on its channels.
+"""Fusion's side of sensor health: what a channel's verdict does to the parts that read it.
 
-``judged`` is ``Fusion.set_health``, kept beside it so the class stays one screenful (issue
-26): it reaches into the fusion it is given as the method did (its parts, the drops each beam
-counted, the corrections it makes).
+Sensor health (``hardware.health``) is the one judge of a channel; ``OutOfOrder`` applies its
+verdicts: the sensors to trust (``Fitted``), a cushion sensor muted, a beam's drops taken
+back. ``Fusion.set_health`` rules again the shots those drops went to.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from controller.pipeline.fusion.fitted import usable_in
+from controller.pipeline.fusion.beams import Beams
+from controller.pipeline.fusion.cushions import Cushions
+from controller.pipeline.fusion.fitted import Fitted, usable_in
+from controller.pipeline.fusion.shots import Counted, Drop, Shot, ShotTracker
 from hardware.health import Health
 from rules import Pocket, Rail
-
-if TYPE_CHECKING:
-    from controller.pipeline.fusion import Action, Fusion
 
 INF = float("inf")
 
 
-def judged(fusion: Fusion, channel: str, state: Health, t: float | None = None) -> list[Action]:
-    """Tells fusion a channel's health, as sensor health judged it: a beam or cushion
-    sensor in any state but ``ok`` counts nothing. What it counted before stands, except:
-    a beam found ``stuck`` while blocked was never crossed by a ball (the drop its block
-    counted is taken back), and one found ``chattering`` made up its latest "balls" (the
-    drops of the last RETRACT_S are taken back); each shot they went to is corrected.
-    Returns the corrections."""
-    out: list[Action] = []
-    part = fusion.fitted.judge(channel, state)
-    if state is Health.GAP and fusion.shots.cur is not None:  # a gap in the shot in play
-        fusion.shots.cur.gaps.append((fusion.now if t is None else t, channel))
-    if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
-        if not usable_in(state):
-            fusion.cushions.mute(part)
-        fusion._reschedule()
-    elif isinstance(part, Pocket) and not usable_in(state):
-        now = fusion.now if t is None else t
-        since = retract_since(state, now, fusion.beams.blocked_since(part), fusion._counted.keep_s)
-        for shot in fusion._counted.take_back(part, since):
-            fusion._changed(shot, now, out)
-        fusion.beams.reset(part)
-        fusion._reschedule()
-    return out
+class OutOfOrder:
+    """Applies sensor health's verdicts to ``fitted``, ``beams``, ``cushions`` and the shot in
+    play of ``shots``; keeps the drops each beam counted in the last ``retract_s`` (taken back
+    if the beam turns out to be out of order rather than crossed by balls)."""
+
+    def __init__(self, fitted: Fitted, beams: Beams, cushions: Cushions, shots: ShotTracker,
+                 retract_s: float) -> None:
+        self.fitted = fitted
+        self.beams = beams
+        self.cushions = cushions
+        self.shots = shots
+        self.counted = Counted(retract_s)
+
+    def counted_drop(self, pocket: Pocket, shot: Shot, drop: Drop) -> None:
+        """``pocket``'s beam counted ``drop``, given to ``shot``."""
+        self.counted.note(pocket, shot, drop)
+
+    def judged(self, channel: str, state: Health, now: float) -> tuple[bool, list[Shot]]:
+        """Takes ``channel``'s verdict at ``now``: a beam or cushion sensor in any state but
+        ``ok`` counts nothing. What it counted before stands, except: a beam found ``stuck``
+        while blocked was never crossed by a ball (the drop its block counted is taken back),
+        and one found ``chattering`` made up its latest "balls" (the drops of the last
+        ``retract_s``). Returns whether a filter's timers changed, and the shots whose drops
+        were taken back."""
+        part = self.fitted.judge(channel, state)
+        if state is Health.GAP and self.shots.cur is not None:  # a gap in the shot in play
+            self.shots.cur.lost(now, channel)
+        if isinstance(part, Rail):  # a cushion sensor out of order: its hits may be missing
+            if not usable_in(state):
+                self.cushions.mute(part)
+            return True, []
+        if isinstance(part, Pocket) and not usable_in(state):
+            since = retract_since(state, now, self.beams.blocked_since(part), self.counted.keep_s)
+            changed = self.counted.take_back(part, since)
+            self.beams.reset(part)
+            return True, changed
+        return False, []
 
 
 def retract_since(state: Health, now: float, blocked: float | None, keep_s: float) -> float:

@@ -113,6 +113,30 @@ class Shot:
         if t > self.last_activity:
             self.last_activity = t
 
+    def called(self, calls: tuple[Call, ...], kind: ShotKind, manner: str | None) -> None:
+        """Takes the shooter's call for this shot."""
+        self.calls, self.kind, self.manner = calls, kind, manner
+
+    def dropped(self, t: float, pocket: Pocket | None, ball: int | str | None) -> Drop:
+        """A ball fell at ``t`` (``ball``: the ball return named it); returns its drop."""
+        drop = Drop(t, pocket, ball, matched=ball is not None)
+        self.drops.append(drop)
+        self.touch(t)
+        return drop
+
+    def hit(self, t: float, rail: Rail) -> None:
+        """A cushion sensor of ``rail`` felt a hit at ``t`` (its burst's first edge)."""
+        self.hits.append((t, rail))
+
+    def clicked(self, t: float) -> None:
+        """The click sensor heard a ball touch a ball at ``t``."""
+        self.clicks.append(t)
+        self.touch(t)
+
+    def lost(self, t: float, channel: str) -> None:
+        """``channel``'s source lost data at ``t`` while this shot was open (``Health.GAP``)."""
+        self.gaps.append((t, channel))
+
     def apply(self, t: float, facts: Declared) -> None:
         """Takes facts a referee declared about this shot."""
         self.declared = self.declared.merged(facts)
