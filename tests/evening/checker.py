@@ -15,6 +15,14 @@
   stored message other than the journal's (``extra``, ``differing``: 0 wanted).
 - **played**: every table played its evening to the end, and the record settled, within the
   evening's bounds.
+- **questions**: a question always offers the true answer. The live referee
+  (``tests.evening.referee``) read every question a table asked over the browsers' broker and
+  answered it from the simulation's truth (which ball fell in which pocket; what the referee
+  saw, or the player chose): a question whose true answer is not among its choices is bad.
+  Counted apart: questions whose truth the referee could not find (asked out of the world's
+  order: after an undo), answers refused, cancels sent.
+- **wall**: the TV wall (Chromium at 1920×1080, ``tests.evening.browser``) shows every table
+  wholly on the one screen at every sample, and no card moves or changes size between samples.
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
@@ -283,13 +291,53 @@ def check_played(history: History, inv: Invariant) -> None:
             inv.fail(note)
 
 
+def check_questions(history: History, inv: Invariant) -> None:
+    """A question always offers the true answer (the live referee's notes)."""
+    referee = history.referee
+    if referee is None:
+        return
+    for asked in referee.asked:
+        inv.checked += 1
+        if not asked.known:
+            inv.count("truth not found", 1)
+        elif not asked.offered:
+            inv.fail(f"{asked.table} {asked.question} at {asked.t:.1f} s: {asked.detail}")
+    inv.count("answers sent", referee.sent)
+    inv.count("refused", len(referee.refused))
+    inv.count("cancels", referee.cancels)
+
+
+def check_wall(history: History, inv: Invariant) -> None:
+    """Every sample of the TV wall shows every table on the one screen, laid out as before."""
+    wall = history.wall
+    if wall is None:
+        return
+    for problem in wall.problems:
+        inv.fail(problem)
+    if not wall.samples:
+        inv.fail("the wall was never sampled")
+    tables = [s.table for s in history.plan.seats()]
+    before = None
+    for sample in wall.samples:
+        inv.checked += 1
+        missing = sample.missing(tables)
+        if missing:
+            inv.fail(f"at {sample.t:.1f} s: {', '.join(missing)} not wholly on the screen")
+        if before is not None and sample.layout() != before:
+            inv.fail(f"at {sample.t:.1f} s: the layout changed")
+        before = sample.layout()
+
+
 def check(history: History) -> Report:
     """Returns the report of every invariant over ``history``."""
     invariants = [Invariant("played"), Invariant("drops"), Invariant("rulings"),
-                  Invariant("record"), Invariant("health")]
+                  Invariant("record"), Invariant("health"), Invariant("questions"),
+                  Invariant("wall")]
     check_played(history, invariants[0])
     check_drops(history, invariants[1])
     check_rulings(history, invariants[2])
     check_record(history, invariants[3])
     check_health(history, invariants[4])
+    check_questions(history, invariants[5])
+    check_wall(history, invariants[6])
     return Report(invariants, Counter(f.kind for _, _, f in history.faults), history)

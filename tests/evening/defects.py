@@ -13,6 +13,9 @@ put back by patching the real code in that process only:
 - ``record-skips``: the recorder stores every 40th message it takes from the broker not at
   all, and records no gap for it.
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
+- ``question-hides-truth``: a ``which_balls`` question lists only the highest of its balls in
+  its published choices (the table still takes any of them): a question that does not
+  offer the ball that fell.
 """
 
 from __future__ import annotations
@@ -77,8 +80,23 @@ def _will_online() -> None:
     aiomqtt.Will = online  # type: ignore[misc,assignment]
 
 
+def _question_hides_truth() -> None:
+    from rules.state import Question
+
+    to_json = Question.to_json
+
+    def hiding(self: Question) -> dict[str, Any]:
+        out = to_json(self)
+        if out["topic"] == "which_balls" and len(out["choices"]) > 1:
+            out["choices"] = out["choices"][-1:]
+        return out
+
+    Question.to_json = hiding  # type: ignore[method-assign]
+
+
 DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
-           "record-skips": _record_skips, "will-online": _will_online}
+           "record-skips": _record_skips, "will-online": _will_online,
+           "question-hides-truth": _question_hides_truth}
 
 
 def main(argv: list[str]) -> int:

@@ -9,6 +9,7 @@ from tests.evening.checker import Invariant, check_health
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
 from tests.evening.journals import inputs_history
+from tests.evening.referee import another, judge, pause_entries
 
 
 def line(t: float, ch: str = "cushion.h", v: int = 1) -> dict[str, object]:
@@ -55,3 +56,45 @@ def test_health_wants_a_killed_table_offline_and_every_table_back_after_the_brok
     check_health(history, inv)
     assert (inv.checked, inv.bad) == (3, 1)
     assert inv.details == ["t2 after the broker's restart at 21.0 s (broker-kill): online never"]
+
+
+def test_the_referee_answers_from_the_drops_and_sees_a_question_hiding_the_ball_that_fell(
+        ) -> None:
+    entry = {"drops": [[9, "sr"], [1, "fl"], [4, "fl"]], "named": [1], "answer": 4}
+    question = {"id": "q-1-1", "kind": "identify", "player": 0, "topic": "which_balls",
+                "about": {"pocket": "fl"}, "choices": [2, 4, 10]}
+    assert judge(question, entry) == (4, True, "")
+    hiding = {**question, "choices": [2, 10]}
+    answer, offered, detail = judge(hiding, entry)
+    assert (answer, offered) == (4, False)
+    assert detail == "which ball fell in fl: [4] fell, [2, 10] offered"
+    fell = {"id": "q-2-0", "kind": "confirm", "player": 0, "topic": "ball_fell",
+            "about": {"pocket": "sr"}, "choices": [True, False]}
+    assert judge(fell, entry) == (True, True, "")
+    assert judge({**fell, "about": {"pocket": "hl"}}, entry) == (False, True, "")
+    chosen = {"id": "q-2-1", "kind": "option", "player": 1, "topic": "shoot_or_hand_back",
+              "about": {"reason": "foul"}, "choices": ["shoot", "hand_back"]}
+    assert judge(chosen, {**entry, "answer": "hand_back"}) == ("hand_back", True, "")
+    assert judge({**chosen, "choices": ["shoot"]}, {**entry, "answer": "hand_back"})[1] is False
+
+
+def test_the_referee_finds_the_truths_of_the_pauses_the_world_stands_before() -> None:
+    lines: list[dict[str, object]] = [{"t": 0.0}, {"t": 1.0, "ch": "beam.fl", "v": 1},
+                                      {"t": 2.0, "request": "get"}, {"t": 3.0, "request": "get"},
+                                      {"t": 4.0, "request": "call"}, {"t": 5.0, "request": "get"}]
+    truths = {2: {"id": "a"}, 3: {"id": "b"}, 5: {"id": "c"}}
+    evening = [(lines, truths)]
+    assert [e["id"] for e in pause_entries(evening, 0, 1)] == ["a", "b"]  # its drop not logged
+    assert [e["id"] for e in pause_entries(evening, 0, 3)] == ["b"]
+    assert pause_entries(evening, 0, 4) == []  # a call: the next shot's
+    assert pause_entries(evening, 1, 0) == []  # the evening is over
+
+
+def test_an_answer_the_table_refused_is_not_sent_again_another_choice_is() -> None:
+    one = {"kind": "identify", "topic": "which_balls", "choices": [3, 6, 9]}
+    assert another(one, 6, []) == 6
+    assert another(one, 6, [6]) == 3
+    assert another(one, 6, [6, 3]) == 9
+    assert another(one, 6, [6, 3, 9]) is None
+    two = {**one, "count": 2}
+    assert another(two, [6, 9], [[6, 9]]) == [3, 6]
