@@ -59,6 +59,8 @@ class Wall:
     tables: list[str]
     clock: Any
     every_s: float = 1.0
+    #: a script run in the page before its own (a defect put back: ``tests.evening.defects``)
+    init: str = ""
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -92,6 +94,8 @@ class Wall:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
                 try:
                     page = browser.new_page(viewport={"width": SIZE[0], "height": SIZE[1]})
+                    if self.init:
+                        page.add_init_script(self.init)
                     page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
                     page.goto(web.url + "?tv=1&lang=ru")
                     page.wait_for_function(

@@ -13,6 +13,8 @@ put back by patching the real code in that process only:
 - ``record-skips``: the recorder stores every 40th message it takes from the broker not at
   all, and records no gap for it.
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
+- ``wall-overflows`` (put back in the TV wall's page, not in a process: ``PAGE_DEFECTS``): a
+  table's card taller than the screen, as the wall was before it turned pages.
 - ``question-hides-truth``: a ``which_balls`` question lists only the highest of its balls in
   its published choices (the table still takes any of them): a question that does not
   offer the ball that fell.
@@ -99,9 +101,26 @@ DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_l
            "question-hides-truth": _question_hides_truth}
 
 
+#: Defects put back in a page the evening opens in Chromium (``tests.evening.browser``): a
+#: script run before the page's own.
+PAGE_DEFECTS = {
+    "wall-overflows": """addEventListener("DOMContentLoaded", () => {
+        const style = document.createElement("style");
+        style.textContent = "article.table { min-height: 120vh !important; }";
+        document.head.append(style);
+    });""",
+}
+
+
+def page_defects(names: str) -> str:
+    """Returns the page script of the defects named (comma-separated), "" for none."""
+    return "\n".join(PAGE_DEFECTS[n] for n in names.split(",") if n in PAGE_DEFECTS)
+
+
 def main(argv: list[str]) -> int:
     for name in filter(None, os.environ.get(ENV, "").split(",")):
-        DEFECTS[name]()
+        if name not in PAGE_DEFECTS:
+            DEFECTS[name]()
     if argv[0] == "table":
         from tests.evening.world import main as table
         return table(argv[1:])

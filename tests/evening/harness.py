@@ -36,6 +36,7 @@ from tests.deploy.venue import USERS, Venue, password, start_venue
 from tests.evening.browser import Wall
 from tests.evening.clients import flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
+from tests.evening.defects import page_defects
 from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
@@ -266,7 +267,7 @@ class Evening:
         """Starts the TV wall's sampler, if the plan shows one (``tests.evening.browser``)."""
         if self.plan.wall_every_s > 0 and self.venue is not None:
             self.history.wall = Wall(self.venue.ports[9001], VENUE, list(self.tables), self.now,
-                                     self.plan.wall_every_s)
+                                     self.plan.wall_every_s, page_defects(self.plan.defects))
             self.history.wall.start()
 
     async def _play(self) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evening.checker import Invariant, check_health
+from tests.evening.browser import Sample, Wall
+from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
 from tests.evening.journals import inputs_history
@@ -98,3 +99,19 @@ def test_an_answer_the_table_refused_is_not_sent_again_another_choice_is() -> No
     assert another(one, 6, [6, 3, 9]) is None
     two = {**one, "count": 2}
     assert another(two, [6, 9], [[6, 9]]) == [3, 6]
+
+
+def test_the_wall_wants_every_table_on_the_screen_and_no_card_moving(tmp_path: Path) -> None:
+    history = History(Plan(tables=2), tmp_path, "")
+    wall = Wall(0, "club", ["t1", "t2"], lambda: 0.0)
+    t1, t2 = ["t1", 0, 0, 960, 1080, True], ["t2", 960, 0, 960, 1080, True]
+    wall.samples = [Sample(1.0, [t1, t2]), Sample(2.0, [t2, t1]),  # the same layout
+                    Sample(3.0, [t1, ["t2", 960, 0, 960, 1200, False]]),  # off the screen
+                    Sample(4.0, [t1, t2]), Sample(5.0, [t1])]
+    history.wall = wall
+    inv = Invariant("wall")
+    check_wall(history, inv)
+    assert inv.checked == 5
+    assert inv.details == ["at 3.0 s: t2 not wholly on the screen", "at 3.0 s: the layout changed",
+                           "at 4.0 s: the layout changed", "at 5.0 s: t2 not wholly on the screen",
+                           "at 5.0 s: the layout changed"]

@@ -63,7 +63,7 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
                    table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
                    defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online,"
-                           "question-hides-truth",
+                           "question-hides-truth,wall-overflows",
                    settle_s=5.0)
     report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
@@ -75,6 +75,8 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     assert any("offline never" in d for d in report["health"].details), report.text()
     assert report["questions"].bad > 0, report.text()  # question-hides-truth
     assert any("which ball fell" in d for d in report["questions"].details), report.text()
+    assert report["wall"].bad > 0, report.text()  # wall-overflows
+    assert any("not wholly on the screen" in d for d in report["wall"].details), report.text()
 
 
 @pytest.mark.soak
