@@ -13,8 +13,11 @@ the samples whose layout differs from the one before (a card moved or resized).
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +55,8 @@ class Sample:
 
 @dataclass
 class Wall:
-    """The TV wall sampled through the evening (see the module docstring)."""
+    """The TV wall sampled through the evening, and the hand-played table's console driven
+    in the same browser between samples, when there is one (see the module docstring)."""
 
     ws_port: int
     venue: str
@@ -61,11 +65,14 @@ class Wall:
     every_s: float = 1.0
     #: a script run in the page before its own (a defect put back: ``tests.evening.defects``)
     init: str = ""
+    console: Console | None = None
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _ready: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    _commands: queue.Queue[tuple[Callable[[], None], Future[None]]] = field(
+        default_factory=queue.Queue)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="wall", daemon=True)
@@ -78,7 +85,13 @@ class Wall:
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(60)
+            self._thread.join(90)
+
+    def run_in_browser(self, work: Callable[[], None], timeout: float = 120.0) -> None:
+        """Runs ``work`` in the browser's thread, between two of its steps; returns when done."""
+        done: Future[None] = Future()
+        self._commands.put((work, done))
+        done.result(timeout)
 
     def _run(self) -> None:
         from playwright.sync_api import sync_playwright
@@ -93,22 +106,144 @@ class Wall:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
                 try:
-                    page = browser.new_page(viewport={"width": SIZE[0], "height": SIZE[1]})
-                    if self.init:
-                        page.add_init_script(self.init)
-                    page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
-                    page.goto(web.url + "?tv=1&lang=ru")
-                    page.wait_for_function(
-                        f"() => document.querySelectorAll('article.table').length >= "
-                        f"{len(self.tables)}", timeout=60_000)
-                    self._ready.set()
-                    while not self._stop.is_set():
-                        self.samples.append(Sample(self.clock(), page.evaluate(CARDS)))
-                        self._stop.wait(self.every_s)
+                    self._show(browser, web.url)
                 finally:
                     browser.close()
         except Exception as exc:  # noqa: BLE001 - said in the report, never silent
             self.problems.append(f"the wall: {type(exc).__name__}: {exc}")
         finally:
             self._ready.set()
+            while not self._commands.empty():
+                self._commands.get()[1].set_exception(RuntimeError("the browser is closed"))
             web.stop()
+
+    def _show(self, browser: Any, url: str) -> None:
+        page = browser.new_page(viewport={"width": SIZE[0], "height": SIZE[1]})
+        if self.init:
+            page.add_init_script(self.init)
+        page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        page.goto(url + "?tv=1&lang=ru")
+        if self.console is not None:
+            self.console.open(browser, url)
+        page.wait_for_function(f"() => document.querySelectorAll('article.table').length >= "
+                               f"{len(self.tables)}", timeout=60_000)
+        self._ready.set()
+        sampled = -1e9
+        while not self._stop.is_set():
+            while not self._commands.empty():
+                work, done = self._commands.get()
+                try:
+                    work()
+                    done.set_result(None)
+                except Exception as exc:  # noqa: BLE001 - handed to the caller
+                    done.set_exception(exc)
+            if self.clock() - sampled >= self.every_s:
+                sampled = self.clock()
+                self.samples.append(Sample(sampled, page.evaluate(CARDS)))
+            if self.console is not None:
+                self.console.step()
+            self._stop.wait(0.5 if self.console is not None else self.every_s)
+
+
+#: Collects every last word the console shows in ``#result`` (done, refused, cancelled), in
+#: order, with the time: ``window.saidFinally``.
+SAID = """addEventListener("DOMContentLoaded", () => {
+    window.saidFinally = [];
+    const result = document.getElementById("result");
+    new MutationObserver(() => {
+        if (["ok", "error", "cancelled"].includes(result.dataset.state))
+            window.saidFinally.push([result.dataset.state, result.textContent]);
+    }).observe(result, {attributes: true, attributeFilter: ["data-state"]});
+});"""
+FINAL_MS = 30_000
+NAMES = ["Анна Каренина", "Борис Годунов"]
+
+
+@dataclass
+class Console:
+    """A club's marker at the hand-played table's console, in Russian, on a 1024×768 tablet:
+    enters a match (``game``, race to 2), then plays it as a marker does on a table with no
+    cushion sensors: a miss (``shot_end``) each shot, each question answered with its first
+    choice; a new match when one is over. ``said`` is every last word the console showed, in
+    order; ``undos`` the undos sent while the venue broker hung."""
+
+    table: str
+    game: str
+    said: list[tuple[str, str]] = field(default_factory=list)
+    undos: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    page: Any = None
+
+    def open(self, browser: Any, url: str) -> None:
+        self.page = page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.add_init_script(SAID)
+        page.on("dialog", lambda d: d.accept())  # an undo asks first
+        page.on("pageerror", lambda exc: self.problems.append(f"console page error: {exc}"))
+        page.goto(url + f"console.html?table={self.table}&ttl=2&lang=ru")
+        page.fill("#login [name=password]", password("referee"))
+        page.click("#login button[type=submit]")
+        page.wait_for_selector("#connection.ok", timeout=FINAL_MS)
+        self.new_match()
+
+    def _said_after(self, act: Any) -> str:
+        """Does ``act``; waits for the console's next last word; returns it ("" if none)."""
+        page = self.page
+        before = page.evaluate("window.saidFinally.length")
+        act()
+        try:
+            page.wait_for_function(f"window.saidFinally.length > {before}", timeout=FINAL_MS)
+        except Exception:  # noqa: BLE001 - a console with no last word is a finding
+            self.problems.append(f"no last word in {FINAL_MS / 1000:.0f} s after an action: "
+                                 f"{page.locator('#result').text_content()}")
+            return ""
+        state, text = page.evaluate(f"window.saidFinally[{before}]")
+        self.said.append((state, text))
+        return str(text)
+
+    def new_match(self) -> None:
+        page = self.page
+        page.select_option("#game", self.game)
+        for i, name in enumerate(NAMES):
+            page.fill(f'[data-player-name="{i}"]', name)
+        page.fill("#race-to", "2")
+        self._said_after(lambda: page.click("#new-match button[type=submit]"))
+
+    def step(self) -> None:
+        """One thing a marker does: answers the open question, or enters a miss."""
+        page = self.page
+        answer = page.locator("#questions button.answer")
+        if answer.count():
+            self._said_after(lambda: answer.first.click())
+        elif "матч окончен" in (page.locator("#card .meta").text_content() or ""):
+            self.new_match()
+        elif page.locator("#q-miss").is_enabled():
+            self._said_after(lambda: page.click("#q-miss"))
+
+    def undo_hung(self, hang: Any, resume: Any, hold: float) -> None:
+        """Sends an undo while the venue broker hangs (``hang()``), and lets it go on
+        (``resume()``) once the console says it does not know (or after ``hold`` s), then
+        waits for its last word."""
+        page = self.page
+        result = page.locator("#result")
+        if not page.locator("#undo").is_enabled():
+            self._said_after(lambda: page.click("#q-miss"))  # a shot to undo
+        before = page.evaluate("window.saidFinally.length")
+        hang()
+        try:
+            page.click("#undo")
+            try:
+                page.wait_for_function(
+                    "document.getElementById('result').dataset.state === 'unknown'",
+                    timeout=max(1000, int(hold * 1000) + 8000))
+                self.undos.append(result.text_content() or "")
+            except Exception:  # noqa: BLE001 - said in the report
+                self.problems.append("the undo while the broker hung never showed НЕ ИЗВЕСТНО")
+        finally:
+            resume()
+        try:
+            page.wait_for_function(f"window.saidFinally.length > {before}", timeout=FINAL_MS)
+            state, text = page.evaluate(f"window.saidFinally[{before}]")
+            self.said.append((state, text))
+            self.undos.append(str(text))
+        except Exception:  # noqa: BLE001 - said in the report
+            self.problems.append("the undo sent while the broker hung had no last word")

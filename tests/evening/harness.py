@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
-from tests.evening.browser import Wall
+from tests.evening.browser import Console, Wall
 from tests.evening.clients import flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.defects import page_defects
@@ -76,6 +76,12 @@ class Plan:
     defects: str = ""
     #: the TV wall in Chromium at 1080p, sampled every this many seconds (0: no wall)
     wall_every_s: float = 0.0
+    #: the game of a table played by hand from its console in Chromium ("": none; needs the
+    #: wall's browser): table ``hand_table()``
+    hand: str = ""
+
+    def hand_table(self) -> str:
+        return f"t{self.tables + 1}"
 
     def seats(self) -> list[Seat]:
         out = []
@@ -175,7 +181,8 @@ class Evening:
 
     # ------------------------------------------------------------------ the venue's parts
     def _start_venue(self) -> Venue:
-        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats))
+        hand = [f"{VENUE}/{self.plan.hand_table()}"] if self.plan.hand else []
+        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats), *hand)
         return start_venue(self.directory / "brokers", users=tuple(dict.fromkeys(users)))
 
     def _store(self) -> str:
@@ -198,11 +205,26 @@ class Evening:
             self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
                                             env=env)
             self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
+        if self.plan.hand:
+            self._hand_child(port, env)
         url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
         self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
                                            "--broker", url, "--store", self.history.store_url],
                               self.directory / "recorder.log", cwd=self.directory, env=env)
         self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
+
+    def _hand_child(self, port: int, env: dict[str, str]) -> None:
+        """The table played by hand from its console (``tests.evening.hand``)."""
+        from tests.evening.hand import config_text
+        table = self.plan.hand_table()
+        data = self.history.data(table)
+        data.mkdir(parents=True, exist_ok=True)
+        conf = self.directory / "tables" / f"{table}.toml"
+        seat = Seat(table, self.plan.hand, 2, 2, 0, 0)
+        conf.write_text(config_text(table_config(self.plan, seat, data, port)))
+        self.tables[table] = Child(table, [sys.executable, "-m", "tests.evening.hand", str(conf)],
+                                   self.directory / f"{table}.log", env=env)
+        self.tables[table].policy = unit_policy(DEPLOY / "billiards-controller.service")
 
     def stop_all(self) -> None:
         """Stops every process the evening started (whatever state it is in)."""
@@ -266,8 +288,10 @@ class Evening:
     def _show_wall(self) -> None:
         """Starts the TV wall's sampler, if the plan shows one (``tests.evening.browser``)."""
         if self.plan.wall_every_s > 0 and self.venue is not None:
+            console = Console(self.plan.hand_table(), self.plan.hand) if self.plan.hand else None
             self.history.wall = Wall(self.venue.ports[9001], VENUE, list(self.tables), self.now,
-                                     self.plan.wall_every_s, page_defects(self.plan.defects))
+                                     self.plan.wall_every_s, page_defects(self.plan.defects),
+                                     console)
             self.history.wall.start()
 
     async def _play(self) -> None:
@@ -355,10 +379,36 @@ class Evening:
 
     async def _undo_hung(self, fault: Fault) -> None:
         assert self.venue is not None and self.venue.broker.process is not None
+        wall = self.history.wall
+        if wall is not None and wall.console is not None and not wall.console.undos:
+            await self._console_undo_hung(wall, wall.console, fault)  # the console's own
+            return
         problem = await undo_while_hung(self.venue.ports[1883], self.venue.broker.process,
                                         fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
         if problem:
             self.history.notes.append(f"{fault}: the undo's publish: {problem}")
+
+    async def _console_undo_hung(self, wall: Wall, console: Console, fault: Fault) -> None:
+        """The undo-hung fault made the hand-played table's console's: its Undo sent from
+        Chromium while the venue broker hangs."""
+        broker = self.venue.broker.process if self.venue is not None else None
+        assert broker is not None
+
+        def hang() -> None:
+            broker.send_signal(signal.SIGSTOP)
+
+        def resume() -> None:
+            broker.send_signal(signal.SIGCONT)
+
+        try:
+            await asyncio.to_thread(wall.run_in_browser,
+                                    lambda: console.undo_hung(hang, resume, fault.hold))
+        except Exception as exc:  # noqa: BLE001 - said in the report
+            self.history.notes.append(f"{fault}: the console's undo: {exc}")
+        finally:
+            broker.send_signal(signal.SIGCONT)
+        self.history.notes.append(f"{fault}: sent from the console of "
+                                  f"{self.plan.hand_table()} instead")
 
     async def _record_settles(self) -> None:
         from tests.evening.checker import record_holds_journals
@@ -417,14 +467,14 @@ def short_plan(seed: int) -> Plan:
     # too) grow with the speed, and a gap fill over more than about 370 messages is one answer
     # over the broker's limit (issue 39, fixed elsewhere)
     return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=10.0, each=1, span=15.0,
-                bound_s=150.0, settle_s=40.0, flood_n=60, wall_every_s=2.0)
+                bound_s=150.0, settle_s=40.0, flood_n=60, wall_every_s=2.0, hand="ten-ball")
 
 
 def full_plan(seed: int) -> Plan:
     """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3)
     at 10x (see ``short_plan``), every kind 5 times."""
     return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=10.0, each=5, span=600.0,
-                kinds=tuple(KINDS), bound_s=1500.0, wall_every_s=5.0)
+                kinds=tuple(KINDS), bound_s=1500.0, wall_every_s=5.0, hand="siberian-ten")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,10 +88,19 @@ def simulated(seat: Seat) -> list[tuple[Lines, dict[int, Entry]]]:
     return out
 
 
+#: The match's seconds after its last line when the world pauses once more, at its end: the
+#: last shot's quiet window is over by then (the table rules it, and asks what it asks,
+#: before the evening counts the match played).
+END_S = 10.0
+
+
 def paced(lines: Lines, match: int) -> Lines:
-    """Returns a trace with each ``answer`` line replaced by the world's pause at its time."""
-    return [{"t": x["t"], "request": "get", "payload": {"transaction": f"{PAUSE}{match}-{i}"}}
-            if x.get("request") == "answer" else x for i, x in enumerate(lines)]
+    """Returns a trace with each ``answer`` line replaced by the world's pause at its time,
+    and a last pause ``END_S`` after its last line."""
+    out = [{"t": x["t"], "request": "get", "payload": {"transaction": f"{PAUSE}{match}-{i}"}}
+           if x.get("request") == "answer" else x for i, x in enumerate(lines)]
+    end = max((float(x["t"]) for x in out if "t" in x), default=0.0) + END_S
+    return [*out, {"t": end, "request": "get", "payload": {"transaction": f"{PAUSE}{match}-end"}}]
 
 
 def is_pause(line: dict[str, Any]) -> bool:

@@ -9,7 +9,7 @@ from tests.evening.browser import Sample, Wall
 from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
-from tests.evening.journals import inputs_history
+from tests.evening.journals import inputs_history, inputs_with_ticks
 from tests.evening.referee import another, judge, pause_entries
 
 
@@ -115,3 +115,14 @@ def test_the_wall_wants_every_table_on_the_screen_and_no_card_moving(tmp_path: P
     assert inv.details == ["at 3.0 s: t2 not wholly on the screen", "at 3.0 s: the layout changed",
                            "at 4.0 s: the layout changed", "at 5.0 s: t2 not wholly on the screen",
                            "at 5.0 s: the layout changed"]
+
+
+def test_the_replay_takes_the_ticks_the_journal_kept_after_the_inputs_they_followed(
+        tmp_path: Path) -> None:
+    data = tmp_path / "t1"
+    a, b, c = line(1.0), line(1.1, v=0), line(3.0)
+    tick = {"t": 2.5, "tick": 1}
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b, c])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([a, b, tick, c]))
+    assert inputs_history(data) == [a, b, c]
+    assert inputs_with_ticks(data) == [a, b, tick, c]
