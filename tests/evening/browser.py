@@ -124,7 +124,7 @@ class Wall:
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
         page.goto(url + "?tv=1&lang=ru")
         if self.console is not None:
-            self.console.open(browser, url)
+            self.console.open(browser, url, self.init)
         page.wait_for_function(f"() => document.querySelectorAll('article.table').length >= "
                                f"{len(self.tables)}", timeout=60_000)
         self._ready.set()
@@ -174,9 +174,13 @@ class Console:
     problems: list[str] = field(default_factory=list)
     page: Any = None
 
-    def open(self, browser: Any, url: str) -> None:
+    def open(self, browser: Any, url: str, init: str = "") -> None:
+        """Opens the console (``init``: a script run before the page's own), logs in, and
+        enters the first match."""
         self.page = page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.add_init_script(SAID)
+        if init:
+            page.add_init_script(init)
         page.on("dialog", lambda d: d.accept())  # an undo asks first
         page.on("pageerror", lambda exc: self.problems.append(f"console page error: {exc}"))
         page.goto(url + f"console.html?table={self.table}&ttl=2&lang=ru")

@@ -15,6 +15,9 @@ put back by patching the real code in that process only:
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
 - ``wall-overflows`` (put back in the TV wall's page, not in a process: ``PAGE_DEFECTS``): a
   table's card taller than the screen, as the wall was before it turned pages.
+- ``console-gives-up`` (a page script too): the console says «не выполнено» once a request's
+  time passed without an answer, as it did before issue 39 (the undo the table took after all
+  is said not done).
 - ``question-hides-truth``: a ``which_balls`` question lists only the highest of its balls in
   its published choices (the table still takes any of them): a question that does not
   offer the ball that fell.
@@ -108,6 +111,15 @@ PAGE_DEFECTS = {
         const style = document.createElement("style");
         style.textContent = "article.table { min-height: 120vh !important; }";
         document.head.append(style);
+    });""",
+    "console-gives-up": """addEventListener("DOMContentLoaded", () => {
+        const result = document.getElementById("result");
+        if (!result) return;
+        new MutationObserver(() => {
+            if (result.dataset.state !== "unknown") return;
+            result.textContent = result.textContent.split(":")[0] + ": не выполнено";
+            result.dataset.state = "error";
+        }).observe(result, {attributes: true, attributeFilter: ["data-state"]});
     });""",
 }
 

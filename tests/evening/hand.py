@@ -6,13 +6,12 @@ console alone, which the evening drives in Chromium (``tests.evening.browser``).
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 
-from controller.service.config import ConfigError, load_controller_config, ready
 from controller.service.shell import Service, serve
 from controller.sim.backend import SimBackend
 from controller.sim.demo import HAND_FUSION
+from tests.evening.world import configured
 
 
 def config_text(base: str) -> str:
@@ -25,20 +24,15 @@ def config_text(base: str) -> str:
 
 def main(argv: list[str]) -> int:
     """``python -m tests.evening.hand CONFIG``."""
-    try:
-        config = ready(load_controller_config(argv[0]), argv[0])
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    config = configured(argv[0])
+    if config is None:
         return 2
-    logging.basicConfig(level=config.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     def backend(service: Service) -> SimBackend:
         return SimBackend((), speed=service.core.speed, clock=service.host_clock)
 
     asyncio.run(serve(config, argv[0], backend))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

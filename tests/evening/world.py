@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-from controller.service.config import ConfigError, load_controller_config, ready
+from controller.service.config import Config, ConfigError, load_controller_config, ready
 from controller.service.shell import Service, serve
 from controller.sim.backend import SimBackend
 from tests.evening.referee import is_pause, simulated, wait_answered
@@ -119,15 +119,24 @@ def seat_of(argv: list[str]) -> Seat:
     return Seat(table, game, int(players), int(race_to), int(seed), int(matches))
 
 
-def main(argv: list[str]) -> int:
-    """``python -m tests.evening.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
+def configured(path: str) -> Config | None:
+    """Returns a table's configuration, its logging set up as ``controller run`` does it
+    (None, said on standard error, when the file is wrong)."""
     try:
-        config = ready(load_controller_config(argv[0]), argv[0])
+        config = ready(load_controller_config(path), path)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return None
     logging.basicConfig(level=config.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return config
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.evening.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
+    config = configured(argv[0])
+    if config is None:
+        return 2
     seat = seat_of(argv[1:])
     log = world_log(config.data, config.table)
     evening = seat.evening()
