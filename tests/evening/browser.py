@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from controller.web.server import Credentials, WebConfig
@@ -66,6 +67,8 @@ class Wall:
     #: a script run in the page before its own (a defect put back: ``tests.evening.defects``)
     init: str = ""
     console: Console | None = None
+    #: where the last look at the wall and the console is saved (wall.png, console.png)
+    shots: Path | None = None
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -143,6 +146,10 @@ class Wall:
             if self.console is not None:
                 self.console.step()
             self._stop.wait(0.5 if self.console is not None else self.every_s)
+        if self.shots is not None:
+            page.screenshot(path=str(self.shots / "wall.png"))
+            if self.console is not None:
+                self.console.page.screenshot(path=str(self.shots / "console.png"))
 
 
 #: Collects every last word the console shows in ``#result`` (done, refused, cancelled), in

@@ -291,7 +291,7 @@ class Evening:
             console = Console(self.plan.hand_table(), self.plan.hand) if self.plan.hand else None
             self.history.wall = Wall(self.venue.ports[9001], VENUE, list(self.tables), self.now,
                                      self.plan.wall_every_s, page_defects(self.plan.defects),
-                                     console)
+                                     console, self.directory)
             self.history.wall.start()
 
     async def _play(self) -> None:
