@@ -145,7 +145,9 @@ class Wall:
                 self.samples.append(Sample(sampled, page.evaluate(CARDS)))
             if self.console is not None:
                 self.console.step()
-            self._stop.wait(0.5 if self.console is not None else self.every_s)
+            self._stop.wait(1.0 if self.console is not None else self.every_s)  # a marker's pace
+        if self.console is not None:
+            self.console.sync()
         if self.shots is not None:
             page.screenshot(path=str(self.shots / "wall.png"))
             if self.console is not None:
@@ -153,14 +155,23 @@ class Wall:
 
 
 #: Collects every last word the console shows in ``#result`` (done, refused, cancelled), in
-#: order, with the time: ``window.saidFinally``.
+#: order: ``window.saidFinally``. A chain of requests (a pot: the call, what fell, the shot's
+#: end) shows a step's word and sends the next at once, in one task: the observer, called
+#: after it, reads the states set in between from the records' old values (the text of such a
+#: word is gone by then).
 SAID = """addEventListener("DOMContentLoaded", () => {
     window.saidFinally = [];
     const result = document.getElementById("result");
-    new MutationObserver(() => {
-        if (["ok", "error", "cancelled"].includes(result.dataset.state))
-            window.saidFinally.push([result.dataset.state, result.textContent]);
-    }).observe(result, {attributes: true, attributeFilter: ["data-state"]});
+    const FINAL = ["ok", "error", "cancelled"];
+    new MutationObserver((records) => {
+        const states = [...records.slice(1).map((r) => r.oldValue), result.dataset.state];
+        states.forEach((state, i) => {
+            if (FINAL.includes(state))
+                window.saidFinally.push([state, i === states.length - 1 ? result.textContent
+                                                                        : "(a step of a chain)"]);
+        });
+    }).observe(result, {attributes: true, attributeFilter: ["data-state"],
+                        attributeOldValue: true});
 });"""
 FINAL_MS = 30_000
 NAMES = ["Анна Каренина", "Борис Годунов"]
@@ -207,9 +218,12 @@ class Console:
             self.problems.append(f"no last word in {FINAL_MS / 1000:.0f} s after an action: "
                                  f"{page.locator('#result').text_content()}")
             return ""
-        state, text = page.evaluate(f"window.saidFinally[{before}]")
-        self.said.append((state, text))
-        return str(text)
+        self.sync()
+        return self.said[before][1]
+
+    def sync(self) -> None:
+        """Takes every last word the console showed so far (``said``)."""
+        self.said = [(str(a), str(b)) for a, b in self.page.evaluate("window.saidFinally")]
 
     def new_match(self) -> None:
         page = self.page
@@ -220,15 +234,33 @@ class Console:
         self._said_after(lambda: page.click("#new-match button[type=submit]"))
 
     def step(self) -> None:
-        """One thing a marker does: answers the open question, or enters a miss."""
+        """One thing a marker does: answers the open question, or enters a shot: every other
+        one the lowest ball potted as called in the far left pocket (two taps: the call, what
+        fell and the shot's end, in one go), the others a miss."""
         page = self.page
         answer = page.locator("#questions button.answer")
         if answer.count():
             self._said_after(lambda: answer.first.click())
         elif "матч окончен" in (page.locator("#card .meta").text_content() or ""):
             self.new_match()
+        elif len(self.said) % 2 and page.locator("#pool [data-ball]").count() > 1:
+            self._pot()
         elif page.locator("#q-miss").is_enabled():
             self._said_after(lambda: page.click("#q-miss"))
+
+    def _pot(self) -> None:
+        page = self.page
+        balls = page.eval_on_selector_all("#pool [data-ball]", "ns => ns.map(n => n.dataset.ball)")
+        lowest = min(int(b) for b in balls if b != "cue")
+        page.click(f'#pool [data-ball="{lowest}"]')
+        self._said_after(lambda: page.click('#pool [data-pocket="fl"]'))
+        try:  # the chain's end: a step's last word with no next step sent in the same task
+            page.wait_for_function(
+                "['ok', 'error', 'cancelled'].includes("
+                "document.getElementById('result').dataset.state)", timeout=FINAL_MS)
+        except Exception:  # noqa: BLE001 - a console with no last word is a finding
+            self.problems.append(f"a pot's chain had no last word in {FINAL_MS / 1000:.0f} s")
+        self.sync()
 
     def undo_hung(self, hang: Any, resume: Any, hold: float) -> None:
         """Sends an undo while the venue broker hangs (``hang()``), and lets it go on
@@ -253,8 +285,7 @@ class Console:
             resume()
         try:
             page.wait_for_function(f"window.saidFinally.length > {before}", timeout=FINAL_MS)
-            state, text = page.evaluate(f"window.saidFinally[{before}]")
-            self.said.append((state, text))
-            self.undos.append(str(text))
+            self.sync()
+            self.undos.append(self.said[before][1])
         except Exception:  # noqa: BLE001 - said in the report
             self.problems.append("the undo sent while the broker hung had no last word")

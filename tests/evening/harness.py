@@ -258,6 +258,9 @@ class Evening:
             # recorder that starts late fills what it missed from the tables' journals: one
             # history_since answer over the broker's size limit, issue 39, fixed elsewhere)
             await self._until(lambda: self._recording(), 60.0, "the recorder to subscribe")
+            # the referee knows every table's evening (simulated: seconds a table, in a thread)
+            self.history.referee = await asyncio.to_thread(
+                Referee, self.venue.ports[9001], VENUE, self.seats, self.history.data, self.now)
             for child in self.tables.values():
                 child.start()
             self._show_wall()
@@ -418,9 +421,7 @@ class Evening:
     # ------------------------------------------------------------------ the observer
     @contextlib.asynccontextmanager
     async def _observing(self) -> AsyncIterator[None]:
-        assert self.venue is not None
-        self.history.referee = Referee(self.venue.ports[9001], VENUE, self.seats,
-                                       self.history.data, self.now)
+        assert self.history.referee is not None
         tasks = [asyncio.create_task(self._observe(), name="observer"),
                  asyncio.create_task(self._supervise(), name="systemd"),
                  asyncio.create_task(self.history.referee.run(), name="referee")]
