@@ -127,7 +127,7 @@ class Wall:
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
         page.goto(url + "?tv=1&lang=ru")
         if self.console is not None:
-            self.console.open(browser, url, self.init)
+            self.console.open(browser, url)
         page.wait_for_function(f"() => document.querySelectorAll('article.table').length >= "
                                f"{len(self.tables)}", timeout=60_000)
         self._ready.set()
@@ -187,18 +187,19 @@ class Console:
 
     table: str
     game: str
+    #: a script run in the console before its own (a defect put back)
+    init: str = ""
     said: list[tuple[str, str]] = field(default_factory=list)
     undos: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     page: Any = None
 
-    def open(self, browser: Any, url: str, init: str = "") -> None:
-        """Opens the console (``init``: a script run before the page's own), logs in, and
-        enters the first match."""
+    def open(self, browser: Any, url: str) -> None:
+        """Opens the console, logs in, and enters the first match."""
         self.page = page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.add_init_script(SAID)
-        if init:
-            page.add_init_script(init)
+        if self.init:
+            page.add_init_script(self.init)
         page.on("dialog", lambda d: d.accept())  # an undo asks first
         page.on("pageerror", lambda exc: self.problems.append(f"console page error: {exc}"))
         page.goto(url + f"console.html?table={self.table}&ttl=2&lang=ru")

@@ -124,9 +124,11 @@ PAGE_DEFECTS = {
 }
 
 
-def page_defects(names: str) -> str:
-    """Returns the page script of the defects named (comma-separated), "" for none."""
-    return "\n".join(PAGE_DEFECTS[n] for n in names.split(",") if n in PAGE_DEFECTS)
+def page_defects(names: str, page: str) -> str:
+    """Returns the script of the defects named (comma-separated) that belong to ``page``
+    (``wall`` or ``console``: the defect's name begins with it), "" for none."""
+    return "\n".join(PAGE_DEFECTS[n] for n in names.split(",")
+                     if n in PAGE_DEFECTS and n.startswith(page))
 
 
 def main(argv: list[str]) -> int:

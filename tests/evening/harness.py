@@ -291,9 +291,12 @@ class Evening:
     def _show_wall(self) -> None:
         """Starts the TV wall's sampler, if the plan shows one (``tests.evening.browser``)."""
         if self.plan.wall_every_s > 0 and self.venue is not None:
-            console = Console(self.plan.hand_table(), self.plan.hand) if self.plan.hand else None
+            console = (Console(self.plan.hand_table(), self.plan.hand,
+                               page_defects(self.plan.defects, "console"))
+                       if self.plan.hand else None)
             self.history.wall = Wall(self.venue.ports[9001], VENUE, list(self.tables), self.now,
-                                     self.plan.wall_every_s, page_defects(self.plan.defects),
+                                     self.plan.wall_every_s,
+                                     page_defects(self.plan.defects, "wall"),
                                      console, self.directory)
             self.history.wall.start()
 

@@ -73,8 +73,9 @@ class TruthSimulator(Simulator):
     def _truthful(self, q: Any) -> Any:
         named = sorted(self._named, key=str)
         answer = super()._truthful(q)
-        self.truths[len(self.lines)] = {**_json(q.to_json()), "drops": _json(self._last.drops),
-                                        "named": _json(named), "answer": _json(answer)}
+        self.truths[len(self.lines)] = {
+            **_json(q.to_json()), "drops": _json(self._last.drops), "named": _json(named),
+            "answer": _json(answer), "on_table": sorted(self.table.referee.state.on_table)}
         return answer
 
 
@@ -165,6 +166,13 @@ def judge(question: dict[str, Any], entry: Entry | None) -> tuple[Any, bool, str
     return truth, True, ""
 
 
+def same_balls(entry: Entry, on_table: list[Any]) -> bool:
+    """Whether the table has the balls on it that the simulated one had when it asked, but
+    for the shot's own drops (which an earlier answer of the shot may have taken off)."""
+    fell = {b for b, _ in entry["drops"]}
+    return set(entry["on_table"]) - fell == set(on_table) - fell
+
+
 def another(question: dict[str, Any], answer: Any, wrong: list[Any]) -> Any:
     """Returns ``answer``, or when the table refused it, the first of the question's choices
     (one ball a drop: a run of them) it did not refuse; None when it refused them all."""
@@ -229,8 +237,12 @@ class Referee:
         if decided in self._decided:
             return self._decided[decided]
         m, i = self._where(table)
+        # the truth of the question the simulated table asked: the same question (its id and
+        # what it asks) with the same balls on the table (a table that went another way, after
+        # an undo or a junk request taken, asks of another match)
         entry = next((e for e in pause_entries(self._evenings[table], m, i)
-                      if key_of(e) == key_of(question)), None)
+                      if e["id"] == question.get("id") and key_of(e) == key_of(question)
+                      and same_balls(e, question.get("on_table") or [])), None)
         answer, offered, detail = judge(question, entry)
         self.asked.append(Asked(self.clock(), table, str(question.get("id")),
                                 str(question.get("topic")), answer, entry is not None, offered,
@@ -274,7 +286,8 @@ class Referee:
             self._responded(parts[4], body)
         elif table in self._evenings:
             # a question's id is its match's (q-<shot>-<n>): the match's id goes with it
-            self._states[table] = [{**q, "match": body.get("match_id")}
+            self._states[table] = [{**q, "match": body.get("match_id"),
+                                    "on_table": body.get("on_table")}
                                    for q in body.get("questions") or [] if isinstance(q, dict)]
             for question in self._states[table]:
                 await self._answer(client, table, question)

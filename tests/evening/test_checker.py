@@ -10,7 +10,7 @@ from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
 from tests.evening.journals import inputs_history, inputs_with_ticks
-from tests.evening.referee import another, judge, pause_entries
+from tests.evening.referee import another, judge, pause_entries, same_balls
 
 
 def line(t: float, ch: str = "cushion.h", v: int = 1) -> dict[str, object]:
@@ -126,3 +126,10 @@ def test_the_replay_takes_the_ticks_the_journal_kept_after_the_inputs_they_follo
     (tmp_path / "t1.session-1.json").write_text(json.dumps([a, b, tick, c]))
     assert inputs_history(data) == [a, b, c]
     assert inputs_with_ticks(data) == [a, b, tick, c]
+
+
+def test_a_question_of_a_table_that_went_another_way_has_no_truth() -> None:
+    entry = {"drops": [[2, "fl"], [10, "fl"]], "on_table": [2, 3, 4, 10]}
+    assert same_balls(entry, [2, 3, 4, 10])
+    assert same_balls(entry, [3, 4])  # an earlier answer of the shot took its drops off
+    assert not same_balls(entry, [3, 4, 5, 10])  # ball 5 is still on this table: another match
