@@ -108,11 +108,15 @@ def is_pause(line: dict[str, Any]) -> bool:
     return str((line.get("payload") or {}).get("transaction", "")).startswith(PAUSE)
 
 
-async def wait_answered(service: Service, line: dict[str, Any], poll: float = 0.02) -> float:
+async def wait_answered(service: Service, handed: dict[str, float], line: dict[str, Any],
+                        poll: float = 0.02) -> float:
     """Waits until the table took the pause ``line`` (its clock run to the pause's time) and
-    no question is open at the table: the players wait for the referee. Returns how long it
-    waited, in the match's seconds (the host's times the service's speed)."""
-    started = service.host_clock()
+    no question is open at the table: the players wait for the referee. Returns how much later
+    the rest of the match is played, in the match's seconds: the host's seconds from the
+    pause's time (``handed["at"]``: the backend's stamp, on the service's clock; later than
+    it when the backend ran late) until now, times the service's speed, so that no line after
+    the pause is stamped before the table's clock."""
+    started = handed.get("at", service.host_clock())
     tx = line["payload"]["transaction"]
     while not any(t == tx for t, _, _ in service.core.table.transactions()):
         await asyncio.sleep(poll)

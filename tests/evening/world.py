@@ -142,10 +142,15 @@ def main(argv: list[str]) -> int:
     evening = seat.evening()
     with log.open("a", encoding="utf-8") as out:
         def backend(service: Service) -> SimBackend:
-            gate = partial(wait_answered, service)
+            handed: dict[str, float] = {}  # when the last request was handed over
+
+            def request(name: str, payload: dict[str, Any], t: float) -> None:
+                handed["at"] = t
+                service.request(name, payload, t)
+
+            gate = partial(wait_answered, service, handed)
             return SimBackend(matches_from(evening, log, out, gate), speed=service.core.speed,
-                              on_request=lambda name, payload, t: service.request(name, payload, t),
-                              pause=2.0, clock=service.host_clock)
+                              on_request=request, pause=2.0, clock=service.host_clock)
         asyncio.run(serve(config, argv[0], backend))
     return 0
 
