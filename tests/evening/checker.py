@@ -8,13 +8,27 @@
   (``in flight at a kill``).
 - **rulings**: every ruling the table published (``shot_result``, from its journal's published
   log) equals a fault-free replay (``controller.pipeline.replay``) of its whole input history
-  (the session traces, each completed from the journal as it stood after the session ended).
+  (the session traces, each completed from the journal as it stood after the session ended,
+  with the clock ticks the journal kept: ``inputs_with_ticks``).
 - **record**: the record (the venue recorder's store) equals the union of the tables'
   journals: every seq a journal published is stored, or inside a gap the record names
   (``missing without a gap``: 0 wanted); no stored seq the journal did not publish, and no
   stored message other than the journal's (``extra``, ``differing``: 0 wanted).
 - **played**: every table played its evening to the end, and the record settled, within the
   evening's bounds.
+- **questions**: a question always offers the true answer. The live referee
+  (``tests.evening.referee``) read every question a table asked over the browsers' broker and
+  answered it from the simulation's truth (which ball fell in which pocket; what the referee
+  saw, or the player chose): a question whose true answer is not among its choices is bad.
+  Counted apart: questions whose truth the referee could not find (asked out of the world's
+  order: after an undo), answers refused, cancels sent.
+- **wall**: the TV wall (Chromium at 1920×1080, ``tests.evening.browser``) shows every table
+  wholly on the one screen at every sample, and no card moves or changes size between samples.
+- **console**: every last word the hand-played table's console showed in Chromium
+  («выполнено», «отказ», «не выполнено — стол подтвердил отмену»), each of its requests in
+  order, equals what the table did: done iff the table journaled the request under its
+  transaction (0 false). A word of a request never sent («не отправлено») is true of nothing
+  done. Counted apart: the undos sent while the venue broker hung, and what they said.
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
@@ -34,7 +48,7 @@ from controller.pipeline.trace import HealthLine, RequestLine, parse_line
 from controller.service.config import load_controller_config
 from hardware.events import SensorEvent
 from tests.evening.harness import VENUE, History
-from tests.evening.journals import inputs_history, journal_published
+from tests.evening.journals import inputs_history, inputs_with_ticks, journal_published
 from tests.evening.world import played, world_log
 
 #: How soon a killed table's status must say ``offline`` (its Last Will, sent once the
@@ -156,7 +170,7 @@ def check_rulings(history: History, inv: Invariant) -> None:
     for seat in history.plan.seats():
         data = history.data(seat.table)
         config = load_controller_config(data.parent / f"{seat.table}.toml")
-        again = _rulings(replayed(inputs_history(data), config.fusion_settings()))
+        again = _rulings(replayed(inputs_with_ticks(data), config.fusion_settings()))
         _, published = journal_published(data)
         live = _rulings([published[s] for s in sorted(published)])
         inv.checked += max(len(live), len(again))
@@ -283,13 +297,98 @@ def check_played(history: History, inv: Invariant) -> None:
             inv.fail(note)
 
 
+def check_questions(history: History, inv: Invariant) -> None:
+    """A question always offers the true answer (the live referee's notes)."""
+    referee = history.referee
+    if referee is None:
+        return
+    for asked in referee.asked:
+        inv.checked += 1
+        if not asked.known:
+            inv.count("truth not found", 1)
+        elif not asked.offered:
+            inv.fail(f"{asked.table} {asked.question} at {asked.t:.1f} s: {asked.detail}")
+    inv.count("answers sent", referee.sent)
+    inv.count("refused", len(referee.refused))
+    inv.count("cancels", referee.cancels)
+
+
+def check_wall(history: History, inv: Invariant) -> None:
+    """Every sample of the TV wall shows every table on the one screen, laid out as before."""
+    wall = history.wall
+    if wall is None:
+        return
+    for problem in wall.problems:
+        inv.fail(problem)
+    if not wall.samples:
+        inv.fail("the wall was never sampled")
+    tables = [s.table for s in history.plan.seats()]
+    before = None
+    for sample in wall.samples:
+        inv.checked += 1
+        missing = sample.missing(tables)
+        if missing:
+            inv.fail(f"at {sample.t:.1f} s: {', '.join(missing)} not wholly on the screen")
+        if before is not None and sample.layout() != before:
+            inv.fail(f"at {sample.t:.1f} s: the layout changed")
+        before = sample.layout()
+
+
+def _console_requests(history: History, table: str) -> tuple[list[str], set[str]]:
+    """Returns the console's requests' transactions in the order it sent them (as the
+    table's answers name them: its own, or a cancel's), and those the table journaled."""
+    _, published = journal_published(history.data(table))
+    sent: set[str] = set()
+    for topic, payload in published.values():
+        if not topic.startswith("response/"):
+            continue
+        if topic == "response/cancel":
+            tx = str((payload.get("data") or {}).get("cancels") or "")
+        else:
+            tx = str(payload.get("transaction") or "")
+        if tx.startswith("web-"):
+            sent.add(tx)
+    done = {str((x.get("payload") or {}).get("transaction")) for x in inputs_history(
+        history.data(table)) if "request" in x and x.get("request") != "cancel"}
+    return sorted(sent, key=lambda tx: int(tx.rsplit("-", 1)[-1])), done
+
+
+def check_console(history: History, inv: Invariant) -> None:
+    """Every last word of the console equals what the table did with its request."""
+    wall = history.wall
+    if wall is None or wall.console is None:
+        return
+    console = wall.console
+    for problem in console.problems:
+        inv.fail(problem)
+    sent, done = _console_requests(history, console.table)
+    # a request's word is "<request>: <what became of it>"; a hint («Сначала шар, потом его
+    # лузу») answers a tap, not a request
+    said = [(state, text) for state, text in console.said if ": " in text or "chain" in text]
+    inv.count("hints", len(console.said) - len(said))
+    words = [(state, text) for state, text in said if "не отправлено" not in text]
+    inv.count("not sent (no broker)", len(said) - len(words))
+    inv.count("undos while hung", len(console.undos) // 2)
+    if len(words) != len(sent):
+        inv.fail(f"{len(words)} last words, {len(sent)} requests the table answered")
+    for (state, text), tx in zip(words, sent, strict=False):
+        inv.checked += 1
+        if (state == "ok") != (tx in done):
+            inv.fail(f"«{text[:60]}» ({tx}): the table {'did' if tx in done else 'did not'}")
+    inv.checked += len(said) - len(words)
+
+
 def check(history: History) -> Report:
     """Returns the report of every invariant over ``history``."""
     invariants = [Invariant("played"), Invariant("drops"), Invariant("rulings"),
-                  Invariant("record"), Invariant("health")]
+                  Invariant("record"), Invariant("health"), Invariant("questions"),
+                  Invariant("wall"), Invariant("console")]
     check_played(history, invariants[0])
     check_drops(history, invariants[1])
     check_rulings(history, invariants[2])
     check_record(history, invariants[3])
     check_health(history, invariants[4])
+    check_questions(history, invariants[5])
+    check_wall(history, invariants[6])
+    check_console(history, invariants[7])
     return Report(invariants, Counter(f.kind for _, _, f in history.faults), history)

@@ -13,6 +13,14 @@ put back by patching the real code in that process only:
 - ``record-skips``: the recorder stores every 40th message it takes from the broker not at
   all, and records no gap for it.
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
+- ``wall-overflows`` (put back in the TV wall's page, not in a process: ``PAGE_DEFECTS``): a
+  table's card taller than the screen, as the wall was before it turned pages.
+- ``console-gives-up`` (a page script too): the console says «не выполнено» once a request's
+  time passed without an answer, as it did before issue 39 (the undo the table took after all
+  is said not done).
+- ``question-hides-truth``: a ``which_balls`` question lists only the highest of its balls in
+  its published choices (the table still takes any of them): a question that does not
+  offer the ball that fell.
 """
 
 from __future__ import annotations
@@ -77,13 +85,56 @@ def _will_online() -> None:
     aiomqtt.Will = online  # type: ignore[misc,assignment]
 
 
+def _question_hides_truth() -> None:
+    from rules.state import Question
+
+    to_json = Question.to_json
+
+    def hiding(self: Question) -> dict[str, Any]:
+        out = to_json(self)
+        if out["topic"] == "which_balls" and len(out["choices"]) > 1:
+            out["choices"] = out["choices"][-1:]
+        return out
+
+    Question.to_json = hiding  # type: ignore[method-assign]
+
+
 DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
-           "record-skips": _record_skips, "will-online": _will_online}
+           "record-skips": _record_skips, "will-online": _will_online,
+           "question-hides-truth": _question_hides_truth}
+
+
+#: Defects put back in a page the evening opens in Chromium (``tests.evening.browser``): a
+#: script run before the page's own.
+PAGE_DEFECTS = {
+    "wall-overflows": """addEventListener("DOMContentLoaded", () => {
+        const style = document.createElement("style");
+        style.textContent = "article.table { min-height: 120vh !important; }";
+        document.head.append(style);
+    });""",
+    "console-gives-up": """addEventListener("DOMContentLoaded", () => {
+        const result = document.getElementById("result");
+        if (!result) return;
+        new MutationObserver(() => {
+            if (result.dataset.state !== "unknown") return;
+            result.textContent = result.textContent.split(":")[0] + ": не выполнено";
+            result.dataset.state = "error";
+        }).observe(result, {attributes: true, attributeFilter: ["data-state"]});
+    });""",
+}
+
+
+def page_defects(names: str, page: str) -> str:
+    """Returns the script of the defects named (comma-separated) that belong to ``page``
+    (``wall`` or ``console``: the defect's name begins with it), "" for none."""
+    return "\n".join(PAGE_DEFECTS[n] for n in names.split(",")
+                     if n in PAGE_DEFECTS and n.startswith(page))
 
 
 def main(argv: list[str]) -> int:
     for name in filter(None, os.environ.get(ENV, "").split(",")):
-        DEFECTS[name]()
+        if name not in PAGE_DEFECTS:
+            DEFECTS[name]()
     if argv[0] == "table":
         from tests.evening.world import main as table
         return table(argv[1:])

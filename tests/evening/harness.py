@@ -33,11 +33,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
+from tests.evening.browser import Console, Wall
 from tests.evening.clients import flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
+from tests.evening.defects import page_defects
 from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
+from tests.evening.referee import Referee
 from tests.evening.world import GAMES, Seat, played, world_log
 
 if TYPE_CHECKING:
@@ -71,6 +74,14 @@ class Plan:
     table_cmd: tuple[str, ...] = ("-m", "tests.evening.world")
     recorder_cmd: tuple[str, ...] = ("-m", "controller")
     defects: str = ""
+    #: the TV wall in Chromium at 1080p, sampled every this many seconds (0: no wall)
+    wall_every_s: float = 0.0
+    #: the game of a table played by hand from its console in Chromium ("": none; needs the
+    #: wall's browser): table ``hand_table()``
+    hand: str = ""
+
+    def hand_table(self) -> str:
+        return f"t{self.tables + 1}"
 
     def seats(self) -> list[Seat]:
         out = []
@@ -100,6 +111,10 @@ class History:
     finished: dict[str, bool] = field(default_factory=dict)
     wall_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: the live referee's tablet (``tests.evening.referee``): every question it read
+    referee: Referee | None = None
+    #: the TV wall's samples (``tests.evening.browser``), when the plan shows one
+    wall: Wall | None = None
 
     def data(self, table: str) -> Path:
         return self.directory / "tables" / table
@@ -111,7 +126,10 @@ class History:
             "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
                        for a, b, f in self.faults],
             "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
-            "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
+            "wall_s": self.wall_s, "notes": self.notes,
+            "asked": [a.__dict__ for a in self.referee.asked] if self.referee else [],
+            "wall": [s.__dict__ for s in self.wall.samples] if self.wall else []},
+            indent=1, default=str))
 
 
 def table_config(plan: Plan, seat: Seat, data: Path, port: int) -> str:
@@ -163,7 +181,8 @@ class Evening:
 
     # ------------------------------------------------------------------ the venue's parts
     def _start_venue(self) -> Venue:
-        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats))
+        hand = [f"{VENUE}/{self.plan.hand_table()}"] if self.plan.hand else []
+        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats), *hand)
         return start_venue(self.directory / "brokers", users=tuple(dict.fromkeys(users)))
 
     def _store(self) -> str:
@@ -186,11 +205,26 @@ class Evening:
             self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
                                             env=env)
             self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
+        if self.plan.hand:
+            self._hand_child(port, env)
         url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
         self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
                                            "--broker", url, "--store", self.history.store_url],
                               self.directory / "recorder.log", cwd=self.directory, env=env)
         self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
+
+    def _hand_child(self, port: int, env: dict[str, str]) -> None:
+        """The table played by hand from its console (``tests.evening.hand``)."""
+        from tests.evening.hand import config_text
+        table = self.plan.hand_table()
+        data = self.history.data(table)
+        data.mkdir(parents=True, exist_ok=True)
+        conf = self.directory / "tables" / f"{table}.toml"
+        seat = Seat(table, self.plan.hand, 2, 2, 0, 0)
+        conf.write_text(config_text(table_config(self.plan, seat, data, port)))
+        self.tables[table] = Child(table, [sys.executable, "-m", "tests.evening.hand", str(conf)],
+                                   self.directory / f"{table}.log", env=env)
+        self.tables[table].policy = unit_policy(DEPLOY / "billiards-controller.service")
 
     def stop_all(self) -> None:
         """Stops every process the evening started (whatever state it is in)."""
@@ -224,8 +258,12 @@ class Evening:
             # recorder that starts late fills what it missed from the tables' journals: one
             # history_since answer over the broker's size limit, issue 39, fixed elsewhere)
             await self._until(lambda: self._recording(), 60.0, "the recorder to subscribe")
+            # the referee knows every table's evening (simulated: seconds a table, in a thread)
+            self.history.referee = await asyncio.to_thread(
+                Referee, self.venue.ports[9001], VENUE, self.seats, self.history.data, self.now)
             for child in self.tables.values():
                 child.start()
+            self._show_wall()
             async with self._observing():
                 # the schedule's clock starts once every table is online (on a loaded machine
                 # a service takes seconds to start: a fault before it would miss the evening)
@@ -235,16 +273,32 @@ class Evening:
                 self._schedule_t0 = self.now()
                 await self._play()
                 self.history.notes.append(f"the tables played their evenings by {self.now():.1f} s")
+                if self.history.wall is not None:
+                    await asyncio.to_thread(self.history.wall.stop)
                 await self._record_settles()  # the tables answer the recorder's askings
                 for table, child in self.tables.items():
                     child.stop()
                     snapshot_inputs(self.history.data(table), child.starts)
                 await self._record_settles()  # their last words (status "stopped")
         finally:
+            if self.history.wall is not None:
+                await asyncio.to_thread(self.history.wall.stop)
             self.stop_all()
             self.history.wall_s = self.now()
             self.history.save()
         return self.history
+
+    def _show_wall(self) -> None:
+        """Starts the TV wall's sampler, if the plan shows one (``tests.evening.browser``)."""
+        if self.plan.wall_every_s > 0 and self.venue is not None:
+            console = (Console(self.plan.hand_table(), self.plan.hand,
+                               page_defects(self.plan.defects, "console"))
+                       if self.plan.hand else None)
+            self.history.wall = Wall(self.venue.ports[9001], VENUE, list(self.tables), self.now,
+                                     self.plan.wall_every_s,
+                                     page_defects(self.plan.defects, "wall"),
+                                     console, self.directory)
+            self.history.wall.start()
 
     async def _play(self) -> None:
         for fault in self.plan.faults():
@@ -331,10 +385,36 @@ class Evening:
 
     async def _undo_hung(self, fault: Fault) -> None:
         assert self.venue is not None and self.venue.broker.process is not None
+        wall = self.history.wall
+        if wall is not None and wall.console is not None and not wall.console.undos:
+            await self._console_undo_hung(wall, wall.console, fault)  # the console's own
+            return
         problem = await undo_while_hung(self.venue.ports[1883], self.venue.broker.process,
                                         fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
         if problem:
             self.history.notes.append(f"{fault}: the undo's publish: {problem}")
+
+    async def _console_undo_hung(self, wall: Wall, console: Console, fault: Fault) -> None:
+        """The undo-hung fault made the hand-played table's console's: its Undo sent from
+        Chromium while the venue broker hangs."""
+        broker = self.venue.broker.process if self.venue is not None else None
+        assert broker is not None
+
+        def hang() -> None:
+            broker.send_signal(signal.SIGSTOP)
+
+        def resume() -> None:
+            broker.send_signal(signal.SIGCONT)
+
+        try:
+            await asyncio.to_thread(wall.run_in_browser,
+                                    lambda: console.undo_hung(hang, resume, fault.hold))
+        except Exception as exc:  # noqa: BLE001 - said in the report
+            self.history.notes.append(f"{fault}: the console's undo: {exc}")
+        finally:
+            broker.send_signal(signal.SIGCONT)
+        self.history.notes.append(f"{fault}: sent from the console of "
+                                  f"{self.plan.hand_table()} instead")
 
     async def _record_settles(self) -> None:
         from tests.evening.checker import record_holds_journals
@@ -344,8 +424,10 @@ class Evening:
     # ------------------------------------------------------------------ the observer
     @contextlib.asynccontextmanager
     async def _observing(self) -> AsyncIterator[None]:
+        assert self.history.referee is not None
         tasks = [asyncio.create_task(self._observe(), name="observer"),
-                 asyncio.create_task(self._supervise(), name="systemd")]
+                 asyncio.create_task(self._supervise(), name="systemd"),
+                 asyncio.create_task(self.history.referee.run(), name="referee")]
         try:
             yield
         finally:
@@ -389,14 +471,14 @@ def short_plan(seed: int) -> Plan:
     # too) grow with the speed, and a gap fill over more than about 370 messages is one answer
     # over the broker's limit (issue 39, fixed elsewhere)
     return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=10.0, each=1, span=15.0,
-                bound_s=150.0, settle_s=40.0, flood_n=60)
+                bound_s=150.0, settle_s=40.0, flood_n=60, wall_every_s=2.0, hand="ten-ball")
 
 
 def full_plan(seed: int) -> Plan:
     """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3)
     at 10x (see ``short_plan``), every kind 5 times."""
     return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=10.0, each=5, span=600.0,
-                kinds=tuple(KINDS), bound_s=1500.0)
+                kinds=tuple(KINDS), bound_s=1500.0, wall_every_s=5.0, hand="siberian-ten")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,12 +493,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--span", type=float, help="seconds the faults are drawn over")
     parser.add_argument("--kinds", help="the fault kinds, comma-separated (default: the size's; "
                                         f"all: {','.join(KINDS)})")
+    parser.add_argument("--wall", type=float, dest="wall_every_s",
+                        help="sample the TV wall every this many seconds (0: no wall; default: "
+                             "the size's)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the evening's directory (a failing one is always kept)")
     args = parser.parse_args(argv)
     plan = short_plan(args.seed) if args.short else full_plan(args.seed)
     given = {"tables": args.tables, "matches": args.matches, "each": args.each, "span": args.span,
-             "kinds": tuple(args.kinds.split(",")) if args.kinds else None}
+             "kinds": tuple(args.kinds.split(",")) if args.kinds else None,
+             "wall_every_s": args.wall_every_s}
     plan = replace(plan, store=args.store, **{k: v for k, v in given.items() if v is not None})
     print(f"evening: seed {plan.seed}, {plan.tables} tables, {plan.matches} matches each "
           f"(race to {plan.race_to}) at {plan.speed:g}x, store {plan.store}")

@@ -71,3 +71,26 @@ def inputs_history(data: Path) -> list[dict[str, Any]]:
             lines = journal[int(header.get("resumed") or 0):]
         out += lines
     return out
+
+
+def inputs_with_ticks(data: Path) -> list[dict[str, Any]]:
+    """Returns ``inputs_history`` with the clock ticks the table journaled woven in, each after
+    the input it followed in a session's journal (the traces keep no ticks). A table on a
+    loaded host runs its clock (a ruling falling due) before it takes edges stamped earlier,
+    which then rule the shot again: a replay without those ticks rules once, from all the
+    edges, and its rulings differ from what the table published though both are right."""
+    after: dict[str, list[dict[str, Any]]] = {}
+    n = 1
+    while (snap := data.parent / f"{data.name}.session-{n}.json").exists():
+        last: str | None = None
+        for x in json.loads(snap.read_text()):
+            if "tick" not in x:
+                last = json.dumps(x, sort_keys=True)
+            elif last is not None:
+                after.setdefault(last, []).append(x)
+        n += 1
+    out: list[dict[str, Any]] = []
+    for x in inputs_history(data):
+        out.append(x)
+        out += after.pop(json.dumps(x, sort_keys=True), [])
+    return out

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evening.checker import Invariant, check_health
+from tests.evening.browser import Sample, Wall
+from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
 from tests.evening.harness import History, Plan
-from tests.evening.journals import inputs_history
+from tests.evening.journals import inputs_history, inputs_with_ticks
+from tests.evening.referee import another, judge, pause_entries, same_balls
 
 
 def line(t: float, ch: str = "cushion.h", v: int = 1) -> dict[str, object]:
@@ -55,3 +57,79 @@ def test_health_wants_a_killed_table_offline_and_every_table_back_after_the_brok
     check_health(history, inv)
     assert (inv.checked, inv.bad) == (3, 1)
     assert inv.details == ["t2 after the broker's restart at 21.0 s (broker-kill): online never"]
+
+
+def test_the_referee_answers_from_the_drops_and_sees_a_question_hiding_the_ball_that_fell(
+        ) -> None:
+    entry = {"drops": [[9, "sr"], [1, "fl"], [4, "fl"]], "named": [1], "answer": 4}
+    question = {"id": "q-1-1", "kind": "identify", "player": 0, "topic": "which_balls",
+                "about": {"pocket": "fl"}, "choices": [2, 4, 10]}
+    assert judge(question, entry) == (4, True, "")
+    hiding = {**question, "choices": [2, 10]}
+    answer, offered, detail = judge(hiding, entry)
+    assert (answer, offered) == (4, False)
+    assert detail == "which ball fell in fl: [4] fell, [2, 10] offered"
+    fell = {"id": "q-2-0", "kind": "confirm", "player": 0, "topic": "ball_fell",
+            "about": {"pocket": "sr"}, "choices": [True, False]}
+    assert judge(fell, entry) == (True, True, "")
+    assert judge({**fell, "about": {"pocket": "hl"}}, entry) == (False, True, "")
+    chosen = {"id": "q-2-1", "kind": "option", "player": 1, "topic": "shoot_or_hand_back",
+              "about": {"reason": "foul"}, "choices": ["shoot", "hand_back"]}
+    assert judge(chosen, {**entry, "answer": "hand_back"}) == ("hand_back", True, "")
+    assert judge({**chosen, "choices": ["shoot"]}, {**entry, "answer": "hand_back"})[1] is False
+
+
+def test_the_referee_finds_the_truths_of_the_pauses_the_world_stands_before() -> None:
+    lines: list[dict[str, object]] = [{"t": 0.0}, {"t": 1.0, "ch": "beam.fl", "v": 1},
+                                      {"t": 2.0, "request": "get"}, {"t": 3.0, "request": "get"},
+                                      {"t": 4.0, "request": "call"}, {"t": 5.0, "request": "get"}]
+    truths = {2: {"id": "a"}, 3: {"id": "b"}, 5: {"id": "c"}}
+    evening = [(lines, truths)]
+    assert [e["id"] for e in pause_entries(evening, 0, 1)] == ["a", "b"]  # its drop not logged
+    assert [e["id"] for e in pause_entries(evening, 0, 3)] == ["b"]
+    assert pause_entries(evening, 0, 4) == []  # a call: the next shot's
+    assert pause_entries(evening, 1, 0) == []  # the evening is over
+
+
+def test_an_answer_the_table_refused_is_not_sent_again_another_choice_is() -> None:
+    one = {"kind": "identify", "topic": "which_balls", "choices": [3, 6, 9]}
+    assert another(one, 6, []) == 6
+    assert another(one, 6, [6]) == 3
+    assert another(one, 6, [6, 3]) == 9
+    assert another(one, 6, [6, 3, 9]) is None
+    two = {**one, "count": 2}
+    assert another(two, [6, 9], [[6, 9]]) == [3, 6]
+
+
+def test_the_wall_wants_every_table_on_the_screen_and_no_card_moving(tmp_path: Path) -> None:
+    history = History(Plan(tables=2), tmp_path, "")
+    wall = Wall(0, "club", ["t1", "t2"], lambda: 0.0)
+    t1, t2 = ["t1", 0, 0, 960, 1080, True], ["t2", 960, 0, 960, 1080, True]
+    wall.samples = [Sample(1.0, [t1, t2]), Sample(2.0, [t2, t1]),  # the same layout
+                    Sample(3.0, [t1, ["t2", 960, 0, 960, 1200, False]]),  # off the screen
+                    Sample(4.0, [t1, t2]), Sample(5.0, [t1])]
+    history.wall = wall
+    inv = Invariant("wall")
+    check_wall(history, inv)
+    assert inv.checked == 5
+    assert inv.details == ["at 3.0 s: t2 not wholly on the screen", "at 3.0 s: the layout changed",
+                           "at 4.0 s: the layout changed", "at 5.0 s: t2 not wholly on the screen",
+                           "at 5.0 s: the layout changed"]
+
+
+def test_the_replay_takes_the_ticks_the_journal_kept_after_the_inputs_they_followed(
+        tmp_path: Path) -> None:
+    data = tmp_path / "t1"
+    a, b, c = line(1.0), line(1.1, v=0), line(3.0)
+    tick = {"t": 2.5, "tick": 1}
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b, c])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([a, b, tick, c]))
+    assert inputs_history(data) == [a, b, c]
+    assert inputs_with_ticks(data) == [a, b, tick, c]
+
+
+def test_a_question_of_a_table_that_went_another_way_has_no_truth() -> None:
+    entry = {"drops": [[2, "fl"], [10, "fl"]], "on_table": [2, 3, 4, 10]}
+    assert same_balls(entry, [2, 3, 4, 10])
+    assert same_balls(entry, [3, 4])  # an earlier answer of the shot took its drops off
+    assert not same_balls(entry, [3, 4, 5, 10])  # ball 5 is still on this table: another match

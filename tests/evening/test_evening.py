@@ -59,10 +59,12 @@ def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> Non
 
 @pytest.mark.timeout(300)
 def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
-    plan = replace(short_plan(SEED), tables=2, kinds=("table-kill",), each=3, span=12.0,
+    plan = replace(short_plan(SEED), tables=2, kinds=("table-kill", "undo-hung"), each=3,
+                   span=12.0,
                    table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
-                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online",
+                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online,"
+                           "question-hides-truth,wall-overflows,console-gives-up",
                    settle_s=5.0)
     report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
@@ -72,6 +74,11 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     assert any("without a gap" in d for d in report["record"].details), report.text()
     assert report["health"].bad > 0, report.text()  # will-online
     assert any("offline never" in d for d in report["health"].details), report.text()
+    assert report["questions"].bad > 0, report.text()  # question-hides-truth
+    assert any("which ball fell" in d for d in report["questions"].details), report.text()
+    assert report["wall"].bad > 0, report.text()  # wall-overflows
+    assert any("not wholly on the screen" in d for d in report["wall"].details), report.text()
+    assert report["console"].bad > 0, report.text()  # console-gives-up
 
 
 @pytest.mark.soak

@@ -8,7 +8,9 @@ evening — and the world outlives the service: each line the service has taken 
 the table's *world log* (``<data>/../<table>.world.jsonl``) before the next is handed over,
 and a service started again (after ``kill -9``) goes on with the line after the last one
 logged, the match the journal holds going on where it stood. The log is the truth the
-checker holds the table to (``tests.evening.checker``): every drop the world played.
+checker holds the table to (``tests.evening.checker``): every drop the world played. The
+simulator's referee answers nothing: at each of its answers the world pauses until the live
+referee (``tests.evening.referee``) answered every open question over the broker.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-from controller.service.config import ConfigError, load_controller_config, ready
+from controller.service.config import Config, ConfigError, load_controller_config, ready
 from controller.service.shell import Service, serve
-from controller.sim.backend import SimBackend, regulars
-from controller.sim.simulator import simulate_lines
+from controller.sim.backend import SimBackend
+from tests.evening.referee import is_pause, simulated, wait_answered
 
 Lines = list[dict[str, Any]]
+#: What the world awaits after handing over a pause, before it goes on; returns how long it
+#: waited (the match's seconds: the rest of the match is played that much later).
+Gate = Callable[[dict[str, Any]], Awaitable[float]]
 
 #: The games an evening's tables play, in turn, and how many players each seats.
 GAMES: tuple[tuple[str, int], ...] = (("ten-ball", 2), ("siberian-ten", 2), ("pyramid", 3),
@@ -47,10 +53,9 @@ class Seat:
     matches: int
 
     def evening(self) -> list[Lines]:
-        """Returns the evening's matches, each a trace (header first)."""
-        return [regulars(simulate_lines(self.game, 400, self.seed + n, False, self.players,
-                                        race_to=self.race_to))
-                for n in range(self.matches)]
+        """Returns the evening's matches, each a trace (header first), the referee's answers
+        turned into pauses for the live referee (``tests.evening.referee``)."""
+        return [lines for lines, _ in simulated(self)]
 
     def to_json(self) -> dict[str, Any]:
         return {"table": self.table, "game": self.game, "players": self.players,
@@ -86,21 +91,27 @@ def resume(evening: list[Lines], log: Path) -> tuple[int, int]:
     return (m, i + 1) if i + 1 < len(evening[m]) else (m + 1, 0)
 
 
-async def _lines(m: int, lines: Lines, first: int, out: IO[str]) -> AsyncIterator[dict[str, Any]]:
+async def _lines(m: int, lines: Lines, first: int, out: IO[str],
+                 gate: Gate | None = None) -> AsyncIterator[dict[str, Any]]:
+    shift = 0.0  # the match's seconds the players waited for the referee so far
     for i in range(first, len(lines)):
-        yield lines[i]
+        yield {**lines[i], "t": lines[i]["t"] + shift} if shift and "t" in lines[i] else lines[i]
+        if gate is not None and is_pause(lines[i]):
+            shift += await gate(lines[i])  # the players wait for the live referee
         # the backend asks for the next line once the service took this one
         out.write(json.dumps({"m": m, "i": i}) + "\n")
         out.flush()
 
 
-def matches_from(evening: list[Lines], log: Path, out: IO[str]) -> Iterator[AsyncIterator[Any]]:
-    """Yields the rest of the evening, match by match, logging each line the service takes."""
+def matches_from(evening: list[Lines], log: Path, out: IO[str],
+                 gate: Gate | None = None) -> Iterator[AsyncIterator[Any]]:
+    """Yields the rest of the evening, match by match, logging each line the service takes
+    (a pause once ``gate`` let the world go on)."""
     m0, i0 = resume(evening, log)
     out.write(json.dumps({"life": True, "from": [m0, i0]}) + "\n")
     out.flush()
     for m in range(m0, len(evening)):
-        yield _lines(m, evening[m], i0 if m == m0 else 0, out)
+        yield _lines(m, evening[m], i0 if m == m0 else 0, out, gate)
 
 
 def seat_of(argv: list[str]) -> Seat:
@@ -108,23 +119,38 @@ def seat_of(argv: list[str]) -> Seat:
     return Seat(table, game, int(players), int(race_to), int(seed), int(matches))
 
 
-def main(argv: list[str]) -> int:
-    """``python -m tests.evening.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
+def configured(path: str) -> Config | None:
+    """Returns a table's configuration, its logging set up as ``controller run`` does it
+    (None, said on standard error, when the file is wrong)."""
     try:
-        config = ready(load_controller_config(argv[0]), argv[0])
+        config = ready(load_controller_config(path), path)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return None
     logging.basicConfig(level=config.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return config
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.evening.world CONFIG TABLE GAME PLAYERS RACE_TO SEED MATCHES``."""
+    config = configured(argv[0])
+    if config is None:
+        return 2
     seat = seat_of(argv[1:])
     log = world_log(config.data, config.table)
     evening = seat.evening()
     with log.open("a", encoding="utf-8") as out:
         def backend(service: Service) -> SimBackend:
-            return SimBackend(matches_from(evening, log, out), speed=service.core.speed,
-                              on_request=lambda name, payload, t: service.request(name, payload, t),
-                              pause=2.0, clock=service.host_clock)
+            handed: dict[str, float] = {}  # when the last request was handed over
+
+            def request(name: str, payload: dict[str, Any], t: float) -> None:
+                handed["at"] = t
+                service.request(name, payload, t)
+
+            gate = partial(wait_answered, service, handed)
+            return SimBackend(matches_from(evening, log, out, gate), speed=service.core.speed,
+                              on_request=request, pause=2.0, clock=service.host_clock)
         asyncio.run(serve(config, argv[0], backend))
     return 0
 
