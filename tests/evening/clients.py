@@ -14,9 +14,11 @@ import aiomqtt
 
 from tests.deploy.venue import password
 
-#: Junk a panel's user may send: empty, not JSON, not an object, not UTF-8, too deep, answers to
-#: no question, nonsense values.
-JUNK = [b"", b"not json", b"[1,2]", b'{"v":1,"answer":"\xff"}', b"{" * 2000,
+#: Junk a panel's user may send: a version the table does not speak, not JSON, not an object,
+#: not UTF-8, too deep, answers to no question, nonsense values. (Not an empty payload: that is
+#: a request with every default — a ``call`` of nothing opens a shot, an ``undo`` takes one back
+#: — and the flood once played a call on t1 that the simulation never made.)
+JUNK = [b'{"v": 2}', b"not json", b"[1,2]", b'{"v":1,"answer":"\xff"}', b"{" * 2000,
         json.dumps({"question": "q-9999-0", "answer": "nonsense"}).encode(),
         json.dumps({"shots": -5}).encode(), json.dumps({"calls": "x" * 5000}).encode()]
 NAMES = ["answer", "undo", "call", "junk", "declare", "x" * 70]
