@@ -97,7 +97,9 @@ class LiveTable:
                                 msg.retain)
 
     def _connected(self, client: paho.Client, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
-        client.subscribe(f"{self.base}/request/+", qos=1)
+        # a table's two request topics: the general one and its referee lane's (what a console
+        # publishes first: controller/service/referee.py)
+        client.subscribe([(f"{self.base}/request/+", 1), (f"{self.base}/referee/request/+", 1)])
         self._ready.set()
 
     def _message(self, client: paho.Client, userdata: Any, msg: paho.MQTTMessage) -> None:
