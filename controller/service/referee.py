@@ -112,7 +112,7 @@ class RefereeLane:
         self._made = 0
         # the copies are not journaled: their own outbox notes deliveries in memory, dropped
         self._memory = Journal(MEMORY)
-        self._outbox = Outbox(self._memory, COPIES_WAITING, on_delivered=self._memory.take)
+        self._outbox = Outbox(self._memory, COPIES_WAITING, on_delivered=self._forget)
 
         async def checked(msg: Incoming) -> None:
             """An MQTT 5 response topic is checked against the table's own topics, as on
@@ -126,6 +126,10 @@ class RefereeLane:
         self.link = MqttLink(lane_broker(broker), settings, lane_base(base), self._outbox,
                              client_id=f"{client_id}-{LANE}", will=b"",
                              on_connected=lambda: None, on_request=checked)
+
+    def _forget(self) -> None:
+        """A copy was delivered: what its outbox noted of it is dropped."""
+        self._memory.take()
 
     def copy(self, items: list[Outgoing]) -> None:
         """Keeps a copy of each answer on ``B/response/<name>`` among ``items`` (what a
