@@ -40,18 +40,24 @@ export function send(name, payload) {
   const body = JSON.stringify({ v: 1, ...payload, transaction });
   // the broker's PUBACK says the request reached it: a request never answered is then the
   // table's silence, without one the broker's
-  const publish = (topic) => page.client.publish(topic, body,
-    { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } }, (err) => { if (!err) entry.acked = true; });
+  // each copy expires within the request's time, never later (the fallback with what is left
+  // of it, whole seconds: none under one second left)
+  const lane = Math.min(LANE_WAIT_S, ttl / 4);
+  const sentAt = performance.now();
+  const publish = (topic, expiry) => page.client.publish(topic, body,
+    { qos: 1, properties: { messageExpiryInterval: expiry } }, (err) => { if (!err) entry.acked = true; });
   const timers = [
     setTimeout(() => { if (pending.has(transaction)) show(t("r.waiting", { req, time: until }), "waiting"); },
       Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
     setTimeout(() => giveUp(transaction), ttl * 1000),
-    setTimeout(() => { if (pending.has(transaction) && page.client.connected) publish(`${page.base}/request/${name}`); },
-      Math.min(LANE_WAIT_S, ttl / 4) * 1000),
+    setTimeout(() => {
+      const left = Math.floor(ttl - (performance.now() - sentAt) / 1000);
+      if (pending.has(transaction) && page.client.connected && left >= 1) publish(`${page.base}/request/${name}`, left);
+    }, lane * 1000),
   ];
   const entry = { name, timers, acked: false, then: null, cancel: null };
   pending.set(transaction, entry);
-  publish(`${page.base}/referee/request/${name}`);
+  publish(`${page.base}/referee/request/${name}`, Math.ceil(ttl));
   show(t("r.sent", { req }), "sent");
   return transaction;
 }
