@@ -40,8 +40,9 @@ export function send(name, payload) {
   const body = JSON.stringify({ v: 1, ...payload, transaction });
   // the broker's PUBACK says the request reached it: a request never answered is then the
   // table's silence, without one the broker's
-  // each copy expires within the request's time, never later (the fallback with what is left
-  // of it, whole seconds: none under one second left)
+  // each copy expires within the request's time, never later: the fallback with what is left
+  // of it less a second (the broker counts expiry in whole seconds of its clock), none when
+  // that is under a second
   const lane = Math.min(LANE_WAIT_S, ttl / 4);
   const sentAt = performance.now();
   const publish = (topic, expiry) => page.client.publish(topic, body,
@@ -51,7 +52,7 @@ export function send(name, payload) {
       Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
     setTimeout(() => giveUp(transaction), ttl * 1000),
     setTimeout(() => {
-      const left = Math.floor(ttl - (performance.now() - sentAt) / 1000);
+      const left = Math.floor(ttl - (performance.now() - sentAt) / 1000) - 1;
       if (pending.has(transaction) && page.client.connected && left >= 1) publish(`${page.base}/request/${name}`, left);
     }, lane * 1000),
   ];
