@@ -4,10 +4,13 @@ venue broker and ``controller run`` in its own process.
 Home Assistant's user publishes ``n`` malformed undo requests (QoS 1, 200 in flight) as fast
 as the broker takes them; meanwhile a referee's client on the venue broker sends a ``get``
 every 2 s (a new transaction each, resent under it after ``RESEND_S`` without an answer)
-and times each answer. Prints the flood's rate (publishes a second the broker took), how many
-of the referee's requests were answered and the worst wait.
+and times each answer. Prints, for each lane measured (``general``: ``B/request/get``, the
+topic Home Assistant floods; ``referee``: ``B/referee/request/get``, the table's referee lane,
+``controller.service.referee``), the flood's rate (publishes a second the broker took), how
+many of the referee's requests were answered and the median and worst wait.
 
-    python -m benchmarks.flood_referee [--n 100000] [--conf-extra 'autosave_on_changes false']
+    python -m benchmarks.flood_referee [--n 100000] [--lane general|referee|both]
+        [--conf-extra 'autosave_on_changes false']
 """
 
 from __future__ import annotations
@@ -80,13 +83,18 @@ async def flood(venue: Venue, n: int) -> float:
     return time.monotonic() - started
 
 
-async def referee(venue: Venue, done: asyncio.Event, timings: Timings) -> None:
-    """Asks ``get`` every ``EVERY_S`` until ``done``; notes each answer's wait."""
+#: Where the referee's requests go, by lane.
+LANES = {"general": f"{B}/request/get", "referee": f"{B}/referee/request/get"}
+
+
+async def referee(venue: Venue, done: asyncio.Event, timings: Timings, topic: str) -> None:
+    """Asks ``get`` on ``topic`` every ``EVERY_S`` until ``done``; notes each answer's wait."""
     answers: dict[str, float] = {}
     waiting: dict[str, asyncio.Event] = {}
     async with aiomqtt.Client("127.0.0.1", venue.ports[1883], username="referee",
                               password=password("referee")) as c:
         await c.subscribe(f"{B}/response/get", qos=1)
+        await c.subscribe(f"{B}/referee/response/get", qos=1)  # the lane's copy, if any
 
         async def listen() -> None:
             async for m in c.messages:
@@ -102,7 +110,7 @@ async def referee(venue: Venue, done: asyncio.Event, timings: Timings) -> None:
             waiting[tx] = asyncio.Event()
             sent = time.monotonic()
             for attempt in range(40):
-                await c.publish(f"{B}/request/get", json.dumps({"transaction": tx}), qos=1)
+                await c.publish(topic, json.dumps({"transaction": tx}), qos=1)
                 try:
                     async with asyncio.timeout(RESEND_S):
                         await waiting[tx].wait()
@@ -123,7 +131,7 @@ async def referee(venue: Venue, done: asyncio.Event, timings: Timings) -> None:
         listening.cancel()
 
 
-async def measure(n: int, extra: str) -> dict[str, float]:
+async def measure(n: int, extra: str, lane: str) -> dict[str, float | str]:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         venue = start_venue(directory, extra)
@@ -138,7 +146,7 @@ async def measure(n: int, extra: str) -> dict[str, float]:
                     await anext(aiter(c.messages))
             timings = Timings()
             done = asyncio.Event()
-            asking = asyncio.create_task(referee(venue, done, timings))
+            asking = asyncio.create_task(referee(venue, done, timings, LANES[lane]))
             seconds = await flood(venue, n)
             done.set()
             await asking
@@ -146,7 +154,7 @@ async def measure(n: int, extra: str) -> dict[str, float]:
             stop_process(proc)
             venue.stop()
     waits = sorted(timings.waits)
-    return {"n": n, "flood_s": round(seconds, 1), "publishes_per_s": round(n / seconds),
+    return {"lane": lane, "n": n, "flood_s": round(seconds, 1), "publishes_per_s": round(n / seconds),
             "asked": len(waits) + timings.unanswered, "answered": len(waits),
             "resent": timings.resent,
             "median_s": round(waits[len(waits) // 2], 3) if waits else -1,
@@ -156,9 +164,12 @@ async def measure(n: int, extra: str) -> dict[str, float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--lane", choices=(*LANES, "both"), default="both")
     p.add_argument("--conf-extra", default="", help="lines added to the venue broker's file")
     args = p.parse_args()
-    print(json.dumps(asyncio.run(measure(args.n, args.conf_extra.replace("\\n", "\n")))))
+    for lane in LANES if args.lane == "both" else (args.lane,):
+        print(json.dumps(asyncio.run(measure(args.n, args.conf_extra.replace("\\n", "\n"),
+                                             lane))), flush=True)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Any
 from controller.pipeline.desk import Desk, error
 from controller.pipeline.fusion import Fusion, FusionConfig
 from controller.pipeline.handlers import handle
+from controller.pipeline.history_pace import HistoryPace
 from controller.pipeline.messages import Message as Message
 from controller.pipeline.messages import Role as Role
 from controller.pipeline.messages import status_payload as status_payload
@@ -80,6 +81,8 @@ class Table:
         #: raises LookupError for an epoch the journal is not); a read: neither recorded nor
         #: remembered under its transaction.
         self.history: Callable[[int, int, str | None], dict[str, Any]] | None = None
+        #: How often each asker may have ``history_since`` answered.
+        self.history_pace = HistoryPace()
 
     # -------------------------------------------------------------- reading
     @property
@@ -223,6 +226,11 @@ class Table:
         if isinstance(got, HistorySinceRequest):  # a read: not recorded, not remembered
             if self.history is None:
                 return self._answer(name, error(got.transaction, "this table keeps no history"), t)
+            wait = self.history_pace.wait(got.transaction, t)
+            if wait > 0:
+                return self._answer(name, {**error(got.transaction, f"asked too often: ask again in"
+                                                   f" {wait:.1f} s"),
+                                           "data": {"retry_after_s": round(wait, 3)}}, t)
             try:
                 data = self.history(got.seq, got.limit, got.epoch)
             except LookupError as exc:

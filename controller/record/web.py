@@ -108,6 +108,11 @@ def answer(store: Store, path: str, query: str = "") -> Answer | None:
     return None
 
 
+#: A time zone's offset lies strictly within a day of UTC (``datetime.timezone``): ``tz``,
+#: minutes east of UTC, at most this far either way.
+_DAY_MINUTES = 24 * 60 - 1
+
+
 def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
     """Returns the list's selection; raises ValueError naming an argument it cannot take."""
     def one(name: str) -> str | None:
@@ -132,7 +137,7 @@ def history_query(args: dict[str, list[str]]) -> queries.HistoryQuery:
     return queries.HistoryQuery(
         table=one("table"), player=one("player"), name=one("name"), player_id=one("pid"),
         since=one("since"), until=one("until"),
-        tz_minutes=number("tz", 0, -24 * 60, 24 * 60), page=number("page", 1, 1, 1_000_000),
+        tz_minutes=number("tz", 0, -_DAY_MINUTES, _DAY_MINUTES), page=number("page", 1, 1, 1_000_000),
         per_page=number("per_page", 50, 1, 500))
 
 

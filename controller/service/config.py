@@ -109,6 +109,8 @@ class MqttConfig(_Section):
     reconnect_min_s: Annotated[float, Field(gt=0)] = 0.5
     reconnect_max_s: Annotated[float, Field(gt=0)] = 30.0
     outbox_max: Annotated[int, Field(ge=100)] = 20000
+    #: A second session for the referees' requests (``controller.service.referee``).
+    referee_lane: bool = True
     tls: TlsConfig = Field(default_factory=TlsConfig)
 
     @field_validator("url")

@@ -41,6 +41,7 @@ from controller.service.junk import JunkLane, refused_anyway
 from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
 from controller.service.opening import open_core, wall_clock
 from controller.service.outbox import Outbox
+from controller.service.referee import RefereeLane
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site
@@ -84,6 +85,12 @@ class _Flush:
     """Wakes the table task to make deliveries durable (their outbox rows deleted)."""
 
 
+def _request(msg: Incoming) -> Request:
+    """Returns the table's request for one received from the broker."""
+    return Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
+                   msg.problem, msg.expires)
+
+
 BackendMaker = Callable[["Service"], SensorBackend]
 """Makes a service's sensor backend once the service exists (the simulated one is made so, by
 ``controller.sim.backend.sim_backend``: it plays the referee's part through ``request``)."""
@@ -124,12 +131,14 @@ class Service:
         self._written = asyncio.Event()  # a batch was written: the sync task has work
         self._synced_all = asyncio.Event()
         self._synced_all.set()
+        client_id = config.mqtt.client_id or f"billiards-{config.venue}-{config.table}"
         self.link = MqttLink(
-            config.broker(), config.mqtt, self.base, self.outbox,
-            client_id=config.mqtt.client_id or f"billiards-{config.venue}-{config.table}",
+            config.broker(), config.mqtt, self.base, self.outbox, client_id=client_id,
             will=json.dumps({"v": 1, **status_payload("offline")}).encode(),
             on_connected=lambda: self._put(Connected()),
             on_request=self._incoming, on_refused=self._refused)
+        self.lane = RefereeLane(config.broker(), config.mqtt, self.base, client_id=client_id,
+                                on_request=self._from_referee)
         self.notifier = Notifier()
 
     @property
@@ -156,14 +165,19 @@ class Service:
             self._flush_soon = asyncio.get_running_loop().call_later(0.1, flush)
 
     async def _incoming(self, msg: Incoming) -> None:
-        request = Request(msg.name, msg.payload, None, msg.response_topic, msg.correlation,
-                          msg.problem, msg.expires)
+        request = _request(msg)
         if refused_anyway(request):  # never waited for: answered once nothing else waits
             if self._junk.put(request):
                 self._put(_Flush())
             return
         await self._request_room.acquire()
         await self._queue.put(_Brokered(request))
+
+    async def _from_referee(self, msg: Incoming) -> None:
+        """A request on the referee lane: taken before any other input waiting."""
+        await self.lane.requests.put(_request(msg))
+        if len(self.lane.requests) == 1:
+            self._put(_Flush())  # wakes the table task
 
     def _refused(self, refusal: Refusal | None) -> None:
         """The broker began (or stopped) refusing a message: health shows the broker link down
@@ -188,6 +202,7 @@ class Service:
     def _release(self, release: Release) -> None:
         if release.upto:
             self.outbox.release(release.upto)
+            self.lane.release(release.upto)
         if release.live_upto:
             self.outbox.release_early(release.live_upto)
 
@@ -239,6 +254,10 @@ class Service:
                     if isinstance(item, _Stop):
                         stop = True
                         break
+                    while (referee := self.lane.requests.take()) is not None:
+                        answered = core.handle(referee)  # before what else waits
+                        self._publish(answered)
+                        self.lane.copy(answered)
                     if isinstance(item, _Brokered):
                         self._request_room.release()
                         item = item.request
@@ -308,6 +327,8 @@ class Service:
                     tg.create_task(self._clock_watch.run(), name="clock-sync"),
                 ]
                 link = tg.create_task(self.link.run(), name="mqtt")
+                lane = (tg.create_task(self.lane.run(self.config.mqtt.reconnect_max_s),
+                                       name="mqtt-referee") if self.config.mqtt.referee_lane else None)
                 notifier.notify("READY=1")
                 if ready is not None:
                     ready()
@@ -324,6 +345,9 @@ class Service:
                         async with asyncio.timeout(3.0):
                             await self.outbox.drained()
                 self.link.close()
+                self.lane.link.close()
+                if lane is not None:
+                    await cancel_and_wait(lane)
                 await cancel_and_wait(link)
         finally:
             self.core.close()

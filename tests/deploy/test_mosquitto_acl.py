@@ -139,6 +139,53 @@ async def test_home_assistant_may_press_undo_but_not_start_a_match(venue: Venue)
     assert str(message.topic) == f"{B1}/request/undo"
 
 
+async def test_home_assistant_may_cancel_the_undo_it_sends(venue: Venue) -> None:
+    """A client that may send a request may cancel it (``cancel`` by its transaction, the
+    answer to a request whose fate it does not know: docs/interfaces.md §3)."""
+    async with login(venue, T1) as table:
+        await table.subscribe(f"{B1}/request/+", qos=1)
+        async with login(venue, "homeassistant") as ha:
+            await ha.publish(f"{B1}/request/cancel", '{"cancels": "ha-1", "transaction": "ha-2"}',
+                             qos=1)
+        message = await first_message(table)
+    assert str(message.topic) == f"{B1}/request/cancel"
+
+
+LANE1 = "club/t1/referee"  # table 1's referee lane's user (controller/service/referee.py)
+
+
+async def test_only_the_referees_write_a_tables_referee_lane(venue: Venue) -> None:
+    for flooder in ("homeassistant", "keypad-t1", "dashboard", T1):
+        seen = await delivered_first(venue, LANE1, f"{B1}/referee/request/undo", flooder,
+                                     "referee")
+        assert seen == {"topic": f"{B1}/referee/request/undo", "from": "referee"}, flooder
+
+
+async def test_a_lane_reads_its_own_tables_requests_and_writes_only_its_copies(
+        venue: Venue) -> None:
+    async with login(venue, LANE1) as lane:
+        await lane.subscribe(f"{B2}/referee/request/+", qos=1)  # another table's: denied
+        async with login(venue, "referee") as ref:
+            await ref.publish(f"{B2}/referee/request/undo", "{}", qos=1)
+        await nothing_arrives(lane)
+    seen = await delivered_first(venue, "dashboard", f"{B1}/referee/response/#", "club/t2/referee",
+                                 LANE1, marker_topic=f"{B1}/referee/response/undo")
+    assert seen == {"topic": f"{B1}/referee/response/undo", "from": LANE1}
+    seen = await delivered_first(venue, "dashboard", f"{B1}/state", LANE1, T1)
+    assert seen == {"topic": f"{B1}/state", "from": T1}  # the table's own topics: its own
+
+
+async def test_a_referee_console_reaches_the_lane_through_the_browsers_broker(
+        venue: Venue) -> None:
+    async with login(venue, LANE1) as lane:
+        await lane.subscribe(f"{B1}/referee/request/+", qos=1)
+        async with login(venue, "referee", port=9001, transport="websockets") as ref:
+            await ref.publish(f"{B1}/referee/request/undo", '{"from": "console"}', qos=1)
+        message = await first_message(lane)
+    assert (str(message.topic), message.payload) == (f"{B1}/referee/request/undo",
+                                                     b'{"from": "console"}')
+
+
 @pytest.mark.parametrize("user,secret", [(None, None), ("referee", "wrong")])
 async def test_anonymous_and_wrong_password_are_refused(venue: Venue, user: str | None,
                                                         secret: str | None) -> None:

@@ -31,14 +31,16 @@ ACL = DEPLOY / "mosquitto" / "billiards.acl"
 CERTIFICATES = DEPLOY / "venue-certificates.sh"
 PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 
-#: one user per client (sessions are named after users): tables, people, services, devices
-USERS = ("club/t1", "club/t2", "referee", "dashboard", "scoreboard-bar", "keypad-t1",
-         "adapters-t1", "homeassistant", "web", "awtrix_a1b2c3", "wled/a1b2c3",
+#: one user per client (sessions are named after users): tables (each with its referee lane's
+#: user, controller/service/referee.py), people, services, devices
+USERS = ("club/t1", "club/t1/referee", "club/t2", "club/t2/referee", "referee", "dashboard",
+         "scoreboard-bar", "keypad-t1", "adapters-t1", "homeassistant", "web", "awtrix_a1b2c3", "wled/a1b2c3",
          "esphome/t1-lcd", "esphome/bar-matrix", "recorder")
 
 
 def password(user: str) -> str:
-    return f"pw-{user}"
+    """Returns the test's password of ``user`` (a table's referee lane has the table's)."""
+    return f"pw-{user.removesuffix('/referee')}"
 
 
 @dataclass

@@ -108,3 +108,26 @@ async def test_the_billing_csv_is_as_a_matchs_in_the_pages_language_with_local_t
     assert en[1].decode("utf-8")[1:].splitlines()[:2] == [
         "Club,Table,Started,Ended,Matches", "club,Table 10,2026-12-06 09:00,2026-12-06 09:10,1"]
     assert bad[0] == 400
+
+
+async def test_every_bad_time_zone_of_the_billing_csv_is_a_400_never_a_500(tmp_path):
+    """``tz`` is minutes east of UTC: a zone lies strictly within a day of it (a whole day,
+    1,440, or more is no zone: it was a 500 from the CSV's dates), and not a number is none."""
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    store.add([Stored("club", "t1", 1, "event", {"v": 1, "seq": 1, "ts": 0.0,
+               "type": "match_started", "data": {"match_id": "m-1", "game": "pyramid",
+                                                 "players": ["A", "B"]}}),
+               Stored("club", "t1", 2, "event", {"v": 1, "seq": 2, "ts": 600.0,
+               "type": "match_over", "data": {"winner": 0}})],
+              progress={("club", "t1", ""): Progress(2, 2)}, received=1796551800.0)
+    stats.summarize_finished(store)
+    bad = ("tz=1440", "tz=-1440", "tz=1441", "tz=" + "9" * 30, "tz=-" + "9" * 1000, "tz=1e3",
+           "tz=12.5", "tz=%00", "tz=--5", "tz=0x10", "tz=%E2%88%9E")
+    async with WebServer(WebConfig(), extra=[RecordSite(store)]) as web:
+        base = web.url.rstrip("/")
+        answers = await asyncio.to_thread(
+            lambda: {q: get(f"{base}/record/sessions.csv?{q}")[0] for q in bad})
+        good = await asyncio.to_thread(
+            lambda: [get(f"{base}/record/sessions.csv?tz={tz}")[0] for tz in (1439, -1439, 840)])
+    assert answers == dict.fromkeys(bad, 400)
+    assert good == [200, 200, 200]

@@ -44,12 +44,15 @@ class LiveTable:
 
     def __init__(self, host: str, port: int, venue: str, table: str,
                  health: dict[str, Any] | None = None, username: str | None = None,
-                 password: str | None = None, persistent: bool = False) -> None:
+                 password: str | None = None, persistent: bool = False,
+                 lane: bool = True) -> None:
         self.base = f"billiards/{venue}/{table}"
+        self.lane = lane  # takes its referee lane's requests too (a table of this release)
         self.lock = threading.RLock()
         self._took = threading.Condition(self.lock)  # notified as each request is taken
         self.t0 = time.monotonic()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.topics: list[str] = []  # the topic each request came on
         self.health = health
         self.table = Table(health=FixedHealth(health) if health else None)
         # persistent: the broker keeps the table's subscription and queues its requests while
@@ -97,7 +100,10 @@ class LiveTable:
                                 msg.retain)
 
     def _connected(self, client: paho.Client, userdata: Any, flags: Any, rc: Any, props: Any) -> None:
-        client.subscribe(f"{self.base}/request/+", qos=1)
+        # a table's two request topics: the general one and its referee lane's (what a console
+        # publishes first: controller/service/referee.py)
+        client.subscribe([(f"{self.base}/request/+", 1)]
+                         + ([(f"{self.base}/referee/request/+", 1)] if self.lane else []))
         self._ready.set()
 
     def _message(self, client: paho.Client, userdata: Any, msg: paho.MQTTMessage) -> None:
@@ -105,6 +111,7 @@ class LiveTable:
         with self.lock:
             payload = json.loads(msg.payload)
             self.requests.append((name, payload))
+            self.topics.append(msg.topic)
             self._took.notify_all()
             # a live request's deadline is checked against the wall clock, as the service does
             self._publish(self.table.request(name, msg.payload, self.now(), wall=time.time()).messages)

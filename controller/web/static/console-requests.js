@@ -1,7 +1,10 @@
 // The console's requests and their fate. Every action is a request of interfaces §3 published
-// to B/request/<name> with a fresh `transaction` (and an MQTT 5 message expiry, which a bridge
-// may drop): the table's B/response/<name> with the same transaction is shown, an error with
-// its reason. What the console says is what the table said: a request not answered in its
+// to the table's referee lane, B/referee/request/<name>, which no other user's flood holds up
+// (controller/service/referee.py), with a fresh `transaction` (and an MQTT 5 message expiry,
+// which a bridge may drop); not answered in LANE_WAIT_S (a table without its lane), the same
+// request, same transaction, on B/request/<name> too: the table applies a transaction once.
+// The table's B/response/<name> (or its lane's copy, B/referee/response/<name>) with the same
+// transaction is shown, an error with its reason. What the console says is what the table said: a request not answered in its
 // time is cancelled (B/request/cancel, by transaction), and is "not known — waiting for the
 // table" until the table answers the request or the cancel; "not done" only once the table
 // confirmed the cancel. No clock is compared.
@@ -11,6 +14,7 @@ import { errorText, openQuestion, questionText } from "./words.js";
 import { page, state } from "./console-state.js";
 
 const NO_ANSWER_YET_S = 6;  // then the console says it is still waiting, and until when
+const LANE_WAIT_S = 2;  // then the request goes on the general topic too
 const pending = new Map();  // transaction -> {name, timers, acked, then, cancel}
 const cancels = new Map();  // a cancel's transaction -> the transaction it cancels
 let counter = 0;
@@ -33,17 +37,28 @@ export function send(name, payload) {
   const transaction = `web-${session}-${++counter}`;
   const ttl = page.config.request_ttl_s;
   const until = clockTime(new Date(Date.now() + ttl * 1000));
+  const body = JSON.stringify({ v: 1, ...payload, transaction });
+  // the broker's PUBACK says the request reached it: a request never answered is then the
+  // table's silence, without one the broker's
+  // each copy expires within the request's time, never later: the fallback with what is left
+  // of it less a second (the broker counts expiry in whole seconds of its clock), none when
+  // that is under a second
+  const lane = Math.min(LANE_WAIT_S, ttl / 4);
+  const sentAt = performance.now();
+  const publish = (topic, expiry) => page.client.publish(topic, body,
+    { qos: 1, properties: { messageExpiryInterval: expiry } }, (err) => { if (!err) entry.acked = true; });
   const timers = [
     setTimeout(() => { if (pending.has(transaction)) show(t("r.waiting", { req, time: until }), "waiting"); },
       Math.min(NO_ANSWER_YET_S, ttl / 2) * 1000),
     setTimeout(() => giveUp(transaction), ttl * 1000),
+    setTimeout(() => {
+      const left = Math.floor(ttl - (performance.now() - sentAt) / 1000) - 1;
+      if (pending.has(transaction) && page.client.connected && left >= 1) publish(`${page.base}/request/${name}`, left);
+    }, lane * 1000),
   ];
   const entry = { name, timers, acked: false, then: null, cancel: null };
   pending.set(transaction, entry);
-  // the broker's PUBACK says the request reached it: a request never answered is then the
-  // table's silence, without one the broker's
-  page.client.publish(`${page.base}/request/${name}`, JSON.stringify({ v: 1, ...payload, transaction }),
-    { qos: 1, properties: { messageExpiryInterval: Math.ceil(ttl) } }, (err) => { if (!err) entry.acked = true; });
+  publish(`${page.base}/referee/request/${name}`, Math.ceil(ttl));
   show(t("r.sent", { req }), "sent");
   return transaction;
 }
@@ -60,7 +75,8 @@ function giveUp(transaction) {
 function askCancel(transaction) {
   const p = pending.get(transaction);
   if (!p || !p.cancel || !page.client || !page.client.connected) return;
-  page.client.publish(`${page.base}/request/cancel`, JSON.stringify({ v: 1, cancels: transaction, transaction: p.cancel }), { qos: 1 });
+  const body = JSON.stringify({ v: 1, cancels: transaction, transaction: p.cancel });
+  for (const lane of ["referee/request", "request"]) page.client.publish(`${page.base}/${lane}/cancel`, body, { qos: 1 });
 }
 // After a reconnection: the cancels asked again (the same cancel is answered the same way).
 export function askCancelsAgain() {

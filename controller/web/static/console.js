@@ -47,7 +47,8 @@ function start(credentials) {
     }
   });
   page.client.on("connect", () => {
-    page.client.subscribe([`${page.base}/+`, `${page.base}/response/+`, rosterTopic()], { qos: 1 });
+    page.client.subscribe([`${page.base}/+`, `${page.base}/response/+`, `${page.base}/referee/response/+`,
+      rosterTopic()], { qos: 1 });
     askCancelsAgain();
   });
   page.client.on("message", (topic, payload) => {
@@ -56,6 +57,7 @@ function start(credentials) {
     if (!data) return;
     if (topic === rosterTopic()) { takeRoster(data); return; }
     if (rest.startsWith("response/")) { answered(rest.slice(9), data, carriedOut); return; }
+    if (rest.startsWith("referee/response/")) { answered(rest.slice(17), data, carriedOut); return; }
     if (rest === "event") takeRuling(data);
     if (page.table.take(rest, data)) render();
     if (page.config.history && page.table.wantsHistory()) {  // a match begun before the console was opened

@@ -95,7 +95,7 @@ function say(id, text) { document.getElementById("announce").textContent = `${ta
 function take(root, topic, payload) {
   const { only, tables, config } = board;
   const parts = topic.slice(root.length).split("/");
-  if (parts.length < 2 || parts.length > 3) return;
+  if (parts.length < 2 || parts.length > 4) return;  // t1/referee/request/answer: 4
   const id = parts[0];
   const kind = parts.slice(1).join("/");
   if (only && id !== only) return;
@@ -159,7 +159,8 @@ function wireWall() {
     if (ok !== board.connected) { board.connected = ok; soon(); }
   });
   client.on("connect", () => client.subscribe(
-    [root + "+/+", root + "+/request/answer", root + "+/response/answer"], { qos: 1 }));
+    [root + "+/+", root + "+/request/answer", root + "+/referee/request/answer", root + "+/response/answer"],
+    { qos: 1 }));
   client.on("message", (topic, payload) => take(root, topic, payload));
   // TV: turn the pages, keep the clocks going, fit the screen again when it changes
   if (board.tv) wireWall();

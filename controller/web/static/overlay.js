@@ -57,7 +57,8 @@ import { TableModel } from "./table-model.js";
 
   const root = `${config.prefix}/${config.venue}/${id}/`;
   const client = connect(config, config.dashboard, () => {});
-  client.on("connect", () => client.subscribe([root + "+", root + "response/answer", root + "request/answer"], { qos: 1 }));
+  client.on("connect", () => client.subscribe([root + "+", root + "response/answer", root + "request/answer",
+    root + "referee/request/answer"], { qos: 1 }));
   client.on("message", (topic, payload) => {
     const kind = topic.slice(root.length);
     const data = parseJson(payload);

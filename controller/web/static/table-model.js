@@ -26,8 +26,8 @@ export class TableModel {
     return p ? p.name : (i === null || i === undefined ? "?" : t("c.player", { n: i + 1 }));
   }
   online() { return this.status ? this.status.state : "unknown"; }
-  // Takes one message of this table (kind: status, state, health, event, request/answer,
-  // response/answer); returns the newest event's text when there is one, true when something
+  // Takes one message of this table (kind: status, state, health, event, request/answer (or
+  // referee/request/answer: the referee lane's), response/answer); returns the newest event's text when there is one, true when something
   // else shown changed, false when nothing did.
   take(kind, data) {
     this.updated = new Date();
@@ -37,7 +37,7 @@ export class TableModel {
     if (kind === "status") { this.status = data; return true; }
     if (kind === "health") { this.health = data; return true; }
     if (kind === "state") { this.takeState(data); return true; }
-    if (kind === "request/answer") {
+    if (kind === "request/answer" || kind === "referee/request/answer") {
       if (data && data.transaction) this.answers.set(data.transaction, data);
       return false;
     }
