@@ -36,12 +36,12 @@ from controller.service.config import Config
 from controller.service.core import Connected, Release, Request
 from controller.service.delivery import Delivery
 from controller.service.intake import Incoming
-from controller.service.journal import JournalError
 from controller.service.junk import JunkLane, refused_anyway
 from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
 from controller.service.opening import open_core, wall_clock
 from controller.service.outbox import Outbox
 from controller.service.referee import RefereeLane
+from controller.service.writes import JournalWrites
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site
@@ -63,8 +63,6 @@ UNSET = Unset()
 QUEUE_SIZE = 10000
 #: The health link that stands for the broker taking (up) or refusing (down) what we publish.
 BROKER_LINK = "broker"
-#: The health link that stands for the journal being written (up) or not (down: a full disk).
-JOURNAL_LINK = "journal"
 #: Requests from the broker waiting for the table, at most: the link then waits, and the
 #: broker holds the rest (``controller.service.mqtt``: a request is acknowledged once taken).
 REQUESTS_WAITING = 64
@@ -116,7 +114,6 @@ class Service:
         self._backend: SensorBackend | None = backend if isinstance(backend, SensorBackend) else None
         self._make = backend if callable(backend) and self._backend is None else None
         self._queue: asyncio.Queue[_Input] = asyncio.Queue(QUEUE_SIZE)
-        self._journal_error: str | None = None  # what health was last told of the journal
         self._request_room = asyncio.Semaphore(REQUESTS_WAITING)
         self._junk = JunkLane(clock)  # requests refused whatever the table holds, waiting apart
         self._stopping = asyncio.Event()
@@ -128,9 +125,6 @@ class Service:
         self.outbox = Outbox(self.journal, config.mqtt.outbox_max, on_delivered=self._delivered)
         self.outbox.restore(self.core.restored)
         self._flush_soon: asyncio.TimerHandle | None = None
-        self._written = asyncio.Event()  # a batch was written: the sync task has work
-        self._synced_all = asyncio.Event()
-        self._synced_all.set()
         client_id = config.mqtt.client_id or f"billiards-{config.venue}-{config.table}"
         self.link = MqttLink(
             config.broker(), config.mqtt, self.base, self.outbox, client_id=client_id,
@@ -140,6 +134,8 @@ class Service:
         self.lane = RefereeLane(config.broker(), config.mqtt, self.base, client_id=client_id,
                                 on_request=self._from_referee)
         self.notifier = Notifier()
+        self.writes = JournalWrites(self.core, release=self._release, changed=self._put,
+                                    notifier=self.notifier, clock=clock)
 
     @property
     def table(self) -> Table:
@@ -206,36 +202,6 @@ class Service:
         if release.live_upto:
             self.outbox.release_early(release.live_upto)
 
-    def _commit(self) -> None:
-        """Has the core write what the table did, releases what may go, wakes the sync task;
-        when the journal starts or stops failing, says so in health (``B/health``, status)."""
-        done = self.core.commit()
-        error = self.core.durability.error
-        if error != self._journal_error:
-            self._journal_error = error
-            self._put(LinkChanged(self._mono(), JOURNAL_LINK, error is None, error or ""))
-            self.notifier.status(f"the journal cannot be written ({error}): refereeing from "
-                                 "memory, no new match" if error else "the journal is written")
-        self._release(done.release)
-        self.core.inputs.flush()  # the recording: a convenience, not the journal
-        if done.written:
-            self._synced_all.clear()
-            self._written.set()
-
-    async def _sync_task(self) -> None:
-        """Syncs the journal whenever a batch was written; releases what the sync covers."""
-        while True:
-            await self._written.wait()
-            self._written.clear()
-            point = self.core.sync_point()
-            try:
-                await asyncio.to_thread(self.core.sync)
-            except JournalError as exc:  # a full disk: the table goes on from memory
-                log.error("%s", exc)
-            self._release(self.core.synced(point))
-            if not self._written.is_set():
-                self._synced_all.set()
-
     async def _table_task(self) -> None:
         loop = asyncio.get_running_loop()
         core = self.core
@@ -282,7 +248,7 @@ class Service:
             self._publish(core.tick(self._backend))
             if stop:
                 self._publish(core.stop())
-            self._commit()
+            self.writes.commit()
             if stop:
                 return
 
@@ -316,11 +282,11 @@ class Service:
         rebuilt = self.core.rebuilt
         if rebuilt is not None and not rebuilt.up:  # systemctl status says it too
             notifier.status(f"the table {rebuilt.reason}")
-        self._commit()
+        self.writes.commit()
         try:
             async with backend, asyncio.TaskGroup() as tg:
                 table = tg.create_task(self._table_task(), name="table")
-                syncer = tg.create_task(self._sync_task(), name="journal-sync")
+                syncer = tg.create_task(self.writes.sync_forever(), name="journal-sync")
                 others = [
                     tg.create_task(self._backend_task(backend), name=f"backend:{backend.name}"),
                     tg.create_task(notifier.watchdog(), name="watchdog"),
@@ -338,7 +304,7 @@ class Service:
                     task.cancel()
                 self._put(_Stop())
                 await table
-                await self._synced_all.wait()
+                await self.writes.synced_all()
                 syncer.cancel()
                 if self.link.connected:
                     with contextlib.suppress(TimeoutError):
