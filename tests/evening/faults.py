@@ -41,22 +41,12 @@ KINDS: dict[str, tuple[str, float, float]] = {
 }
 
 #: Kinds in the schedule that are expected to fail today, and why (fixes under way elsewhere).
-EXPECTED_TO_FAIL: dict[str, str] = {
-    "broker-kill": "the recorder never notices that the venue broker went away: it reads its "
-                   "client's queue, which a lost connection does not end, and asks nothing while "
-                   "its record is complete; it records nothing more, for ever, and says nothing "
-                   "(issue 39, the recorder's robustness)",
-    "flood": "the recorder killed after a flood of 300 junk requests (each answered) fills its "
-             "gap with one history_since answer over the broker's size limit (311 KB): the table "
-             "is disconnected for answering, the fill never completes (issue 39 item 3); the "
-             "short evening floods 60, at 10x (at 20x, status and health alone fill 370 "
-             "messages in a few seconds: any fill answered late is over the limit)",
-}
+EXPECTED_TO_FAIL: dict[str, str] = {}
 
 #: The short evening's kinds (``./dev test``): every kind whose guarantees hold today.
 #: (PostgreSQL restarted: not on the short evening's SQLite store)
 SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FAIL
-                                     and k != "store-restart") + ("flood",)
+                                     and k != "store-restart")
 
 
 def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,

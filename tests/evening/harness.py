@@ -382,14 +382,9 @@ def play(plan: Plan, directory: Path) -> Report:
 def short_plan(seed: int) -> Plan:
     """The short evening ``./dev test`` plays: 4 tables, a race to 2 each, every kind of
     ``SHORT_KINDS`` once."""
-    # a flood of 60: the recorder killed after a flood of 300 asks the table for more than one
-    # history_since answer may carry (311 KB, over the broker's 256 KiB: the table is
-    # disconnected, the fill never completes; issue 39, paged answers are under way)
-    # at 10x, not 20x: a table's messages per second of the host (its status and health
-    # too) grow with the speed, and a gap fill over more than about 370 messages is one answer
-    # over the broker's limit (issue 39, fixed elsewhere)
+    # a flood of 300 (the full evening's): its gap filled in pages of history_since answers
     return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=10.0, each=1, span=15.0,
-                bound_s=150.0, settle_s=40.0, flood_n=60)
+                bound_s=150.0, settle_s=40.0)
 
 
 def full_plan(seed: int) -> Plan:
