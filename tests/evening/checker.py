@@ -15,6 +15,9 @@
   stored message other than the journal's (``extra``, ``differing``: 0 wanted).
 - **played**: every table played its evening to the end, and the record settled, within the
   evening's bounds.
+- **consoles**: every request a console sent a table under a fault (a ``get`` while its wall
+  clock was an hour ahead) was answered ``ok``: the table takes a console's deadline by its
+  MQTT 5 message expiry, not by two wall clocks agreeing.
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
@@ -258,6 +261,14 @@ def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) 
                      f"online {'never' if online is None else f'after {online - end:.1f} s'}")
 
 
+def check_consoles(history: History, inv: Invariant) -> None:
+    """Every request a console sent under a fault was answered ``ok``."""
+    for t, table, what, answer in history.consoles:
+        inv.checked += 1
+        if answer != "ok":
+            inv.fail(f"{table} at {t:.1f} s, {what}: {answer}")
+
+
 def record_holds_journals(history: History) -> bool:
     """Returns whether the record holds every seq each table's journal published."""
     from controller.record.store import Store
@@ -286,10 +297,11 @@ def check_played(history: History, inv: Invariant) -> None:
 def check(history: History) -> Report:
     """Returns the report of every invariant over ``history``."""
     invariants = [Invariant("played"), Invariant("drops"), Invariant("rulings"),
-                  Invariant("record"), Invariant("health")]
+                  Invariant("record"), Invariant("health"), Invariant("consoles")]
     check_played(history, invariants[0])
     check_drops(history, invariants[1])
     check_rulings(history, invariants[2])
     check_record(history, invariants[3])
     check_health(history, invariants[4])
+    check_consoles(history, invariants[5])
     return Report(invariants, Counter(f.kind for _, _, f in history.faults), history)

@@ -8,9 +8,12 @@ import asyncio
 import json
 import signal
 import subprocess
+import time
 from collections.abc import Callable
 
 import aiomqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from tests.deploy.venue import password
 
@@ -54,6 +57,32 @@ async def undo_while_hung(port: int, broker: subprocess.Popen[bytes], table: str
     finally:
         broker.send_signal(signal.SIGCONT)
     return ""
+
+
+async def ask(port: int, venue: str, table: str, transaction: str, wanted_s: float = 30.0
+              ) -> str:
+    """Sends a ``get`` to ``table`` as the referee's console does (MQTT 5: its ``deadline`` by
+    the console's clock, its message expiry ``wanted_s``) and waits for the answer (up to
+    ``wanted_s``); returns its status ("ok", "error: why"), or what went wrong."""
+    props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+    props.MessageExpiryInterval = int(wanted_s)
+    body = json.dumps({"v": 1, "transaction": transaction, "deadline": time.time() + wanted_s})
+    try:
+        async with aiomqtt.Client("127.0.0.1", port, username="referee",
+                                  password=password("referee"), identifier="evening-console",
+                                  protocol=aiomqtt.ProtocolVersion.V5, timeout=10.0) as client:
+            await client.subscribe(f"billiards/{venue}/{table}/response/get", qos=1)
+            await client.publish(f"billiards/{venue}/{table}/request/get", body, qos=1,
+                                 properties=props)
+            async with asyncio.timeout(wanted_s):
+                async for m in client.messages:
+                    answer = json.loads(bytes(m.payload))  # type: ignore[arg-type]
+                    if answer.get("transaction") == transaction:
+                        status = str(answer.get("status"))
+                        return status if status == "ok" else f"{status}: {answer.get('error')}"
+    except (aiomqtt.MqttError, TimeoutError) as exc:
+        return str(exc) or type(exc).__name__
+    return "no answer"
 
 
 async def observe(port: int, venue: str, heard: Callable[[str, str], None]) -> None:

@@ -13,6 +13,9 @@ put back by patching the real code in that process only:
 - ``record-skips``: the recorder stores every 40th message it takes from the broker not at
   all, and records no gap for it.
 - ``will-online``: the table's Last Will says ``online``: a table killed never shows offline.
+- ``deadline-by-wall``: the table checks a console's ``deadline`` against its own wall clock
+  even when the request has an MQTT 5 message expiry (issue 33's two clocks): a table whose
+  clock jumped ahead refuses a fresh request.
 """
 
 from __future__ import annotations
@@ -77,8 +80,22 @@ def _will_online() -> None:
     aiomqtt.Will = online  # type: ignore[misc,assignment]
 
 
+def _deadline_by_wall() -> None:
+    import dataclasses
+
+    from controller.service.core import Request, TableCore
+
+    request = TableCore._request  # noqa: SLF001
+
+    def by_wall(self: TableCore, item: Request) -> Any:
+        return request(self, dataclasses.replace(item, expires=None))
+
+    TableCore._request = by_wall  # type: ignore[method-assign]  # noqa: SLF001
+
+
 DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
-           "record-skips": _record_skips, "will-online": _will_online}
+           "record-skips": _record_skips, "will-online": _will_online,
+           "deadline-by-wall": _deadline_by_wall}
 
 
 def main(argv: list[str]) -> int:

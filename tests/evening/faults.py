@@ -36,9 +36,16 @@ KINDS: dict[str, tuple[str, float, float]] = {
     "flood": ("a flood of junk requests from a panel's user (keypad-t1) at table t1", 0.0, 0.0),
     "undo-hung": ("an undo sent to a table while the venue broker is stopped (SIGSTOP)",
                   1.0, 3.0),
+    "clock-jump": ("a table's wall clock jumped an hour ahead (its world's SIGUSR1), back after "
+                   "the hold; a console's request sent meanwhile (its deadline by the console's "
+                   "clock, its MQTT 5 message expiry) must be answered ok", 1.0, 4.0),
     "store-restart": ("the record's PostgreSQL stopped at once (as a crash), started again after "
                       "the hold (SQLite: nothing)", 1.0, 5.0),
 }
+
+#: The kinds aimed at one table (drawn among the evening's); the others at the venue (the
+#: flood at t1, whose panel's user floods).
+AT_A_TABLE = ("table-kill", "undo-hung", "clock-jump")
 
 #: Kinds in the schedule that are expected to fail today, and why (fixes under way elsewhere).
 EXPECTED_TO_FAIL: dict[str, str] = {}
@@ -59,7 +66,7 @@ def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,
     for kind in kinds:
         _, low, high = KINDS[kind]
         for _ in range(each):
-            target = rng.choice(tables) if kind in ("table-kill", "undo-hung") else (
+            target = rng.choice(tables) if kind in AT_A_TABLE else (
                 "t1" if kind == "flood" else "venue")
             drawn.append((rng.uniform(2.0, span), kind, target, round(rng.uniform(low, high), 2)))
     drawn.sort()

@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
-from tests.evening.clients import flood, observe, undo_while_hung
+from tests.evening.clients import ask, flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
-from tests.evening.world import GAMES, Seat, played, world_log
+from tests.evening.world import GAMES, Seat, jumps, lives, played, world_log
 
 if TYPE_CHECKING:
     from tests.evening.checker import Report
@@ -98,6 +98,8 @@ class History:
     #: what exited by itself and was started again as its unit says: (t, name, exit status)
     restarts: list[tuple[float, str, int]] = field(default_factory=list)
     finished: dict[str, bool] = field(default_factory=dict)
+    #: what a console asked a table under a fault, and the answer: (t, table, what, answer)
+    consoles: list[tuple[float, str, str, str]] = field(default_factory=list)
     wall_s: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -111,6 +113,7 @@ class History:
             "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
                        for a, b, f in self.faults],
             "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
+            "consoles": self.consoles,
             "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
 
 
@@ -324,6 +327,8 @@ class Evening:
             await asyncio.to_thread(self.postgres.crash)
             await asyncio.sleep(fault.hold)
             await asyncio.to_thread(self.postgres.resume)
+        elif fault.kind == "clock-jump":
+            await self._clock_jump(fault)
         elif fault.kind == "flood":
             await flood(self.venue.ports[1883], VENUE, fault.target, self.plan.flood_n)
         else:
@@ -335,6 +340,26 @@ class Evening:
                                         fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
         if problem:
             self.history.notes.append(f"{fault}: the undo's publish: {problem}")
+
+    async def _clock_jump(self, fault: Fault) -> None:
+        """Jumps ``fault.target``'s wall clock an hour ahead, asks it as a console does once
+        the jump is taken (the answer in ``History.consoles``), and brings it back after the
+        hold."""
+        assert self.venue is not None
+        start = self.now()
+        child = self.tables[fault.target]
+        log = world_log(self.history.data(fault.target), fault.target)
+        await self._until(lambda: lives(log) >= child.starts, 60.0,
+                          f"{fault.target}'s service to take its world's lines")
+        before = jumps(log)
+        child.signal(signal.SIGUSR1)
+        if await self._until(lambda: jumps(log) > before, 20.0, f"{fault.target}'s clock to jump"):
+            answer = await ask(self.venue.ports[1883], VENUE, fault.target,
+                               f"evening-get-{start:.3f}")
+            self.history.consoles.append((self.now(), fault.target,
+                                          "a get while its wall clock was an hour ahead", answer))
+        await asyncio.sleep(max(0.0, start + fault.hold - self.now()))
+        child.signal(signal.SIGUSR2)
 
     async def _record_settles(self) -> None:
         from tests.evening.checker import record_holds_journals

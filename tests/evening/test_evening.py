@@ -59,11 +59,14 @@ def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> Non
 
 @pytest.mark.timeout(300)
 def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
-    plan = replace(short_plan(SEED), tables=2, kinds=("table-kill",), each=3, span=12.0,
-                   table_cmd=("-m", "tests.evening.defects", "table"),
+    # a smaller evening than the short one (2 tables at 20x): each defect shows in it
+    plan = replace(short_plan(SEED), tables=2, speed=20.0,
+                   kinds=("table-kill", "clock-jump"),
+                   each=2, span=8.0, table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
-                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online",
-                   settle_s=5.0)
+                   defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online,"
+                           "deadline-by-wall",
+                   settle_s=3.0)
     report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
     assert any(" fl: " in d for d in report["drops"].details), report.text()
@@ -72,6 +75,8 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     assert any("without a gap" in d for d in report["record"].details), report.text()
     assert report["health"].bad > 0, report.text()  # will-online
     assert any("offline never" in d for d in report["health"].details), report.text()
+    assert report["consoles"].bad > 0, report.text()  # deadline-by-wall
+    assert any("deadline" in d for d in report["consoles"].details), report.text()
 
 
 @pytest.mark.soak
