@@ -21,7 +21,9 @@
 - **health**: every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
-  again, every table says ``online`` within that time.
+  again, every table says ``online`` within that time. A serial table's board unplugged,
+  reset or browned out shows down in the table's ``health`` (its link) within
+  ``BOARD_DOWN_WITHIN_S`` and up again within ``BOARD_UP_WITHIN_S`` of its return.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ from tests.evening.world import played, world_log
 #: kernel closed its socket), and ``online`` after it was started again (seconds).
 OFFLINE_WITHIN_S = 5.0
 ONLINE_WITHIN_S = 15.0
+#: How soon a serial table's health says its board is down (the port is gone at once), and
+#: up again once the board is back (plugged in, booted) (seconds).
+BOARD_DOWN_WITHIN_S = 5.0
+BOARD_UP_WITHIN_S = 15.0
 #: What a ruling is compared on (not its seq, time or match id).
 RULING = ("shot", "corrected", "decisions", "to_shoot", "ball_in_hand")
 
@@ -231,6 +237,8 @@ def check_health(history: History, inv: Invariant) -> None:
     for start, end, fault in history.faults:
         if fault.kind == "broker-kill":
             check_reconnected(history, inv, end, fault)
+        if fault.kind.startswith("board-"):
+            check_board_link(history, inv, start, end, fault)
         if fault.kind != "table-kill":
             continue
         before = [s for t, table, s in history.statuses if table == fault.target and t < start]
@@ -247,6 +255,29 @@ def check_health(history: History, inv: Invariant) -> None:
         if online is None or online - end > ONLINE_WITHIN_S:
             inv.fail(f"{fault.target} restarted at {end:.1f} s: online "
                      f"{'never' if online is None else f'after {online - end:.1f} s'}")
+
+
+def check_board_link(history: History, inv: Invariant, start: float, end: float,
+                     fault: Any) -> None:
+    """A board's fault shows in its table's health within ``BOARD_DOWN_WITHIN_S``: its link
+    down, or up in a new spell (a reset shorter than the health's interval); and up again
+    within ``BOARD_UP_WITHIN_S`` of the fault's end."""
+    inv.checked += 1
+    seat = next(s for s in history.plan.seats() if s.table == fault.target)
+    uid = f"{seat.seed:016x}"  # the board's unique id (tests.evening.boards)
+    mine = [(t, up, since) for t, table, link, up, since in history.links
+            if table == fault.target and link == uid]
+    spell = next((since for t, _, since in reversed(mine) if t < start), None)
+    shown = next((t for t, up, since in mine if t >= start and (not up or since != spell)),
+                 None)
+    if shown is None or shown - start > BOARD_DOWN_WITHIN_S:
+        inv.fail(f"{fault.target}'s board, {fault.kind} at {start:.1f} s: shown in health "
+                 f"{'never' if shown is None else f'after {shown - start:.1f} s'}")
+        return
+    up = next((t for t, up, _ in mine if up and t >= max(end, shown)), None)
+    if up is None or up - end > BOARD_UP_WITHIN_S:
+        inv.fail(f"{fault.target}'s board back at {end:.1f} s ({fault.kind}): up in health "
+                 f"{'never' if up is None else f'after {up - end:.1f} s'}")
 
 
 def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) -> None:

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -89,18 +90,38 @@ async def observe(port: int, venue: str, heard: Callable[[str, str], None]) -> N
     """Calls ``heard(table, state)`` for every table's ``status`` as the dashboard user hears
     it, until cancelled; a persistent session, reconnecting (a Last Will sent while it was
     away still reaches it)."""
+    def status(table: str, body: dict[str, Any]) -> None:
+        heard(table, str(body.get("state")))
+    await _listen(port, f"billiards/{venue}/+/status", "evening-observer", status)
+
+
+async def observe_links(port: int, venue: str,
+                        heard: Callable[[str, str, bool, float], None]) -> None:
+    """Calls ``heard(table, link, up, since)`` for each link in every table's ``health`` (a
+    board's by its unique id; ``since``: when its spell up or down began, the table's time)
+    as the dashboard user hears it, until cancelled."""
+    def links(table: str, body: dict[str, Any]) -> None:
+        for name, link in (body.get("links") or {}).items():
+            if isinstance(link, dict) and "up" in link:
+                heard(table, name, bool(link["up"]), float(link.get("since") or 0.0))
+    await _listen(port, f"billiards/{venue}/+/health", "evening-links", links)
+
+
+async def _listen(port: int, topic: str, identifier: str,
+                  heard: Callable[[str, dict[str, Any]], None]) -> None:
+    """Calls ``heard(table, payload)`` for each JSON object on ``topic`` (``{}`` for another
+    payload) as the dashboard user, in a persistent session, reconnecting, until cancelled."""
     while True:
         try:
             async with aiomqtt.Client("127.0.0.1", port, username="dashboard",
-                                      password=password("dashboard"),
-                                      identifier="evening-observer", keepalive=5,
-                                      clean_session=False) as client:
-                await client.subscribe(f"billiards/{venue}/+/status", qos=1)
+                                      password=password("dashboard"), identifier=identifier,
+                                      keepalive=5, clean_session=False) as client:
+                await client.subscribe(topic, qos=1)
                 async for m in client.messages:
                     try:
-                        state = str(json.loads(bytes(m.payload)).get("state"))
-                    except (ValueError, AttributeError, TypeError):
-                        state = "?"
-                    heard(str(m.topic).split("/")[2], state)
+                        body = json.loads(bytes(m.payload))  # type: ignore[arg-type]
+                    except (ValueError, TypeError):
+                        body = {}
+                    heard(str(m.topic).split("/")[2], body if isinstance(body, dict) else {})
         except aiomqtt.MqttError:
             await asyncio.sleep(0.2)

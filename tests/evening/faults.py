@@ -39,6 +39,11 @@ KINDS: dict[str, tuple[str, float, float]] = {
     "clock-jump": ("a table's wall clock jumped an hour ahead (its world's SIGUSR1), back after "
                    "the hold; a console's request sent meanwhile (its deadline by the console's "
                    "clock, its MQTT 5 message expiry) must be answered ok", 1.0, 4.0),
+    "board-unplug": ("a serial table's board unplugged (its pty relay cut), plugged in again "
+                     "after the hold: it runs on, keeping its edges", 0.5, 4.0),
+    "board-reboot": ("a serial table's board reset (off and on at once: a new boot)", 0.0, 0.0),
+    "board-brownout": ("a serial table's board browned out: off for the hold, then booting "
+                       "again", 0.2, 2.0),
     "store-restart": ("the record's PostgreSQL stopped at once (as a crash), started again after "
                       "the hold (SQLite: nothing)", 1.0, 5.0),
 }
@@ -46,6 +51,8 @@ KINDS: dict[str, tuple[str, float, float]] = {
 #: The kinds aimed at one table (drawn among the evening's); the others at the venue (the
 #: flood at t1, whose panel's user floods).
 AT_A_TABLE = ("table-kill", "undo-hung", "clock-jump")
+#: The kinds aimed at a serial table's board (drawn among the evening's serial tables).
+AT_A_BOARD = ("board-unplug", "board-reboot", "board-brownout")
 
 #: Kinds in the schedule that are expected to fail today, and why (fixes under way elsewhere).
 EXPECTED_TO_FAIL: dict[str, str] = {}
@@ -57,16 +64,24 @@ SHORT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in EXPECTED_TO_FA
 
 
 def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,
-             tables: list[str]) -> list[Fault]:
+             tables: list[str], boards: list[str] | None = None) -> list[Fault]:
     """Returns ``each`` faults of every kind in ``kinds`` at random times in ``[2, span]``
     seconds, in time order, drawn from ``seed``; one fault holds at a time (a fault starts
-    after the one before it is undone)."""
+    after the one before it is undone). A board's kinds are aimed at ``boards`` (the serial
+    tables; none: left out)."""
     rng = random.Random(seed)
     drawn = []
     for kind in kinds:
+        if kind in AT_A_BOARD and not boards:
+            continue
         _, low, high = KINDS[kind]
         for _ in range(each):
-            target = rng.choice(tables) if kind in AT_A_TABLE else (
+            # a wall clock jumps on a simulated table (its world's signal; a serial table
+            # runs the plain service)
+            among = [t for t in tables if t not in (boards or [])] if kind == "clock-jump" \
+                else tables
+            target = rng.choice(among) if kind in AT_A_TABLE else rng.choice(
+                boards or [""]) if kind in AT_A_BOARD else (
                 "t1" if kind == "flood" else "venue")
             drawn.append((rng.uniform(2.0, span), kind, target, round(rng.uniform(low, high), 2)))
     drawn.sort()

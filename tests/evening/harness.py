@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
-from tests.evening.clients import ask, flood, observe, undo_while_hung
+from tests.evening.boards import BoardSeat, BoardTable, serial_config
+from tests.evening.clients import ask, flood, observe, observe_links, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
-from tests.evening.faults import KINDS, SHORT_KINDS, Fault, schedule
+from tests.evening.faults import AT_A_BOARD, KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
 from tests.evening.world import GAMES, Seat, jumps, lives, played, world_log
@@ -60,6 +61,10 @@ class Plan:
     each: int = 1
     span: float = 20.0
     store: str = "sqlite"
+    #: how many tables (the last ones) are on the serial backend, each a board on the
+    #: MicroPython VM (``tests.evening.boards``); their evening cut at ``serial_cut_s`` s
+    serial: int = 0
+    serial_cut_s: float = 0.0
     #: an evening ends when every table played its evening, or after this many seconds
     bound_s: float = 240.0
     #: how long the record may take to hold every journal, once the tables played
@@ -76,13 +81,17 @@ class Plan:
         out = []
         for n in range(1, self.tables + 1):
             game, players = GAMES[(n - 1 + self.seed) % len(GAMES)]
-            out.append(Seat(f"t{n}", game, players, self.race_to, self.seed * 1000 + n * 10,
-                            self.matches))
+            seat = Seat(f"t{n}", game, players, self.race_to, self.seed * 1000 + n * 10,
+                        self.matches)
+            if n > self.tables - self.serial:
+                seat = BoardSeat(*seat.to_json().values(), cut_s=self.serial_cut_s)
+            out.append(seat)
         return out
 
     def faults(self) -> list[Fault]:
-        return schedule(self.seed, self.kinds, self.each, self.span,
-                        [s.table for s in self.seats()])
+        seats = self.seats()
+        return schedule(self.seed, self.kinds, self.each, self.span, [s.table for s in seats],
+                        [s.table for s in seats if isinstance(s, BoardSeat)])
 
 
 @dataclass
@@ -95,6 +104,8 @@ class History:
     store_url: str
     faults: list[tuple[float, float, Fault]] = field(default_factory=list)
     statuses: list[tuple[float, str, str]] = field(default_factory=list)  # (t, table, state)
+    #: each link a table's health named: (t, table, link, up, since: the table's time)
+    links: list[tuple[float, str, str, bool, float]] = field(default_factory=list)
     #: what exited by itself and was started again as its unit says: (t, name, exit status)
     restarts: list[tuple[float, str, int]] = field(default_factory=list)
     finished: dict[str, bool] = field(default_factory=dict)
@@ -113,7 +124,7 @@ class History:
             "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
                        for a, b, f in self.faults],
             "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
-            "consoles": self.consoles,
+            "consoles": self.consoles, "links": self.links,
             "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
 
 
@@ -156,10 +167,12 @@ class Evening:
         self.venue: Venue | None = None
         self.tables: dict[str, Child] = {}
         self.recorder: Child | None = None
+        self.boards: dict[str, BoardTable] = {}
         self.postgres: Any = None
         self.history = History(plan, directory, "")
         self._t0 = time.monotonic()
         self._schedule_t0 = 0.0
+        self._lengths: dict[str, list[int]] = {}
 
     def now(self) -> float:
         return time.monotonic() - self._t0
@@ -183,9 +196,12 @@ class Evening:
             data = self.history.data(seat.table)
             data.mkdir(parents=True, exist_ok=True)
             conf = self.directory / "tables" / f"{seat.table}.toml"
-            conf.write_text(table_config(self.plan, seat, data, port))
-            argv = [sys.executable, *self.plan.table_cmd, str(conf),
-                    *map(str, seat.to_json().values())]
+            if isinstance(seat, BoardSeat):
+                argv = self._serial_table(seat, conf, data, port)
+            else:
+                conf.write_text(table_config(self.plan, seat, data, port))
+                argv = [sys.executable, *self.plan.table_cmd, str(conf),
+                        *map(str, seat.to_json().values())]
             self.tables[seat.table] = Child(seat.table, argv, self.directory / f"{seat.table}.log",
                                             env=env)
             self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
@@ -195,10 +211,22 @@ class Evening:
                               self.directory / "recorder.log", cwd=self.directory, env=env)
         self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
 
+    def _serial_table(self, seat: BoardSeat, conf: Path, data: Path, port: int) -> list[str]:
+        """Makes a serial table's board (powered on) and configuration; returns the argv of
+        its service (``controller run``, as the recorder's command runs ``controller``)."""
+        board = BoardTable(seat, self.directory / "boards" / seat.table,
+                           world_log(data, seat.table))
+        board.start()
+        self.boards[seat.table] = board
+        conf.write_text(serial_config(VENUE, seat, data, port, board.link))
+        return [sys.executable, *self.plan.recorder_cmd, "run", "--config", str(conf)]
+
     def stop_all(self) -> None:
         """Stops every process the evening started (whatever state it is in)."""
         for child in self.tables.values():
             child.stop()
+        for board in self.boards.values():
+            board.close()
         if self.recorder is not None:
             self.recorder.stop()
         if self.venue is not None:
@@ -236,7 +264,8 @@ class Evening:
                 self.history.notes.append(f"every table online at {self.now():.1f} s; "
                                           "the schedule's times count from there")
                 self._schedule_t0 = self.now()
-                await self._play()
+                async with self._driving():
+                    await self._play()
                 self.history.notes.append(f"the tables played their evenings by {self.now():.1f} s")
                 await self._record_settles()  # the tables answer the recorder's askings
                 for table, child in self.tables.items():
@@ -273,8 +302,6 @@ class Evening:
             finished = bool(done) and done[-1][0] == seat.matches - 1 and self._at_end(seat, done)
             self.history.finished[seat.table] = finished
         return all(self.history.finished.values())
-
-    _lengths: dict[str, list[int]] = {}
 
     def _at_end(self, seat: Seat, done: list[tuple[int, int]]) -> bool:
         if seat.table not in self._lengths:
@@ -327,6 +354,8 @@ class Evening:
             await asyncio.to_thread(self.postgres.crash)
             await asyncio.sleep(fault.hold)
             await asyncio.to_thread(self.postgres.resume)
+        elif fault.kind in AT_A_BOARD:
+            await self._board_fault(fault)
         elif fault.kind == "clock-jump":
             await self._clock_jump(fault)
         elif fault.kind == "flood":
@@ -340,6 +369,34 @@ class Evening:
                                         fault.target, fault.hold, f"evening-undo-{self.now():.3f}")
         if problem:
             self.history.notes.append(f"{fault}: the undo's publish: {problem}")
+
+    async def _board_fault(self, fault: Fault) -> None:
+        board = self.boards[fault.target]
+        if fault.kind == "board-unplug":
+            await board.unplug(fault.hold)
+        elif fault.kind == "board-brownout":
+            await board.brownout(fault.hold)
+        else:
+            await board.reboot()
+
+    @contextlib.asynccontextmanager
+    async def _driving(self) -> AsyncIterator[None]:
+        """The serial tables' worlds play while the block runs (a world that fails is noted)."""
+        assert self.venue is not None
+        port = self.venue.ports[9001]  # the browsers' broker (websockets)
+        tasks = [asyncio.create_task(b.drive(port, VENUE), name=f"world-{t}")
+                 for t, b in self.boards.items()]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    # noted as a miss: the checker's "played" counts it
+                    self.history.notes.append(f"timed out: {task.get_name()} failed: "
+                                              f"{task.exception()!r}")
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=15.0)
 
     async def _clock_jump(self, fault: Fault) -> None:
         """Jumps ``fault.target``'s wall clock an hour ahead, asks it as a console does once
@@ -371,6 +428,8 @@ class Evening:
     async def _observing(self) -> AsyncIterator[None]:
         tasks = [asyncio.create_task(self._observe(), name="observer"),
                  asyncio.create_task(self._supervise(), name="systemd")]
+        if self.boards:
+            tasks.append(asyncio.create_task(self._observe_links(), name="links"))
         try:
             yield
         finally:
@@ -393,6 +452,12 @@ class Evening:
                       lambda table, state: self.history.statuses.append((self.now(), table, state)))
 
 
+    async def _observe_links(self) -> None:
+        assert self.venue is not None
+        await observe_links(self.venue.ports[1883], VENUE, lambda table, link, up, since: (
+            self.history.links.append((self.now(), table, link, up, since))))
+
+
 def play(plan: Plan, directory: Path) -> Report:
     """Plays an evening in ``directory`` and returns the checker's report on it."""
     from tests.evening.checker import check
@@ -405,18 +470,20 @@ def play(plan: Plan, directory: Path) -> Report:
 
 
 def short_plan(seed: int) -> Plan:
-    """The short evening ``./dev test`` plays: 4 tables, a race to 2 each, every kind of
+    """The short evening ``./dev test`` plays: 4 tables (2 serial, their boards on the
+    MicroPython VM, 30 s of play in real time), a race to 2 each, every kind of
     ``SHORT_KINDS`` once."""
     # a flood of 300 (the full evening's): its gap filled in pages of history_since answers
     return Plan(seed=seed, tables=4, matches=1, race_to=2, speed=10.0, each=1, span=15.0,
-                bound_s=150.0, settle_s=40.0)
+                bound_s=150.0, settle_s=40.0, serial=2, serial_cut_s=30.0)
 
 
 def full_plan(seed: int) -> Plan:
     """The full evening (``--soak``): 12 tables, each over two simulated hours (races to 3)
-    at 10x (see ``short_plan``), every kind 5 times."""
+    at 10x, but for the 2 serial ones (20 minutes of play in real time), every kind 5
+    times."""
     return Plan(seed=seed, tables=12, matches=16, race_to=3, speed=10.0, each=5, span=600.0,
-                kinds=tuple(KINDS), bound_s=1500.0)
+                kinds=tuple(KINDS), bound_s=1500.0, serial=2, serial_cut_s=1200.0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -427,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--tables", type=int, help="how many tables (default: the size's)")
     parser.add_argument("--matches", type=int, help="matches a table plays (default: the size's)")
+    parser.add_argument("--serial", type=int, help="how many tables (the last) are serial, "
+                                                  "a board on the MicroPython VM each")
     parser.add_argument("--each", type=int, help="faults of each kind (default: the size's)")
     parser.add_argument("--span", type=float, help="seconds the faults are drawn over")
     parser.add_argument("--kinds", help="the fault kinds, comma-separated (default: the size's; "
@@ -436,12 +505,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     plan = short_plan(args.seed) if args.short else full_plan(args.seed)
     given = {"tables": args.tables, "matches": args.matches, "each": args.each, "span": args.span,
+             "serial": args.serial,
              "kinds": tuple(args.kinds.split(",")) if args.kinds else None}
     plan = replace(plan, store=args.store, **{k: v for k, v in given.items() if v is not None})
     print(f"evening: seed {plan.seed}, {plan.tables} tables, {plan.matches} matches each "
           f"(race to {plan.race_to}) at {plan.speed:g}x, store {plan.store}")
     for seat in plan.seats():
-        print(f"  {seat.table}: {seat.game}, {seat.players} players, seed {seat.seed}")
+        print(f"  {seat.table}: {seat.game}, {seat.players} players, seed {seat.seed}"
+              + (", serial (a board on the MicroPython VM)" if isinstance(seat, BoardSeat)
+                 else ""))
     print(f"faults (replay: --seed {plan.seed}{' --short' if args.short else ''}):")
     for fault in plan.faults():
         print(f"  {fault}")

@@ -37,12 +37,13 @@ def evening(plan: Plan, tmp_path: Path, keep_if_bad: bool = True) -> Report:
 
 def test_the_schedule_is_drawn_again_from_its_seed() -> None:
     tables = ["t1", "t2", "t3"]
-    first = schedule(7, tuple(KINDS), 5, 300.0, tables)
-    assert first == schedule(7, tuple(KINDS), 5, 300.0, tables)
-    assert first != schedule(8, tuple(KINDS), 5, 300.0, tables)
+    first = schedule(7, tuple(KINDS), 5, 300.0, tables, ["t3"])
+    assert first == schedule(7, tuple(KINDS), 5, 300.0, tables, ["t3"])
+    assert first != schedule(8, tuple(KINDS), 5, 300.0, tables, ["t3"])
     counts = {k: sum(1 for f in first if f.kind == k) for k in KINDS}
     assert counts == dict.fromkeys(KINDS, 5)
     assert all(a.at + a.hold < b.at for a, b in zip(first, first[1:], strict=False))  # one at a time
+    assert {f.target for f in first if f.kind.startswith("board-")} == {"t3"}  # its serial one
     assert not set(SHORT_KINDS) & set(EXPECTED_TO_FAIL)
 
 
@@ -60,7 +61,7 @@ def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> Non
 @pytest.mark.timeout(300)
 def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     # a smaller evening than the short one (2 tables at 20x): each defect shows in it
-    plan = replace(short_plan(SEED), tables=2, speed=20.0,
+    plan = replace(short_plan(SEED), tables=2, speed=20.0, serial=0,
                    kinds=("table-kill", "clock-jump"),
                    each=2, span=8.0, table_cmd=("-m", "tests.evening.defects", "table"),
                    recorder_cmd=("-m", "tests.evening.defects"),
