@@ -18,7 +18,9 @@
 - **consoles**: every request a console sent a table under a fault (a ``get`` while its wall
   clock was an hour ahead) was answered ``ok``: the table takes a console's deadline by its
   MQTT 5 message expiry, not by two wall clocks agreeing.
-- **health**: every table killed shows ``offline`` on its ``status`` within the stated time
+- **health** (a table's disk filled: its status says it is not healthy within
+  ``DISK_FULL_WITHIN_S``, healthy again within ``DISK_FREED_WITHIN_S`` of the freeing):
+  every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
   again, every table says ``online`` within that time. A serial table's board unplugged,
@@ -50,6 +52,10 @@ ONLINE_WITHIN_S = 15.0
 #: up again once the board is back (plugged in, booted) (seconds).
 BOARD_DOWN_WITHIN_S = 5.0
 BOARD_UP_WITHIN_S = 15.0
+#: How soon a table whose disk filled says it is not healthy (its next commit fails), and
+#: healthy again once the disk is freed (the journal tries again every 5 s) (seconds).
+DISK_FULL_WITHIN_S = 10.0
+DISK_FREED_WITHIN_S = 15.0
 #: What a ruling is compared on (not its seq, time or match id).
 RULING = ("shot", "corrected", "decisions", "to_shoot", "ball_in_hand")
 
@@ -239,6 +245,8 @@ def check_health(history: History, inv: Invariant) -> None:
             check_reconnected(history, inv, end, fault)
         if fault.kind.startswith("board-"):
             check_board_link(history, inv, start, end, fault)
+        if fault.kind == "disk-full":
+            check_disk(history, inv, start, end, fault)
         if fault.kind != "table-kill":
             continue
         before = [s for t, table, s in history.statuses if table == fault.target and t < start]
@@ -278,6 +286,22 @@ def check_board_link(history: History, inv: Invariant, start: float, end: float,
     if up is None or up - end > BOARD_UP_WITHIN_S:
         inv.fail(f"{fault.target}'s board back at {end:.1f} s ({fault.kind}): up in health "
                  f"{'never' if up is None else f'after {up - end:.1f} s'}")
+
+
+def check_disk(history: History, inv: Invariant, start: float, end: float, fault: Any) -> None:
+    """A table whose disk filled says it is not healthy (its status) within
+    ``DISK_FULL_WITHIN_S``, and healthy again within ``DISK_FREED_WITHIN_S`` of the freeing."""
+    inv.checked += 1
+    heard = [(t, ok) for t, table, ok in history.healthy if table == fault.target and t >= start]
+    sick = next((t for t, ok in heard if not ok), None)
+    if sick is None or sick - start > DISK_FULL_WITHIN_S:
+        inv.fail(f"{fault.target}'s disk filled at {start:.1f} s: not healthy in its status "
+                 f"{'never' if sick is None else f'after {sick - start:.1f} s'}")
+        return
+    well = next((t for t, ok in heard if ok and t >= max(end, sick)), None)
+    if well is None or well - end > DISK_FREED_WITHIN_S:
+        inv.fail(f"{fault.target}'s disk freed at {end:.1f} s: healthy again "
+                 f"{'never' if well is None else f'after {well - end:.1f} s'}")
 
 
 def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) -> None:

@@ -86,12 +86,16 @@ async def ask(port: int, venue: str, table: str, transaction: str, wanted_s: flo
     return "no answer"
 
 
-async def observe(port: int, venue: str, heard: Callable[[str, str], None]) -> None:
+async def observe(port: int, venue: str, heard: Callable[[str, str], None],
+                  healthy: Callable[[str, bool], None] | None = None) -> None:
     """Calls ``heard(table, state)`` for every table's ``status`` as the dashboard user hears
-    it, until cancelled; a persistent session, reconnecting (a Last Will sent while it was
-    away still reaches it)."""
+    it (and ``healthy(table, ok)`` for the health it names), until cancelled; a persistent
+    session, reconnecting (a Last Will sent while it was away still reaches it)."""
     def status(table: str, body: dict[str, Any]) -> None:
         heard(table, str(body.get("state")))
+        health = body.get("health")
+        if healthy is not None and isinstance(health, dict) and "ok" in health:
+            healthy(table, bool(health["ok"]))
     await _listen(port, f"billiards/{venue}/+/status", "evening-observer", status)
 
 

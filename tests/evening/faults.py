@@ -44,13 +44,18 @@ KINDS: dict[str, tuple[str, float, float]] = {
     "board-reboot": ("a serial table's board reset (off and on at once: a new boot)", 0.0, 0.0),
     "board-brownout": ("a serial table's board browned out: off for the hold, then booting "
                        "again", 0.2, 2.0),
+    "disk-full": ("a table's disk filled (its data directory a small filesystem of its own), "
+                  "freed after the hold: its status says it is not healthy meanwhile", 2.0, 6.0),
     "store-restart": ("the record's PostgreSQL stopped at once (as a crash), started again after "
                       "the hold (SQLite: nothing)", 1.0, 5.0),
 }
 
 #: The kinds aimed at one table (drawn among the evening's); the others at the venue (the
 #: flood at t1, whose panel's user floods).
-AT_A_TABLE = ("table-kill", "undo-hung", "clock-jump")
+AT_A_TABLE = ("table-kill", "undo-hung", "clock-jump", "disk-full")
+#: Of those, the kinds aimed at a simulated table only (a wall clock jumps by its world's
+#: signal; a disk fills under the world's own table)
+AT_A_SIM_TABLE = ("clock-jump", "disk-full")
 #: The kinds aimed at a serial table's board (drawn among the evening's serial tables).
 AT_A_BOARD = ("board-unplug", "board-reboot", "board-brownout")
 
@@ -78,7 +83,7 @@ def schedule(seed: int, kinds: tuple[str, ...], each: int, span: float,
         for _ in range(each):
             # a wall clock jumps on a simulated table (its world's signal; a serial table
             # runs the plain service)
-            among = [t for t in tables if t not in (boards or [])] if kind == "clock-jump" \
+            among = [t for t in tables if t not in (boards or [])] if kind in AT_A_SIM_TABLE \
                 else tables
             target = rng.choice(among) if kind in AT_A_TABLE else rng.choice(
                 boards or [""]) if kind in AT_A_BOARD else (

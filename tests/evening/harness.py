@@ -36,10 +36,12 @@ from tests.deploy.venue import USERS, Venue, password, start_venue
 from tests.evening.boards import BoardSeat, BoardTable, serial_config
 from tests.evening.clients import ask, flood, observe, observe_links, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
+from tests.evening.disks import CannotMount, small_disk, unmount_keeping
 from tests.evening.faults import AT_A_BOARD, KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
 from tests.evening.world import GAMES, Seat, jumps, lives, played, world_log
+from tests.smallfs import fill
 
 if TYPE_CHECKING:
     from tests.evening.checker import Report
@@ -65,6 +67,8 @@ class Plan:
     #: MicroPython VM (``tests.evening.boards``); their evening cut at ``serial_cut_s`` s
     serial: int = 0
     serial_cut_s: float = 0.0
+    #: the size of a table's data directory's own filesystem, where its disk is filled
+    disk_kb: int = 65536
     #: an evening ends when every table played its evening, or after this many seconds
     bound_s: float = 240.0
     #: how long the record may take to hold every journal, once the tables played
@@ -104,6 +108,8 @@ class History:
     store_url: str
     faults: list[tuple[float, float, Fault]] = field(default_factory=list)
     statuses: list[tuple[float, str, str]] = field(default_factory=list)  # (t, table, state)
+    #: each health a table's status named: (t, table, ok)
+    healthy: list[tuple[float, str, bool]] = field(default_factory=list)
     #: each link a table's health named: (t, table, link, up, since: the table's time)
     links: list[tuple[float, str, str, bool, float]] = field(default_factory=list)
     #: what exited by itself and was started again as its unit says: (t, name, exit status)
@@ -124,7 +130,7 @@ class History:
             "faults": [(a, b, f.__dict__ if hasattr(f, "__dict__") else str(f))
                        for a, b, f in self.faults],
             "statuses": self.statuses, "restarts": self.restarts, "finished": self.finished,
-            "consoles": self.consoles, "links": self.links,
+            "consoles": self.consoles, "links": self.links, "healthy": self.healthy,
             "wall_s": self.wall_s, "notes": self.notes}, indent=1, default=str))
 
 
@@ -168,6 +174,7 @@ class Evening:
         self.tables: dict[str, Child] = {}
         self.recorder: Child | None = None
         self.boards: dict[str, BoardTable] = {}
+        self.disks: list[Path] = []  # the small filesystems mounted (tests.evening.disks)
         self.postgres: Any = None
         self.history = History(plan, directory, "")
         self._t0 = time.monotonic()
@@ -195,6 +202,11 @@ class Evening:
         for seat in self.seats:
             data = self.history.data(seat.table)
             data.mkdir(parents=True, exist_ok=True)
+            if any(f.kind == "disk-full" and f.target == seat.table for f in self.plan.faults()):
+                try:
+                    self.disks.append(small_disk(data, self.plan.disk_kb))
+                except CannotMount as exc:  # its disk-full faults are not applied, and said so
+                    self.history.notes.append(str(exc))
             conf = self.directory / "tables" / f"{seat.table}.toml"
             if isinstance(seat, BoardSeat):
                 argv = self._serial_table(seat, conf, data, port)
@@ -236,7 +248,10 @@ class Evening:
             self.venue.stop()
 
     def close(self) -> None:
-        """Stops the store's PostgreSQL, if the evening started one (after the check read it)."""
+        """Stops the store's PostgreSQL, if the evening started one, and unmounts the tables'
+        small disks, their files kept (after the check read them)."""
+        while self.disks:
+            unmount_keeping(self.disks.pop())
         if self.postgres is not None:
             self.postgres.stop()
             self.postgres = None
@@ -356,6 +371,14 @@ class Evening:
             await asyncio.to_thread(self.postgres.resume)
         elif fault.kind in AT_A_BOARD:
             await self._board_fault(fault)
+        elif fault.kind == "disk-full":
+            data = self.history.data(fault.target)
+            if data not in self.disks:  # never the evening's own disk
+                self.history.notes.append(f"no small disk to fill: {fault}")
+                return
+            filler = fill(data)
+            await asyncio.sleep(fault.hold)
+            filler.unlink()
         elif fault.kind == "clock-jump":
             await self._clock_jump(fault)
         elif fault.kind == "flood":
@@ -449,7 +472,8 @@ class Evening:
     async def _observe(self) -> None:
         assert self.venue is not None
         await observe(self.venue.ports[1883], VENUE,
-                      lambda table, state: self.history.statuses.append((self.now(), table, state)))
+                      lambda table, state: self.history.statuses.append((self.now(), table, state)),
+                      lambda table, ok: self.history.healthy.append((self.now(), table, ok)))
 
 
     async def _observe_links(self) -> None:
