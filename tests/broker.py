@@ -64,6 +64,13 @@ class Broker(Mosquitto):
                  anonymous: bool = True) -> None:
         super().__init__(directory, extra=extra, port=port or free_port(), anonymous=anonymous)
 
+    def kill(self) -> None:
+        """Kills Mosquitto with SIGKILL (a crash: no DISCONNECT to anyone, nothing saved)."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
 
 class ShippedBroker:
     """One Mosquitto process on the configuration ``conf`` as given; ``start()`` returns once

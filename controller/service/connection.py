@@ -291,11 +291,13 @@ class AckingClient(aiomqtt.Client):
 
     async def batch(self, limit: int, timeout: float) -> list[aiomqtt.Message]:
         """Returns the messages received, at most ``limit``, waiting up to ``timeout`` seconds
-        for the first (none then). aiomqtt 2.5's ``messages`` yields one at a time: a
-        batch is read from its queue, here and nowhere else."""
+        for the first (none then). Raises MqttError once the connection is lost (as
+        ``messages`` does: a lost connection does not end the queue, and a reader waiting on
+        the queue alone never learns of it). aiomqtt 2.5's ``messages`` yields one at a time:
+        a batch is read from its queue, here and nowhere else."""
         try:
             async with asyncio.timeout(timeout):
-                found = [await self._queue.get()]
+                found = [await anext(aiter(self.messages))]
         except TimeoutError:
             return []
         while len(found) < limit and not self._queue.empty():

@@ -29,10 +29,17 @@
   order, equals what the table did: done iff the table journaled the request under its
   transaction (0 false). A word of a request never sent («не отправлено») is true of nothing
   done. Counted apart: the undos sent while the venue broker hung, and what they said.
-- **health**: every table killed shows ``offline`` on its ``status`` within the stated time
+- **deadlines**: every request a console sent a table under a fault (a ``get`` while its wall
+  clock was an hour ahead) was answered ``ok``: the table takes a console's deadline by its
+  MQTT 5 message expiry, not by two wall clocks agreeing.
+- **health** (a table's disk filled: its status says it is not healthy within
+  ``DISK_FULL_WITHIN_S``, healthy again within ``DISK_FREED_WITHIN_S`` of the freeing):
+  every table killed shows ``offline`` on its ``status`` within the stated time
   (the broker sends the Last Will once the dead service's socket closes), and ``online``
   again within the stated time of its restart; after the venue broker was killed and started
-  again, every table says ``online`` within that time.
+  again, every table says ``online`` within that time. A serial table's board unplugged,
+  reset or browned out shows down in the table's ``health`` (its link) within
+  ``BOARD_DOWN_WITHIN_S`` and up again within ``BOARD_UP_WITHIN_S`` of its return.
 """
 
 from __future__ import annotations
@@ -55,6 +62,14 @@ from tests.evening.world import played, world_log
 #: kernel closed its socket), and ``online`` after it was started again (seconds).
 OFFLINE_WITHIN_S = 5.0
 ONLINE_WITHIN_S = 15.0
+#: How soon a serial table's health says its board is down (the port is gone at once), and
+#: up again once the board is back (plugged in, booted) (seconds).
+BOARD_DOWN_WITHIN_S = 5.0
+BOARD_UP_WITHIN_S = 15.0
+#: How soon a table whose disk filled says it is not healthy (its next commit fails), and
+#: healthy again once the disk is freed (the journal tries again every 5 s) (seconds).
+DISK_FULL_WITHIN_S = 10.0
+DISK_FREED_WITHIN_S = 15.0
 #: What a ruling is compared on (not its seq, time or match id).
 RULING = ("shot", "corrected", "decisions", "to_shoot", "ball_in_hand")
 
@@ -242,6 +257,10 @@ def check_health(history: History, inv: Invariant) -> None:
     for start, end, fault in history.faults:
         if fault.kind == "broker-kill":
             check_reconnected(history, inv, end, fault)
+        if fault.kind.startswith("board-"):
+            check_board_link(history, inv, start, end, fault)
+        if fault.kind == "disk-full":
+            check_disk(history, inv, start, end, fault)
         if fault.kind != "table-kill":
             continue
         before = [s for t, table, s in history.statuses if table == fault.target and t < start]
@@ -260,6 +279,45 @@ def check_health(history: History, inv: Invariant) -> None:
                      f"{'never' if online is None else f'after {online - end:.1f} s'}")
 
 
+def check_board_link(history: History, inv: Invariant, start: float, end: float,
+                     fault: Any) -> None:
+    """A board's fault shows in its table's health within ``BOARD_DOWN_WITHIN_S``: its link
+    down, or up in a new spell (a reset shorter than the health's interval); and up again
+    within ``BOARD_UP_WITHIN_S`` of the fault's end."""
+    inv.checked += 1
+    seat = next(s for s in history.plan.seats() if s.table == fault.target)
+    uid = f"{seat.seed:016x}"  # the board's unique id (tests.evening.boards)
+    mine = [(t, up, since) for t, table, link, up, since in history.links
+            if table == fault.target and link == uid]
+    spell = next((since for t, _, since in reversed(mine) if t < start), None)
+    shown = next((t for t, up, since in mine if t >= start and (not up or since != spell)),
+                 None)
+    if shown is None or shown - start > BOARD_DOWN_WITHIN_S:
+        inv.fail(f"{fault.target}'s board, {fault.kind} at {start:.1f} s: shown in health "
+                 f"{'never' if shown is None else f'after {shown - start:.1f} s'}")
+        return
+    up = next((t for t, up, _ in mine if up and t >= max(end, shown)), None)
+    if up is None or up - end > BOARD_UP_WITHIN_S:
+        inv.fail(f"{fault.target}'s board back at {end:.1f} s ({fault.kind}): up in health "
+                 f"{'never' if up is None else f'after {up - end:.1f} s'}")
+
+
+def check_disk(history: History, inv: Invariant, start: float, end: float, fault: Any) -> None:
+    """A table whose disk filled says it is not healthy (its status) within
+    ``DISK_FULL_WITHIN_S``, and healthy again within ``DISK_FREED_WITHIN_S`` of the freeing."""
+    inv.checked += 1
+    heard = [(t, ok) for t, table, ok in history.healthy if table == fault.target and t >= start]
+    sick = next((t for t, ok in heard if not ok), None)
+    if sick is None or sick - start > DISK_FULL_WITHIN_S:
+        inv.fail(f"{fault.target}'s disk filled at {start:.1f} s: not healthy in its status "
+                 f"{'never' if sick is None else f'after {sick - start:.1f} s'}")
+        return
+    well = next((t for t, ok in heard if ok and t >= max(end, sick)), None)
+    if well is None or well - end > DISK_FREED_WITHIN_S:
+        inv.fail(f"{fault.target}'s disk freed at {end:.1f} s: healthy again "
+                 f"{'never' if well is None else f'after {well - end:.1f} s'}")
+
+
 def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) -> None:
     """Every table says ``online`` again within ``ONLINE_WITHIN_S`` of the venue broker's
     restart (its status is republished on every connection)."""
@@ -270,6 +328,14 @@ def check_reconnected(history: History, inv: Invariant, end: float, fault: Any) 
         if online is None or online - end > ONLINE_WITHIN_S:
             inv.fail(f"{seat.table} after the broker's restart at {end:.1f} s ({fault.kind}): "
                      f"online {'never' if online is None else f'after {online - end:.1f} s'}")
+
+
+def check_deadlines(history: History, inv: Invariant) -> None:
+    """Every request a console sent under a fault was answered ``ok``."""
+    for t, table, what, answer in history.consoles:
+        inv.checked += 1
+        if answer != "ok":
+            inv.fail(f"{table} at {t:.1f} s, {what}: {answer}")
 
 
 def record_holds_journals(history: History) -> bool:
@@ -382,7 +448,7 @@ def check(history: History) -> Report:
     """Returns the report of every invariant over ``history``."""
     invariants = [Invariant("played"), Invariant("drops"), Invariant("rulings"),
                   Invariant("record"), Invariant("health"), Invariant("questions"),
-                  Invariant("wall"), Invariant("console")]
+                  Invariant("wall"), Invariant("console"), Invariant("deadlines")]
     check_played(history, invariants[0])
     check_drops(history, invariants[1])
     check_rulings(history, invariants[2])
@@ -391,4 +457,5 @@ def check(history: History) -> Report:
     check_questions(history, invariants[5])
     check_wall(history, invariants[6])
     check_console(history, invariants[7])
+    check_deadlines(history, invariants[8])
     return Report(invariants, Counter(f.kind for _, _, f in history.faults), history)

@@ -8,9 +8,13 @@ import asyncio
 import json
 import signal
 import subprocess
+import time
 from collections.abc import Callable
+from typing import Any
 
 import aiomqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from tests.deploy.venue import password
 
@@ -58,22 +62,72 @@ async def undo_while_hung(port: int, broker: subprocess.Popen[bytes], table: str
     return ""
 
 
-async def observe(port: int, venue: str, heard: Callable[[str, str], None]) -> None:
+async def ask(port: int, venue: str, table: str, transaction: str, wanted_s: float = 30.0
+              ) -> str:
+    """Sends a ``get`` to ``table`` as the referee's console does (MQTT 5: its ``deadline`` by
+    the console's clock, its message expiry ``wanted_s``) and waits for the answer (up to
+    ``wanted_s``); returns its status ("ok", "error: why"), or what went wrong."""
+    props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+    props.MessageExpiryInterval = int(wanted_s)
+    body = json.dumps({"v": 1, "transaction": transaction, "deadline": time.time() + wanted_s})
+    try:
+        async with aiomqtt.Client("127.0.0.1", port, username="referee",
+                                  password=password("referee"), identifier="evening-console",
+                                  protocol=aiomqtt.ProtocolVersion.V5, timeout=10.0) as client:
+            await client.subscribe(f"billiards/{venue}/{table}/response/get", qos=1)
+            await client.publish(f"billiards/{venue}/{table}/request/get", body, qos=1,
+                                 properties=props)
+            async with asyncio.timeout(wanted_s):
+                async for m in client.messages:
+                    answer = json.loads(bytes(m.payload))  # type: ignore[arg-type]
+                    if answer.get("transaction") == transaction:
+                        status = str(answer.get("status"))
+                        return status if status == "ok" else f"{status}: {answer.get('error')}"
+    except (aiomqtt.MqttError, TimeoutError) as exc:
+        return str(exc) or type(exc).__name__
+    return "no answer"
+
+
+async def observe(port: int, venue: str, heard: Callable[[str, str], None],
+                  healthy: Callable[[str, bool], None] | None = None) -> None:
     """Calls ``heard(table, state)`` for every table's ``status`` as the dashboard user hears
-    it, until cancelled; a persistent session, reconnecting (a Last Will sent while it was
-    away still reaches it)."""
+    it (and ``healthy(table, ok)`` for the health it names), until cancelled; a persistent
+    session, reconnecting (a Last Will sent while it was away still reaches it)."""
+    def status(table: str, body: dict[str, Any]) -> None:
+        heard(table, str(body.get("state")))
+        health = body.get("health")
+        if healthy is not None and isinstance(health, dict) and "ok" in health:
+            healthy(table, bool(health["ok"]))
+    await _listen(port, f"billiards/{venue}/+/status", "evening-observer", status)
+
+
+async def observe_links(port: int, venue: str,
+                        heard: Callable[[str, str, bool, float], None]) -> None:
+    """Calls ``heard(table, link, up, since)`` for each link in every table's ``health`` (a
+    board's by its unique id; ``since``: when its spell up or down began, the table's time)
+    as the dashboard user hears it, until cancelled."""
+    def links(table: str, body: dict[str, Any]) -> None:
+        for name, link in (body.get("links") or {}).items():
+            if isinstance(link, dict) and "up" in link:
+                heard(table, name, bool(link["up"]), float(link.get("since") or 0.0))
+    await _listen(port, f"billiards/{venue}/+/health", "evening-links", links)
+
+
+async def _listen(port: int, topic: str, identifier: str,
+                  heard: Callable[[str, dict[str, Any]], None]) -> None:
+    """Calls ``heard(table, payload)`` for each JSON object on ``topic`` (``{}`` for another
+    payload) as the dashboard user, in a persistent session, reconnecting, until cancelled."""
     while True:
         try:
             async with aiomqtt.Client("127.0.0.1", port, username="dashboard",
-                                      password=password("dashboard"),
-                                      identifier="evening-observer", keepalive=5,
-                                      clean_session=False) as client:
-                await client.subscribe(f"billiards/{venue}/+/status", qos=1)
+                                      password=password("dashboard"), identifier=identifier,
+                                      keepalive=5, clean_session=False) as client:
+                await client.subscribe(topic, qos=1)
                 async for m in client.messages:
                     try:
-                        state = str(json.loads(bytes(m.payload)).get("state"))
-                    except (ValueError, AttributeError, TypeError):
-                        state = "?"
-                    heard(str(m.topic).split("/")[2], state)
+                        body = json.loads(bytes(m.payload))  # type: ignore[arg-type]
+                    except (ValueError, TypeError):
+                        body = {}
+                    heard(str(m.topic).split("/")[2], body if isinstance(body, dict) else {})
         except aiomqtt.MqttError:
             await asyncio.sleep(0.2)

@@ -21,6 +21,9 @@ put back by patching the real code in that process only:
 - ``question-hides-truth``: a ``which_balls`` question lists only the highest of its balls in
   its published choices (the table still takes any of them): a question that does not
   offer the ball that fell.
+- ``deadline-by-wall``: the table checks a console's ``deadline`` against its own wall clock
+  even when the request has an MQTT 5 message expiry (issue 33's two clocks): a table whose
+  clock jumped ahead refuses a fresh request.
 """
 
 from __future__ import annotations
@@ -99,9 +102,23 @@ def _question_hides_truth() -> None:
     Question.to_json = hiding  # type: ignore[method-assign]
 
 
+def _deadline_by_wall() -> None:
+    import dataclasses
+
+    from controller.service.core import Request, TableCore
+
+    request = TableCore._request  # noqa: SLF001
+
+    def by_wall(self: TableCore, item: Request) -> Any:
+        return request(self, dataclasses.replace(item, expires=None))
+
+    TableCore._request = by_wall  # type: ignore[method-assign]  # noqa: SLF001
+
+
 DEFECTS = {"drop-pocketed": _drop_pocketed, "rebuild-loses-requests": _rebuild_loses_requests,
            "record-skips": _record_skips, "will-online": _will_online,
-           "question-hides-truth": _question_hides_truth}
+           "question-hides-truth": _question_hides_truth,
+           "deadline-by-wall": _deadline_by_wall}
 
 
 #: Defects put back in a page the evening opens in Chromium (``tests.evening.browser``): a

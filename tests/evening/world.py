@@ -11,6 +11,10 @@ logged, the match the journal holds going on where it stood. The log is the trut
 checker holds the table to (``tests.evening.checker``): every drop the world played. The
 simulator's referee answers nothing: at each of its answers the world pauses until the live
 referee (``tests.evening.referee``) answered every open question over the broker.
+
+The service's wall clock is the host's, but jumps ``JUMP_S`` ahead on SIGUSR1 and back on
+SIGUSR2 (the evening's ``clock-jump``: a Pi whose clock NTP set late), each jump noted in the
+world log (``{"wall": offset}``) once the service's clock has it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -26,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from controller.service.config import Config, ConfigError, load_controller_config, ready
-from controller.service.shell import Service, serve
+from controller.service.shell import Service
 from controller.sim.backend import SimBackend
 from tests.evening.referee import is_pause, simulated, wait_answered
 
@@ -34,6 +40,9 @@ Lines = list[dict[str, Any]]
 #: What the world awaits after handing over a pause, before it goes on; returns how long it
 #: waited (the match's seconds: the rest of the match is played that much later).
 Gate = Callable[[dict[str, Any]], Awaitable[float]]
+
+#: How far a table's wall clock jumps ahead on SIGUSR1 (seconds): an hour.
+JUMP_S = 3600.0
 
 #: The games an evening's tables play, in turn, and how many players each seats.
 GAMES: tuple[tuple[str, int], ...] = (("ten-ball", 2), ("siberian-ten", 2), ("pyramid", 3),
@@ -114,9 +123,36 @@ def matches_from(evening: list[Lines], log: Path, out: IO[str],
         yield _lines(m, evening[m], i0 if m == m0 else 0, out, gate)
 
 
+class Wall:
+    """A table's wall clock: the host's, ``offset`` seconds ahead (0 until it jumps)."""
+
+    def __init__(self, log: IO[str]) -> None:
+        self.offset = 0.0
+        self._log = log
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def jump(self, offset: float) -> None:
+        """Moves the clock to ``offset`` seconds ahead of the host's; notes it in the log."""
+        self.offset = offset
+        self._log.write(json.dumps({"wall": offset}) + "\n")
+        self._log.flush()
+
+
 def seat_of(argv: list[str]) -> Seat:
     table, game, players, race_to, seed, matches = argv
     return Seat(table, game, int(players), int(race_to), int(seed), int(matches))
+
+
+async def _serve(config: Any, backend: Any, wall: Wall) -> None:
+    """Runs the service as ``controller.service.shell.serve`` does (no web pages: the
+    evening's tables have none), on the jumping wall clock ``wall``."""
+    service = Service(config, backend=backend, wall=wall)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, service.stop)
+    await service.run()
 
 
 def configured(path: str) -> Config | None:
@@ -141,6 +177,12 @@ def main(argv: list[str]) -> int:
     log = world_log(config.data, config.table)
     evening = seat.evening()
     with log.open("a", encoding="utf-8") as out:
+        wall = Wall(out)
+        # from the start (SIGUSR1's default ends the process): the harness jumps a table's
+        # clock once its world's life began (``lives``), when these are long in place
+        signal.signal(signal.SIGUSR1, lambda *_: wall.jump(JUMP_S))
+        signal.signal(signal.SIGUSR2, lambda *_: wall.jump(0.0))
+
         def backend(service: Service) -> SimBackend:
             handed: dict[str, float] = {}  # when the last request was handed over
 
@@ -151,8 +193,18 @@ def main(argv: list[str]) -> int:
             gate = partial(wait_answered, service, handed)
             return SimBackend(matches_from(evening, log, out, gate), speed=service.core.speed,
                               on_request=request, pause=2.0, clock=service.host_clock)
-        asyncio.run(serve(config, argv[0], backend))
+        asyncio.run(_serve(config, backend, wall))
     return 0
+
+
+def jumps(log: Path) -> int:
+    """Returns how many times the world log says the table's wall clock moved."""
+    return log.read_text().count('{"wall": ') if log.exists() else 0
+
+
+def lives(log: Path) -> int:
+    """Returns how many times a service began taking the world's lines (its backend ran)."""
+    return log.read_text().count('{"life": true') if log.exists() else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
+from controller.record.health import EVERY_S
 from controller.record.ledger import REPLACED, UNHEARD
 from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store
@@ -311,4 +312,37 @@ async def test_a_table_answering_slower_than_the_recorder_asks_again_still_fills
     assert len(asked) >= 2  # it did ask again before the first answer came
     kept = {m.seq: m.topic for m in store.messages("club", "t1")}  # no epoch: ""
     assert [kept[s] for s in range(1, 12)] == ["event"] * 10 + ["response/history_since"]
+    assert store.gaps() == []
+
+
+async def test_a_recorder_whose_broker_was_killed_reconnects_and_records_on(tmp_path):
+    """The venue broker killed (SIGKILL) while the recorder reads its queue, and started
+    again: the recorder notices the lost connection, connects again and records what the
+    tables publish after (the evening's broker-kill: before, it read its queue for ever,
+    recording nothing more and saying nothing)."""
+    broker = Broker(tmp_path / "broker")
+    broker.start()
+    store_url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
+    store = Store(store_url)
+    log = tmp_path / "recorder.log"
+    proc = recorder(broker, store_url, log)
+    try:
+        async with tables(tmp_path, broker, 1, speed=20, shots=40, loop=False):
+            await until(lambda: len(stored(store, tmp_path, "t1")) > 5, timeout=30,
+                        what="the recorder recording t1")
+            broker.kill()
+            broker.start()
+            before = len(published(tmp_path, "t1"))
+            # it connects again because it saw the connection go, not because a publish of
+            # its own failed (its health, every EVERY_S: the only one while all is recorded)
+            await until(lambda: log.read_text().count("recording billiards/#") == 2,
+                        timeout=EVERY_S / 2, what="the recorder to connect again")
+            # the table plays on and publishes after the broker is back
+            await until(lambda: len(published(tmp_path, "t1")) > before + 20, timeout=60,
+                        what="t1 publishing after the broker's restart")
+            await wait_complete(store, tmp_path, ["t1"], timeout=60)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        broker.stop()
     assert store.gaps() == []
