@@ -204,8 +204,10 @@ class Evening:
 
     # ------------------------------------------------------------------ the venue's parts
     def _start_venue(self) -> Venue:
-        hand = [f"{VENUE}/{self.plan.hand_table()}"] if self.plan.hand else []
-        users = (*USERS, *(f"{VENUE}/{s.table}" for s in self.seats), *hand)
+        tables = [s.table for s in self.seats] + ([self.plan.hand_table()] if self.plan.hand else [])
+        # each table logs in twice: as itself, and as its referee lane's user (the consoles'
+        # requests on B/referee/request/+, controller/service/referee.py)
+        users = (*USERS, *(f"{VENUE}/{t}{lane}" for t in tables for lane in ("", "/referee")))
         return start_venue(self.directory / "brokers", users=tuple(dict.fromkeys(users)))
 
     def _store(self) -> str:
