@@ -201,8 +201,9 @@ class Listening:
     promised in, or a next contact more than ``batch_s`` + ``LAG`` after a step) follows a
     stall: the host ran nothing meanwhile (or only the core's own work), so edges stamped then
     may be waiting. The steps after it are ``held`` at the table's time of the step before the
-    stall, until a step comes on time after a wait (the service listened again: what waited is
-    in); a stall after a stall holds at the step between them, so the hold always moves on.
+    stall, until a step comes on time after a wait, or ``LAG`` after the stall on time (the
+    service listened again: what waited is in, as the lagging clock has it); a stall after a
+    stall holds at the step between them, so the hold always moves on.
     Before the first ``waiting`` (a core stepped by hand, a replay) no pace is known: no stall.
     """
 
@@ -212,6 +213,7 @@ class Listening:
         self._waited = False  # the shell waited for input (listened) since the last step
         self._stalled = False  # a contact since the last step came late
         self._last = -math.inf  # the table's time at the last step
+        self._woke = -math.inf  # the host time of the last step after a stall
         #: The table's time health judges no later than (inf: the service heard through now).
         self.held = math.inf
 
@@ -224,8 +226,8 @@ class Listening:
     def stepped(self, mono: float, now: float) -> None:
         """The core is stepped at host time ``mono``, the table's time ``now``."""
         if self._stalled or mono > self._due:
-            self.held = self._last
-        elif self._waited:
+            self.held, self._woke = self._last, mono
+        elif self._waited or mono >= self._woke + LAG:
             self.held = math.inf
         self._stalled = self._waited = False
         if self._due != math.inf:

@@ -6,14 +6,42 @@ service (gpiozero's MockFactory pins, a real Mosquitto) with its event loop real
 from __future__ import annotations
 
 import json
+import math
 import time
 
+from controller.service.clock import Listening
 from hardware.events import SensorEvent
 from hardware.health import Health
 from tests.broker import Broker
 from tests.service.conftest import Collector, gpio_table, running
 from tests.service.corekit import Stepper, core_config, events
 from tests.service.test_core import NEW_MATCH, in_a_match
+
+
+def test_the_hold_of_a_stall_lasts_until_the_service_listened_again_and_always_moves_on():
+    heard = Listening()
+    heard.stepped(0.0, 1.0)
+    heard.stepped(5.0, 6.0)  # no pace told yet (a core stepped by hand, a replay): no stall
+    assert heard.held == math.inf
+    heard.waiting(5.0, 0.5)
+    heard.stepped(5.5, 6.5)  # the wait timed out on time
+    assert heard.held == math.inf
+    heard.waiting(5.6, 0.5)
+    heard.stepped(9.0, 10.0)  # 2.9 s past the wait: a stall
+    assert heard.held == 6.5  # the table's time at the step before it
+    heard.stepped(9.01, 10.01)  # an input right after: not yet listened
+    assert heard.held == 6.5
+    heard.waiting(9.02, 0.5)
+    heard.stepped(9.03, 10.03)  # an input in the wait, on time: listened again
+    assert heard.held == math.inf
+    heard.waiting(9.04, 0.5)
+    heard.stepped(12.0, 13.0)  # a stall ...
+    heard.waiting(12.3, 0.5)  # ... the core's own work slow (0.3 s) ...
+    heard.stepped(12.4, 13.4)  # ... a stall after a stall: held at the step between them
+    assert heard.held == 13.0
+    heard.stepped(12.42, 13.42)
+    heard.stepped(12.46, 13.46)  # on time, LAG after the stall: what waited is in
+    assert heard.held == math.inf
 
 
 def a_block_before_a_stall(data, stall: float) -> Stepper:
