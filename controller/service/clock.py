@@ -11,6 +11,13 @@ keeps its own time: ``TableCore._sensor``), never before the last input,
 and held while a sensor source is down (``Holds``): a board unplugged keeps its edges and sends
 them, each with its own time, once it is back; until then no timer falls due past what it had
 confirmed, for up to ``HOLD_S``.
+
+Sensor health judges on ``heard()``: ``now()``, but never past what the service heard through
+(``Listening``). ``LAG`` covers an edge on its way while the host runs; a host that stalls
+(a loaded machine: the loop not run for seconds) has heard nothing meanwhile, and the edges
+stamped then are still in the backend or the queue when it wakes: time alone judges no
+sensor on the stall's time (a beam blocked before it is not "stuck" for its length) until
+the service has listened again, on time.
 """
 
 from __future__ import annotations
@@ -184,11 +191,56 @@ class Holds:
         return ready
 
 
+class Listening:
+    """Up to when the service heard its sensors through (``heard``), on the host's pace.
+
+    The shell tells the core how long it waits for input (``waiting``: ``idle_for``'s answer)
+    and steps it (``stepped``: an input or a tick), taking the inputs that came meanwhile one
+    after the other, waiting up to ``batch_s`` (``journal.commit_interval_ms``) for more. A
+    contact later than that pace allows by more than ``LAG`` (a step after the wait it was
+    promised in, or a next contact more than ``batch_s`` + ``LAG`` after a step) follows a
+    stall: the host ran nothing meanwhile (or only the core's own work), so edges stamped then
+    may be waiting. The steps after it are ``held`` at the table's time of the step before the
+    stall, until a step comes on time after a wait, or ``LAG`` after the stall on time (the
+    service listened again: what waited is in, as the lagging clock has it); a stall after a
+    stall holds at the step between them, so the hold always moves on.
+    Before the first ``waiting`` (a core stepped by hand, a replay) no pace is known: no stall.
+    """
+
+    def __init__(self, batch_s: float = 0.0) -> None:
+        self.batch_s = batch_s
+        self._due = math.inf  # the latest host time of the next contact, if the host runs
+        self._waited = False  # the shell waited for input (listened) since the last step
+        self._stalled = False  # a contact since the last step came late
+        self._last = -math.inf  # the table's time at the last step
+        self._woke = -math.inf  # the host time of the last step after a stall
+        #: The table's time health judges no later than (inf: the service heard through now).
+        self.held = math.inf
+
+    def waiting(self, mono: float, idle: float) -> None:
+        """The shell waits up to ``idle`` host seconds for input from ``mono``."""
+        self._stalled |= mono > self._due
+        self._due = mono + idle + LAG
+        self._waited = True
+
+    def stepped(self, mono: float, now: float) -> None:
+        """The core is stepped at host time ``mono``, the table's time ``now``."""
+        if self._stalled or mono > self._due:
+            self.held, self._woke = self._last, mono
+        elif self._waited or mono >= self._woke + LAG:
+            self.held = math.inf
+        self._stalled = self._waited = False
+        if self._due != math.inf:
+            self._due = mono + self.batch_s + LAG
+        self._last = now
+
+
 class ServiceClock:
     """The service's clock (see the module docstring). ``mono`` is the host's monotonic clock;
-    ``speed`` how many service seconds pass in one of its seconds."""
+    ``speed`` how many service seconds pass in one of its seconds, ``batch_s`` how long the
+    shell waits for more inputs after one (``Listening``)."""
 
-    def __init__(self, mono: Callable[[], float], speed: float = 1.0) -> None:
+    def __init__(self, mono: Callable[[], float], speed: float = 1.0, batch_s: float = 0.0) -> None:
         self.mono = mono
         self.speed = speed
         self.offset = 0.0
@@ -197,6 +249,8 @@ class ServiceClock:
         #: While edges that waited for a hold come in: the time of the one being taken (the
         #: table's clock stands there, as if it had come on time); inf otherwise.
         self.late_edge_at = math.inf
+        #: What the service heard through (host stalls): what sensor health judges on.
+        self.listening = Listening(batch_s)
 
     def resume(self, meta: Mapping[str, str], wall: float, last_input: float = 0.0) -> bool:
         """Resumes the clock from the journal's ``meta`` (``offset``, ``last_t``, ``wall``)
@@ -232,6 +286,19 @@ class ServiceClock:
         """Returns the time the table's timers and sensor health run on (see the module
         docstring)."""
         return self.at(min(self.clock() - LAG * self.speed, self.holds.until(), self.late_edge_at))
+
+    def heard(self) -> float:
+        """Returns the time sensor health judges on: ``now()``, not past what the service heard
+        through (``Listening``: after a host stall, the time before it)."""
+        return min(self.now(), self.listening.held)
+
+    def stepped(self) -> None:
+        """The core is stepped (an input or a tick): notes it for ``listening``."""
+        self.listening.stepped(self.mono(), self.now())
+
+    def waiting(self, idle: float) -> None:
+        """The shell waits up to ``idle`` host seconds for input: notes it for ``listening``."""
+        self.listening.waiting(self.mono(), idle)
 
     def lagging(self) -> float:
         """Returns the service's clock ``LAG`` behind, not held."""

@@ -61,8 +61,12 @@ back) is taken at the table's time and keeps its own time as well (``SensorEvent
 takes it at that time, so a drop it shows is published with its time and corrects the shot it
 fell in (its pocket's question is answered by it), however late it comes. Sensor health judges
 it at its own time too, but a given-up source's kept edges (a burst, long after) at the table's
-time: a block then is not "stuck" since then. A source back with another boot id than it went down with (a
-board that restarted: what it had not sent is gone) is a data gap (``DataGap``, a warning): if
+time: a block then is not "stuck" since then. A host that stalled (a step later than the pace
+``idle_for`` set) has heard nothing meanwhile: sensor health judges no later than the table's
+time before the stall until the service has listened again on time (``clock.Listening``), so
+a block whose release waited out the stall is not "stuck" for the stall's length. A source
+back with another boot id than it went down with (a board that restarted: what it had not
+sent is gone) is a data gap (``DataGap``, a warning): if
 a shot is open, fusion is told so (``Health.GAP``, ``health_timing.ToldHealth``) until that
 shot is ruled: what they see counts, and the referee is asked about the rest. The same goes for
 the channels a source names as having lost edges (``EventsLost.channels``: a board's full
@@ -155,14 +159,16 @@ class TableCore:
         self._wall = wall
         #: The table's messages made deliveries (noted in the journal).
         self.deliveries = Deliveries(journal, self.base, expiry_by_role(config))
-        self.time = ServiceClock(clock, config.sim.speed if config.backend == "sim" else 1.0)
+        self.time = ServiceClock(clock, config.sim.speed if config.backend == "sim" else 1.0,
+                                 config.journal.commit_interval_ms / 1000)
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)
         self.time.holds.note = journal.set_meta  # the boards, for the next run's holds
         journal.set_meta("offset", repr(self.time.offset))
-        # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor
-        self.health = HealthMonitor((), clock=self.now)
+        # judged on the journal's lagging clock: an edge still on its way is not a stuck sensor,
+        # nor is one that waited out a host stall (``ServiceClock.heard``)
+        self.health = HealthMonitor((), clock=self.time.heard)
         timing = HealthTiming(clock(), tick_s=config.health.tick_s,
                               publish_interval_s=config.health.publish_interval_s)
         #: What the last run left undelivered (already journaled): the outbox's first messages.
@@ -209,6 +215,7 @@ class TableCore:
 
     def handle(self, item: Input) -> list[Delivery]:
         """Takes one input; returns the messages it caused, noted in the journal with it."""
+        self.time.stepped()
         self.deliveries.begin()
         if isinstance(item, SensorEvent):
             ev, unknown = self.time.holds.placed(dataclasses.replace(item, t=self.time.host(item.t)))
@@ -300,6 +307,7 @@ class TableCore:
     def tick(self, backend: SensorBackend | None = None) -> list[Delivery]:
         """Runs what time alone decides: rulings falling due, stuck sensors, ``backend``'s
         counters, the periodic B/health; returns the messages."""
+        self.time.stepped()
         self.deliveries.begin()
         out = self._lift()
         now = self.now()
@@ -311,9 +319,12 @@ class TableCore:
         return out + self._shot_health(now)
 
     def idle_for(self) -> float:
-        """Returns how long (host seconds) the shell may wait for an input before ``tick``."""
+        """Returns how long (host seconds) the shell may wait for an input before ``tick``
+        (the shell's pace: a step later than it follows a host stall, ``ServiceClock.heard``)."""
         due = self.time.host_wait(self.table.next_deadline)
-        return max(0.001, min(due, self.sensors.timing.idle_for(self._mono()), 1.0))
+        idle = max(0.001, min(due, self.sensors.timing.idle_for(self._mono()), 1.0))
+        self.time.waiting(idle)
+        return idle
 
     def stop(self) -> list[Delivery]:
         """Returns what a clean stop publishes: the edges still waiting for a source that

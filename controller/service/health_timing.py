@@ -1,6 +1,8 @@
 """Sensor health as the service runs it: its timing, and what fusion was told of each channel.
 
-Sensor health (``hardware.health.HealthMonitor``) is judged on the table's lagging clock; it is
+Sensor health (``hardware.health.HealthMonitor``) is judged on the table's lagging clock, never
+past what the service heard through (``ServiceClock.heard``: time alone judges nothing on a host
+stall's time, when edges stamped then may still be waiting in a backend or the queue); it is
 ticked every ``health.tick_s`` of host time (a stuck beam sends nothing more), and ``B/health``
 is published every ``health.publish_interval_s`` and whenever a tick finds news. Fusion hears
 a channel's state (a journaled ``HealthLine``) whenever it is not what fusion was last told.
