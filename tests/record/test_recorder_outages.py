@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import pytest
 
 from controller.record.store import Store
 from tests.broker import Broker
-from tests.postgres import Postgres
+from tests.postgres import Postgres, running
 from tests.record.venue import epoch, published, recorder, tables
 from tests.smallfs import fill, small_filesystem
 from tests.waiting import until
@@ -92,6 +92,13 @@ async def _outage(tmp_path: Path, store_url: str, down: Callable[[], Any],
         broker.stop()
     assert during > 5 * QUEUED  # the tables played on meanwhile, more than the broker kept
     return store, health
+
+
+@pytest.fixture
+def postgres() -> Iterator[Postgres]:
+    """A cluster of the test's own: it is crashed (the worker's other tests share theirs)."""
+    with running() as pg:
+        yield pg
 
 
 @pytest.mark.timeout(400)
