@@ -139,6 +139,7 @@ class Driver:
 
 
 @pytest.mark.untraced  # 100,000 random frames: the example tests cover the session's lines
+@pytest.mark.timeout(600)  # CPU alone (6 s quiet): 120 s ran out on a load average of 20
 def test_fuzzed_frames_are_handled_or_counted_and_nothing_escapes() -> None:
     rng = random.Random(SEED)
     session, board = BoardSession(max_pending=256), P.Codec()
