@@ -12,6 +12,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.broker import free_port
@@ -90,3 +92,14 @@ class Postgres:
             self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@contextmanager
+def running() -> Iterator[Postgres]:
+    """A cluster started for the block, stopped after it."""
+    pg = Postgres()
+    pg.start()
+    try:
+        yield pg
+    finally:
+        pg.stop()

@@ -12,6 +12,8 @@ import random
 import struct
 from dataclasses import dataclass
 
+import pytest
+
 from firmware_bridge import protocol as P
 from firmware_bridge.session import BoardSession, HelloHeard, SessionEvent, SyncAnswered
 from hardware import SensorEvent
@@ -136,6 +138,8 @@ class Driver:
         return self.board.encode(P.SyncReply(nonce, tick, tick + 20))
 
 
+@pytest.mark.untraced  # 100,000 random frames: the example tests cover the session's lines
+@pytest.mark.timeout(600)  # CPU alone (6 s quiet): 120 s ran out on a load average of 20
 def test_fuzzed_frames_are_handled_or_counted_and_nothing_escapes() -> None:
     rng = random.Random(SEED)
     session, board = BoardSession(max_pending=256), P.Codec()

@@ -1,4 +1,5 @@
-"""The record's stores: SQLite in a file, and a real PostgreSQL (a cluster per test module)."""
+"""The record's stores: SQLite in a file, and a real PostgreSQL (a cluster per pytest-xdist
+worker, a fresh database per test; a test that crashes the cluster has one of its own)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres import Postgres
+from tests.postgres import Postgres, running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def postgres() -> Iterator[Postgres]:
-    pg = Postgres()
-    pg.start()
-    try:
+    """A running cluster for this worker's tests: each takes a new database of it."""
+    with running() as pg:
         yield pg
-    finally:
-        pg.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -21,8 +21,9 @@ from tests.broker import Broker
 from tests.record.venue import epoch, published, stored, tables
 from tests.waiting import until
 
-#: How long askings are counted once the record is complete.
-WINDOW_S = 20.0
+#: How long askings are counted once the record is complete (the defect asked ~150 times a
+#: second: a few seconds show it as well as a minute).
+WINDOW_S = 5.0
 
 
 @pytest.mark.timeout(300)
@@ -64,5 +65,5 @@ async def test_the_clock_stepped_back_an_hour_then_the_table_replaced_asks_littl
         recording.cancel()
         await asyncio.gather(recording, return_exceptions=True)
     assert new != old
-    assert len(during) * 60 / WINDOW_S < 10  # fewer than 10 askings a minute
+    assert len(during) <= 1  # at most one asking late in the window, not ~150 a second
     assert len(asked) < 30  # and few in all

@@ -88,10 +88,17 @@ class Referee:
         expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
         return ruling.inner_text()
 
+    def settled(self) -> None:
+        """Waits until the table answered every request the console sent: the table publishes
+        a request's events and state (its questions) before its response, in order, so the
+        console has then drawn whatever the request made the table ask."""
+        expect(self.page.locator("#result")).not_to_have_attribute(
+            "data-state", re.compile("^(sent|waiting)$"), timeout=TIMEOUT)
+
     def answer_all(self, by_key: bool = False, scroll: bool = False) -> None:
         """Answers whatever the table asks with the first choice: one tap (or key) each."""
         for _ in range(6):
-            self.page.wait_for_timeout(400)  # a question follows its ruling's state at once
+            self.settled()  # a question comes in the state its request made, before the answer
             buttons = self.page.locator("#questions button.answer")
             if not buttons.count():
                 return
