@@ -18,7 +18,8 @@
                                                    ({"match", "winner", "score"}) -> {"changed":
                                                    the later matches it changed, "bracket"}
 
-A refused action is a 409 whose text says why (a table busy, a match not ready); an unknown
+A refused action is a 409, ``{"refused": "table" | "result" | "draw", "detail"}`` (a table
+busy or a player at another, a match not ready, a draw the formats cannot make); an unknown
 tournament a 404; a body that is not such JSON a 400. Nothing typed becomes a table's result:
 results come from the tables (``tournaments.take_results``); a walkover and a correction are the
 director's.
@@ -41,6 +42,8 @@ from controller.web.http import JSON, Request, Response
 _LIST = re.compile(r"^/record/tournaments/([A-Za-z0-9_-]{1,64})(\.json)?$")
 _ONE = re.compile(r"^/record/tournament/([A-Za-z0-9_-]{1,64})~([0-9a-f]{1,64})(\.json|\.csv)?$")
 CSV = "text/csv; charset=utf-8"
+#: A refusal's kind, as a 409's ``refused``: the page words it (``dir.why.<kind>``).
+_KINDS = {core.BadAssignment: "table", core.BadResult: "result", core.BadDraw: "draw"}
 
 
 class Refused(ValueError):
@@ -153,8 +156,8 @@ def act(store: Store, method: str, path: str, body: bytes) -> tuple[int, bytes, 
         return 400, f"{exc}\n".encode(), "text/plain; charset=utf-8"
     except tournaments.NoTournament:
         return 404, b"no such tournament\n", "text/plain; charset=utf-8"
-    except core.TournamentError as exc:
-        return 409, f"{exc}\n".encode(), "text/plain; charset=utf-8"
+    except core.TournamentError as exc:  # the kind for a page's words, the detail for a log
+        return 409, _json({"refused": _KINDS.get(type(exc), "other"), "detail": str(exc)}), JSON
     return None
 
 
