@@ -6,7 +6,7 @@
                                                    "double" | "groups", "seeds": [roster ids,
                                                    best first], "groups", "advance", "race",
                                                    "races": {"W1": 3, …}, "levels": {id: n},
-                                                   "cap"} -> 201 {"id"}
+                                                   "cap", "names": {id: name}} -> 201 {"id"}
     GET  /record/tournament/<venue>~<id>.json      the bracket: every match with its players,
                                                    status, result, table, race and handicap;
                                                    the players' names (the roster's)
@@ -54,7 +54,8 @@ def bracket(store: Store, venue: str, tournament_id: str) -> dict[str, Any]:
     """Returns the tournament as the pages draw it (module docstring); raises NoTournament."""
     made = tournaments.load(store, venue, tournament_id)
     state = made.progress()
-    names = {e["id"]: e["name"] for e in roster.entries(store, venue, limit=10_000)}
+    names = {**tournaments.names(store, venue, tournament_id),
+             **{e["id"]: e["name"] for e in roster.entries(store, venue, limit=10_000)}}
     rows = []
     for match in made.draw.matches:
         seats = [s if isinstance(s, str) else (None if s is None else "bye")
@@ -104,7 +105,8 @@ def setup_from(body: dict[str, Any]) -> tuple[str, tournaments.Setup]:
             int(body.get("advance", 0)), int(body.get("race", 5)),
             {str(k): int(v) for k, v in (body.get("races") or {}).items()},
             {str(k): int(v) for k, v in (body.get("levels") or {}).items()},
-            int(body.get("cap", 0)))
+            int(body.get("cap", 0)),
+            {str(k): str(v) for k, v in (body.get("names") or {}).items()})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise Refused(f"not a tournament's set-up: {exc!r}") from exc
 
@@ -192,3 +194,18 @@ class DirectorSite:
         status, body, kind = found
         disposition = (("Content-Disposition", 'attachment; filename="tournament.csv"'),)
         return Response(status, body, kind, headers=disposition if kind == CSV else ())
+
+
+class WithRecord:
+    """The director's targets first, then the venue record's (``RecordSite``): one site where
+    a server takes one record site (the demo's)."""
+
+    def __init__(self, director: DirectorSite, record: Any) -> None:
+        self.sites = (director, record)
+
+    async def answer(self, request: Request) -> Response | None:
+        for site in self.sites:
+            found: Response | None = await site.answer(request)
+            if found is not None:
+                return found
+        return None

@@ -59,7 +59,8 @@ class NoTournament(core.TournamentError, KeyError):
 class Setup:
     """What a director chose: the format, the players best seed first (roster ids), for groups
     how many and how many of each go through, the race (per round key too), the players'
-    handicap levels and the most frames a handicap gives."""
+    handicap levels, the most frames a handicap gives, and the players' names as picked (the
+    roster's own name of each comes first once it has one)."""
 
     format: core.Format
     seeds: tuple[str, ...]
@@ -69,6 +70,7 @@ class Setup:
     races: Mapping[str, int] = field(default_factory=dict)
     levels: Mapping[str, int] = field(default_factory=dict)
     cap: int = 0
+    names: Mapping[str, str] = field(default_factory=dict)
 
     def tournament(self) -> core.Tournament:
         """Returns the tournament it makes, with no results; raises BadDraw."""
@@ -85,13 +87,14 @@ class Setup:
         return json.dumps({"format": self.format.value, "seeds": list(self.seeds),
                            "groups": self.groups, "advance": self.advance, "race": self.race,
                            "races": dict(self.races), "levels": dict(self.levels),
-                           "cap": self.cap}, ensure_ascii=False)
+                           "cap": self.cap, "names": dict(self.names)}, ensure_ascii=False)
 
     @classmethod
     def loads(cls, text: str) -> Setup:
         data = json.loads(text)
         return cls(core.Format(data["format"]), tuple(data["seeds"]), data["groups"],
-                   data["advance"], data["race"], data["races"], data["levels"], data["cap"])
+                   data["advance"], data["race"], data["races"], data["levels"], data["cap"],
+                   data.get("names", {}))
 
 
 def create(store: Store, venue: str, name: str, setup: Setup) -> str:
@@ -113,6 +116,15 @@ def listed(store: Store, venue: str) -> list[dict[str, Any]]:
         rows = conn.execute(sa.select(t.tournament_id, t.name, t.created, t.version)
                             .where(t.venue == venue).order_by(t.created.desc())).all()
     return [{"id": i, "name": n, "created": c, "version": v} for i, n, c, v in rows]
+
+
+def names(store: Store, venue: str, tournament_id: str) -> dict[str, str]:
+    """Returns the set-up's names of the players (``Setup.names``)."""
+    t = tournaments.c
+    with store.engine.connect() as conn:
+        setup = conn.scalar(sa.select(t.setup).where(t.venue == venue,
+                                                      t.tournament_id == tournament_id))
+    return {} if setup is None else dict(Setup.loads(setup).names)
 
 
 def load(store: Store, venue: str, tournament_id: str,
