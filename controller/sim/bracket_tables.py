@@ -19,6 +19,9 @@ from controller.sim.simulator import player_names, simulate_lines
 VENUE = "demo"
 #: How often the tables and the director look at the bracket (seconds of the host's clock).
 LOOK_S = 0.5
+#: How long (host seconds) a table waits for its played match's result before it takes the
+#: match for stalled.
+SETTLE_S = 10.0
 
 
 def entrants(count: int, language: str) -> dict[str, str]:
@@ -77,6 +80,17 @@ class BracketMatches:
             if line.get("request") == "new_match":
                 line = {**line, "payload": {**line["payload"], "player_ids": list(pairing.players)}}
             yield {**line, "t": line["t"] + shift}
+        # played out: the recorder takes the result, unless the table never ended the match
+        # (its referee still waits on a question the simulator's answer did not fit); then
+        # the match is abandoned at the table and played again
+        deadline = self.clock() + SETTLE_S
+        while self.clock() < deadline:
+            made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
+            if pairing.match in made.results:
+                return
+            await asyncio.sleep(LOOK_S)
+        self.played.discard(pairing.match)
+        yield {"t": (self.clock() - waited) * self.speed, "request": "end_match", "payload": {}}
 
 
 async def direct(store: Store, tournament_id: str, tables: list[str], out: TextIO,
