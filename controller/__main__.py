@@ -51,6 +51,9 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--language", choices=LANGUAGES, default=None,
                       help="the tables' language (questions, displays) and the pages' default "
                            "(default: English tables, each browser's own language)")
+    demo.add_argument("--tournament", type=int, default=None, metavar="PLAYERS",
+                      help="play a double elimination of this many players on the tables, each "
+                           "match started from the bracket, each result taken from its table")
     demo.add_argument("--hand", metavar="TABLE", action="append", default=[],
                       help="leave this table (e.g. t2) to a person at its console: it plays nothing "
                            "by itself (again for more tables)")

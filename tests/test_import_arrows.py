@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("controller", "rules", "hardware", "firmware_bridge", "vocabulary")
+PACKAGES = ("controller", "rules", "tournament", "hardware", "firmware_bridge", "vocabulary")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -31,6 +31,8 @@ def test_every_contract_is_kept() -> None:
 @pytest.mark.parametrize(("module", "line", "contract"), [
     ("rules/errors.py", "import time", "the referee core does no I/O"),
     ("rules/errors.py", "import hardware.events", "the referee knows nothing of the sensors"),
+    ("tournament/errors.py", "import datetime", "the referee core does no I/O"),
+    ("tournament/errors.py", "import controller.record", "tournaments: controller → tournament"),
     ("hardware/events.py", "import rules.facts", "the sensors know nothing of the referee"),
     ("hardware/events.py", "import firmware_bridge.protocol", "sensors: controller"),
     ("controller/pipeline/fusion/shots.py", "import controller.service.core", "controller's rooms"),

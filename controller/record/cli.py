@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from controller.record import roster
+from controller.record.director import DirectorSite
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
@@ -31,7 +32,8 @@ async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
         return
     host, _, port = web.rpartition(":")
     server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
-                       record=RecordSite(store, recorder.health.body))
+                       record=RecordSite(store, recorder.health.body),
+                       extra=[DirectorSite(store)])  # the tournament director's targets
     async with server, asyncio.TaskGroup() as tg:
         tg.create_task(recorder.run(), name="recorder")
         tg.create_task(server.serve_forever(), name="web")

@@ -17,6 +17,8 @@ On the first message of a match and at the end of one it publishes, retained,
 (what a club's billing reads; ``controller.record.stats`` lists the sessions). When a match
 is summed up, and on each connection, it publishes each venue's roster, retained, on
 ``<prefix>/<venue>/roster`` (``controller.record.roster``): the names a console offers.
+After each batch it takes a finished match on a table that has a tournament match as that
+match's result (``controller.record.tournaments``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from sqlalchemy.exc import SQLAlchemyError
 
-from controller.record import roster
+from controller.record import roster, tournaments
 from controller.record.health import Health
 from controller.record.ledger import Ledger
 from controller.record.stats import summarize_finished
@@ -220,6 +222,9 @@ class Recorder:
                             progress, skip)
             summarize_finished(self.store)
             venues = roster.assign(self.store)
+            for venue, tournament_id, change in tournaments.take_results(self.store):
+                log.info("%s: tournament %s took a table's result; changed later: %s", venue,
+                         tournament_id, ", ".join(change.changed) or "none")
         except SQLAlchemyError as exc:
             raise failure(exc) from exc
         self.health.stored += len(new)

@@ -92,9 +92,12 @@ def rulings(events: list[Stored]) -> Ruled:
 def summarize_finished(store: Store) -> int:
     """Sums up every finished match not yet summed up; returns how many."""
     with store.engine.connect() as conn:
+        # summed up: a match's summary reaches it (a match ended again, corrected at the
+        # table, is summed up to its last end; its earlier ends are not summed up again)
         done = sa.select(matches.c.last_seq).where(
             matches.c.venue == messages.c.venue, matches.c.table_id == messages.c.table_id,
-            matches.c.epoch == messages.c.epoch, matches.c.last_seq == messages.c.seq).exists()
+            matches.c.epoch == messages.c.epoch, matches.c.first_seq <= messages.c.seq,
+            matches.c.last_seq >= messages.c.seq).exists()
         rows = conn.execute(
             sa.select(messages.c.venue, messages.c.table_id, messages.c.seq, messages.c.epoch)
             .join(tables, sa.and_(tables.c.venue == messages.c.venue,

@@ -11,6 +11,11 @@ demo's directory, on the same broker: the demo's Mosquitto lets anyone in, so it
 user of its own), and the pages' server serves its history: ``history.html`` fills up
 as the tables finish their matches.
 
+``--tournament 16`` plays a 16-player double elimination on the tables
+(``controller.sim.bracket_tables``): each match started on its table from the bracket, each
+result taken by the recorder from the table, until the tournament has its winner; the pages
+show the bracket (``tournament.html``) and the director's tablet (``director.html``).
+
 ``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing (and it has
 no cushion sensors: ``HAND_FUSION``) and nothing sends it requests, so a match is started,
 called, ended shot by shot and corrected from its referee console (the demo prints its
@@ -34,12 +39,14 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from controller.pipeline.scoreboard import value_key
+from controller.record.director import DirectorSite, WithRecord
 from controller.record.recorder import Recorder
 from controller.record.store import Store
 from controller.record.web import RecordSite
 from controller.service.config import Config, ConfigError, WebSection, validate
 from controller.service.connection import parse_broker
 from controller.service.shell import Service, web_server
+from controller.sim import bracket_tables
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
 from rules.games import default_game, specs
@@ -170,7 +177,22 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
     if embedded is not None and embedded.ws_port is not None:
         out.write(f"websockets: ws://127.0.0.1:{embedded.ws_port} (MQTT for browser pages)\n")
     out.flush()
+    store = Store(f"sqlite:///{root / 'record.sqlite3'}")
+    try:
+        return await _tables(args, url, port, root, embedded, store, out)
+    finally:
+        store.close()
+
+
+async def _tables(args: Any, url: str, port: int, root: Path, embedded: EmbeddedBroker | None,
+                  store: Store, out: TextIO) -> int:
+    """Makes the tables (and the tournament, with ``--tournament``) and plays them."""
+    tournament = None
+    if getattr(args, "tournament", None):
+        tournament = bracket_tables.create(store, args.tournament, args.language or "en")
     games = itertools.repeat(args.game) if args.game else itertools.cycle(GAMES)
+    if tournament is not None:
+        games = itertools.repeat(args.game or default_game())
     services = []
     for n, game in zip(range(1, max(1, args.tables) + 1), games, strict=False):
         try:
@@ -180,16 +202,25 @@ async def _run(args: Any, url: str, root: Path, embedded: EmbeddedBroker | None,
             return 2
         # a hand-played table: sensors that play nothing, requests only from its console
         hand = SimBackend((), speed=config.sim.speed) if config.table in args.hand else None
-        services.append(Service(config, backend=hand or sim_backend))
-    store = Store(f"sqlite:///{root / 'record.sqlite3'}")
-    try:
-        return await _play(args, url, services, embedded, store, out)
-    finally:
-        store.close()
+        services.append(Service(config, backend=hand or (
+            sim_backend if tournament is None else bracket_backend(store, tournament, n, game))))
+    return await _play(args, url, services, embedded, store, out, tournament)
+
+
+def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
+    """Returns the backend factory of table ``t<n>`` in the tournament: its matches are the
+    ones the bracket puts on it."""
+    def make(service: Service) -> SimBackend:
+        matches = bracket_tables.BracketMatches(store, tournament, service.config.table, game, n,
+                                                service.core.speed, service.host_clock)
+        return SimBackend(matches, speed=service.core.speed,
+                          on_request=lambda name, payload, t: service.request(name, payload, t),
+                          clock=service.host_clock)
+    return make
 
 
 async def _play(args: Any, url: str, services: list[Service], embedded: EmbeddedBroker | None,
-                store: Store, out: TextIO) -> int:
+                store: Store, out: TextIO, tournament: str | None = None) -> int:
     """Plays ``services`` with the venue recorder into ``store`` (and the pages, when the
     broker has websockets) until ``--seconds`` or a signal."""
     port = urlsplit(url).port or 1883
@@ -200,8 +231,12 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
-                         language=args.language, record=RecordSite(store, recorder.health.body))
+                         language=args.language, record=WithRecord(
+                             DirectorSite(store), RecordSite(store, recorder.health.body)))
         await web.start()
+        if tournament is not None:
+            out.write(f"bracket:   {web.url}tournament.html?id={tournament}&venue=demo\n"
+                      f"director:  {web.url}director.html?id={tournament}&venue=demo\n")
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n"
                   f"history:   {web.url}history.html (the venue record: each match as it ends)\n")
         for table in args.hand:
@@ -216,6 +251,8 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         board = tg.create_task(scoreboard(url, out, counts), name="scoreboard")
         recording = tg.create_task(recorder.run(), name="recorder")
         runs = [tg.create_task(s.run(), name=f"table:{s.config.table}") for s in services]
+        director = None if tournament is None else tg.create_task(bracket_tables.direct(
+            store, tournament, [s.config.table for s in services], out, done), name="director")
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(args.seconds):
                 await done.wait()
@@ -225,6 +262,8 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         await asyncio.sleep(0.2)
         board.cancel()
         recording.cancel()
+        if director is not None:
+            director.cancel()
     if web is not None:
         await web.close()
     for sig in (signal.SIGTERM, signal.SIGINT):

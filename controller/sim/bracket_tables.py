@@ -1,0 +1,122 @@
+"""The demo's tournament (``demo --tournament N``): N simulated regulars in a double
+elimination on the demo's tables, on the venue record. A director's loop puts the bracket's
+ready matches on the free tables (``fill``); each table starts the match the bracket gave it
+(``new_match`` with the players' roster ids and the race of its round) and plays it out; the
+recorder takes each result from the table's ``match_over`` (never typed), and the next match
+follows. Nothing here decides a result: the simulated referee's rulings do."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TextIO
+
+import tournament as core
+from controller.record import tournaments
+from controller.record.store import Store
+from controller.sim.simulator import player_names, simulate_lines
+
+VENUE = "demo"
+#: How often the tables and the director look at the bracket (seconds of the host's clock).
+LOOK_S = 0.5
+#: How long (host seconds) a table waits for its played match's result before it takes the
+#: match for stalled.
+SETTLE_S = 10.0
+
+
+def entrants(count: int, language: str) -> dict[str, str]:
+    """Returns ``count`` players, roster id -> name (the simulator's names in ``language``,
+    numbered past the first round of them)."""
+    names = player_names(language)
+    return {f"reg-{i + 1}": names[i % len(names)] + ("" if i < len(names) else f" {i // len(names) + 1}")
+            for i in range(count)}
+
+
+def create(store: Store, count: int, language: str) -> str:
+    """Makes the demo's tournament; returns its id."""
+    players = entrants(count, language)
+    setup = tournaments.Setup(core.Format.DOUBLE, tuple(players), race=1, races={"GF": 2},
+                              names=players)
+    return tournaments.create(store, VENUE, "Demo", setup)
+
+
+class BracketMatches:
+    """One table's matches, each the one the bracket put on it (an iterable of live matches
+    for ``SimBackend``)."""
+
+    def __init__(self, store: Store, tournament_id: str, table: str, game: str, seed: int,
+                 speed: float, clock: Callable[[], float]) -> None:
+        self.store, self.tournament_id, self.table = store, tournament_id, table
+        self.game, self.seed, self.speed, self.clock = game, seed, speed, clock
+        self.played: set[str] = set()
+
+    def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
+        while True:
+            yield self.next_match()
+
+    async def _given(self) -> core.Pairing:
+        """Waits until the bracket puts a match this table has not played on it."""
+        while True:
+            made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
+            pairing = made.on_table(self.table)
+            if pairing is not None and pairing.match not in self.played:
+                return pairing
+            await asyncio.sleep(LOOK_S)
+
+    async def next_match(self) -> AsyncIterator[dict[str, Any]]:
+        # the backend times a match from its first line: a table's state asked at once, then
+        # the match's lines shifted by the wait, so that they play from when it was given
+        yield {"t": 0.0, "request": "get", "payload": {}}
+        waited = self.clock()
+        pairing = await self._given()
+        self.played.add(pairing.match)
+        shift = (self.clock() - waited) * self.speed
+        names = await asyncio.to_thread(tournaments.names, self.store, VENUE, self.tournament_id)
+        lines = simulate_lines(self.game, 600, self.seed + len(self.played),
+                               race_to=pairing.race, names=tuple(names[p] for p in pairing.players))
+        for line in lines:
+            if "t" not in line:
+                continue  # the header
+            if line.get("request") == "new_match":
+                line = {**line, "payload": {**line["payload"], "player_ids": list(pairing.players)}}
+            yield {**line, "t": line["t"] + shift}
+        # played out: the recorder takes the result, unless the table never ended the match
+        # (its referee still waits on a question the simulator's answer did not fit); then
+        # the match is abandoned at the table and played again
+        deadline = self.clock() + SETTLE_S
+        while self.clock() < deadline:
+            made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
+            if pairing.match in made.results:
+                return
+            await asyncio.sleep(LOOK_S)
+        self.played.discard(pairing.match)
+        yield {"t": (self.clock() - waited) * self.speed, "request": "end_match", "payload": {}}
+
+
+async def direct(store: Store, tournament_id: str, tables: list[str], out: TextIO,
+                 done: asyncio.Event) -> None:
+    """The director: fills the free tables with ready matches, says each match given and
+    taken, and sets ``done`` once the tournament has its winner."""
+    said: set[str] = set()
+    while True:
+        change = await asyncio.to_thread(tournaments.act, store, VENUE, tournament_id,
+                                         lambda t: core.Change(t.fill(tables), ()))
+        made = change.tournament
+        names = await asyncio.to_thread(tournaments.names, store, VENUE, tournament_id)
+        state = made.progress()
+        for match, result in sorted(made.results.items()):
+            if f"{match}=" not in said:
+                said.add(f"{match}=")
+                out.write(f"tournament: {match} won by {names[result.winner]} (from the table)\n")
+        for match, table in sorted(made.tables.items()):
+            if match not in said:
+                said.add(match)
+                a, b = (names[p] for p in made.pairing(match, state).players)
+                out.write(f"tournament: {match} on {table}: {a} — {b}\n")
+        out.flush()
+        if state.champion is not None:
+            out.write(f"tournament: winner {names[state.champion]}\n")
+            out.flush()
+            done.set()
+            return
+        await asyncio.sleep(LOOK_S)

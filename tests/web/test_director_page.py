@@ -1,0 +1,64 @@
+"""The tournament director's tablet (headless Chromium, in Russian): a match put on a table, a
+walkover, a result corrected with the later matches it changed named, the CSV export; each
+checked in the venue record, not on the page alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+import tournament as core
+from controller.record import tournaments
+from controller.record.director import DirectorSite
+from controller.record.store import Store
+from controller.web import WebConfig
+from tests.web.harness import WebThread
+from tests.web.test_tournament_page import known
+
+TIMEOUT = 15000
+
+
+def test_a_director_assigns_gives_a_walkover_and_corrects(browser: Browser, tmp_path: Path,
+                                                          artifacts: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    ids = known(store, 8)  # Вера, Глеб, Анна, Борис, Дарья, Егор, Жанна, Зиновий
+    tid = tournaments.create(store, "club", "Кубок", tournaments.Setup(
+        core.Format.SINGLE, tuple(ids), race=5, levels={"p1": 2}))
+    for match, winner, score in [("W1-1", "p1", (5, 3)), ("W1-2", "p4", (5, 1))]:
+        tournaments.act(store, "club", tid, lambda t, m=match, w=winner, s=score: t.record(m, w, s))
+    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store)).start()
+    try:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(server.url + f"director.html?lang=ru&id={tid}")
+        page.wait_for_selector("body[data-ready='1']", timeout=TIMEOUT)
+        said = page.locator("#said")
+        page.fill("[data-table='W1-3']", "2")
+        page.locator("tr[data-match='W1-3'] button", has_text="На стол").click()
+        expect(said).to_have_text("Готово. Следующие матчи не изменились.", timeout=TIMEOUT)
+        page.locator("tr[data-match='W1-4'] [data-walkover='p6']").click()  # Егор did not come
+        expect(said).to_have_text("Готово. Следующие матчи не изменились.", timeout=TIMEOUT)
+        semi = page.locator("tr[data-match='W2-1']")
+        expect(semi).to_contain_text("Вера — Борис")
+        expect(semi).to_contain_text("Борис +2")  # «фора» by the levels: the weaker starts ahead
+        page.fill("[data-score='W1-1']", "3:5")
+        page.locator("[data-correct='W1-1']").click()  # Зиновий won W1-1 after all
+        expect(said).to_have_text("Готово. Изменились следующие матчи: W2-1", timeout=TIMEOUT)
+        expect(semi).to_contain_text("Зиновий — Борис")
+        expect(page.locator("tr[data-match='W1-1']")).to_contain_text("Зиновий 5:3")
+        page.locator("tr[data-match='W1-3'] button", has_text="На стол").wait_for()
+        page.fill("[data-table='W2-1']", "2")
+        page.locator("tr[data-match='W2-1'] button", has_text="На стол").click()
+        expect(said).to_have_text("Не сделано: на этом столе уже есть матч, или игрок этого матча за "
+                                  "другим столом", timeout=TIMEOUT)
+        page.screenshot(path=str(artifacts / "tournament-director.png"), full_page=True)
+        with page.expect_download() as download:
+            page.get_by_text("Выгрузить (CSV)").click()
+        sheet = Path(download.value.path()).read_text(encoding="utf-8-sig")
+    finally:
+        server.stop()
+    kept = tournaments.load(store, "club", tid)
+    assert dict(kept.tables) == {"W1-3": "2"}
+    assert (kept.results["W1-4"].winner, kept.results["W1-4"].walkover) == ("p3", True)
+    assert (kept.results["W1-1"].winner, kept.results["W1-1"].score) == ("p8", (3, 5))
+    assert "W1-1;W1;Вера;Зиновий;Зиновий;3:5;;;played" in sheet.splitlines()
