@@ -186,11 +186,6 @@ class TableCore:
         self.table.history = functools.partial(journal.published.history_since, base=self.base)
 
     # ------------------------------------------------------------------ the clock
-    @property
-    def speed(self) -> float:
-        """Returns how many service seconds pass in one host second."""
-        return self.time.speed
-
     def clock(self) -> float:
         """Returns the service's time now (``ServiceClock.clock``)."""
         return self.time.clock()
@@ -198,11 +193,6 @@ class TableCore:
     def now(self) -> float:
         """Returns the time the table's timers and sensor health run on (``ServiceClock.now``)."""
         return self.time.now()
-
-    @property
-    def last_t(self) -> float:
-        """Returns the time of the last input (what a restart's clock resumes after)."""
-        return self.time.last_t
 
     # ------------------------------------------------------------------ inputs
     def start(self) -> list[Delivery]:

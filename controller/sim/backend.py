@@ -143,6 +143,6 @@ def sim_backend(service: Service) -> SimBackend:
     matches = matches_for(trace=sim.trace, game=sim.game, shots=sim.shots, seed=sim.seed,
                           noise=sim.noise, players=sim.players, loop=sim.loop,
                           names=player_names(service.config.language))
-    return SimBackend(matches, speed=service.core.speed,
+    return SimBackend(matches, speed=service.core.time.speed,
                       on_request=lambda name, payload, t: service.request(name, payload, t),
                       clock=service.host_clock)

@@ -212,8 +212,8 @@ def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
     ones the bracket puts on it."""
     def make(service: Service) -> SimBackend:
         matches = bracket_tables.BracketMatches(store, tournament, service.config.table, game, n,
-                                                service.core.speed, service.host_clock)
-        return SimBackend(matches, speed=service.core.speed,
+                                                service.core.time.speed, service.host_clock)
+        return SimBackend(matches, speed=service.core.time.speed,
                           on_request=lambda name, payload, t: service.request(name, payload, t),
                           clock=service.host_clock)
     return make

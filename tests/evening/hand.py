@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         return 2
 
     def backend(service: Service) -> SimBackend:
-        return SimBackend((), speed=service.core.speed, clock=service.host_clock)
+        return SimBackend((), speed=service.core.time.speed, clock=service.host_clock)
 
     asyncio.run(serve(config, argv[0], backend))
     return 0

@@ -122,7 +122,7 @@ async def wait_answered(service: Service, handed: dict[str, float], line: dict[s
         await asyncio.sleep(poll)
     while service.core.table.referee.questions:
         await asyncio.sleep(poll)
-    return (service.host_clock() - started) * service.core.speed
+    return (service.host_clock() - started) * service.core.time.speed
 
 
 # ---------------------------------------------------------------------- the referee's judgement

@@ -191,7 +191,7 @@ def main(argv: list[str]) -> int:
                 service.request(name, payload, t)
 
             gate = partial(wait_answered, service, handed)
-            return SimBackend(matches_from(evening, log, out, gate), speed=service.core.speed,
+            return SimBackend(matches_from(evening, log, out, gate), speed=service.core.time.speed,
                               on_request=request, pause=2.0, clock=service.host_clock)
         asyncio.run(_serve(config, backend, wall))
     return 0

@@ -147,7 +147,7 @@ async def test_a_wall_clock_jump_changes_no_time_the_table_keeps(tmp_path: Path,
             monkeypatch.setattr(time, "time", lambda: real() - 20 * 365 * 86400)  # and 20 back
             await req.send(*MATCH[4])
             await col.response("call", "c2")
-            last = service.core.last_t
+            last = service.core.time.last_t
         # the Pi reboots (its monotonic clock starts again) with the wall clock still wrong
         rebooted = Service(config, backend=sim_backend, clock=lambda: 1.0)
         try:

@@ -209,7 +209,7 @@ def test_a_bad_row_without_a_trace_is_skipped_and_said_in_health_never_a_traceba
     third = run.again()  # said again after a restart, until a new match
     link = rebuild_link(third)
     assert link is not None and not link["up"]
-    third.step({"t": third.core.last_t + 1, "request": "new_match",
+    third.step({"t": third.core.time.last_t + 1, "request": "new_match",
                 "payload": {"game": "ten-ball", "players": ["Ann", "Bob"], "transaction": "n2"}})
     (health,) = payloads(third.sent, "health")[-1:]
     assert health["links"]["rebuild"]["up"], "a new match: the loss is behind it"
@@ -286,7 +286,7 @@ def test_a_restart_on_a_full_disk_says_it_has_less_than_it_published_and_reuses_
         third.close()
         fourth = run.again()  # a new match: the loss is behind it, for good
         assert rebuild_link(fourth) is not None
-        fourth.step({"t": fourth.core.last_t + 1, "request": "new_match", "payload": {
+        fourth.step({"t": fourth.core.time.last_t + 1, "request": "new_match", "payload": {
             "game": "ten-ball", "players": ["Ann", "Bob"], "transaction": "n2"}})
         fourth.commit()
         fourth.sync()

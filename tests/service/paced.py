@@ -119,7 +119,7 @@ def paced_sim_backend(gate: SimGate) -> Callable[[Service], SensorBackend]:
         def taken(at: float) -> bool:  # the clock's last input is at or past it
             return clock.last_t >= round(clock.host(at), 6)
 
-        return PacedSim(gate, matches, speed=service.core.speed,
+        return PacedSim(gate, matches, speed=service.core.time.speed,
                         on_request=lambda name, payload, t: service.request(name, payload, t),
                         taken=taken)
 

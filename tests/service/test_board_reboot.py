@@ -31,7 +31,7 @@ def test_edges_kept_across_a_reboot_with_no_clock_are_counted_in_order_and_their
     s.step({"t": 2.01, "ch": "cushion.f", "v": 0})
     s.commit()
     s.close()
-    last = s.core.last_t
+    last = s.core.time.last_t
     # Back 20 s later by the board's clock, 0 s by the wall clock (no RTC, no NTP yet): the
     # balls fell 3.0 s before this boot's monotonic zero, as the new fit has them.
     again = Stepper(core_config(tmp_path), clock=FakeClock(1.0), wall=s.wall, boot="boot-2")

@@ -108,7 +108,7 @@ def test_the_clock_resumes_after_the_last_input_after_a_reboot(tmp_path):
     s.step({"t": 5010.0, "request": "new_match", "payload": NEW_MATCH})
     s.commit()
     s.close()
-    last = s.core.last_t
+    last = s.core.time.last_t
     s.wall.t += 30.0  # the machine was off for 30 s; its monotonic clock starts again
     rebooted = Stepper(core_config(tmp_path), clock=FakeClock(3.0), wall=s.wall, boot="boot-2")
     assert rebooted.core.clock() >= last + 30.0

@@ -181,6 +181,6 @@ async def test_a_rebuilt_table_is_the_table_that_stopped_mid_match(tmp_path, bro
         assert rebuilt.table.referee.snapshot() == live.table.referee.snapshot()
         assert (rebuilt.table.match_id, rebuilt.table.seq) == (live.table.match_id, live.table.seq)
         assert rebuilt.table.next_deadline == live.table.next_deadline
-        assert rebuilt.clock() > live.core.last_t
+        assert rebuilt.clock() > live.core.time.last_t
     finally:
         rebuilt.journal.close()
