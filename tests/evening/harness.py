@@ -322,6 +322,7 @@ class Evening:
                 async with self._driving():
                     await self._play()
                 self.history.notes.append(f"the tables played their evenings by {self.now():.1f} s")
+                await self._boards_heard_back()
                 if self.history.wall is not None:
                     await asyncio.to_thread(self.history.wall.stop)
                 await self._record_settles()  # the tables answer the recorder's askings
@@ -379,6 +380,20 @@ class Evening:
             self._lengths[seat.table] = [len(m) for m in seat.evening()]
         m, i = done[-1]
         return i == self._lengths[seat.table][m] - 1
+
+    async def _boards_heard_back(self) -> None:
+        """Waits, up to the checker's limit, until every board a fault took away shows up again
+        in its table's health: an evening ending sooner would leave the limit unobserved, and
+        the checker would call it broken (a brown-out near the end of a short evening did)."""
+        from tests.evening.checker import BOARD_UP_WITHIN_S
+        for _, end, fault in list(self.history.faults):
+            if fault.kind not in AT_A_BOARD:
+                continue
+            deadline = end + BOARD_UP_WITHIN_S
+            while self.now() < deadline and not any(
+                    t >= end and up for t, table, _, up, _ in self.history.links
+                    if table == fault.target):
+                await asyncio.sleep(0.2)
 
     async def _until(self, check: Callable[[], bool], timeout: float, what: str) -> bool:
         """Waits for ``check()`` (looked at every 0.2 s) up to ``timeout`` s; notes a miss."""
