@@ -36,8 +36,8 @@ from controller.record import queries, stats
 from controller.record.queries import HistoryQuery
 from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store, Stored, match_players, matches
-from controller.service.connection import parse_broker
 from controller.sim.broker import Mosquitto
+from controller.wire.connection import parse_broker
 from rules.games import specs
 from tests.postgres import Postgres
 

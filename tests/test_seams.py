@@ -27,7 +27,7 @@ FUSION = ROOT / "controller" / "pipeline" / "fusion"
 #: and queue (manual acknowledgement, the queue left behind, PUBACK codes, leaving without a
 #: DISCONNECT), each workaround with its upstream issue in the module's docstring and a test that
 #: fails when aiomqtt moves off ``AIOMQTT_CHECKED``.
-ALLOWED = {"controller/service/connection.py"}
+ALLOWED = {"controller/wire/connection.py"}
 #: Names that begin with an underscore and are public by their owner's documentation: a
 #: namedtuple's methods (the underscore only keeps them from its fields), and ``os._exit``.
 DOCUMENTED = {"_asdict", "_replace", "_fields", "_make", "_field_defaults"}

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TypeVar
 
-from controller.service.mqtt import cancel_and_wait
+from controller.wire.connection import cancel_and_wait
 
 T = TypeVar("T")
 

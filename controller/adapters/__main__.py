@@ -23,8 +23,7 @@ from pydantic import ValidationError
 
 from controller.adapters.config import AdaptersConfig, load_config
 from controller.adapters.runner import serve
-from controller.service.connection import parse_broker, read_password
-from controller.service.mqtt import cancel_and_wait
+from controller.wire.connection import cancel_and_wait, parse_broker, read_password
 
 log = logging.getLogger("controller.adapters")
 ID = re.compile(r"^[a-z0-9_-]+$")

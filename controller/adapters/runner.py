@@ -30,7 +30,7 @@ from controller.adapters.config import AdaptersConfig
 from controller.adapters.homeassistant import HomeAssistantAdapter
 from controller.adapters.text import TextDisplayAdapter
 from controller.adapters.wled import WledAdapter
-from controller.service.connection import Backoff, parse_broker, publish, tls_context
+from controller.wire.connection import Backoff, parse_broker, publish, tls_context
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
 from controller.record.web import RecordSite
-from controller.service.connection import BadBrokerUrl, parse_broker, read_password
 from controller.web.server import WebConfig, WebServer
+from controller.wire.connection import BadBrokerUrl, parse_broker, read_password
 
 #: The systemd credential holding the store's database password
 #: (deploy/billiards-recorder.service: LoadCredential=store-password:…).

@@ -50,8 +50,8 @@ from controller.record.store import (
     StoreDown,
     failure,
 )
-from controller.service.connection import AckingClient, Backoff, Broker, publish
-from controller.service.published import HISTORY_REQUEST, published_form
+from controller.wire.connection import AckingClient, Backoff, Broker, publish
+from controller.wire.history import HISTORY_REQUEST, published_form
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ import aiomqtt
 
 from controller.service.backends import not_connected
 from controller.service.config import Config, ConfigError, load_controller_config, needed, ready
-from controller.service.connection import tls_context
+from controller.wire.connection import tls_context
 from controller.words.catalogue import words
 from vocabulary import VERSION as HOST_VERSION
 

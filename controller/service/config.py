@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from controller.errors import ControllerError
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.pipeline.requests import GameId
-from controller.service.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.service.pins import bcm
+from controller.wire.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.words.texts import Language
 from rules.games import default_game
 from vocabulary import POCKET_OF_BEAM, RAIL_OF_CUSHION, ChannelError, Kind, parse_channel

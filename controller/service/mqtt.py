@@ -49,7 +49,9 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from controller.errors import ControllerError
 from controller.pipeline.requests import MAX_PAYLOAD
 from controller.service.config import MqttConfig
-from controller.service.connection import (
+from controller.service.intake import Incoming, RequestIntake
+from controller.service.outbox import Outbox, is_reply
+from controller.wire.connection import (
     AckingClient,
     Backoff,
     Broker,
@@ -59,8 +61,6 @@ from controller.service.connection import (
     publish,
     tls_context,
 )
-from controller.service.intake import Incoming, RequestIntake
-from controller.service.outbox import Outbox, is_reply
 
 log = logging.getLogger(__name__)
 
@@ -345,13 +345,3 @@ def exit_on_memory_error(loop: asyncio.AbstractEventLoop,
 
     handler.exits_on_memory_error = True  # type: ignore[attr-defined]
     loop.set_exception_handler(handler)
-
-
-async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
-    """Cancels ``task`` and waits for it to end. On Python 3.11, ``asyncio.wait_for`` (inside
-    aiomqtt) can swallow a cancellation that lands as its future completes, leaving the task
-    running: so it is cancelled again until it ends. (The publishing task's side of the same
-    fault: ``controller.service.connection.publish``.)"""
-    while not task.done():
-        task.cancel()
-        await asyncio.wait([task], timeout=0.5)

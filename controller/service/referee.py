@@ -38,13 +38,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from controller.service.config import MqttConfig
-from controller.service.connection import Broker
 from controller.service.core import Request
 from controller.service.delivery import Delivery
 from controller.service.intake import Incoming, reply_topic_error
 from controller.service.journal import MEMORY, Journal
 from controller.service.mqtt import BrokerRefused, MqttLink, UntrustedBroker
 from controller.service.outbox import Outbox
+from controller.wire.connection import Broker
 
 log = logging.getLogger(__name__)
 

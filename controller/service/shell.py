@@ -37,7 +37,7 @@ from controller.service.core import Connected, Release, Request
 from controller.service.delivery import Delivery
 from controller.service.intake import Incoming
 from controller.service.junk import JunkLane, refused_anyway
-from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
+from controller.service.mqtt import MqttLink, Refusal
 from controller.service.opening import open_core, wall_clock
 from controller.service.outbox import Outbox
 from controller.service.referee import RefereeLane
@@ -45,6 +45,7 @@ from controller.service.writes import JournalWrites
 from controller.web import Credentials, WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site
+from controller.wire.connection import cancel_and_wait
 from hardware.backend import SensorBackend
 from hardware.events import LinkChanged, SensorEvent
 

@@ -44,11 +44,11 @@ from controller.record.recorder import Recorder
 from controller.record.store import Store
 from controller.record.web import RecordSite
 from controller.service.config import Config, ConfigError, WebSection, validate
-from controller.service.connection import parse_broker
 from controller.service.shell import Service, web_server
 from controller.sim import bracket_tables
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
+from controller.wire.connection import parse_broker
 from rules.games import default_game, specs
 from vocabulary import RAIL_OF_CUSHION
 

@@ -14,7 +14,7 @@ import aiomqtt
 
 from controller.adapters import AdaptersConfig, run_adapters
 from controller.pipeline.table import Message, Table
-from controller.service.mqtt import cancel_and_wait
+from controller.wire.connection import cancel_and_wait
 from tests.broker import Broker
 
 B = "billiards/club/t1"

@@ -16,7 +16,7 @@ import aiomqtt
 import pytest
 
 from controller.service.config import ConfigError, validate
-from controller.service.connection import read_password
+from controller.wire.connection import read_password
 from tests.deploy.test_install import unit_keys
 from tests.deploy.venue import Venue, password
 

@@ -8,7 +8,7 @@ import json
 
 import aiomqtt
 
-from controller.service.connection import Pubacks
+from controller.wire.connection import Pubacks
 from tests.deploy.test_mosquitto_acl import B1, T1, delivered_first, first_message, login
 from tests.deploy.venue import Venue
 

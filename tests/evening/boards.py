@@ -30,8 +30,7 @@ from pathlib import Path
 
 import aiomqtt
 
-from controller.service.connection import publish
-from controller.service.mqtt import cancel_and_wait
+from controller.wire.connection import cancel_and_wait, publish
 from tests.deploy.venue import password
 from tests.evening.world import Lines, Seat
 from tests.faults.vmboard import BEAM_PINS, VmBoard

@@ -21,7 +21,7 @@ from controller.record.health import EVERY_S
 from controller.record.ledger import REPLACED, UNHEARD
 from controller.record.recorder import Recorder
 from controller.record.store import Progress, Store
-from controller.service.connection import parse_broker
+from controller.wire.connection import parse_broker
 from tests.broker import Broker
 from tests.record.venue import epoch, published, recorder, stored, tables
 from tests.waiting import until

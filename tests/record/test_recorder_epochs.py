@@ -16,7 +16,7 @@ import pytest
 
 from controller.record.recorder import Recorder
 from controller.record.store import Store
-from controller.service.connection import parse_broker
+from controller.wire.connection import parse_broker
 from tests.broker import Broker
 from tests.record.venue import epoch, published, stored, tables
 from tests.waiting import until

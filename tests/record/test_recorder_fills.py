@@ -23,8 +23,8 @@ import pytest
 from controller.record.ledger import FILL_LIMIT
 from controller.record.recorder import Recorder
 from controller.record.store import Store
-from controller.service.connection import parse_broker
-from controller.service.published import HISTORY_BYTES
+from controller.wire.connection import parse_broker
+from controller.wire.history import HISTORY_BYTES
 from tests.deploy.venue import CONF, Venue, password, start_venue
 from tests.record.venue import published, stored, tables
 from tests.waiting import until

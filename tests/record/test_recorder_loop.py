@@ -1,7 +1,7 @@
 """The recorder's store calls run off its event loop (issue 39, item 10): a PostgreSQL store
 held up (a table locked by another session) while a fill's answer is taken leaves the loop
 free (the MQTT session, the health, the pages); aiomqtt's private queue is read only through
-the one pinned place (``controller.service.connection``)."""
+the one pinned place (``controller.wire.connection``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from controller.record.recorder import Recorder
 from controller.record.store import Store
-from controller.service.connection import parse_broker
+from controller.wire.connection import parse_broker
 from tests.broker import Broker
 from tests.postgres import Postgres
 from tests.waiting import LoopLag, until

@@ -15,9 +15,8 @@ import aiomqtt
 import pytest
 
 from controller.service.config import Config, validate
-from controller.service.connection import left_behind
-from controller.service.mqtt import cancel_and_wait
 from controller.service.shell import Service
+from controller.wire.connection import cancel_and_wait, left_behind
 from firmware_bridge.sim import SimBoard
 from hardware.gpio import GpioBackend
 from tests.broker import Broker

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from controller.service.mqtt import cancel_and_wait
+from controller.wire.connection import cancel_and_wait
 
 
 async def test_a_task_that_swallows_one_cancellation_is_still_stopped() -> None:

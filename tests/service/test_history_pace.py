@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.pipeline.history_pace import HISTORY_BURST, PAGES_KEPT, HistoryPace, asker_of
-from controller.service.published import HISTORY_BYTES, PUBLISHED_KEPT
+from controller.service.published import PUBLISHED_KEPT
+from controller.wire.history import HISTORY_BYTES
 from tests.broker import Broker
 from tests.service.conftest import Collector, make_config, requester, running
 

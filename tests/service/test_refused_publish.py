@@ -17,10 +17,10 @@ import aiomqtt
 import pytest
 
 from controller.service.config import MqttConfig
-from controller.service.connection import parse_broker
 from controller.service.journal import Journal
-from controller.service.mqtt import MqttLink, Refusal, cancel_and_wait
+from controller.service.mqtt import MqttLink, Refusal
 from controller.service.outbox import Outbox
+from controller.wire.connection import cancel_and_wait, parse_broker
 from tests.broker import Broker, password_file
 from tests.waiting import until
 

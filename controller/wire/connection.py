@@ -331,3 +331,13 @@ def abandon(client: aiomqtt.Client) -> None:
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
         log.error("left the broker without disconnecting: it publishes the Last Will")
+
+
+async def cancel_and_wait(task: asyncio.Task[Any]) -> None:
+    """Cancels ``task`` and waits for it to end. On Python 3.11, ``asyncio.wait_for`` (inside
+    aiomqtt) can swallow a cancellation that lands as its future completes, leaving the task
+    running: so it is cancelled again until it ends. (The publishing task's side of the same
+    fault: ``publish``.)"""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=0.5)

@@ -17,7 +17,7 @@ from controller.adapters.__main__ import main as adapters_main
 from controller.adapters.config import AdaptersConfig
 from controller.adapters.runner import serve
 from controller.service.config import ConfigError, validate
-from controller.service.connection import (
+from controller.wire.connection import (
     AIOMQTT_CHECKED,
     Backoff,
     BadBrokerUrl,
@@ -155,7 +155,7 @@ async def test_messages_received_before_the_connection_ended_are_not_lost(broker
 
 
 def test_without_aiomqtts_queue_the_workaround_says_so(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="controller.service.connection"):
+    with caplog.at_level(logging.ERROR, logger="controller.wire.connection"):
         assert left_behind(object()) == []  # type: ignore[arg-type]
     assert "no message queue to drain" in caplog.text
 
