@@ -13,6 +13,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import tournament as core
 from controller.record import roster, stats, tournaments
 from controller.record.director import DirectorSite
@@ -147,17 +149,20 @@ async def test_with_no_director_password_configured_every_action_is_forbidden(
     assert got[3][0] == 200 and tournaments.load(store, "club", tid).results == {}
 
 
-async def test_the_recorder_takes_the_password_from_a_file_and_never_logs_it(
-        tmp_path: Path, broker: Broker) -> None:
+@pytest.mark.parametrize("given", ["file", "credential"])
+async def test_the_recorder_takes_the_password_from_a_file_or_systemd_and_never_logs_it(
+        tmp_path: Path, broker: Broker, given: str, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
     store = Store(url)
     tid = seeded(store)
-    secret = tmp_path / "director.password"
+    (tmp_path / "creds").mkdir()
+    secret = tmp_path / ("director.password" if given == "file" else "creds/director-password")
     secret.write_text(PASSWORD + "\n")
     secret.chmod(0o600)
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path / "creds"))  # systemd's way
     port, log = free_port(), tmp_path / "recorder.log"
-    proc = recorder(broker, url, log, "--web", f"127.0.0.1:{port}",
-                    "--director-password-file", str(secret))
+    chosen = ("--director-password-file", str(secret)) if given == "file" else ()
+    proc = recorder(broker, url, log, "--web", f"127.0.0.1:{port}", *chosen)
     one = f"http://127.0.0.1:{port}/record/tournament/club~{tid}"
     walkover = {"action": "walkover", "match": "W1-1", "winner": "p1"}
     try:
