@@ -338,6 +338,8 @@ install_files() {
     secret_file "$CONF_DIR/recorder.password" "the recorder's broker password goes there"
     secret_file "$CONF_DIR/recorder-store.password" \
         "the recorder's PostgreSQL password goes there; none for SQLite"
+    secret_file "$CONF_DIR/recorder-director.password" \
+        "the tournament director's password goes there; none: the director's actions refused"
     put 0644 "$HERE/$RULES" "$UDEV_DIR/$RULES"
     if systemd_running; then
         run udevadm control --reload-rules

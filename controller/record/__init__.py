@@ -26,6 +26,10 @@ def add_parser(sub: Any) -> None:
     rec.add_argument("--store-password-file",
                      help="the store's database password, if not in --store's URL (else "
                           "systemd's store-password credential; never on a command line)")
+    rec.add_argument("--director-password-file", metavar="PATH",
+                     help="the tournament director's password (HTTP Basic, user director; else "
+                          "systemd's director-password credential; without one the director's "
+                          "actions are refused)")
     rec.add_argument("--web", metavar="HOST:PORT",
                      help="also serve the pages and the record's history (/record/...) here")
     rec.add_argument("--sessions", action="store_true",

@@ -10,8 +10,7 @@ import logging
 import sys
 from typing import Any
 
-from controller.record import roster
-from controller.record.director import DirectorSite
+from controller.record import director, roster
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
@@ -24,16 +23,18 @@ from controller.wire.connection import BadBrokerUrl, parse_broker, read_password
 STORE_CREDENTIAL = "store-password"
 
 
-async def _record(recorder: Recorder, store: Store, web: str | None) -> None:
-    """Records until cancelled; with ``web`` (host:port) also serves the pages and the
-    record's history (``controller.record.web``) over the project's one HTTP server."""
+async def _record(recorder: Recorder, store: Store, web: str | None,
+                  director_password: str | None = None) -> None:
+    """Records until cancelled; with ``web`` (host:port) also serves the pages, the
+    record's history (``controller.record.web``) and the tournament director's targets (their
+    actions with the login of ``director_password``) over the project's one HTTP server."""
     if web is None:
         await recorder.run()
         return
     host, _, port = web.rpartition(":")
     server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
                        record=RecordSite(store, recorder.health.body),
-                       extra=[DirectorSite(store)])  # the tournament director's targets
+                       extra=[director.DirectorSite(store, director_password)])
     async with server, asyncio.TaskGroup() as tg:
         tg.create_task(recorder.run(), name="recorder")
         tg.create_task(server.serve_forever(), name="web")
@@ -70,9 +71,19 @@ def main(args: Any) -> int:
         except (BadBrokerUrl, OSError) as exc:
             print(f"record: {exc}", file=sys.stderr)
             return 2
+        try:  # the director's password: a file, else systemd's credential; None: no actions
+            director_password = read_password(args.director_password_file,
+                                              credential=director.CREDENTIAL)
+        except OSError as exc:
+            print(f"record: {exc}", file=sys.stderr)
+            return 2
+        if args.web and director_password is None:
+            logging.getLogger(__name__).warning(
+                "record: no director password (--director-password-file or the %s credential):"
+                " the tournament director's actions are refused", director.CREDENTIAL)
         recorder = Recorder(store, broker, prefix=args.prefix, client_id=args.client_id)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_record(recorder, store, args.web))
+            asyncio.run(_record(recorder, store, args.web, director_password))
         return 0
     finally:
         store.close()

@@ -23,12 +23,20 @@ busy or a player at another, a match not ready, a draw the formats cannot make);
 tournament a 404; a body that is not such JSON a 400. Nothing typed becomes a table's result:
 results come from the tables (``tournaments.take_results``); a walkover and a correction are the
 director's.
+
+Every action (each POST) needs the director's login: HTTP Basic, user ``director`` and the
+password the recorder was given (``--director-password-file``, else systemd's credential
+``director-password``), compared in constant time. Without one given it is a 401 asking for it
+(``WWW-Authenticate: Basic realm="billiards director"``: a browser asks its user), ``{"refused":
+"login"}``; with no password configured every action is a 403, ``{"refused": "no_password"}``.
+The GETs (the list, the bracket, the CSV) are open, as the record's other pages are.
 """
 
 from __future__ import annotations
 
 import asyncio
 import csv
+import hmac
 import io
 import json
 import re
@@ -37,13 +45,18 @@ from typing import Any
 import tournament as core
 from controller.record import roster, tournaments
 from controller.record.store import Store
-from controller.web.http import JSON, Request, Response
+from controller.web.http import JSON, Request, Response, basic_credentials
 
 _LIST = re.compile(r"^/record/tournaments/([A-Za-z0-9_-]{1,64})(\.json)?$")
 _ONE = re.compile(r"^/record/tournament/([A-Za-z0-9_-]{1,64})~([0-9a-f]{1,64})(\.json|\.csv)?$")
 CSV = "text/csv; charset=utf-8"
 #: A refusal's kind, as a 409's ``refused``: the page words it (``dir.why.<kind>``).
 _KINDS = {core.BadAssignment: "table", core.BadResult: "result", core.BadDraw: "draw"}
+#: The one user of the director's login, and the realm a browser names when it asks for it.
+USER = "director"
+REALM = "billiards director"
+#: The systemd credential holding the director's password (deploy/billiards-recorder.service).
+CREDENTIAL = "director-password"
 
 
 class Refused(ValueError):
@@ -177,17 +190,39 @@ def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode()
 
 
+def refusal(request: Request, password: str | None) -> Response | None:
+    """Returns the answer to an action without the director's login (module docstring), None
+    when the request has it. Never logs nor says what was given."""
+    if password is None:
+        return Response(403, _json({"refused": "no_password", "detail": (
+            "no director password is configured: the recorder's --director-password-file, "
+            f"or systemd's {CREDENTIAL} credential")}), JSON)
+    user, given = basic_credentials(request) or ("", "")
+    right = hmac.compare_digest(user.encode(), USER.encode())
+    right &= hmac.compare_digest(given.encode(), password.encode())  # both compared, always
+    if right:
+        return None
+    return Response.login(REALM, _json({"refused": "login", "detail": (
+        f"the director's login (user {USER}) is needed for this")}), JSON)
+
+
 class DirectorSite:
     """The director's targets (``act``) as a site of the project's one HTTP server: the store
-    is read and written in a thread, off the event loop."""
+    is read and written in a thread, off the event loop; an action only with the login of
+    ``password`` (None: none configured, every action refused)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, password: str | None = None) -> None:
         self.store = store
+        self._password = password or None  # an empty one is none
 
     async def answer(self, request: Request) -> Response | None:
         path = request.path
         if not path.startswith(("/record/tournaments/", "/record/tournament/")):
             return None
+        if request.method not in ("GET", "HEAD"):
+            refused = refusal(request, self._password)
+            if refused is not None:
+                return refused
         found = await asyncio.to_thread(act, self.store, request.method, path, request.body)
         if found is None:
             return Response.text(404, "not found\n")

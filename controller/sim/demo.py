@@ -14,7 +14,9 @@ as the tables finish their matches.
 ``--tournament 16`` plays a 16-player double elimination on the tables
 (``controller.sim.bracket_tables``): each match started on its table from the bracket, each
 result taken by the recorder from the table, until the tournament has its winner; the pages
-show the bracket (``tournament.html``) and the director's tablet (``director.html``).
+show the bracket (``tournament.html``) and the director's tablet (``director.html``). The
+director's login (user ``director``) has a password made for the run, kept in a file of the
+demo's directory (mode 0600; the demo prints where, never the password itself).
 
 ``--hand t2`` leaves table t2 to a person: its simulated sensors play nothing (and it has
 no cushion sensors: ``HAND_FUSION``) and nothing sends it requests, so a match is started,
@@ -29,6 +31,7 @@ import contextlib
 import itertools
 import json
 import logging
+import secrets
 import signal
 import sys
 import tempfile
@@ -39,7 +42,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from controller.pipeline.scoreboard import value_key
-from controller.record.director import DirectorSite, WithRecord
+from controller.record.director import CREDENTIAL, DirectorSite, WithRecord
 from controller.record.recorder import Recorder
 from controller.record.store import Store
 from controller.record.web import RecordSite
@@ -48,7 +51,7 @@ from controller.service.shell import Service, web_server
 from controller.sim import bracket_tables
 from controller.sim.backend import SimBackend, sim_backend
 from controller.sim.broker import Mosquitto, MosquittoError, free_port
-from controller.wire.connection import parse_broker
+from controller.wire.connection import parse_broker, read_password
 from rules.games import default_game, specs
 from vocabulary import RAIL_OF_CUSHION
 
@@ -204,7 +207,17 @@ async def _tables(args: Any, url: str, port: int, root: Path, embedded: Embedded
         hand = SimBackend((), speed=config.sim.speed) if config.table in args.hand else None
         services.append(Service(config, backend=hand or (
             sim_backend if tournament is None else bracket_backend(store, tournament, n, game))))
-    return await _play(args, url, services, embedded, store, out, tournament)
+    return await _play(args, url, services, embedded, store, out, tournament,
+                       director_password(root))
+
+
+def director_password(root: Path) -> Path:
+    """Returns the file (in the demo's directory, mode 0600) of a password made for the
+    director's login of this run."""
+    path = root / "director.password"
+    path.touch(mode=0o600)
+    path.write_text(secrets.token_urlsafe(12) + "\n")
+    return path
 
 
 def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
@@ -220,9 +233,11 @@ def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
 
 
 async def _play(args: Any, url: str, services: list[Service], embedded: EmbeddedBroker | None,
-                store: Store, out: TextIO, tournament: str | None = None) -> int:
+                store: Store, out: TextIO, tournament: str | None = None,
+                password_file: Path | None = None) -> int:
     """Plays ``services`` with the venue recorder into ``store`` (and the pages, when the
-    broker has websockets) until ``--seconds`` or a signal."""
+    broker has websockets; the director's actions with the password in ``password_file``)
+    until ``--seconds`` or a signal."""
     port = urlsplit(url).port or 1883
     recorder = Recorder(store, parse_broker(url), prefix="billiards",
                         client_id=f"billiards-demo-recorder-{port}")
@@ -232,11 +247,13 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
                          language=args.language, record=WithRecord(
-                             DirectorSite(store), RecordSite(store, recorder.health.body)))
+                             DirectorSite(store, read_password(password_file, credential=CREDENTIAL)),
+                             RecordSite(store, recorder.health.body)))
         await web.start()
         if tournament is not None:
             out.write(f"bracket:   {web.url}tournament.html?id={tournament}&venue=demo\n"
-                      f"director:  {web.url}director.html?id={tournament}&venue=demo\n")
+                      f"director:  {web.url}director.html?id={tournament}&venue=demo "
+                      f"(user director, its password in {password_file})\n")
         out.write(f"dashboard: {web.url}\nconsole:   {web.url}console.html?table=t1\n"
                   f"history:   {web.url}history.html (the venue record: each match as it ends)\n")
         for table in args.hand:

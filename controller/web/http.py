@@ -18,11 +18,17 @@ What a venue's network may throw at it is bounded (``Limits``):
   the connection and changes nothing.
 
 ``HttpServer`` is an ``async with`` context manager: entered, it listens; ``url`` is where.
+
+A site that wants a login reads it with ``basic_credentials`` (HTTP Basic, RFC 7617) and
+answers ``Response.login(realm)`` without one; a request's headers (its ``Authorization``)
+are never logged nor in its repr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import logging
 from collections.abc import Sequence
@@ -58,7 +64,7 @@ class Request:
 
     method: str
     target: str
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # a password, maybe
     body: bytes = b""
 
     @property
@@ -87,6 +93,26 @@ class Response:
     @classmethod
     def text(cls, status: int, text: str) -> Response:
         return cls(status, text.encode())
+
+    @classmethod
+    def login(cls, realm: str, body: bytes, kind: str = TEXT) -> Response:
+        """Returns a 401 asking for HTTP Basic credentials of ``realm`` (a browser asks its
+        user for them and sends the request again)."""
+        return cls(401, body, kind, headers=(("WWW-Authenticate", f'Basic realm="{realm}"'),))
+
+
+def basic_credentials(request: Request) -> tuple[str, str] | None:
+    """Returns the user and password of the request's ``Authorization: Basic`` header, None
+    without one or for one that is not such (RFC 7617: base64 of ``user:password``, UTF-8)."""
+    value = next((v for k, v in request.headers if k == "authorization"), "")
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        user, colon, password = base64.b64decode(token.strip(), validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return (user, password) if colon else None
 
 
 #: The limits a server has unless it is given others.

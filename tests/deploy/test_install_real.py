@@ -142,7 +142,7 @@ def assert_installed(root: ThrowawayRoot, version: str) -> None:
     # the venue recorder: installed, its password files root's alone, not enabled
     assert root.written("/etc/systemd/system/billiards-recorder.service").is_file()
     assert (conf / "recorder.env").is_file()
-    for name in ("recorder.password", "recorder-store.password"):
+    for name in ("recorder.password", "recorder-store.password", "recorder-director.password"):
         secret = conf / name
         assert (secret.stat().st_uid, secret.stat().st_gid, mode(secret)) == (0, 0, "0o600")
     assert not wants.with_name("billiards-recorder.service").exists()

@@ -31,7 +31,7 @@ def test_the_recorder_is_installed_with_its_settings_and_empty_password_files(
         == (DEPLOY / "billiards-recorder.service").read_bytes()
     assert (root / CONF / "recorder.env").read_bytes() \
         == (DEPLOY / "recorder.example.env").read_bytes()
-    for name in ("recorder.password", "recorder-store.password"):
+    for name in ("recorder.password", "recorder-store.password", "recorder-director.password"):
         secret = root / CONF / name
         assert secret.read_bytes() == b"" and stat.S_IMODE(secret.stat().st_mode) == 0o600
         assert f"==> created: /{CONF}/{name} (empty;" in "\n".join(said)

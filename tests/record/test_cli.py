@@ -65,6 +65,8 @@ def test_the_unit_hands_the_store_password_over_as_a_credential_and_no_password_
     assert ("LoadCredential=store-password:/etc/billiards-controller/recorder-store.password"
             in unit.splitlines())
     assert "LoadCredential=mqtt-password:/etc/billiards-controller/recorder.password" in unit
+    assert ("LoadCredential=director-password:/etc/billiards-controller/"
+            "recorder-director.password" in unit.splitlines())
     (start,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
     assert "password" not in start.lower()
 

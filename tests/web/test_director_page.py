@@ -1,11 +1,14 @@
-"""The tournament director's tablet (headless Chromium, in Russian): a match put on a table, a
-walkover, a result corrected with the later matches it changed named, the CSV export; each
-checked in the venue record, not on the page alone."""
+"""The tournament director's tablet (headless Chromium, in Russian): after the director's login
+(HTTP Basic: the browser asks), a match put on a table, a walkover, a result corrected with the
+later matches it changed named, the CSV export; each checked in the venue record, not on the
+page alone. Without the login, or with no password configured, the page says why nothing was
+done, and nothing was."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 import tournament as core
@@ -17,6 +20,7 @@ from tests.web.harness import WebThread
 from tests.web.test_tournament_page import known
 
 TIMEOUT = 15000
+PASSWORD = "пароль директора"
 
 
 def test_a_director_assigns_gives_a_walkover_and_corrects(browser: Browser, tmp_path: Path,
@@ -27,9 +31,11 @@ def test_a_director_assigns_gives_a_walkover_and_corrects(browser: Browser, tmp_
         core.Format.SINGLE, tuple(ids), race=5, levels={"p1": 2}))
     for match, winner, score in [("W1-1", "p1", (5, 3)), ("W1-2", "p4", (5, 1))]:
         tournaments.act(store, "club", tid, lambda t, m=match, w=winner, s=score: t.record(m, w, s))
-    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store)).start()
+    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store, PASSWORD)).start()
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, http_credentials={
+        "username": "director", "password": PASSWORD})  # what the director types when asked
     try:
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page = context.new_page()
         page.goto(server.url + f"director.html?lang=ru&id={tid}")
         page.wait_for_selector("body[data-ready='1']", timeout=TIMEOUT)
         said = page.locator("#said")
@@ -56,9 +62,35 @@ def test_a_director_assigns_gives_a_walkover_and_corrects(browser: Browser, tmp_
             page.get_by_text("Выгрузить (CSV)").click()
         sheet = Path(download.value.path()).read_text(encoding="utf-8-sig")
     finally:
+        context.close()
         server.stop()
     kept = tournaments.load(store, "club", tid)
     assert dict(kept.tables) == {"W1-3": "2"}
     assert (kept.results["W1-4"].winner, kept.results["W1-4"].walkover) == ("p3", True)
     assert (kept.results["W1-1"].winner, kept.results["W1-1"].score) == ("p8", (3, 5))
     assert "W1-1;W1;Вера;Зиновий;Зиновий;3:5;;;played" in sheet.splitlines()
+
+
+@pytest.mark.parametrize(("password", "language", "said"), [
+    (PASSWORD, "en", "Not done: the director's login is needed (user director and the "
+                     "director's password)"),
+    (None, "ru", "Не сделано: у записи клуба не задан пароль директора, поэтому турнир менять "
+                 "нельзя (--director-password-file у записи клуба)")],
+    ids=["wrong-login-en", "no-password-ru"])
+def test_without_the_login_the_tablet_says_why_nothing_was_done(
+        browser: Browser, tmp_path: Path, password: str | None, language: str, said: str) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    tid = tournaments.create(store, "club", "Кубок", tournaments.Setup(
+        core.Format.SINGLE, tuple(known(store, 8)), race=5))
+    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store, password)).start()
+    # a wrong password typed when the browser asks: the page gets the 401
+    page = browser.new_page(http_credentials={"username": "director", "password": "угадай"})
+    try:
+        page.goto(server.url + f"director.html?lang={language}&id={tid}")
+        page.wait_for_selector("body[data-ready='1']", timeout=TIMEOUT)  # the bracket is open
+        page.locator("tr[data-match='W1-1'] [data-walkover='p8']").click()
+        expect(page.locator("#said")).to_have_text(said, timeout=TIMEOUT)
+    finally:
+        page.close()
+        server.stop()
+    assert tournaments.load(store, "club", tid).results == {}
