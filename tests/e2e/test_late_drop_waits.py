@@ -16,7 +16,7 @@ from controller.sim.simulator import Simulator
 from tests.e2e.replaying import run
 from tests.tracekit import TraceBuilder
 
-CORPUS = Path(__file__).resolve().parents[1] / "physics" / "corpus" / "ten-ball.jsonl.gz"
+CORPUS = Path(__file__).resolve().parents[1] / "sim" / "physics" / "corpus" / "ten-ball.jsonl.gz"
 #: Simulated Ten-ball racks (the issue saw a question asked and withdrawn 7 times in 20).
 RACKS = 20
 
