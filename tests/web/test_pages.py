@@ -82,6 +82,16 @@ def _open(browser: Browser, url: str, size: str = "tablet") -> Page:
     return page
 
 
+def _listening(console: Page) -> None:
+    """Waits until the console hears its table: "connected" shows on the broker's CONNACK, its
+    subscriptions are answered after; the table's retained status (the card's online badge)
+    proves them answered, so an event the table publishes from now on reaches the console
+    (one published before is lost to it, as it is to any late subscriber: a fresh clone's run
+    under load lost a shot's ruling, and its presumption, so)."""
+    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    expect(console.locator('#card [data-field="online"]')).to_have_text("online", timeout=TIMEOUT)
+
+
 def _close(page: Page) -> None:
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
@@ -466,7 +476,7 @@ def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
         browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
     t5 = venue["t5"]
     console = _open(browser, web.url + "console.html?table=t5", "tablet-wide")
-    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    _listening(console)
     for ball, pocket in ((1, "fl"), (2, "sl")):  # the break, then a shot nobody saw hit first
         t5.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
         t5.pot(pocket)
@@ -488,7 +498,7 @@ def test_a_presumption_corrected_once_the_next_shot_is_in_play_is_refused_not_mo
         browser: Browser, web: WebThread, venue: dict[str, LiveTable]) -> None:
     t6 = venue["t6"]
     console = _open(browser, web.url + "console.html?table=t6", "tablet-wide")
-    expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
+    _listening(console)
     for ball, pocket in ((1, "fl"), (2, "sl")):
         t6.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
         t6.pot(pocket)
