@@ -222,7 +222,7 @@ class Pubacks:
 
     def __init__(self, client: aiomqtt.Client) -> None:
         self._codes: deque[tuple[int, str]] = deque(maxlen=64)
-        paho = getattr(client, "_client", None)
+        paho = paho_of(client)
         original = getattr(paho, "on_publish", None)
         if paho is None or original is None:
             log.error("aiomqtt %s has no paho client to hear PUBACKs from (checked against %s): "
@@ -316,17 +316,25 @@ async def publish(client: aiomqtt.Client, topic: str, payload: bytes | str, **kw
     Python 3.11 returns the result and drops the cancellation when both come in the same
     turn of the loop (CPython gh-86296, fixed in 3.12): the cancelled task would go on as if
     never cancelled and wait for ever at its next ``await``. Raises CancelledError then. (The
-    canceller's side of the same fault: ``controller.service.mqtt.cancel_and_wait``.)"""
+    canceller's side of the same fault: ``cancel_and_wait``.)"""
     await client.publish(topic, payload, **kw)
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
 
 
+def paho_of(client: aiomqtt.Client) -> Any:
+    """Returns the paho client under ``client`` (aiomqtt 2.5's private ``_client``; None if
+    that aiomqtt has none): the one seam the workarounds above take to paho, from outside
+    the client (``AckingClient`` reaches it as its own)."""
+    return getattr(client, "_client", None)
+
+
 def abandon(client: aiomqtt.Client) -> None:
     """Ends the connection without a DISCONNECT packet: the broker then publishes the Will
     (MQTT 3.1.1 and 5 alike). aiomqtt 2.5 has no public way: paho's socket is shut down."""
-    sock = client._client.socket()  # noqa: SLF001
+    paho = paho_of(client)
+    sock = None if paho is None else paho.socket()
     if isinstance(sock, socket.socket):  # also an SSLSocket; not a websocket wrapper
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
