@@ -402,9 +402,11 @@ def check_wall(history: History, inv: Invariant) -> None:
 
 def _console_requests(history: History, table: str) -> tuple[list[str], set[str]]:
     """Returns the console's requests' transactions in the order it sent them (as the
-    table's answers name them: its own, or a cancel's), and those the table journaled."""
+    table's answers name them: its own, or a cancel's), and those the table did: journaled
+    and not refused (a request the table refused is journaled too, with its error)."""
     _, published = journal_published(history.data(table))
     sent: set[str] = set()
+    refused: set[str] = set()
     for topic, payload in published.values():
         if not topic.startswith("response/"):
             continue
@@ -412,10 +414,12 @@ def _console_requests(history: History, table: str) -> tuple[list[str], set[str]
             tx = str((payload.get("data") or {}).get("cancels") or "")
         else:
             tx = str(payload.get("transaction") or "")
+            if payload.get("status") == "error":
+                refused.add(tx)
         if tx.startswith("web-"):
             sent.add(tx)
     done = {str((x.get("payload") or {}).get("transaction")) for x in inputs_history(
-        history.data(table)) if "request" in x and x.get("request") != "cancel"}
+        history.data(table)) if "request" in x and x.get("request") != "cancel"} - refused
     return sorted(sent, key=lambda tx: int(tx.rsplit("-", 1)[-1])), done
 
 

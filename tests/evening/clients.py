@@ -89,45 +89,47 @@ async def ask(port: int, venue: str, table: str, transaction: str, wanted_s: flo
 
 
 async def observe(port: int, venue: str, heard: Callable[[str, str], None],
-                  healthy: Callable[[str, bool], None] | None = None) -> None:
+                  healthy: Callable[[str, bool], None] | None = None,
+                  links: Callable[[str, str, bool, float], None] | None = None) -> None:
     """Calls ``heard(table, state)`` for every table's ``status`` as the dashboard user hears
-    it (and ``healthy(table, ok)`` for the health it names), until cancelled; a persistent
-    session, reconnecting (a Last Will sent while it was away still reaches it)."""
+    it (and ``healthy(table, ok)`` for the health it names), and ``links(table, link, up,
+    since)`` for each link in every table's ``health`` (a board's by its unique id; ``since``:
+    when its spell up or down began, the table's time), until cancelled; one persistent
+    session, reconnecting (a Last Will sent while it was away still reaches it). One session,
+    not one a topic: the venue broker names a session after its user
+    (``use_username_as_clientid``), and two clients of one user take its session from each
+    other, each missing what came while the other held it."""
     def status(table: str, body: dict[str, Any]) -> None:
         heard(table, str(body.get("state")))
         health = body.get("health")
         if healthy is not None and isinstance(health, dict) and "ok" in health:
             healthy(table, bool(health["ok"]))
-    await _listen(port, f"billiards/{venue}/+/status", "evening-observer", status)
 
-
-async def observe_links(port: int, venue: str,
-                        heard: Callable[[str, str, bool, float], None]) -> None:
-    """Calls ``heard(table, link, up, since)`` for each link in every table's ``health`` (a
-    board's by its unique id; ``since``: when its spell up or down began, the table's time)
-    as the dashboard user hears it, until cancelled."""
-    def links(table: str, body: dict[str, Any]) -> None:
+    def health(table: str, body: dict[str, Any]) -> None:
         for name, link in (body.get("links") or {}).items():
-            if isinstance(link, dict) and "up" in link:
-                heard(table, name, bool(link["up"]), float(link.get("since") or 0.0))
-    await _listen(port, f"billiards/{venue}/+/health", "evening-links", links)
+            if links is not None and isinstance(link, dict) and "up" in link:
+                links(table, name, bool(link["up"]), float(link.get("since") or 0.0))
+    await _listen(port, {f"billiards/{venue}/+/status": status,
+                         f"billiards/{venue}/+/health": health})
 
 
-async def _listen(port: int, topic: str, identifier: str,
-                  heard: Callable[[str, dict[str, Any]], None]) -> None:
-    """Calls ``heard(table, payload)`` for each JSON object on ``topic`` (``{}`` for another
-    payload) as the dashboard user, in a persistent session, reconnecting, until cancelled."""
+async def _listen(port: int, heard: dict[str, Callable[[str, dict[str, Any]], None]]) -> None:
+    """Calls ``heard[topic](table, payload)`` for each JSON object on each topic filter (``{}``
+    for another payload) as the dashboard user, in one persistent session, reconnecting,
+    until cancelled."""
     while True:
         try:
             async with aiomqtt.Client("127.0.0.1", port, username="dashboard",
-                                      password=password("dashboard"), identifier=identifier,
+                                      password=password("dashboard"), identifier="dashboard",
                                       keepalive=5, clean_session=False) as client:
-                await client.subscribe(topic, qos=1)
+                for topic in heard:
+                    await client.subscribe(topic, qos=1)
                 async for m in client.messages:
                     try:
                         body = json.loads(bytes(m.payload))  # type: ignore[arg-type]
                     except (ValueError, TypeError):
                         body = {}
-                    heard(str(m.topic).split("/")[2], body if isinstance(body, dict) else {})
+                    on = next(f for topic, f in heard.items() if m.topic.matches(topic))
+                    on(str(m.topic).split("/")[2], body if isinstance(body, dict) else {})
         except aiomqtt.MqttError:
             await asyncio.sleep(0.2)

@@ -35,7 +35,7 @@ from urllib.parse import quote
 from tests.deploy.venue import USERS, Venue, password, start_venue
 from tests.evening.boards import BoardSeat, BoardTable, serial_config
 from tests.evening.browser import Console, Wall
-from tests.evening.clients import ask, flood, observe, observe_links, undo_while_hung
+from tests.evening.clients import ask, flood, observe, undo_while_hung
 from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.defects import page_defects
 from tests.evening.disks import CannotMount, small_disk, unmount_keeping
@@ -550,8 +550,6 @@ class Evening:
         tasks = [asyncio.create_task(self._observe(), name="observer"),
                  asyncio.create_task(self._supervise(), name="systemd"),
                  asyncio.create_task(self.history.referee.run(), name="referee")]
-        if self.boards:
-            tasks.append(asyncio.create_task(self._observe_links(), name="links"))
         try:
             yield
         finally:
@@ -570,15 +568,12 @@ class Evening:
 
     async def _observe(self) -> None:
         assert self.venue is not None
+        h = self.history
         await observe(self.venue.ports[1883], VENUE,
-                      lambda table, state: self.history.statuses.append((self.now(), table, state)),
-                      lambda table, ok: self.history.healthy.append((self.now(), table, ok)))
-
-
-    async def _observe_links(self) -> None:
-        assert self.venue is not None
-        await observe_links(self.venue.ports[1883], VENUE, lambda table, link, up, since: (
-            self.history.links.append((self.now(), table, link, up, since))))
+                      lambda table, state: h.statuses.append((self.now(), table, state)),
+                      lambda table, ok: h.healthy.append((self.now(), table, ok)),
+                      lambda table, link, up, since: h.links.append(
+                          (self.now(), table, link, up, since)))
 
 
 def play(plan: Plan, directory: Path) -> Report:

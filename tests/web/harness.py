@@ -190,6 +190,42 @@ class LiveTable:
             sock.close()
 
 
+class Heard:
+    """When a message on ``topic_filter`` reached the broker (at the latest): a subscriber of
+    its own hears it as the broker passes it on. What a message's expiry counts from."""
+
+    def __init__(self, host: str, port: int, topic_filter: str) -> None:
+        self.times: list[tuple[float, str]] = []  # (time.monotonic(), topic) of each
+        self._heard = threading.Condition()
+        self._subscribed = threading.Event()
+        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-heard-{id(self)}")
+        self.client.on_subscribe = lambda *_: self._subscribed.set()
+        self.client.on_message = self._message
+        self.client.connect(host, port)
+        self.client.subscribe(topic_filter, 1)
+        self.client.loop_start()
+        if not self._subscribed.wait(10):
+            raise RuntimeError("the broker did not answer the subscription")
+
+    def _message(self, _client: Any, _userdata: Any, msg: Any) -> None:
+        with self._heard:
+            self.times.append((time.monotonic(), msg.topic))
+            self._heard.notify_all()
+
+    def first(self, ending: str, timeout: float = 10.0) -> float:
+        """The time the first message whose topic ends with ``ending`` was heard."""
+        def found() -> float | None:
+            return next((t for t, topic in self.times if topic.endswith(ending)), None)
+        with self._heard:
+            if not self._heard.wait_for(lambda: found() is not None, timeout):
+                raise TimeoutError(f"no message on …{ending} reached the broker")
+            return found()  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
 class WebThread:
     """``WebServer`` on its own event loop in a thread; ``url`` once started."""
 
