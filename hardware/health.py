@@ -388,21 +388,23 @@ class HealthMonitor:
 
     def feed(self, item: SensorEvent | LinkChanged, now: float | None = None) -> list[HealthRecord]:
         """Takes one item of a backend's stream; returns the transitions it caused, judged at
-        ``now`` (``clock()`` when None; a late edge: its own time, its release maybe behind)."""
+        ``now`` (``clock()`` when None, never past it: an edge at its own time, as its source
+        was heard through it, its release maybe behind it in the queue)."""
         out = self._link_changed(item) if isinstance(item, LinkChanged) else self._event(item)
-        out.extend(self.tick(now))
+        out.extend(self.tick(None if now is None else min(now, self._clock())))
         return out
 
     def tick(self, now: float | None = None) -> list[HealthRecord]:
         """Judges what time alone decides (stuck, calmed) at ``now`` (``clock()`` when None);
-        returns transitions."""
+        returns transitions. A channel judged stuck stays stuck until it is released (or its
+        link goes down), whatever earlier ``now`` an edge is judged at after it."""
         now = self._clock() if now is None else now
         out: list[HealthRecord] = []
         window = self._config.chatter_window
         for ch in self._channels.values():
             limit = ch.limits.stuck_after
             stuck = (limit is not None and ch.on_since is not None and not ch.link_down
-                     and now - ch.on_since > limit)
+                     and (ch.stuck or now - ch.on_since > limit))
             calmed = False
             if ch.chattering and ch.over_limit_at is not None:
                 while ch.recent and ch.recent[0] < now - window:

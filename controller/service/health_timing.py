@@ -140,16 +140,17 @@ class ServiceHealth:
         self.told = told
 
     def edge(self, ev: SensorEvent, own: float, late_at: float | None) -> tuple[list[HealthRecord], bool]:
-        """Judges one sensor edge at its own time ``own`` (a late block is not stuck before
-        its release is in), or, for a given-up source's kept edges (``late_at``: the table's
-        time), at that time (not stuck since then). Returns the news, and whether fusion is to
-        be told its channel's state (it differs from what fusion was told)."""
+        """Judges one sensor edge at its own time ``own`` (its source was heard through it,
+        no further: a block that came late, its release queued behind it, is not stuck for
+        the time it waited, whether or not the table took anything later before it), or, for a
+        given-up source's kept edges (``late_at``: the table's time), at that time (not stuck
+        since then). What time alone decides after it is judged at the ticks, once the queue
+        is drained. Returns the news, and whether fusion is to be told its channel's state (it
+        differs from what fusion was told)."""
         if late_at is not None:
             records = self.monitor.feed(dataclasses.replace(ev, t=late_at, at=None))
         else:
-            late = ev.at is not None
-            records = self.monitor.feed(dataclasses.replace(ev, t=own, at=None),
-                                        own if late else None)
+            records = self.monitor.feed(dataclasses.replace(ev, t=own, at=None), own)
         return records, bool(records) or self.told.differs(self.monitor, ev.ch)
 
     def link(self, item: LinkChanged, open_shot: bool) -> list[HealthRecord]:

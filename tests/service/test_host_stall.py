@@ -121,3 +121,27 @@ async def test_a_service_whose_loop_stalls_3_s_between_a_block_and_its_release_k
     assert not faults, faults
     assert pocketed == ["fl"]
     assert questions == [("which_balls", {"pocket": "fl"})]  # the drop stands: which ball?
+
+
+def test_a_block_and_its_release_a_source_hands_over_late_together_keep_their_drop(tmp_path):
+    """A source that fell behind (a board's backlog; the evening's simulated world starved of
+    CPU at load 15, its table at 10x: a wait of 0.25 s is 2.5 s of table time) hands over a
+    block and its release 2.3 s after their times, one after the other, within the wait the
+    host promised: no stall, no tick, nothing newer taken before them (the block is not
+    late). It is judged at its own time, as far as its source was heard: not stuck for the
+    time it waited (the full evening lost 20 drops so: the block judged stuck on arrival,
+    its drop taken back)."""
+    s = in_a_match(core_config(tmp_path))
+    s.step({"t": 2.15, "ch": "cushion.f", "v": 1})
+    s.step({"t": 2.16, "ch": "cushion.f", "v": 0})
+    s.clock.t += 2.3  # stepped by hand (no pace told: no stall), no tick meanwhile
+    assert s.core.now() > 2.2 + 2.0  # the block's time is past the stuck limit
+    s.take(s.core.handle(SensorEvent(2.2, "beam.fl", 1)))
+    s.take(s.core.handle(SensorEvent(2.209, "beam.fl", 0)))
+    assert s.core.health.state("beam.fl") is Health.OK
+    for n in range(40):
+        s.settle(4.5 + 0.1 * n)
+    assert kinds(s) == ["match_started", "ball_pocketed", "question"]  # no sensor_fault
+    dropped = [json.loads(o.payload)["data"] for o in events(s.sent, "ball_pocketed")]
+    assert [(d["pocket"], d["shot"]) for d in dropped] == [("fl", 1)]
+    s.close()
