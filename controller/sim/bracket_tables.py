@@ -24,8 +24,9 @@ import aiomqtt
 import tournament as core
 from controller.record import tournaments
 from controller.record.store import Store
-from controller.sim.simulator import player_names, simulate_lines
+from controller.sim.simulator import simulate_lines
 from controller.wire.connection import Broker, publish
+from controller.words import catalogue
 
 VENUE = "demo"
 #: How often the tables and the director look at the bracket (seconds of the host's clock).
@@ -39,9 +40,10 @@ ANSWER_S = 5.0
 
 
 def entrants(count: int, language: str) -> dict[str, str]:
-    """Returns ``count`` players, roster id -> name (the simulator's names in ``language``,
-    numbered past the first round of them)."""
-    names = player_names(language)
+    """Returns ``count`` players, roster id -> name (the catalogue's ``sim.regulars`` in
+    ``language``, a club's sixteen, numbered past the first sixteen)."""
+    code = language if language in catalogue.languages() else "en"
+    names = catalogue.words(code).pages["sim.regulars"].split("|")
     return {f"reg-{i + 1}": names[i % len(names)] + ("" if i < len(names) else f" {i // len(names) + 1}")
             for i in range(count)}
 
