@@ -89,7 +89,8 @@ async def ask(broker: Broker, venue: str, table: str, name: str,
     tx = f"console-{table}-{secrets.token_hex(8)}"
     base = f"billiards/{venue}/{table}"
     body = json.dumps({**payload, "transaction": tx})
-    async with aiomqtt.Client(broker.host, broker.port, identifier=None) as client:
+    async with aiomqtt.Client(broker.host, broker.port, identifier=None,
+                              username=broker.username, password=broker.password) as client:
         await client.subscribe(f"{base}/response/{name}", qos=1)
         while True:
             await publish(client, f"{base}/request/{name}", body, qos=1)
