@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 import tournament as core
-from controller.record import roster, stats, tournaments
+from controller.record import queries, roster, stats, tournaments
 from controller.record.health import Health
 from controller.record.store import Progress, Store, Stored
 
@@ -101,6 +101,7 @@ def test_a_correction_on_the_table_reflows_the_bracket(store_url: str) -> None:
         tournaments.act(store, "club", tid, assign(match, table))
         table_match(store, table, f"m-{table}", ids, [0, 0], 1000.0)
     take(store)
+    assert queries.page(store, queries.HistoryQuery())["matches"][0]["tournament"] is None
     tournaments.act(store, "club", tid, lambda t: t.record("W2-1", "p1", (5, 2)))
     # table 1's referee corrects the last game: the match ends again, p8 its winner
     add_events(store, "t1", [("game_over", {"winner": 1}), ("match_over", {"winner": 1})], 1100.0)
@@ -124,6 +125,8 @@ def test_a_result_is_taken_by_the_tournament_match_its_table_named(store_url: st
     assert state.results["W1-1"].winner == "p8" and state.results["W1-1"].score == (1, 2)
     assert dict(state.tables) == {}  # t1 is free again
     assert taking(store) == tournaments.Taken([], [])  # taken once
+    rows = {r["match_id"]: r for r in queries.page(store, queries.HistoryQuery())["matches"]}
+    assert rows["m-1"]["tournament"] == {"id": tid, "match": "W1-1"}  # the history says it
     # a later match on t1 between the same two, of no tournament, is not taken again
     table_match(store, "t1", "m-2", ["p1", "p8"], [0, 0], 2000.0)
     assert take(store) == []
