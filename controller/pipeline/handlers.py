@@ -37,7 +37,8 @@ def handle(play: Play, req: ParsedRequest, t: float) -> Any:
             setup = MatchSetup(req.game, tuple(req.players), req.race_to, req.breaker,
                                dict(req.options))
             ids = None if req.player_ids is None else list(req.player_ids)
-            return {"match_id": play.new_match(setup, ids, t)}
+            cup = None if req.tournament is None else req.tournament.model_dump()
+            return {"match_id": play.new_match(setup, ids, t, cup)}
         case CallRequest():
             return _call(play, req, t)
         case DeclareRequest():

@@ -119,14 +119,17 @@ class Play:
         self._deferred.clear()
 
     # -------------------------------------------------------------- what requests do
-    def new_match(self, setup: MatchSetup, player_ids: list[str | None] | None, t: float) -> str:
-        """Begins a match (whatever was in play dropped); returns its id."""
+    def new_match(self, setup: MatchSetup, player_ids: list[str | None] | None, t: float,
+                  tournament: dict[str, str] | None = None) -> str:
+        """Begins a match (whatever was in play dropped), of ``tournament`` (its ``id`` and
+        ``match``) if given; returns its id."""
         decisions = self.referee.feed(NewMatch(setup))
         self.forget()
         self.matches += 1
         self.match_id = self._name_match(self.matches)
         self._pub.match_t0 = round(t, 6)
         self._pub.player_ids = player_ids
+        self._pub.tournament = tournament
         self.decided(t, decisions)
         return self.match_id
 

@@ -78,6 +78,9 @@ class Publisher:
         #: The match's players' roster ids as the console picked them (None: none given;
         #: ``player_ids`` in ``match_started`` and the state).
         self.player_ids: list[str | None] | None = None
+        #: The tournament match the match is, ``{"id", "match"}`` (None: none; ``tournament``
+        #: in ``match_started``, ``match_over`` and the state).
+        self.tournament: dict[str, str] | None = None
 
     def fork(self) -> Publisher:
         """Returns a copy to try an input on: what it says is not said here."""
@@ -114,7 +117,13 @@ class Publisher:
                 "stats": self.stats(referee)}
 
     def _ids(self) -> dict[str, Any]:
-        return {} if self.player_ids is None else {"player_ids": self.player_ids}
+        """Returns what the match's set-up named beside the referee's: ``player_ids`` and
+        ``tournament``, each only when given (a match without them publishes as before)."""
+        return {**({} if self.player_ids is None else {"player_ids": self.player_ids}),
+                **self._cup()}
+
+    def _cup(self) -> dict[str, Any]:
+        return {} if self.tournament is None else {"tournament": self.tournament}
 
     def decided(self, t: float, decisions: list[Decision], referee: Referee,
                 match_id: str | None) -> None:
@@ -135,6 +144,8 @@ class Publisher:
             kind, data = _event_of(d, referee, match_id, self.language)
             if kind == "match_started":
                 data.update(self._ids())
+            elif kind == "match_over":
+                data.update(self._cup())
             if kind:
                 self.press.event(kind, data, t)
         self.state(t, referee, match_id)

@@ -106,6 +106,21 @@ PlayerId = Annotated[str, StringConstraints(min_length=1, max_length=64,
                                             pattern=r"^[A-Za-z0-9_-]+$")]
 
 
+#: A tournament's id or one of its matches' ids (``new_match``'s ``tournament``).
+TournamentRef = Annotated[str, StringConstraints(min_length=1, max_length=64,
+                                                 pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+class TournamentMatch(BaseModel):
+    """The tournament match a new match is (issue 42): the table carries it, the venue
+    recorder takes the match's result for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: TournamentRef
+    match: TournamentRef
+
+
 class NewMatchRequest(_Request):
     game: GameId
     players: Annotated[list[Name], Field(min_length=2, max_length=4)]
@@ -114,6 +129,8 @@ class NewMatchRequest(_Request):
     options: dict[str, bool | int | str | list[int]] = Field(default_factory=dict)
     #: Each player's roster id, as picked at the console (None: a name typed, a new player).
     player_ids: list[PlayerId | None] | None = None
+    #: The tournament match this match is (None: a match of no tournament).
+    tournament: TournamentMatch | None = None
 
     @model_validator(mode="after")
     def _one_id_a_player(self) -> NewMatchRequest:

@@ -27,8 +27,9 @@ async def _record(recorder: Recorder, store: Store, web: str | None,
                   director_password: str | None = None) -> None:
     """Records until cancelled; with ``web`` (host:port) also serves the pages, the
     record's history (``controller.record.web``) and the tournament director's targets (their
-    actions with the login of ``director_password``) over the project's one HTTP server."""
-    if web is None:
+    actions with the login of ``director_password``) over the project's one HTTP server. An
+    empty ``web`` is none (the unit's ``--web ${WEB}`` with no WEB in recorder.env)."""
+    if not web:
         await recorder.run()
         return
     host, _, port = web.rpartition(":")

@@ -8,7 +8,7 @@ A list's row (``page``)::
      "epoch": "3f09c2d1a4b5e6f7", "match_id": "m-20261203-1", "game": "pyramid",
      "players": ["Анна", "Борис"], "player_ids": ["p-…", "p-…"], "started": 1764788531.2,
      "ended": ..., "seconds": 2710, "winner": 1, "abandoned": false, "draw": false,
-     "games": [1, 2]}
+     "games": [1, 2], "tournament": {"id": "a1b2c3d4", "match": "W1-3"} | null}
 
 A match (``match``) adds ``race_to``, ``racks`` ``[{game_no, breaker, winner, shots}]``,
 ``shots`` ``[{shot, game_no, player, balls, taken, handicap, points, fouls, next, corrected}]`` and
@@ -149,7 +149,8 @@ def _row(r: dict[str, Any], won: Figures) -> dict[str, Any]:
             "started": started, "ended": ended,
             "seconds": round(ended - started) if started is not None and ended is not None else None,
             "winner": winner, "abandoned": abandoned, "draw": winner is None and not abandoned,
-            "games": [games for games, _pid in figures]}
+            "games": [games for games, _pid in figures],
+            "tournament": json.loads(r["tournament"]) if r.get("tournament") else None}
 
 
 def match(store: Store, ident: str) -> dict[str, Any] | None:

@@ -17,8 +17,10 @@ On the first message of a match and at the end of one it publishes, retained,
 (what a club's billing reads; ``controller.record.stats`` lists the sessions). When a match
 is summed up, and on each connection, it publishes each venue's roster, retained, on
 ``<prefix>/<venue>/roster`` (``controller.record.roster``): the names a console offers.
-After each batch it takes a finished match on a table that has a tournament match as that
-match's result (``controller.record.tournaments``).
+After each batch it takes the tables' finished matches as tournament results
+(``controller.record.tournaments``): a match that named its tournament match by id, else one
+on a table that has a tournament match between its players; a result refused is logged once
+and listed in its health (``refused_results``).
 """
 
 from __future__ import annotations
@@ -222,9 +224,15 @@ class Recorder:
                             progress, skip)
             summarize_finished(self.store)
             venues = roster.assign(self.store)
-            for venue, tournament_id, change in tournaments.take_results(self.store):
+            taken = tournaments.take_results(self.store)
+            for venue, tournament_id, change in taken.changes:
                 log.info("%s: tournament %s took a table's result; changed later: %s", venue,
                          tournament_id, ", ".join(change.changed) or "none")
+            for no in taken.refused:
+                if self.health.refused(no.venue, no.source, no.tournament_id, no.match, no.why):
+                    log.warning("%s: tournament %s match %s: the result of the table's match %s"
+                                " is refused: %s", no.venue, no.tournament_id, no.match,
+                                no.source, no.why)
         except SQLAlchemyError as exc:
             raise failure(exc) from exc
         self.health.stored += len(new)

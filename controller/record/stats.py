@@ -144,13 +144,15 @@ def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = 
     if isinstance(winner, int) and 0 <= winner < len(players):
         players[winner].won = True
     abandoned = bool(over.get("abandoned"))
+    cup = over.get("tournament", started.get("tournament"))
     row = {"venue": venue, "table_id": table, "epoch": epoch,
            "match_id": str(started.get("match_id")),
            "game": str(started.get("game")),
            "started": _wall(match.started.payload.get("ts"), offset),
            "ended": _wall(events[-1].payload.get("ts"), offset), "first_seq": start, "last_seq": over_seq,
            "players": json.dumps([p.name for p in players], ensure_ascii=False),
-           "winner": winner if isinstance(winner, int) else None, "abandoned": abandoned}
+           "winner": winner if isinstance(winner, int) else None, "abandoned": abandoned,
+           "tournament": json.dumps(cup) if _is_cup(cup) else None}
     with store.engine.begin() as conn:
         key = sa.and_(matches.c.venue == venue, matches.c.table_id == table,
                       matches.c.epoch == epoch, matches.c.match_id == row["match_id"])
@@ -167,6 +169,13 @@ def summarize(store: Store, venue: str, table: str, over_seq: int, epoch: str = 
                  "games_played": len(match.games), "balls": p.balls, "points": p.points,
                  "best_run": p.best_run, "break_and_runs": p.break_and_runs, "fouls": p.fouls}
                 for i, p in enumerate(players)])
+
+
+def _is_cup(cup: Any) -> bool:
+    """Returns whether ``cup`` names a tournament match as a table does: ``{"id", "match"}``,
+    each text."""
+    return (isinstance(cup, dict) and set(cup) == {"id", "match"}
+            and all(isinstance(v, str) and v for v in cup.values()))
 
 
 def _wall(ts: Any, offset: float) -> float | None:

@@ -30,7 +30,9 @@ Tables (their schema is Alembic's, ``migrations/``)::
     matches, match_players                each finished match and its players' figures
                                           (``controller.record.stats``), kept up to date,
                                           keyed by (venue, table, epoch, match_id);
-                                          ``player_id`` the roster's (``controller.record.roster``)
+                                          ``player_id`` the roster's (``controller.record.roster``);
+                                          ``tournament`` the tournament match it was
+                                          (``{"id", "match"}``, JSON), if its table said so
     player_aliases(venue, player_id, merged_into)
                                           roster entries staff merged into another
                                           (``roster.merge``): a match summed up again
@@ -88,7 +90,7 @@ matches = sa.Table(
     sa.Column("game", sa.Text), sa.Column("started", sa.Float), sa.Column("ended", sa.Float),
     sa.Column("first_seq", sa.BigInteger), sa.Column("last_seq", sa.BigInteger),
     sa.Column("players", sa.Text), sa.Column("winner", sa.Integer),
-    sa.Column("abandoned", sa.Boolean))
+    sa.Column("abandoned", sa.Boolean), sa.Column("tournament", sa.Text))
 match_players = sa.Table(
     "match_players", meta,
     sa.Column("venue", sa.String(64), primary_key=True),

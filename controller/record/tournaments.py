@@ -10,9 +10,13 @@ double-books a table or a player nor loses the other's result. A recorder restar
 all again: nothing is held only in memory.
 
 Results come from the tables (``take_results``, after every batch the recorder stores): a
-finished match on a table that has a tournament match, between that match's two players (their
-roster ids), is its result, and the table's match is named as its ``source``; a match summed
-up again with another winner (a correction on the table) corrects it, and the bracket re-flows.
+finished match whose ``new_match`` named its tournament match (``{"id", "match"}``, kept in
+``matches.tournament``) is that match's result if its two players (roster ids) are still the
+match's, else refused (``Refused``: the recorder logs it and lists it in its health); a
+finished match that named none, on a table that has a tournament match between that match's
+two players, is its result. The table's match is named as the result's ``source``; a match
+summed up again with another winner (a correction on the table) corrects it, and the bracket
+re-flows.
 """
 
 from __future__ import annotations
@@ -206,12 +210,35 @@ def write(conn: sa.Connection, venue: str, tournament_id: str, before: core.Tour
                                                   assigned=time.time()))
 
 
-def take_results(store: Store) -> list[tuple[str, str, core.Change]]:
-    """Takes every finished match on a table that has a tournament match between its two
-    players as that match's result, and every table's match summed up again with another
-    winner as a correction; returns ``(venue, tournament, change)`` for each. A result the
-    bracket no longer takes (its match changed players since) is left."""
-    taken = []
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A table's match that named a tournament match whose result it cannot be: ``source``
+    the table's match (``[table, epoch, match_id]``, JSON), and why."""
+
+    venue: str
+    source: str
+    tournament_id: str
+    match: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What ``take_results`` did: each ``(venue, tournament, change)`` taken, and each
+    result refused."""
+
+    changes: list[tuple[str, str, core.Change]]
+    refused: list[Refused]
+
+
+def take_results(store: Store) -> Taken:
+    """Takes the tables' finished matches as tournament results: a match whose table named
+    its tournament match (``new_match``'s ``tournament``) as that match's result, if its
+    players are still the match's (else refused, never silently); a match that named none,
+    on a table that has a tournament match between its two players, as that match's. A
+    match summed up again with another winner (a correction on the table) corrects the
+    result. A result the bracket no longer takes is refused (named) or, by table, left."""
+    changes, refused = by_id(store)
     for venue, tournament_id, match, table, players, source, winner in _waiting(store):
         found = _finished(store, venue, table, players, source)
         if found is None or (source is not None and found[1] == winner):
@@ -221,8 +248,82 @@ def take_results(store: Store) -> list[tuple[str, str, core.Change]]:
                          found[0])
         except core.BadResult:
             continue
-        taken.append((venue, tournament_id, change))
-    return taken
+        changes.append((venue, tournament_id, change))
+    return Taken(changes, refused)
+
+
+def by_id(store: Store) -> tuple[list[tuple[str, str, core.Change]], list[Refused]]:
+    """Takes each finished match that named its tournament match (not yet taken, or taken
+    with another winner since); returns the changes and the refusals."""
+    m, r = matches.c, results.c
+    with store.engine.connect() as conn:
+        named = conn.execute(sa.select(m.venue, m.table_id, m.epoch, m.match_id, m.tournament)
+                             .where(m.tournament.is_not(None), m.abandoned.is_(False),
+                                    m.winner.is_not(None)).order_by(m.ended, m.match_id)).all()
+        kept = {(v, t, x): (s, w) for v, t, x, s, w in conn.execute(
+            sa.select(r.venue, r.tournament_id, r.match_id, r.source, r.winner))}
+    changes: list[tuple[str, str, core.Change]] = []
+    refused: list[Refused] = []
+    for venue, table, epoch, match_id, text in named:
+        cup = json.loads(text)
+        source = json.dumps([table, epoch, match_id])
+        figures = _figures(store, venue, table, epoch, match_id)
+        if figures is None:
+            continue  # its players' roster ids not given yet
+        players, winner, games = figures
+        had = kept.get((venue, cup["id"], cup["match"]))
+        if had == (source, winner):
+            continue  # taken as it is
+        if had is not None and had[0] != source:
+            why = "the match already has a result " + (
+                "the director gave" if had[0] is None else f"from {had[0]}")
+        else:
+            try:
+                change = act(store, venue, cup["id"],
+                             _named(cup["match"], players, winner, games), source)
+            except core.TournamentError as exc:
+                why = str(exc).strip("'\"")
+            else:
+                changes.append((venue, cup["id"], change))
+                kept[(venue, cup["id"], cup["match"])] = (source, winner)
+                continue
+        refused.append(Refused(venue, source, cup["id"], cup["match"], why))
+    return changes, refused
+
+
+def _named(match: str, players: tuple[str, ...], winner: str, games: tuple[int, ...]) -> Step:
+    """Returns the step recording the table's match between ``players`` (roster ids, its
+    ``games`` each) won by ``winner`` as ``match``'s result. The step raises BadResult when
+    the match's players are not the table's."""
+    def step(t: core.Tournament) -> core.Change:
+        state = t.progress()
+        seats = state.players(match) if match in state.status else None
+        if seats is None or set(seats) != set(players):
+            shown = "not known yet" if seats is None else " — ".join(seats)
+            raise core.BadResult(f"match {match}'s players are {shown}, not the table's"
+                                 f" {' — '.join(players)}")
+        score = (games[players.index(seats[0])], games[players.index(seats[1])])
+        ahead = score[seats.index(winner)] > score[1 - seats.index(winner)]
+        return t.record(match, winner, score if ahead else None)
+    return step
+
+
+def _figures(store: Store, venue: str, table: str, epoch: str, match_id: str
+             ) -> tuple[tuple[str, ...], str, tuple[int, ...]] | None:
+    """Returns a summed-up match's players (roster ids, in order), its winner and each one's
+    games, or None while a player has no roster id."""
+    p = match_players.c
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(p.player_id, p.won, p.games_won).where(
+            p.venue == venue, p.table_id == table, p.epoch == epoch, p.match_id == match_id)
+            .order_by(p.idx)).all()
+    if not rows or any(pid is None for pid, _, _ in rows):
+        return None
+    winners = [str(pid) for pid, won, _ in rows if won]
+    if len(winners) != 1:
+        return None
+    return (tuple(str(pid) for pid, _, _ in rows), winners[0],
+            tuple(int(g or 0) for _, _, g in rows))
 
 
 def recording(match: str, winner: str, score: tuple[int, int] | None) -> Step:
@@ -268,7 +369,7 @@ def _finished(store: Store, venue: str, table: str, players: tuple[str, str],
             .join(match_players, sa.and_(m.venue == p.venue, m.table_id == p.table_id,
                                          m.epoch == p.epoch, m.match_id == p.match_id))
             .where(m.venue == venue, m.table_id == table, m.abandoned.is_(False),
-                   m.winner.is_not(None)).order_by(m.ended, m.match_id, p.idx)).all()
+                   m.tournament.is_(None), m.winner.is_not(None)).order_by(m.ended, m.match_id, p.idx)).all()
     figures: dict[str, dict[str, tuple[bool, int]]] = {}
     for epoch, match_id, player, won, games in rows:
         key = json.dumps([table, epoch, match_id])

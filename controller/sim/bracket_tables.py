@@ -1,20 +1,32 @@
 """The demo's tournament (``demo --tournament N``): N simulated regulars in a double
 elimination on the demo's tables, on the venue record. A director's loop puts the bracket's
-ready matches on the free tables (``fill``); each table starts the match the bracket gave it
-(``new_match`` with the players' roster ids and the race of its round) and plays it out; the
-recorder takes each result from the table's ``match_over`` (never typed), and the next match
-follows. Nothing here decides a result: the simulated referee's rulings do."""
+ready matches on the free tables (``fill``); each table reads the match it is offered
+(``offered``) and starts it as a club's console does: a ``new_match`` request over MQTT with
+the players' roster ids, the race of its round and the tournament match it is
+(``"tournament": {"id", "match"}``), answered by the table before a shot is played; the
+recorder takes each result from the table's ``match_over`` by that id (never typed), and the
+next match follows. Nothing here decides a result: the simulated referee's rulings do.
+
+``offered`` reads what the store assigned to the table: the one place to change once the
+recorder publishes a table's next match (retained ``billiards/<venue>/<table>/next``)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, TextIO
+
+import aiomqtt
 
 import tournament as core
 from controller.record import tournaments
 from controller.record.store import Store
-from controller.sim.simulator import player_names, simulate_lines
+from controller.sim.simulator import simulate_lines
+from controller.wire.connection import Broker, publish
+from controller.words import catalogue
 
 VENUE = "demo"
 #: How often the tables and the director look at the bracket (seconds of the host's clock).
@@ -22,12 +34,16 @@ LOOK_S = 0.5
 #: How long (host seconds) a table waits for its played match's result before it takes the
 #: match for stalled.
 SETTLE_S = 10.0
+#: How long (host seconds) a table's console waits for the answer to its ``new_match``
+#: before it sends it again (under the same transaction: the table takes it once).
+ANSWER_S = 5.0
 
 
 def entrants(count: int, language: str) -> dict[str, str]:
-    """Returns ``count`` players, roster id -> name (the simulator's names in ``language``,
-    numbered past the first round of them)."""
-    names = player_names(language)
+    """Returns ``count`` players, roster id -> name (the catalogue's ``sim.regulars`` in
+    ``language``, a club's sixteen, numbered past the first sixteen)."""
+    code = language if language in catalogue.languages() else "en"
+    names = catalogue.words(code).pages["sim.regulars"].split("|")
     return {f"reg-{i + 1}": names[i % len(names)] + ("" if i < len(names) else f" {i // len(names) + 1}")
             for i in range(count)}
 
@@ -40,57 +56,116 @@ def create(store: Store, count: int, language: str) -> str:
     return tournaments.create(store, VENUE, "Demo", setup)
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A table's next tournament match as its console is offered it: the tournament, the
+    match, its players (roster ids) and their names, and the race."""
+
+    tournament: str
+    match: str
+    players: tuple[str, str]
+    names: tuple[str, str]
+    race: int
+
+
+def offered(store: Store, tournament_id: str, table: str) -> Offer | None:
+    """Returns the match the tournament has put on ``table``, or None. Read from the store's
+    assignment (in a thread: it blocks): the one function to replace by a reading of the
+    table's retained ``next`` topic."""
+    made = tournaments.load(store, VENUE, tournament_id)
+    pairing = made.on_table(table)
+    if pairing is None:
+        return None
+    names = tournaments.names(store, VENUE, tournament_id)
+    first, second = pairing.players
+    return Offer(tournament_id, pairing.match, pairing.players,
+                 (names.get(first, first), names.get(second, second)), pairing.race)
+
+
+async def ask(broker: Broker, venue: str, table: str, name: str,
+              payload: dict[str, Any]) -> dict[str, Any]:
+    """Sends the request ``name`` to the table over MQTT as a console does (QoS 1, a
+    transaction; sent again while unanswered) and returns the table's response."""
+    tx = f"console-{table}-{secrets.token_hex(8)}"
+    base = f"billiards/{venue}/{table}"
+    body = json.dumps({**payload, "transaction": tx})
+    async with aiomqtt.Client(broker.host, broker.port, identifier=None,
+                              username=broker.username, password=broker.password) as client:
+        await client.subscribe(f"{base}/response/{name}", qos=1)
+        while True:
+            await publish(client, f"{base}/request/{name}", body, qos=1)
+            try:
+                async with asyncio.timeout(ANSWER_S):
+                    async for message in client.messages:
+                        raw = message.payload
+                        answer = json.loads(raw if isinstance(raw, bytes | str) else b"{}")
+                        if isinstance(answer, dict) and answer.get("transaction") == tx:
+                            return answer
+            except TimeoutError:
+                continue
+
+
 class BracketMatches:
-    """One table's matches, each the one the bracket put on it (an iterable of live matches
-    for ``SimBackend``)."""
+    """One table's matches, each the one the bracket put on it, started over MQTT (an
+    iterable of live matches for ``SimBackend``)."""
 
     def __init__(self, store: Store, tournament_id: str, table: str, game: str, seed: int,
-                 speed: float, clock: Callable[[], float]) -> None:
+                 speed: float, clock: Callable[[], float], broker: Broker) -> None:
         self.store, self.tournament_id, self.table = store, tournament_id, table
         self.game, self.seed, self.speed, self.clock = game, seed, speed, clock
+        self.broker = broker
         self.played: set[str] = set()
 
     def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
         while True:
             yield self.next_match()
 
-    async def _given(self) -> core.Pairing:
-        """Waits until the bracket puts a match this table has not played on it."""
+    async def _given(self) -> Offer:
+        """Waits until the table is offered a match it has not played."""
         while True:
-            made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
-            pairing = made.on_table(self.table)
-            if pairing is not None and pairing.match not in self.played:
-                return pairing
+            offer = await asyncio.to_thread(offered, self.store, self.tournament_id, self.table)
+            if offer is not None and offer.match not in self.played:
+                return offer
             await asyncio.sleep(LOOK_S)
 
     async def next_match(self) -> AsyncIterator[dict[str, Any]]:
         # the backend times a match from its first line: a table's state asked at once, then
-        # the match's lines shifted by the wait, so that they play from when it was given
+        # the match's lines shifted by the wait, so that they play from when it was started
         yield {"t": 0.0, "request": "get", "payload": {}}
         waited = self.clock()
-        pairing = await self._given()
-        self.played.add(pairing.match)
-        shift = (self.clock() - waited) * self.speed
-        names = await asyncio.to_thread(tournaments.names, self.store, VENUE, self.tournament_id)
+        offer = await self._given()
+        self.played.add(offer.match)
         lines = simulate_lines(self.game, 600, self.seed + len(self.played),
-                               race_to=pairing.race, names=tuple(names[p] for p in pairing.players))
+                               race_to=offer.race, names=offer.names)
+        shift: float | None = None
         for line in lines:
             if "t" not in line:
                 continue  # the header
             if line.get("request") == "new_match":
-                line = {**line, "payload": {**line["payload"], "player_ids": list(pairing.players)}}
-            yield {**line, "t": line["t"] + shift}
+                await self._start(offer, line["payload"])
+                shift = (self.clock() - waited) * self.speed - line["t"]
+                continue
+            yield {**line, "t": line["t"] + (shift or 0.0)}
         # played out: the recorder takes the result, unless the table never ended the match
         # (its referee still waits on a question the simulator's answer did not fit); then
         # the match is abandoned at the table and played again
         deadline = self.clock() + SETTLE_S
         while self.clock() < deadline:
             made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
-            if pairing.match in made.results:
+            if offer.match in made.results:
                 return
             await asyncio.sleep(LOOK_S)
-        self.played.discard(pairing.match)
+        self.played.discard(offer.match)
         yield {"t": (self.clock() - waited) * self.speed, "request": "end_match", "payload": {}}
+
+    async def _start(self, offer: Offer, payload: dict[str, Any]) -> None:
+        """Starts the offered match on the table over MQTT; raises RuntimeError if the table
+        refuses it."""
+        answer = await ask(self.broker, VENUE, self.table, "new_match", {
+            **payload, "player_ids": list(offer.players),
+            "tournament": {"id": offer.tournament, "match": offer.match}})
+        if answer.get("status") != "ok":
+            raise RuntimeError(f"{self.table} refused {offer.match}: {answer.get('error')}")
 
 
 async def direct(store: Store, tournament_id: str, tables: list[str], out: TextIO,

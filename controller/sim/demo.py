@@ -12,8 +12,9 @@ user of its own), and the pages' server serves its history: ``history.html`` fil
 as the tables finish their matches.
 
 ``--tournament 16`` plays a 16-player double elimination on the tables
-(``controller.sim.bracket_tables``): each match started on its table from the bracket, each
-result taken by the recorder from the table, until the tournament has its winner; the pages
+(``controller.sim.bracket_tables``): each match started on its table from the bracket by a
+``new_match`` over MQTT naming the tournament match, each result taken by the recorder from the
+table's ``match_over`` by that id, until the tournament has its winner; the pages
 show the bracket (``tournament.html``) and the director's tablet (``director.html``). The
 director's login (user ``director``) has a password made for the run, kept in a file of the
 demo's directory (mode 0600; the demo prints where, never the password itself).
@@ -225,7 +226,8 @@ def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
     ones the bracket puts on it."""
     def make(service: Service) -> SimBackend:
         matches = bracket_tables.BracketMatches(store, tournament, service.config.table, game, n,
-                                                service.core.time.speed, service.host_clock)
+                                                service.core.time.speed, service.host_clock,
+                                                parse_broker(service.config.mqtt.url))
         return SimBackend(matches, speed=service.core.time.speed,
                           on_request=lambda name, payload, t: service.request(name, payload, t),
                           clock=service.host_clock)

@@ -10,7 +10,8 @@ Each file holds everything said in that language, in four parts:
   (``controller.web``) and read by the displays for the names of fouls; also the words of
   the house's other speakers: Home Assistant's device and entity names (``ha.*``,
   ``controller.adapters.homeassistant``), the simulated players' names (``sim.players``,
-  ``|``-separated), a game's name (``game.<id>``, for every game of ``rules.games``).
+  ``|``-separated; a demo tournament's regulars, ``sim.regulars``), a game's name
+  (``game.<id>``, for every game of ``rules.games``).
 
 Adding a language is adding its file with every key of ``en.json`` (``tests/words/
 test_catalogue.py`` checks both that and that nothing else is needed). ``BILLIARDS_WORDS``

@@ -10,20 +10,24 @@ from collections.abc import Callable
 import pytest
 
 import tournament as core
-from controller.record import roster, stats, tournaments
+from controller.record import queries, roster, stats, tournaments
+from controller.record.health import Health
 from controller.record.store import Progress, Store, Stored
 
 EIGHT = tuple(f"p{i}" for i in range(1, 9))
 
 
 def table_match(store: Store, table: str, match_id: str, ids: list[str], games: list[int],
-                ended: float) -> None:
+                ended: float, cup: dict[str, str] | None = None) -> None:
     """Stores a table's whole match between roster ids ``ids``: a game won by each of
-    ``games`` (player indexes), then ``match_over`` naming who won most."""
+    ``games`` (player indexes), then ``match_over`` naming who won most; of the tournament
+    match ``cup`` (``{"id", "match"}``) if given, as a table names it."""
     winner = max((0, 1), key=games.count)
+    named = {} if cup is None else {"tournament": cup}
     body = [("match_started", {"match_id": match_id, "game": "ten-ball", "players": ids,
-                               "breaker": 0, "player_ids": ids})]
-    body += [("game_over", {"winner": g}) for g in games] + [("match_over", {"winner": winner})]
+                               "breaker": 0, "player_ids": ids, **named})]
+    body += [("game_over", {"winner": g}) for g in games] + [
+        ("match_over", {"winner": winner, **named})]
     add_events(store, table, body, ended)
 
 
@@ -38,6 +42,10 @@ def add_events(store: Store, table: str, body: list[tuple[str, dict[str, object]
 
 
 def take(store: Store) -> list[tuple[str, str, core.Change]]:
+    return taking(store).changes
+
+
+def taking(store: Store) -> tournaments.Taken:
     stats.summarize_finished(store)  # as the recorder does after each batch it stores
     roster.assign(store)
     return tournaments.take_results(store)
@@ -93,6 +101,7 @@ def test_a_correction_on_the_table_reflows_the_bracket(store_url: str) -> None:
         tournaments.act(store, "club", tid, assign(match, table))
         table_match(store, table, f"m-{table}", ids, [0, 0], 1000.0)
     take(store)
+    assert queries.page(store, queries.HistoryQuery())["matches"][0]["tournament"] is None
     tournaments.act(store, "club", tid, lambda t: t.record("W2-1", "p1", (5, 2)))
     # table 1's referee corrects the last game: the match ends again, p8 its winner
     add_events(store, "t1", [("game_over", {"winner": 1}), ("match_over", {"winner": 1})], 1100.0)
@@ -101,6 +110,69 @@ def test_a_correction_on_the_table_reflows_the_bracket(store_url: str) -> None:
     state = tournaments.load(store, "club", tid).progress()
     assert state.winners["W1-1"] == "p8" and state.players("W2-1") == ("p8", "p4")
     assert state.status["W2-1"] is core.Status.READY  # p1's win there no longer counts
+    assert take(store) == []
+
+
+def test_a_result_is_taken_by_the_tournament_match_its_table_named(store_url: str) -> None:
+    store = Store(store_url)
+    tid = new(store)
+    tournaments.act(store, "club", tid, assign("W1-1", "t1"))  # p1 — p8, offered on t1
+    # played on t3 (the referee took the players there): the id says which match it was
+    table_match(store, "t3", "m-1", ["p8", "p1"], [0, 1, 0], 1000.0, {"id": tid, "match": "W1-1"})
+    [(venue, got, change)] = take(store)
+    assert (venue, got, change.changed) == ("club", tid, ())
+    state = tournaments.load(store, "club", tid)
+    assert state.results["W1-1"].winner == "p8" and state.results["W1-1"].score == (1, 2)
+    assert dict(state.tables) == {}  # t1 is free again
+    assert taking(store) == tournaments.Taken([], [])  # taken once
+    rows = {r["match_id"]: r for r in queries.page(store, queries.HistoryQuery())["matches"]}
+    assert rows["m-1"]["tournament"] == {"id": tid, "match": "W1-1"}  # the history says it
+    # a later match on t1 between the same two, of no tournament, is not taken again
+    table_match(store, "t1", "m-2", ["p1", "p8"], [0, 0], 2000.0)
+    assert take(store) == []
+
+
+def test_a_named_result_whose_players_are_not_the_match_s_is_refused_and_said(
+        store_url: str) -> None:
+    store = Store(store_url)
+    tid = new(store, core.Format.SINGLE)
+    tournaments.act(store, "club", tid, assign("W1-1", "t1"))  # p1 — p8
+    table_match(store, "t1", "m-1", ["p1", "p7"], [0, 0], 1000.0, {"id": tid, "match": "W1-1"})
+    table_match(store, "t2", "m-2", ["p2", "p7"], [0, 0], 1000.0, {"id": "gone", "match": "W1-2"})
+    table_match(store, "t2", "m-3", ["p2", "p7"], [1, 1], 1100.0, {"id": tid, "match": "W2-1"})
+    taken = taking(store)
+    assert taken.changes == []  # not by the id, nor by the table's players (p1 — p8 is not it)
+    assert [(r.source, r.tournament_id, r.match) for r in taken.refused] == [
+        ('["t1", "e1", "m-1"]', tid, "W1-1"), ('["t2", "e1", "m-2"]', "gone", "W1-2"),
+        ('["t2", "e1", "m-3"]', tid, "W2-1")]
+    why = [r.why for r in taken.refused]
+    assert "players are p1 — p8, not the table's p1 — p7" in why[0]
+    assert "no tournament gone" in why[1] and "not known yet" in why[2]
+    state = tournaments.load(store, "club", tid)
+    assert state.results == {} and dict(state.tables) == {"W1-1": "t1"}
+    # the result the director gave first is kept; the table's is refused, named
+    tournaments.act(store, "club", tid, lambda t: t.walkover("W1-3", "p2"))
+    table_match(store, "t4", "m-4", ["p2", "p7"], [1, 1], 1200.0, {"id": tid, "match": "W1-3"})
+    assert [r.why for r in taking(store).refused][-1] == (
+        "the match already has a result the director gave")
+    assert tournaments.load(store, "club", tid).results["W1-3"].walkover
+
+
+def test_a_named_result_corrected_on_the_table_reflows_the_bracket(store_url: str) -> None:
+    store = Store(store_url)
+    tid = new(store, core.Format.SINGLE)
+    for match, table, ids in [("W1-1", "t1", ["p1", "p8"]), ("W1-2", "t2", ["p4", "p5"])]:
+        table_match(store, table, f"m-{table}", ids, [0, 0], 1000.0, {"id": tid, "match": match})
+    assert len(take(store)) == 2
+    tournaments.act(store, "club", tid, lambda t: t.record("W2-1", "p1", (5, 2)))
+    # table 1's referee corrects the last game: the match ends again, p8 its winner
+    add_events(store, "t1", [("game_over", {"winner": 1}),
+                             ("match_over", {"winner": 1, "tournament": {"id": tid, "match": "W1-1"}})],
+               1100.0)
+    [(_, _, change)] = take(store)
+    assert change.changed == ("W2-1", "W3-1")
+    state = tournaments.load(store, "club", tid).progress()
+    assert state.winners["W1-1"] == "p8" and state.players("W2-1") == ("p8", "p4")
     assert take(store) == []
 
 
@@ -172,3 +244,17 @@ def test_two_results_at_once_are_both_kept(store_url: str) -> None:
     kept = tournaments.load(store, "club", tid).results
     assert {m: r.winner for m, r in kept.items()} == {
         "W1-1": "p1", "W1-2": "p4", "W1-3": "p2", "W1-4": "p3"}
+
+
+def test_the_recorders_health_lists_a_refused_result_and_says_it_once() -> None:
+    health = Health()
+    said = ("club", '["t1", "e1", "m-1"]', "a1", "W1-1", "match W1-1's players are p1 — p8")
+    assert health.refused(*said) is True
+    assert health.refused(*said) is False  # each batch finds it again: said once
+    assert health.body()["refused_results"] == [dict(zip(
+        ("venue", "source", "tournament", "match", "why"), said, strict=True))]
+    assert health.due(0.0) is not None and health.due(1.0) is None
+    assert health.refused(*said[:4], "the match already has a result the director gave")
+    assert health.due(2.0) is not None  # published at once, not EVERY_S later
+    assert [r["why"] for r in health.body()["refused_results"]] == [
+        "the match already has a result the director gave"]

@@ -58,15 +58,19 @@ function playedRow(m) {
     el("td", {}, score, " ", el("button", { type: "button", "data-correct": m.id, onclick: correct }, t("dir.correct", { name: name(other) }))));
 }
 
+// A table of rows under the heads' words; each cell also carries its head (data-label), which a
+// phone shows before it when the rows stack (tournament.css).
 function table(head, rows) {
-  return el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, t(h))))), el("tbody", {}, rows));
+  for (const row of rows) [...row.children].forEach((cell, i) => { if (head[i]) cell.dataset.label = t(head[i]); });
+  return el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h ? t(h) : "")))), el("tbody", {}, rows));
 }
 
 function render() {
   document.getElementById("said").textContent = desk.said;
   const box = document.getElementById("director");
   const matches = desk.bracket.matches;
-  const free = el("input", { type: "text", size: "12", value: "1, 2, 3, 4", "aria-label": t("dir.free"), id: "free" });
+  // the venue's tables as its pages' configuration names them (none known: left to type)
+  const free = el("input", { type: "text", size: "12", value: (desk.config.tables || []).join(", "), "aria-label": t("dir.free"), id: "free" });
   box.replaceChildren(
     el("h2", {}, t("dir.ready")),
     table(["dir.match", "dir.players", "dir.race", "dir.handicap", "dir.table", ""],

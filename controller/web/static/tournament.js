@@ -4,7 +4,7 @@
 // a bracket bigger than the screen is shown a screen at a time, turning every 15 s (← → too);
 // the next match of every table and the winner are said above it. Read again every 10 s.
 import { t, translateStatic } from "./i18n.js";
-import { loadConfig } from "./common.js";
+import { loadConfig, tableName } from "./common.js";
 import { roundName, viewerData, viewerLocale } from "./bracket-model.js";
 
 const TURN_MS = 15000;
@@ -18,12 +18,13 @@ async function read(config, id) {
   return r.json();
 }
 
-// «Следующий матч на столе 3: Вера — Глеб» for every table with a match; the winner once over.
+// «Стол 3, следующий матч: Вера — Глеб» for every table with a match (the table named as the
+// pages name it: tableName); the winner once over.
 function statusLine(bracket) {
   const name = (p) => bracket.names[p] || p;
   if (bracket.champion) return t("tour.champion", { name: name(bracket.champion) });
   return bracket.matches.filter((m) => m.table && m.status === "ready")
-    .map((m) => t("tour.next", { table: m.table, a: name(m.players[0]), b: name(m.players[1]) })).join(" · ");
+    .map((m) => t("tour.next", { table: tableName(m.table), a: name(m.players[0]), b: name(m.players[1]) })).join(" · ");
 }
 
 // The pages of a bracket wider or taller than the screen: a screen each, left to right, then down.
