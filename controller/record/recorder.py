@@ -18,7 +18,9 @@ On the first message of a match and at the end of one it publishes, retained,
 is summed up, and on each connection, it publishes each venue's roster, retained, on
 ``<prefix>/<venue>/roster`` (``controller.record.roster``): the names a console offers.
 After each batch it takes a finished match on a table that has a tournament match as that
-match's result (``controller.record.tournaments``).
+match's result (``controller.record.tournaments``), answers the consoles' waiting-list requests
+and publishes, retained, each table's next match and each venue's waiting list when they
+changed (``controller.record.offering``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from controller.record import roster, tournaments
 from controller.record.health import Health
 from controller.record.ledger import Ledger
+from controller.record.offering import Offering
 from controller.record.stats import summarize_finished
 from controller.record.store import (
     NAME_MAX,
@@ -92,6 +95,10 @@ class Recorder:
     store_retry: tuple[float, float] = (0.5, 10.0)
     ledger: Ledger = field(default_factory=Ledger)
     health: Health = field(default_factory=Health)
+    offering: Offering = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.offering = Offering(self.prefix)
 
     @property
     def counters(self) -> Health:
@@ -107,6 +114,8 @@ class Recorder:
                 async with self._client() as client:
                     for topic in TOPICS:
                         await client.subscribe(f"{self.prefix}/+/+/{topic}", qos=1)
+                    await client.subscribe(self.offering.topic, qos=1)
+                    self.offering.connected()
                     self.health.connections += 1
                     backoff.reset()
                     log.info("recording %s/# from %s", self.prefix, self.broker.address)
@@ -135,8 +144,9 @@ class Recorder:
             batch = await client.batch(BATCH, timeout=1.0)
             if batch or self.ledger.stuck():
                 await self._take(client, batch)
-                for message in batch:
-                    client.ack(message)
+            await self.offering.serve(client, self.store, self._stored)
+            for message in batch:
+                client.ack(message)
             await self._ask(client)
             await self._health(client)
 
@@ -152,6 +162,8 @@ class Recorder:
                 continue
             _, venue, table, rest = parts
             raw = bytes(message.payload)
+            if self.offering.take(topic, raw):
+                continue  # a console's waiting-list request: answered once this is stored
             form = published_form(topic, raw)
             if form is None:
                 continue  # a Last Will, a stranger's message: no seq

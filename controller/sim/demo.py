@@ -45,6 +45,7 @@ from controller.pipeline.scoreboard import value_key
 from controller.record.director import CREDENTIAL, DirectorSite, WithRecord
 from controller.record.recorder import Recorder
 from controller.record.store import Store
+from controller.record.waiting_desk import WaitingSite
 from controller.record.web import RecordSite
 from controller.service.config import Config, ConfigError, WebSection, validate
 from controller.service.shell import Service, web_server
@@ -243,12 +244,13 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
                         client_id=f"billiards-demo-recorder-{port}")
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
+        director = read_password(password_file, credential=CREDENTIAL)
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
                          language=args.language, record=WithRecord(
-                             DirectorSite(store, read_password(password_file, credential=CREDENTIAL)),
-                             RecordSite(store, recorder.health.body)))
+                             DirectorSite(store, director),
+                             RecordSite(store, recorder.health.body), WaitingSite(store, director)))
         await web.start()
         if tournament is not None:
             out.write(f"bracket:   {web.url}tournament.html?id={tournament}&venue=demo\n"
