@@ -188,7 +188,8 @@ def join(store: Store, venue: str, kind: object, given: object, transaction: str
          now: float | None = None) -> Entry:
     """Puts a player or a pair at the end of the list for ``kind``; returns the entry (the
     one already made when the same transaction comes again). Raises WaitingError for a kind
-    or players it cannot take, a player already waiting, or a full list."""
+    or players it cannot take, a player already waiting (a name typed that one waiting has
+    is that player), or a full list."""
     if kind not in KINDS:
         raise WaitingError("kind", f"kind: one of {', '.join(KINDS)}")
     made = entry_id(venue, transaction)
@@ -201,13 +202,20 @@ def join(store: Store, venue: str, kind: object, given: object, transaction: str
         if sum(e.kind == kind for e in ahead) >= LIST_MAX:
             raise WaitingError("full", f"the list for {kind} is full ({LIST_MAX})")
         waiting_ids = {i for e in ahead for i in e.ids}
-        if waiting_ids & {p["id"] for p in players}:
+        waiting_names = {roster.same_name(p["name"]) for e in ahead for p in e.players}
+        if waiting_ids & {p["id"] for p in players} or waiting_names & _typed(given):
             raise WaitingError("already", "a player of it is on the list already")
         joined = time.time() if now is None else now
         conn.execute(sa.insert(waiting).values(
             venue=venue, entry_id=made, kind=kind, joined=joined,
             players=json.dumps(players, ensure_ascii=False)))
     return Entry(made, str(kind), players, joined, None)
+
+
+def _typed(given: object) -> set[str]:
+    """Returns the names typed (sent without an id) among a join's players, as ``same_name``."""
+    return {roster.same_name(str(p.get("name") or "")) for p in given
+            if isinstance(p, dict) and p.get("id") is None} if isinstance(given, list) else set()
 
 
 def leave(store: Store, venue: str, entry: object) -> bool:

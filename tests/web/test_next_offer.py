@@ -76,3 +76,43 @@ def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_sho
         assert errors == []
         page.close()
         wall.close()
+
+
+def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
+        browser: Browser, web: WebThread, ws_broker: Broker, live_tables: dict[str, LiveTable],
+        artifacts: Path, tmp_path: Path) -> None:
+    with recording(ws_broker, tmp_path) as store:
+        live_tables["t3"] = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t3").start()
+        live_tables["t3"].request("new_match", {"game": "pyramid", "players": ["Ян", "Ира"]})
+        live_tables["t3"].request("end_match", {})
+        wait_for(lambda: [t.kind for t in waiting.tables_now(store, VENUE).values()
+                          if t.table == "t3" and not t.playing] == ["pyramid"], 30,
+                 "table 3's match recorded")
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(web.url + "console.html?table=t3&lang=ru")
+        lists = page.locator("#waiting-lists")
+        expect(lists.locator(".idle")).to_have_text(["Никто не ждёт.", "Никто не ждёт."],
+                                                    timeout=TIMEOUT)
+        form = page.locator("#waiting-join")
+        form.locator('[name="first"]').fill("Дина")
+        form.locator('[name="second"]').fill("Егор")
+        form.locator('[name="kind"]').select_option("pyramid")
+        form.locator("button[type=submit]").click()
+        expect(page.locator("#waiting-said")).to_have_text("Очередь обновлена.", timeout=TIMEOUT)
+        entry = lists.locator('[data-kind="pyramid"] li')
+        expect(entry).to_have_text("Дина — Егор → Стол 3 Убрать", timeout=TIMEOUT)  # offered
+        expect(page.locator("#next-text")).to_have_text("Следующие: Дина — Егор", timeout=TIMEOUT)
+        page.screenshot(path=str(artifacts / "console-waiting-list.png"), full_page=True)
+        form.locator('[name="first"]').fill(" дина ")  # typed again: the one waiting
+        form.locator("button[type=submit]").click()
+        expect(page.locator("#waiting-said")).to_have_text("Этот игрок уже в очереди.",
+                                                           timeout=TIMEOUT)
+        entry.locator("[data-leave]").click()
+        expect(page.locator("#waiting-said")).to_have_text("Очередь обновлена.", timeout=TIMEOUT)
+        expect(lists.locator(".idle")).to_have_count(2, timeout=TIMEOUT)
+        expect(page.locator("#next-panel")).to_be_hidden()  # the empty retained offer
+        assert waiting.entries(store, VENUE) == []
+        assert errors == []
+        page.close()

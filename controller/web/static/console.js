@@ -16,6 +16,7 @@ import { renderDeclareBalls, renderFoulSheet, renderOffenders, wireDeclare } fro
 import { wireKeyboard } from "./console-keyboard.js";
 import { rosterTopic, takeRoster, wireNewMatch } from "./console-new-match.js";
 import { renderNext, wireNext } from "./console-next.js";
+import { takeWaiting, waitingTopic, wireWaiting } from "./console-waiting.js";
 
 // Draws every part of the console from the state object.
 export function render() {
@@ -50,7 +51,7 @@ function start(credentials) {
   });
   page.client.on("connect", () => {
     page.client.subscribe([`${page.base}/+`, `${page.base}/response/+`, `${page.base}/referee/response/+`,
-      rosterTopic()], { qos: 1 });
+      rosterTopic(), waitingTopic(), `${waitingTopic()}/response/+`], { qos: 1 });
     askCancelsAgain();
   });
   page.client.on("message", (topic, payload) => {
@@ -59,6 +60,7 @@ function start(credentials) {
     if (rest === "next" && data !== undefined) { page.table.take("next", data); render(); return; }  // empty: nothing next
     if (!data) return;
     if (topic === rosterTopic()) { takeRoster(data); return; }
+    if (takeWaiting(topic, data)) return;
     if (rest.startsWith("response/")) { answered(rest.slice(9), data, carriedOut); return; }
     if (rest.startsWith("referee/response/")) { answered(rest.slice(17), data, carriedOut); return; }
     if (rest === "event") takeRuling(data);
@@ -100,6 +102,7 @@ function askLogin(message) {
   wireKeyboard();
   wireNewMatch();
   wireNext();
+  wireWaiting();
   document.getElementById("login").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = e.target;
