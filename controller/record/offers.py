@@ -47,8 +47,8 @@ def offers(store: Store, venue: str) -> dict[str, Offer]:
     waiting.settle(store, venue, now, on_tables)
     names = {e["id"]: e["name"] for e in roster.entries(store, venue, limit=10_000)}
     found: dict[str, Offer] = {table: None for table in now}
-    for table, (tid, match) in on_tables.items():
-        found[table] = _tournament(store, venue, tid, match, now.get(table), names)
+    for table_id, (tid, match) in on_tables.items():
+        found[table_id] = _tournament(store, venue, tid, match, now.get(table_id), names)
     for entry in waiting.entries(store, venue):
         table = now.get(entry.offered_to or "")
         if table is not None and found.get(table.table) is None and not table.playing:

@@ -244,13 +244,13 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
                         client_id=f"billiards-demo-recorder-{port}")
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
-        director = read_password(password_file, credential=CREDENTIAL)
+        login = read_password(password_file, credential=CREDENTIAL)  # the director's
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
                          language=args.language, record=WithRecord(
-                             DirectorSite(store, director),
-                             RecordSite(store, recorder.health.body), WaitingSite(store, director)))
+                             DirectorSite(store, login),
+                             RecordSite(store, recorder.health.body), WaitingSite(store, login)))
         await web.start()
         if tournament is not None:
             out.write(f"bracket:   {web.url}tournament.html?id={tournament}&venue=demo\n"
