@@ -13,7 +13,13 @@ from playwright.sync_api import Browser, expect
 
 import tournament as core
 from controller.record import tournaments, waiting
+from controller.record.director import DirectorSite, WithRecord
+from controller.record.store import Store
+from controller.record.waiting_desk import WaitingSite
+from controller.record.web import RecordSite
+from controller.web import WebConfig
 from tests.broker import Broker
+from tests.record.test_offers import played, take
 from tests.record.venue import recording
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
@@ -116,3 +122,29 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         assert waiting.entries(store, VENUE) == []
         assert errors == []
         page.close()
+
+
+def test_a_player_puts_himself_on_the_list_from_his_page(browser: Browser, tmp_path: Path,
+                                                          artifacts: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    played(store, "t1", "ten-ball", 1.0, ids=["p1", "p2"])
+    take(store)  # summed up: p1 is a roster entry
+    server = WebThread(WebConfig(venue=VENUE), record=WithRecord(
+        DirectorSite(store), RecordSite(store), WaitingSite(store))).start()
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "history.html?pid=p1&lang=ru")
+        page.click('[data-join="pool"]')
+        said = page.locator('[data-field="waiting-said"]')
+        expect(said).to_have_text("Очередь обновлена.", timeout=TIMEOUT)
+        page.screenshot(path=str(artifacts / "player-page-waiting.png"))
+        page.click('[data-join="pyramid"]')  # one list at a time
+        expect(said).to_have_text("Этот игрок уже в очереди.", timeout=TIMEOUT)
+        assert [(e.kind, [dict(p) for p in e.players]) for e in waiting.entries(store, VENUE)] == [
+            ("pool", [{"id": "p1", "name": "p1"}])]
+        assert errors == []
+        page.close()
+    finally:
+        server.stop()
