@@ -45,7 +45,8 @@ def offers(store: Store, venue: str) -> dict[str, Offer]:
     now = waiting.tables_now(store, venue)
     on_tables = booked(store, venue)
     waiting.settle(store, venue, now, on_tables)
-    names = {e["id"]: e["name"] for e in roster.entries(store, venue, limit=10_000)}
+    names = {e["id"]: e["name"] for e in roster.entries(store, venue, limit=10_000)
+             } if on_tables else {}  # only a tournament's players need the roster's names
     found: dict[str, Offer] = {table: None for table in now}
     for table_id, (tid, match) in on_tables.items():
         found[table_id] = _tournament(store, venue, tid, match, now.get(table_id), names)
