@@ -1,15 +1,22 @@
 """The demo's tournament (``demo --tournament N``): N simulated regulars in a double
 elimination on the demo's tables, on the venue record. A director's loop puts the bracket's
-ready matches on the free tables (``fill``); each table starts the match the bracket gave it
-(``new_match`` with the players' roster ids and the race of its round) and plays it out; the
-recorder takes each result from the table's ``match_over`` (never typed), and the next match
-follows. Nothing here decides a result: the simulated referee's rulings do."""
+ready matches on the free tables (``fill``); the recorder offers each table its match
+(retained ``billiards/demo/<table>/next``, ``controller.record.offers``) and each table starts
+the match it is offered, as its referee would with one tap at its console (``new_match`` with
+the players' roster ids and the race of its round), and plays it out; the recorder takes each
+result from the table's ``match_over`` (never typed), and the next match follows. Nothing
+here decides a result: the simulated referee's rulings do."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+import aiomqtt
 
 import tournament as core
 from controller.record import tournaments
@@ -40,27 +47,72 @@ def create(store: Store, count: int, language: str) -> str:
     return tournaments.create(store, VENUE, "Demo", setup)
 
 
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """A tournament's match the recorder offers a table: its id, the players' roster ids and
+    names, the race."""
+
+    match: str
+    players: tuple[str, ...]
+    names: tuple[str, ...]
+    race: int
+
+
+class Offers:
+    """Each table's next match as the recorder offers it (retained
+    ``billiards/demo/<table>/next``), read over MQTT as the tables' consoles read it."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, dict[str, Any]] = {}
+
+    async def watch(self, url: str) -> None:
+        """Keeps ``latest`` up to date until cancelled (an empty payload: nothing next)."""
+        parts = urlsplit(url)
+        while True:
+            try:
+                async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
+                    await client.subscribe(f"billiards/{VENUE}/+/next", qos=1)
+                    async for message in client.messages:
+                        table = str(message.topic).split("/")[2]
+                        raw = message.payload if isinstance(message.payload, bytes) else b""
+                        if raw:
+                            self.latest[table] = json.loads(raw)
+                        else:
+                            self.latest.pop(table, None)
+            except aiomqtt.MqttError:
+                await asyncio.sleep(LOOK_S)
+
+    def tournament_match(self, table: str) -> Offered | None:
+        """Returns the tournament's match offered to ``table``, None when it is offered none."""
+        offer = self.latest.get(table)
+        if not offer or offer.get("source") != "tournament" or not offer.get("tournament"):
+            return None
+        players = offer["players"]
+        return Offered(offer["tournament"]["match"], tuple(p["id"] for p in players),
+                       tuple(p["name"] for p in players), int(offer.get("race_to") or 1))
+
+
 class BracketMatches:
-    """One table's matches, each the one the bracket put on it (an iterable of live matches
+    """One table's matches, each the one the recorder offers it (an iterable of live matches
     for ``SimBackend``)."""
 
     def __init__(self, store: Store, tournament_id: str, table: str, game: str, seed: int,
-                 speed: float, clock: Callable[[], float]) -> None:
+                 speed: float, clock: Callable[[], float], offers: Offers) -> None:
         self.store, self.tournament_id, self.table = store, tournament_id, table
         self.game, self.seed, self.speed, self.clock = game, seed, speed, clock
+        self.offers = offers
         self.played: set[str] = set()
 
     def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
         while True:
             yield self.next_match()
 
-    async def _given(self) -> core.Pairing:
-        """Waits until the bracket puts a match this table has not played on it."""
+    async def _given(self) -> Offered:
+        """Waits until the recorder offers this table a match it has not played."""
         while True:
-            made = await asyncio.to_thread(tournaments.load, self.store, VENUE, self.tournament_id)
-            pairing = made.on_table(self.table)
-            if pairing is not None and pairing.match not in self.played:
-                return pairing
+            offered = self.offers.tournament_match(self.table)
+            if offered is not None and offered.match not in self.played:
+                return offered
             await asyncio.sleep(LOOK_S)
 
     async def next_match(self) -> AsyncIterator[dict[str, Any]]:
@@ -71,13 +123,13 @@ class BracketMatches:
         pairing = await self._given()
         self.played.add(pairing.match)
         shift = (self.clock() - waited) * self.speed
-        names = await asyncio.to_thread(tournaments.names, self.store, VENUE, self.tournament_id)
         lines = simulate_lines(self.game, 600, self.seed + len(self.played),
-                               race_to=pairing.race, names=tuple(names[p] for p in pairing.players))
+                               race_to=pairing.race, names=pairing.names)
         for line in lines:
             if "t" not in line:
                 continue  # the header
-            if line.get("request") == "new_match":
+            if line.get("request") == "new_match":  # as a console's one tap sends it (its
+                # "tournament" too, once the tables take that field: issue 42's ids42)
                 line = {**line, "payload": {**line["payload"], "player_ids": list(pairing.players)}}
             yield {**line, "t": line["t"] + shift}
         # played out: the recorder takes the result, unless the table never ended the match
