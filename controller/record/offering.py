@@ -7,27 +7,24 @@ HTTP server reaches the tables that way), everything again on each connection.""
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import aiomqtt
+from sqlalchemy.exc import SQLAlchemyError
 
 from controller.record import offers, waiting_desk
-from controller.record.store import Store
+from controller.record.store import Store, StoreError
 from controller.wire.connection import publish
 
 log = logging.getLogger(__name__)
 
 #: The least time between two looks at the offers when nothing asked for one (seconds).
 LOOK_S = 0.5
-T = TypeVar("T")
-#: Reads the store in a thread, waiting while it is away (the recorder's ``_stored``).
-Stored = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 @dataclass
@@ -60,19 +57,27 @@ class Offering:
         self.board.forget()
         self._looked = 0.0
 
-    async def serve(self, client: aiomqtt.Client, store: Store, stored: Stored[Any]) -> None:
-        """Answers the requests taken, then publishes the offers and lists that changed."""
+    async def serve(self, client: aiomqtt.Client, store: Store) -> None:
+        """Answers the requests taken, then publishes the offers and lists that changed. A
+        store away leaves them to the next call (the requests kept in order): the recorder's
+        loop goes on, and its batches say the store is away."""
         answered = bool(self.requests)
-        while self.requests:
-            venue, name, raw = self.requests[0]
-            body = await stored(functools.partial(waiting_desk.answer, store, venue, name, raw))
-            await publish(client, f"{self.prefix}/{venue}/waiting/response/{name}",
-                          _dumps(body), qos=1)
-            self.requests.pop(0)
-        if not answered and time.monotonic() - self._looked < LOOK_S:
+        try:
+            while self.requests:
+                venue, name, raw = self.requests[0]
+                answer = await asyncio.to_thread(waiting_desk.answer, store, venue, name, raw)
+                await publish(client, f"{self.prefix}/{venue}/waiting/response/{name}",
+                              _dumps(answer), qos=1)
+                self.requests.pop(0)
+            if not answered and time.monotonic() - self._looked < LOOK_S:
+                return
+            self._looked = time.monotonic()
+            due = await asyncio.to_thread(self.board.due, store)
+        except (SQLAlchemyError, StoreError) as exc:
+            log.warning("the next matches and the waiting list wait for the store: %s",
+                        str(exc).splitlines()[0][:300])
             return
-        self._looked = time.monotonic()
-        for topic, body in await stored(lambda: self.board.due(store)):
+        for topic, body in due:
             await publish(client, topic, body, qos=1, retain=True)
             self.board.sent(topic, body)
 

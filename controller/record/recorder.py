@@ -144,7 +144,7 @@ class Recorder:
             batch = await client.batch(BATCH, timeout=1.0)
             if batch or self.ledger.stuck():
                 await self._take(client, batch)
-            await self.offering.serve(client, self.store, self._stored)
+            await self.offering.serve(client, self.store)
             for message in batch:
                 client.ack(message)
             await self._ask(client)
