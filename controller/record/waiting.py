@@ -9,7 +9,8 @@ played on a pyramid table, every other on a pool table; a table that has played 
 no kind yet and is offered no one.
 
 A table that is not playing (its last ``match_started`` has a ``match_over`` after it) and has
-no tournament match is offered the first entry of its kind no other table has (``settle``):
+no tournament match is offered the first match of its kind the list makes and no other table
+has (``settle``, ``offer``: a pair, or two players waiting alone, made one entry):
 a conditional update in a transaction, and a unique key of one entry a table, so two tables
 ending at once take two entries, never one twice. The next match started on that table with
 the entry's roster ids takes the entry off the list; another match started there gives the
@@ -259,9 +260,16 @@ def settle(store: Store, venue: str, now: Mapping[str, TableNow],
     return changed
 
 
+class _Taken(Exception):
+    """Another table took an entry between this one's read and its write: try again."""
+
+
 def offer(store: Store, venue: str, table: TableNow) -> bool:
-    """Gives ``table`` the first entry of its kind no table has, unless it has one; returns
-    whether it took one. Safe against another table (or recorder) doing the same at once."""
+    """Gives ``table`` the first match of its kind the list makes and no table has, unless
+    it has one: a pair's entry, or a player waiting alone with the next one waiting alone (the
+    two made one entry, the first's place); a player alone with nobody to play waits.
+    Returns whether it took one. Safe against another table (or recorder) doing the same at
+    once: a conditional write in a transaction, tried again when another got there first."""
     w = waiting.c
     for _ in range(LIST_MAX):
         try:
@@ -269,16 +277,44 @@ def offer(store: Store, venue: str, table: TableNow) -> bool:
                 if conn.scalar(sa.select(w.entry_id).where(w.venue == venue,
                                                            w.offered_to == table.table)):
                     return False
-                first = conn.scalar(sa.select(w.entry_id).where(
-                    w.venue == venue, w.kind == table.kind, w.offered_to.is_(None))
-                    .order_by(w.joined, w.entry_id).limit(1))
-                if first is None:
+                free = [e for e in entries(store, venue, table.kind, conn) if e.offered_to is None]
+                match = _first_match(free)
+                if match is None:
                     return False
-                took = conn.execute(sa.update(waiting).where(
-                    w.venue == venue, w.entry_id == first, w.offered_to.is_(None)).values(
-                    offered_to=table.table, offered_after=table.started))
-                if took.rowcount:
-                    return True
+                _take(conn, venue, table, match)
+                return True
+        except _Taken:
+            continue
         except sa.exc.IntegrityError:
             return False  # another took one for this table at once: it has its one
     return False
+
+
+def _first_match(free: list[Entry]) -> tuple[Entry, ...] | None:
+    """Returns the entries of the first match the free entries make, in their order."""
+    for i, entry in enumerate(free):
+        if len(entry.players) >= 2:
+            return (entry,)
+        partner = next((e for e in free[i + 1:] if len(e.players) == 1), None)
+        if partner is not None:
+            return (entry, partner)
+    return None
+
+
+def _take(conn: sa.Connection, venue: str, table: TableNow, match: tuple[Entry, ...]) -> None:
+    """Offers ``match`` to ``table`` (a partner's entry joined to the first's). Raises _Taken
+    when another took one of them first (the transaction is then rolled back)."""
+    w = waiting.c
+    first, *partners = match
+    for partner in partners:
+        gone = conn.execute(sa.delete(waiting).where(w.venue == venue, w.entry_id == partner.entry,
+                                                     w.offered_to.is_(None)))
+        if not gone.rowcount:
+            raise _Taken(partner.entry)
+    players = [dict(p) for e in match for p in e.players]
+    took = conn.execute(sa.update(waiting).where(
+        w.venue == venue, w.entry_id == first.entry, w.offered_to.is_(None)).values(
+        offered_to=table.table, offered_after=table.started,
+        players=json.dumps(players, ensure_ascii=False)))
+    if not took.rowcount:
+        raise _Taken(first.entry)

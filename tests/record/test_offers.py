@@ -17,6 +17,8 @@ from tests.record.test_tournaments import EIGHT, add_events, assign, new, table_
 
 VERA = {"id": "p1", "name": "Вера"}
 GLEB = {"id": "p2", "name": "Глеб"}
+DINA, EGOR = {"id": "p3", "name": "Дина"}, {"id": "p4", "name": "Егор"}
+ZHORA, IRA = {"id": "p5", "name": "Жора"}, {"id": "p6", "name": "Ира"}
 
 
 def played(store: Store, table: str, game: str, ended: float, ids: list[str] | None = None) -> None:
@@ -55,8 +57,8 @@ def test_a_free_table_is_offered_the_first_of_its_kind_and_the_pair_started_leav
     played(store, "t1", "ten-ball", 1.0)
     played(store, "t2", "pyramid", 1.0)
     first = waiting.join(store, "club", "pool", [VERA, GLEB], "a", now=10.0)
-    pyramid = waiting.join(store, "club", "pyramid", [{"id": "p3", "name": "Дина"}], "b", now=11.0)
-    later = waiting.join(store, "club", "pool", [{"id": "p4", "name": "Егор"}], "c", now=12.0)
+    pyramid = waiting.join(store, "club", "pyramid", [DINA, ZHORA], "b", now=11.0)
+    later = waiting.join(store, "club", "pool", [EGOR, IRA], "c", now=12.0)
     found = offers.offers(store, "club")
     assert found["t1"] == {"v": 1, "source": "waiting", "offer": first.entry, "game": "ten-ball",
                            "players": [VERA, GLEB], "race_to": None, "options": {},
@@ -74,7 +76,7 @@ def test_another_match_started_on_the_table_gives_the_entry_back_first(store_url
     store = Store(store_url)
     played(store, "t1", "ten-ball", 1.0)
     first = waiting.join(store, "club", "pool", [VERA, GLEB], "a", now=10.0)
-    second = waiting.join(store, "club", "pool", [{"id": "p4", "name": "Егор"}], "b", now=11.0)
+    second = waiting.join(store, "club", "pool", [EGOR, IRA], "b", now=11.0)
     assert offers.offers(store, "club")["t1"]["offer"] == first.entry  # type: ignore[index]
     started(store, "t1", "ten-ball", ["x1", "x2"], 20.0)  # others played there instead
     offers.offers(store, "club")
@@ -101,8 +103,8 @@ def test_two_tables_ending_at_once_never_take_one_entry(store_url: str) -> None:
     for n in range(count):
         played(store, f"t{n}", "ten-ball", 1.0)
     for n in range(count - 2):
-        waiting.join(store, "club", "pool", [{"id": f"q{n}", "name": f"Q{n}"}], f"j{n}",
-                     now=10.0 + n)
+        waiting.join(store, "club", "pool", [{"id": f"q{n}", "name": f"Q{n}"},
+                                             {"id": f"r{n}", "name": f"R{n}"}], f"j{n}", now=10.0 + n)
     now = waiting.tables_now(store, "club")
     gate = threading.Barrier(count)
     took: dict[str, bool] = {}
@@ -165,10 +167,28 @@ def test_a_restarted_recorder_offers_the_same(store_url: str) -> None:
     played(store, "t1", "ten-ball", 1.0)
     played(store, "t2", "ten-ball", 1.0)
     tournaments.act(store, "club", tid, lambda t: core.Change(t.fill(["t1"]), ()))
-    waiting.join(store, "club", "pool", [VERA], "a", now=10.0)
+    waiting.join(store, "club", "pool", [VERA, GLEB], "a", now=10.0)
     before = offers.everything(store)
     store.close()
     again = Store(store_url)
     assert offers.everything(again) == before
     assert {k: v is not None for k, v in before.items()} == {("club", "t1"): True,
                                                              ("club", "t2"): True}
+
+
+def test_two_players_waiting_alone_are_paired_and_one_alone_waits(store_url: str) -> None:
+    store = Store(store_url)
+    played(store, "t1", "ten-ball", 1.0)
+    played(store, "t2", "ten-ball", 1.0)
+    alone = waiting.join(store, "club", "pool", [VERA], "a", now=10.0)
+    pair = waiting.join(store, "club", "pool", [DINA, EGOR], "b", now=11.0)
+    waiting.join(store, "club", "pool", [GLEB], "c", now=12.0)
+    waiting.join(store, "club", "pool", [ZHORA], "d", now=13.0)
+    found = offers.offers(store, "club")
+    assert {t: None if o is None else (o["offer"], o["players"]) for t, o in found.items()} == {
+        "t1": (alone.entry, [VERA, GLEB]), "t2": (pair.entry, [DINA, EGOR])}
+    assert [[p["name"] for p in e.players] for e in waiting.entries(store, "club")] == [
+        ["Вера", "Глеб"], ["Дина", "Егор"], ["Жора"]]  # Жора waits for someone to play
+    started(store, "t1", "ten-ball", ["p1", "p2"], 20.0)
+    offers.offers(store, "club")
+    assert [e.entry for e in waiting.entries(store, "club")][0] == pair.entry
