@@ -97,14 +97,16 @@ def test_a_tournament_match_comes_before_the_waiting_list(store_url: str) -> Non
     assert [e.offered_to for e in waiting.entries(store, "club")] == [None]
 
 
-def test_two_tables_ending_at_once_never_take_one_entry(store_url: str) -> None:
+@pytest.mark.parametrize("alone", [False, True], ids=["pairs", "players alone"])
+def test_two_tables_ending_at_once_never_take_one_player(store_url: str, alone: bool) -> None:
     store = Store(store_url)
     count = 6
     for n in range(count):
         played(store, f"t{n}", "ten-ball", 1.0)
-    for n in range(count - 2):
-        waiting.join(store, "club", "pool", [{"id": f"q{n}", "name": f"Q{n}"},
-                                             {"id": f"r{n}", "name": f"R{n}"}], f"j{n}", now=10.0 + n)
+    for n in range(count - 2):  # four matches' players: four pairs, or eight alone
+        pair = [{"id": f"q{n}", "name": f"Q{n}"}, {"id": f"r{n}", "name": f"R{n}"}]
+        for i, joining in enumerate([pair[:1], pair[1:]] if alone else [pair]):
+            waiting.join(store, "club", "pool", joining, f"j{n}-{i}", now=10.0 + n + i / 10)
     now = waiting.tables_now(store, "club")
     gate = threading.Barrier(count)
     took: dict[str, bool] = {}
@@ -118,9 +120,12 @@ def test_two_tables_ending_at_once_never_take_one_entry(store_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    given = [e.offered_to for e in waiting.entries(store, "club")]
+    listed = waiting.entries(store, "club")
+    given = [e.offered_to for e in listed]
     assert sum(took.values()) == count - 2
     assert None not in given and len(set(given)) == count - 2  # each entry one table's
+    players = [p["id"] for e in listed for p in e.players]
+    assert sorted(players) == sorted(f"{x}{n}" for x in "qr" for n in range(count - 2))
 
 
 def test_a_join_comes_once_names_typed_are_the_rosters_and_a_bad_one_is_answered(
