@@ -3,7 +3,9 @@ consoles' waiting-list requests (``controller.record.waiting_desk``) out of the 
 reads, answers them, and publishes, retained, each table's ``next`` and each venue's
 ``waiting`` list whenever they changed (``controller.record.offers``): after every batch,
 and at least once a second while it is connected (a director's assignment or a join on the
-HTTP server reaches the tables that way), everything again on each connection."""
+HTTP server reaches the tables that way), everything again on each connection. A request is
+acknowledged to the broker only once answered: a recorder killed, or a store away, before
+then gets it again (a join twice is one, by its transaction).
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from controller.record import offers, waiting_desk
 from controller.record.store import Store, StoreError
-from controller.wire.connection import publish
+from controller.wire.connection import AckingClient, publish
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,8 @@ class Offering:
 
     prefix: str
     board: offers.Board = field(init=False)
-    requests: list[tuple[str, str, bytes]] = field(default_factory=list)
+    #: ``(venue, name, body, message)``: each acknowledged once it is answered
+    requests: list[tuple[str, str, bytes, aiomqtt.Message]] = field(default_factory=list)
     _looked: float = 0.0
 
     def __post_init__(self) -> None:
@@ -44,31 +47,39 @@ class Offering:
         """The topic filter of the consoles' requests."""
         return f"{self.prefix}/+/waiting/request/+"
 
-    def take(self, topic: str, payload: bytes) -> bool:
-        """Keeps a console's waiting-list request; returns whether ``topic`` was one."""
+    def take(self, topic: str, payload: bytes, message: aiomqtt.Message) -> bool:
+        """Keeps a console's waiting-list request (``message``, acknowledged once answered);
+        returns whether ``topic`` was one."""
         parts = topic.split("/")
         if len(parts) != 5 or parts[2] != "waiting" or parts[3] != "request":
             return False
-        self.requests.append((parts[1], parts[4], payload))
+        self.requests.append((parts[1], parts[4], payload, message))
         return True
 
+    def holds(self, message: aiomqtt.Message) -> bool:
+        """Whether ``message`` is a request not answered yet (not to be acknowledged)."""
+        return any(kept is message for *_, kept in self.requests)
+
     def connected(self) -> None:
-        """Everything is published again on this connection."""
+        """Everything is published again on this connection; the requests not answered on
+        the last one come again (never acknowledged: the broker keeps them for the session)."""
+        self.requests.clear()
         self.board.forget()
         self._looked = 0.0
 
-    async def serve(self, client: aiomqtt.Client, store: Store) -> None:
+    async def serve(self, client: AckingClient, store: Store) -> None:
         """Answers the requests taken, then publishes the offers and lists that changed. A
         store away leaves them to the next call (the requests kept in order): the recorder's
         loop goes on, and its batches say the store is away."""
         answered = bool(self.requests)
         try:
             while self.requests:
-                venue, name, raw = self.requests[0]
+                venue, name, raw, message = self.requests[0]
                 answer = await asyncio.to_thread(waiting_desk.answer, store, venue, name, raw)
                 await publish(client, f"{self.prefix}/{venue}/waiting/response/{name}",
                               _dumps(answer), qos=1)
                 self.requests.pop(0)
+                client.ack(message)
             if not answered and time.monotonic() - self._looked < LOOK_S:
                 return
             self._looked = time.monotonic()

@@ -146,7 +146,8 @@ class Recorder:
                 await self._take(client, batch)
             await self.offering.serve(client, self.store)
             for message in batch:
-                client.ack(message)
+                if not self.offering.holds(message):  # a request: acknowledged once answered
+                    client.ack(message)
             await self._ask(client)
             await self._health(client)
 
@@ -162,7 +163,7 @@ class Recorder:
                 continue
             _, venue, table, rest = parts
             raw = bytes(message.payload)
-            if self.offering.take(topic, raw):
+            if self.offering.take(topic, raw, message):
                 continue  # a console's waiting-list request: answered once this is stored
             form = published_form(topic, raw)
             if form is None:
