@@ -5,7 +5,7 @@ reads, answers them, and publishes, retained, each table's ``next`` and each ven
 and at least once a second while it is connected (a director's assignment or a join on the
 HTTP server reaches the tables that way), everything again on each connection. A request is
 acknowledged to the broker only once answered: a recorder killed, or a store away, before
-then gets it again (a join twice is one, by its transaction).
+then gets it again (a join twice is one, by its transaction)."""
 
 from __future__ import annotations
 
@@ -67,10 +67,12 @@ class Offering:
         self.board.forget()
         self._looked = 0.0
 
-    async def serve(self, client: AckingClient, store: Store) -> None:
+    async def serve(self, client: AckingClient, store: Store,
+                    batch: list[aiomqtt.Message]) -> None:
         """Answers the requests taken, then publishes the offers and lists that changed. A
         store away leaves them to the next call (the requests kept in order): the recorder's
-        loop goes on, and its batches say the store is away."""
+        loop goes on, and its batches say the store is away. A request of an earlier batch is
+        acknowledged once answered; one of ``batch`` with the batch, in its order."""
         answered = bool(self.requests)
         try:
             while self.requests:
@@ -79,7 +81,8 @@ class Offering:
                 await publish(client, f"{self.prefix}/{venue}/waiting/response/{name}",
                               _dumps(answer), qos=1)
                 self.requests.pop(0)
-                client.ack(message)
+                if not any(message is m for m in batch):
+                    client.ack(message)
             if not answered and time.monotonic() - self._looked < LOOK_S:
                 return
             self._looked = time.monotonic()

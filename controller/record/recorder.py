@@ -144,7 +144,7 @@ class Recorder:
             batch = await client.batch(BATCH, timeout=1.0)
             if batch or self.ledger.stuck():
                 await self._take(client, batch)
-            await self.offering.serve(client, self.store)
+            await self.offering.serve(client, self.store, batch)
             for message in batch:
                 if not self.offering.holds(message):  # a request: acknowledged once answered
                     client.ack(message)
