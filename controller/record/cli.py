@@ -14,6 +14,7 @@ from controller.record import director, roster
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
 from controller.record.store import Store, StoreError
+from controller.record.waiting_desk import WaitingSite
 from controller.record.web import RecordSite
 from controller.web.server import WebConfig, WebServer
 from controller.wire.connection import BadBrokerUrl, parse_broker, read_password
@@ -35,7 +36,8 @@ async def _record(recorder: Recorder, store: Store, web: str | None,
     host, _, port = web.rpartition(":")
     server = WebServer(WebConfig(), host=host or "127.0.0.1", port=int(port),
                        record=RecordSite(store, recorder.health.body),
-                       extra=[director.DirectorSite(store, director_password)])
+                       extra=[director.DirectorSite(store, director_password),
+                              WaitingSite(store, director_password)])
     async with server, asyncio.TaskGroup() as tg:
         tg.create_task(recorder.run(), name="recorder")
         tg.create_task(server.serve_forever(), name="web")

@@ -232,11 +232,11 @@ class DirectorSite:
 
 
 class WithRecord:
-    """The director's targets first, then the venue record's (``RecordSite``): one site where
-    a server takes one record site (the demo's)."""
+    """The director's targets first, then ``more`` sites (the waiting list's), then the venue
+    record's (``RecordSite``): one site where a server takes one record site (the demo's)."""
 
-    def __init__(self, director: DirectorSite, record: Any) -> None:
-        self.sites = (director, record)
+    def __init__(self, director: DirectorSite, record: Any, *more: Any) -> None:
+        self.sites = (director, *more, record)
 
     async def answer(self, request: Request) -> Response | None:
         for site in self.sites:

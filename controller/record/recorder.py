@@ -20,7 +20,9 @@ is summed up, and on each connection, it publishes each venue's roster, retained
 After each batch it takes the tables' finished matches as tournament results
 (``controller.record.tournaments``): a match that named its tournament match by id, else one
 on a table that has a tournament match between its players; a result refused is logged once
-and listed in its health (``refused_results``).
+and listed in its health (``refused_results``). It answers the consoles' waiting-list
+requests and publishes, retained, each table's next match and each venue's waiting list when
+they changed (``controller.record.offering``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from controller.record import roster, tournaments
 from controller.record.health import Health
 from controller.record.ledger import Ledger
+from controller.record.offering import Offering
 from controller.record.stats import summarize_finished
 from controller.record.store import (
     NAME_MAX,
@@ -94,6 +97,10 @@ class Recorder:
     store_retry: tuple[float, float] = (0.5, 10.0)
     ledger: Ledger = field(default_factory=Ledger)
     health: Health = field(default_factory=Health)
+    offering: Offering = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.offering = Offering(self.prefix)
 
     @property
     def counters(self) -> Health:
@@ -109,6 +116,8 @@ class Recorder:
                 async with self._client() as client:
                     for topic in TOPICS:
                         await client.subscribe(f"{self.prefix}/+/+/{topic}", qos=1)
+                    await client.subscribe(self.offering.topic, qos=1)
+                    self.offering.connected()
                     self.health.connections += 1
                     backoff.reset()
                     log.info("recording %s/# from %s", self.prefix, self.broker.address)
@@ -137,7 +146,9 @@ class Recorder:
             batch = await client.batch(BATCH, timeout=1.0)
             if batch or self.ledger.stuck():
                 await self._take(client, batch)
-                for message in batch:
+            await self.offering.serve(client, self.store, batch)
+            for message in batch:
+                if not self.offering.holds(message):  # a request: acknowledged once answered
                     client.ack(message)
             await self._ask(client)
             await self._health(client)
@@ -154,6 +165,8 @@ class Recorder:
                 continue
             _, venue, table, rest = parts
             raw = bytes(message.payload)
+            if self.offering.take(topic, raw, message):
+                continue  # a console's waiting-list request: answered once this is stored
             form = published_form(topic, raw)
             if form is None:
                 continue  # a Last Will, a stranger's message: no seq

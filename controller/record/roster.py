@@ -55,7 +55,7 @@ def assign(store: Store) -> set[str]:
     known: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
     for venue, table, match_id, epoch, first, _ended in todo:
         if venue not in known:
-            known[venue] = (_names(store, venue), aliases(store, venue))
+            known[venue] = (known_names(store, venue), aliases(store, venue))
         names, merged = known[venue]
         started = store.messages(venue, table, first, first, epoch)
         data = (started[0].payload.get("data") or {}) if started else {}
@@ -83,7 +83,7 @@ def assign(store: Store) -> set[str]:
     return {venue for venue, *_ in todo}
 
 
-def _names(store: Store, venue: str) -> dict[str, str]:
+def known_names(store: Store, venue: str) -> dict[str, str]:
     """Returns the venue's entries by ``same_name`` of the name: the one seen last of each."""
     c, m = match_players.c, matches.c
     with store.engine.connect() as conn:

@@ -1,14 +1,13 @@
 """The demo's tournament (``demo --tournament N``): N simulated regulars in a double
 elimination on the demo's tables, on the venue record. A director's loop puts the bracket's
-ready matches on the free tables (``fill``); each table reads the match it is offered
-(``offered``) and starts it as a club's console does: a ``new_match`` request over MQTT with
-the players' roster ids, the race of its round and the tournament match it is
-(``"tournament": {"id", "match"}``), answered by the table before a shot is played; the
-recorder takes each result from the table's ``match_over`` by that id (never typed), and the
-next match follows. Nothing here decides a result: the simulated referee's rulings do.
-
-``offered`` reads what the store assigned to the table: the one place to change once the
-recorder publishes a table's next match (retained ``billiards/<venue>/<table>/next``)."""
+ready matches on the free tables (``fill``); the recorder offers each table its match
+(retained ``billiards/demo/<table>/next``, ``controller.record.offers``), read here over MQTT
+as the tables' consoles read it (``Offers``), and each table starts the match it is offered as
+its referee's one tap at its console does: a ``new_match`` request over MQTT with the players'
+roster ids, the race of its round and the tournament match it is (``"tournament": {"id",
+"match"}``, as the offer gave it), answered by the table before a shot is played; the recorder
+takes each result from the table's ``match_over`` by that id (never typed), and the next match
+follows. Nothing here decides a result: the simulated referee's rulings do."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 import aiomqtt
 
@@ -63,23 +63,44 @@ class Offer:
 
     tournament: str
     match: str
-    players: tuple[str, str]
-    names: tuple[str, str]
+    players: tuple[str, ...]
+    names: tuple[str, ...]
     race: int
 
 
-def offered(store: Store, tournament_id: str, table: str) -> Offer | None:
-    """Returns the match the tournament has put on ``table``, or None. Read from the store's
-    assignment (in a thread: it blocks): the one function to replace by a reading of the
-    table's retained ``next`` topic."""
-    made = tournaments.load(store, VENUE, tournament_id)
-    pairing = made.on_table(table)
-    if pairing is None:
-        return None
-    names = tournaments.names(store, VENUE, tournament_id)
-    first, second = pairing.players
-    return Offer(tournament_id, pairing.match, pairing.players,
-                 (names.get(first, first), names.get(second, second)), pairing.race)
+class Offers:
+    """Each table's next match as the recorder offers it (retained
+    ``billiards/demo/<table>/next``), read over MQTT as the tables' consoles read it."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, dict[str, Any]] = {}
+
+    async def watch(self, url: str) -> None:
+        """Keeps ``latest`` up to date until cancelled (an empty payload: nothing next)."""
+        parts = urlsplit(url)
+        while True:
+            try:
+                async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
+                    await client.subscribe(f"billiards/{VENUE}/+/next", qos=1)
+                    async for message in client.messages:
+                        table = str(message.topic).split("/")[2]
+                        raw = message.payload if isinstance(message.payload, bytes) else b""
+                        if raw:
+                            self.latest[table] = json.loads(raw)
+                        else:
+                            self.latest.pop(table, None)
+            except aiomqtt.MqttError:
+                await asyncio.sleep(LOOK_S)
+
+    def tournament_match(self, table: str) -> Offer | None:
+        """Returns the tournament's match offered to ``table``, None when it is offered none."""
+        offer = self.latest.get(table)
+        given = (offer or {}).get("tournament")
+        if not offer or offer.get("source") != "tournament" or not given:
+            return None
+        players = offer["players"]
+        return Offer(given["id"], given["match"], tuple(p["id"] for p in players),
+                     tuple(p["name"] for p in players), int(offer.get("race_to") or 1))
 
 
 async def ask(broker: Broker, venue: str, table: str, name: str,
@@ -110,10 +131,10 @@ class BracketMatches:
     iterable of live matches for ``SimBackend``)."""
 
     def __init__(self, store: Store, tournament_id: str, table: str, game: str, seed: int,
-                 speed: float, clock: Callable[[], float], broker: Broker) -> None:
+                 speed: float, clock: Callable[[], float], broker: Broker, offers: Offers) -> None:
         self.store, self.tournament_id, self.table = store, tournament_id, table
         self.game, self.seed, self.speed, self.clock = game, seed, speed, clock
-        self.broker = broker
+        self.broker, self.offers = broker, offers
         self.played: set[str] = set()
 
     def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
@@ -121,9 +142,9 @@ class BracketMatches:
             yield self.next_match()
 
     async def _given(self) -> Offer:
-        """Waits until the table is offered a match it has not played."""
+        """Waits until the recorder offers this table a match it has not played."""
         while True:
-            offer = await asyncio.to_thread(offered, self.store, self.tournament_id, self.table)
+            offer = self.offers.tournament_match(self.table)
             if offer is not None and offer.match not in self.played:
                 return offer
             await asyncio.sleep(LOOK_S)
@@ -163,7 +184,7 @@ class BracketMatches:
         refuses it."""
         answer = await ask(self.broker, VENUE, self.table, "new_match", {
             **payload, "player_ids": list(offer.players),
-            "tournament": {"id": offer.tournament, "match": offer.match}})
+            "tournament": {"id": offer.tournament, "match": offer.match}})  # as offered
         if answer.get("status") != "ok":
             raise RuntimeError(f"{self.table} refused {offer.match}: {answer.get('error')}")
 

@@ -12,9 +12,10 @@ user of its own), and the pages' server serves its history: ``history.html`` fil
 as the tables finish their matches.
 
 ``--tournament 16`` plays a 16-player double elimination on the tables
-(``controller.sim.bracket_tables``): each match started on its table from the bracket by a
-``new_match`` over MQTT naming the tournament match, each result taken by the recorder from the
-table's ``match_over`` by that id, until the tournament has its winner; the pages
+(``controller.sim.bracket_tables``): each match started on its table from the recorder's offer
+(its retained ``next``) by a ``new_match`` over MQTT naming the tournament match, each result
+taken by the recorder from the table's ``match_over`` by that id, until the tournament has its
+winner; the pages
 show the bracket (``tournament.html``) and the director's tablet (``director.html``). The
 director's login (user ``director``) has a password made for the run, kept in a file of the
 demo's directory (mode 0600; the demo prints where, never the password itself).
@@ -46,6 +47,7 @@ from controller.pipeline.scoreboard import value_key
 from controller.record.director import CREDENTIAL, DirectorSite, WithRecord
 from controller.record.recorder import Recorder
 from controller.record.store import Store
+from controller.record.waiting_desk import WaitingSite
 from controller.record.web import RecordSite
 from controller.service.config import Config, ConfigError, WebSection, validate
 from controller.service.shell import Service, web_server
@@ -192,6 +194,7 @@ async def _tables(args: Any, url: str, port: int, root: Path, embedded: Embedded
                   store: Store, out: TextIO) -> int:
     """Makes the tables (and the tournament, with ``--tournament``) and plays them."""
     tournament = None
+    offers = bracket_tables.Offers()  # the tables' next matches, as the recorder offers them
     if getattr(args, "tournament", None):
         tournament = bracket_tables.create(store, args.tournament, args.language or "en")
     games = itertools.repeat(args.game) if args.game else itertools.cycle(GAMES)
@@ -207,9 +210,9 @@ async def _tables(args: Any, url: str, port: int, root: Path, embedded: Embedded
         # a hand-played table: sensors that play nothing, requests only from its console
         hand = SimBackend((), speed=config.sim.speed) if config.table in args.hand else None
         services.append(Service(config, backend=hand or (
-            sim_backend if tournament is None else bracket_backend(store, tournament, n, game))))
+            sim_backend if tournament is None else bracket_backend(store, tournament, n, game, offers))))
     return await _play(args, url, services, embedded, store, out, tournament,
-                       director_password(root))
+                       director_password(root), offers)
 
 
 def director_password(root: Path) -> Path:
@@ -221,13 +224,14 @@ def director_password(root: Path) -> Path:
     return path
 
 
-def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
+def bracket_backend(store: Store, tournament: str, n: int, game: str,
+                    offers: bracket_tables.Offers) -> Any:
     """Returns the backend factory of table ``t<n>`` in the tournament: its matches are the
-    ones the bracket puts on it."""
+    ones the recorder offers it (``offers``)."""
     def make(service: Service) -> SimBackend:
         matches = bracket_tables.BracketMatches(store, tournament, service.config.table, game, n,
                                                 service.core.time.speed, service.host_clock,
-                                                parse_broker(service.config.mqtt.url))
+                                                parse_broker(service.config.mqtt.url), offers)
         return SimBackend(matches, speed=service.core.time.speed,
                           on_request=lambda name, payload, t: service.request(name, payload, t),
                           clock=service.host_clock)
@@ -236,7 +240,8 @@ def bracket_backend(store: Store, tournament: str, n: int, game: str) -> Any:
 
 async def _play(args: Any, url: str, services: list[Service], embedded: EmbeddedBroker | None,
                 store: Store, out: TextIO, tournament: str | None = None,
-                password_file: Path | None = None) -> int:
+                password_file: Path | None = None,
+                offers: bracket_tables.Offers | None = None) -> int:
     """Plays ``services`` with the venue recorder into ``store`` (and the pages, when the
     broker has websockets; the director's actions with the password in ``password_file``)
     until ``--seconds`` or a signal."""
@@ -245,12 +250,13 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
                         client_id=f"billiards-demo-recorder-{port}")
     web = None
     if embedded is not None and embedded.ws_port is not None:  # the browser pages
+        login = read_password(password_file, credential=CREDENTIAL)  # the director's
         shown = services[0].config.model_copy(update={"venue": "demo", "web": WebSection(
             host="127.0.0.1", port=0, broker_ws=f"ws://{{host}}:{embedded.ws_port}")})
         web = web_server(shown, {s.config.table: s.config.data for s in services},
                          language=args.language, record=WithRecord(
-                             DirectorSite(store, read_password(password_file, credential=CREDENTIAL)),
-                             RecordSite(store, recorder.health.body)))
+                             DirectorSite(store, login),
+                             RecordSite(store, recorder.health.body), WaitingSite(store, login)))
         await web.start()
         if tournament is not None:
             out.write(f"bracket:   {web.url}tournament.html?id={tournament}&venue=demo\n"
@@ -272,6 +278,8 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         runs = [tg.create_task(s.run(), name=f"table:{s.config.table}") for s in services]
         director = None if tournament is None else tg.create_task(bracket_tables.direct(
             store, tournament, [s.config.table for s in services], out, done), name="director")
+        watching = None if tournament is None or offers is None else tg.create_task(
+            offers.watch(url), name="offers")
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(args.seconds):
                 await done.wait()
@@ -283,6 +291,8 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
         recording.cancel()
         if director is not None:
             director.cancel()
+        if watching is not None:
+            watching.cancel()
     if web is not None:
         await web.close()
     for sig in (signal.SIGTERM, signal.SIGINT):

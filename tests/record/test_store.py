@@ -34,7 +34,7 @@ def test_progress_and_lost_seqs_are_kept_across_reopening(store_url):
     assert again.progress() == {("club", "t1", ""): Progress(5, 9, 100.0)}
     assert again.gaps() == [("club", "t1", "", 1, 4, "no longer in the table's journal")]
     with again.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0007"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0008"
 
 
 def credit(player: int, ball: int = 1, points: int = 1) -> dict:
@@ -223,7 +223,7 @@ def test_a_store_of_the_first_schema_migrates_with_its_data_to_epochs(store_url)
     assert [(m.seq, m.epoch) for m in new] == [(7, "e2")]
     assert store.add([Stored("club", "t1", 7, "event", {"seq": 7}, "")]) == []
     with store.engine.connect() as conn:
-        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0007"
+        assert conn.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0008"
 
 
 def test_a_new_journal_numbering_its_matches_again_keeps_both_matches(store_url):

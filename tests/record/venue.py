@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from controller.record.store import Store
@@ -96,3 +98,22 @@ def stored(store: Store, root: Path, table: str, of: str | None = None) -> dict[
     e = of if of is not None else epoch(root, table)
     kept = {m.seq: m.topic for m in store.messages("club", table, epoch=e)}
     return {s: kept.get(s, COUNTED) for s in store.seqs("club", table, e)}
+
+
+@contextmanager
+def recording(broker: Broker | ShippedBroker, root: Path) -> Iterator[Store]:
+    """Runs ``python -m controller record`` on ``broker`` into an SQLite store under ``root``
+    until the block ends; yields the store once the recorder records."""
+    url = f"sqlite:///{root / 'record.sqlite3'}"
+    store = Store(url)
+    log = root / "recorder.log"
+    proc = recorder(broker, url, log)
+    try:
+        deadline = time.monotonic() + 30
+        while not (log.exists() and "recording" in log.read_text()):
+            assert time.monotonic() < deadline, "timed out after 30 s waiting for the recorder"
+            time.sleep(0.05)
+        yield store
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()

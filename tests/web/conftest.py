@@ -14,7 +14,7 @@ import pytest
 
 from controller.web import WebConfig
 from tests.broker import Broker, free_port
-from tests.web.harness import WebThread
+from tests.web.harness import LiveTable, WebThread
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -66,3 +66,12 @@ def browser() -> Iterator[object]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def live_tables() -> Iterator[dict[str, LiveTable]]:
+    """Tables a test starts (``LiveTable``), by id: each stopped when the test ends."""
+    made: dict[str, LiveTable] = {}
+    yield made
+    for t in made.values():
+        t.stop()

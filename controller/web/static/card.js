@@ -18,6 +18,11 @@ export function healthText(table) {
   return summary.ok === false ? t("health.link_down") : null;
 }
 
+// The next match the venue record offers the table, in words: «Следующие: Вера — Глеб».
+export function nextText(offer) {
+  return t("card.next", { players: offer.players.map((p) => p.name).join(" — ") });
+}
+
 // The dashboard's, the console's and one table full screen's card (the wall's is wall-card.js).
 // options: console (link the card to the table's console), connected (false: we are cut
 // off, so "online" is not known), title (the card's heading, else the table's name), racks (the

@@ -15,6 +15,8 @@ import { closeFix, corrected, renderFixSheet, renderPresumed, renderVerdict, tak
 import { renderDeclareBalls, renderFoulSheet, renderOffenders, wireDeclare } from "./console-declare.js";
 import { wireKeyboard } from "./console-keyboard.js";
 import { rosterTopic, takeRoster, wireNewMatch } from "./console-new-match.js";
+import { renderNext, wireNext } from "./console-next.js";
+import { takeWaiting, waitingTopic, wireWaiting } from "./console-waiting.js";
 
 // Draws every part of the console from the state object.
 export function render() {
@@ -30,6 +32,7 @@ export function render() {
   renderPool();
   renderDeclareBalls();
   renderOffenders();
+  renderNext();
   renderEnabled();
 }
 // Connects with the referee's credentials (null: an open broker) and takes the table's messages.
@@ -48,14 +51,16 @@ function start(credentials) {
   });
   page.client.on("connect", () => {
     page.client.subscribe([`${page.base}/+`, `${page.base}/response/+`, `${page.base}/referee/response/+`,
-      rosterTopic()], { qos: 1 });
+      rosterTopic(), waitingTopic(), `${waitingTopic()}/response/+`], { qos: 1 });
     askCancelsAgain();
   });
   page.client.on("message", (topic, payload) => {
     const rest = topic.slice(page.base.length + 1);
     const data = parseJson(payload);
+    if (rest === "next" && data !== undefined) { page.table.take("next", data); render(); return; }  // empty: nothing next
     if (!data) return;
     if (topic === rosterTopic()) { takeRoster(data); return; }
+    if (takeWaiting(topic, data)) return;
     if (rest.startsWith("response/")) { answered(rest.slice(9), data, carriedOut); return; }
     if (rest.startsWith("referee/response/")) { answered(rest.slice(17), data, carriedOut); return; }
     if (rest === "event") takeRuling(data);
@@ -96,6 +101,8 @@ function askLogin(message) {
   wireDeclare();
   wireKeyboard();
   wireNewMatch();
+  wireNext();
+  wireWaiting();
   document.getElementById("login").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = e.target;

@@ -101,8 +101,9 @@ function take(root, topic, payload) {
   if (only && id !== only) return;
   const data = parseJson(payload);
   if (data === undefined) return;  // not JSON: not ours
-  if (data === null) {  // a retained message cleared: a table taken out of service
+  if (data === null) {  // a retained message cleared: a table taken out of service, nothing next
     if (kind === "status" && tables.has(id) && !only) { tables.delete(id); soon(); }
+    if (kind === "next" && tables.has(id)) { tables.get(id).take(kind, null); soon(); }
     return;
   }
   if (!tables.has(id)) tables.set(id, new TableModel(id));

@@ -6,8 +6,10 @@
 //   history.html?pid=ID        a player's page (one roster entry: one person): figures in all
 //                              and per game, their matches
 //   history.html?name=NAME     the same for every match played under a name as written
+// A player's page puts that player on the venue's waiting list for a pool or a pyramid table
+// (POST record/waiting/<venue>: joining is a player's act, open; controller.record.waiting_desk).
 // Served by the recorder's web (`record --web`) and the demo; elsewhere it says where it is.
-import { LANG, duration, languagePicker, t, translateStatic } from "./i18n.js";
+import { LANG, duration, languagePicker, t, tOr, translateStatic } from "./i18n.js";
 import { el, foulName, loadConfig, tableName } from "./common.js";
 import { gameName, keepsPoints } from "./games.js";
 
@@ -15,6 +17,20 @@ import { gameName, keepsPoints } from "./games.js";
 function billingLink(tz) {
   const href = `record/sessions.csv?${new URLSearchParams({ lang: LANG, tz })}`;
   return el("p", { class: "exports" }, el("a", { href, download: "sessions.csv" }, t("h.sessions_csv")));
+}
+
+// «В очередь»: a player on the venue's waiting list for a kind of table, the recorder's answer said.
+function waitingJoin(venue, id, name) {
+  const said = el("span", { class: "idle", role: "status", "data-field": "waiting-said" });
+  const join = async (kind) => {
+    const answer = await fetch(`record/waiting/${encodeURIComponent(venue)}`, { method: "POST",
+      body: JSON.stringify({ action: "join", kind, players: [{ id, name }] }) }).catch(() => null);
+    const body = answer ? await answer.json().catch(() => ({})) : {};
+    said.textContent = answer && answer.ok ? t("wl.done") : tOr("wl.error", body.refused || "unknown");
+  };
+  return el("p", { class: "exports", "data-field": "waiting" }, `${t("wl.title")}: `,
+    ...["pool", "pyramid"].map((kind) => el("button", { type: "button", "data-join": kind, onclick: () => join(kind) },
+      t(`wl.kind.${kind}`))), " ", said);
 }
 
 (async function main() {
@@ -107,8 +123,8 @@ function billingLink(tz) {
     const who = pid ? { pid, name: shown } : { name: player };
     const query = new URLSearchParams({ ...(pid ? { pid } : who), page: String(page), per_page: "20" });
     const list = await listing(query, (n) => `history.html?${new URLSearchParams({ ...who, page: String(n) })}`);
-    box.replaceChildren(back,
-      el("h2", { id: "player-title" }, t("h.player_title", { name: shown })),
+    box.replaceChildren(back, el("h2", { id: "player-title" }, t("h.player_title", { name: shown })),
+      ...(pid ? [waitingJoin(config.venue, pid, shown)] : []),  // «В очередь» for one person
       el("h3", {}, t("h.figures")),
       el("div", { "data-field": "figures" }, table([t("h.figures"), ...columns.map(([g]) => (g === "all" ? t("h.all_games") : gameName(g)))],
         rows.map(([label, value]) => [label, ...columns.map(([, f]) => String(value(f)))]))),

@@ -20,6 +20,7 @@ export class TableModel {
     this.tableClock = null;      // {ts, at}: the newest table time heard, and our Date.now() then
     this.matchId = null;
     this.stats = new MatchStats(null);  // the state's
+    this.next = null;     // B/next: the match the venue record offers next (null: none)
   }
   playerName(i) {
     const p = this.state && this.state.players && this.state.players[i];
@@ -34,6 +35,7 @@ export class TableModel {
     if (data && typeof data.ts === "number" && (!this.tableClock || data.ts > this.tableClock.ts)) {
       this.tableClock = { ts: data.ts, at: Date.now() };  // an offset, never the browser's time of day
     }
+    if (kind === "next") { this.next = data && Array.isArray(data.players) ? data : null; return true; }
     if (kind === "status") { this.status = data; return true; }
     if (kind === "health") { this.health = data; return true; }
     if (kind === "state") { this.takeState(data); return true; }

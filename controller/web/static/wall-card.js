@@ -8,6 +8,8 @@
 //            ball in hand, the balls on the table, the racks: whatever does    in what is left
 //            not fit whole there is not shown (the questions' lines clamped to the
 //            room, one at least: the match line gives way to them)
+//   next     the next match the venue record offers the table               one line of the
+//            («Следующие: Вера — Глеб»), under the score                       small letters
 //   match    clock · game · race · rack · shot · games · best run              one line of the
 //                                                                              small letters, last
 // Every letter is the card's 1 em (at least 40 px at 1080p) but the match line's (the small
@@ -17,7 +19,7 @@ import { duration, t } from "./i18n.js";
 import { ballChip, ballName, el, tableName } from "./common.js";
 import { gameName, scoresGames } from "./games.js";
 import { questionText } from "./words.js";
-import { rackStrip } from "./card.js";
+import { nextText, rackStrip } from "./card.js";
 
 // Renders one wall card from a table's model; `connected` false: the page is cut off.
 export function wallCard(table, connected) {
@@ -29,7 +31,10 @@ export function wallCard(table, connected) {
   card.append(header(table, online, inMatch));
   const body = el("div", { class: "body" });
   card.append(body);
-  if (inMatch) body.append(playerRows(table), notes(table), matchLine(table));
+  if (inMatch) body.append(playerRows(table));
+  // the next match offered, small under the score (or alone on a card with no match)
+  if (table.next) body.append(el("p", { class: "next", "data-field": "next", title: nextText(table.next) }, nextText(table.next)));
+  if (inMatch) body.append(notes(table), matchLine(table));
   return card;
 }
 
