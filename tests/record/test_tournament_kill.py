@@ -75,14 +75,16 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
     store = Store(url)
     tid = bracket_tables.create(store, 4, "ru")
     args = SimpleNamespace(hand=[], language="ru", speed=15.0)
+    offers = bracket_tables.Offers()  # the tables' next matches, as the recorder offers them
     services = [Service(demo.table_config(args, n, "ten-ball", broker.url, broker.port, tmp_path),
-                        backend=demo.bracket_backend(store, tid, n, "ten-ball"))
+                        backend=demo.bracket_backend(store, tid, n, "ten-ball", offers))
                 for n in range(1, len(TABLES) + 1)]
     said, done = io.StringIO(), asyncio.Event()
     log = tmp_path / "recorder.log"
     proc = recorder(broker, url, log)
     runs = [asyncio.create_task(s.run(), name=s.config.table) for s in services]
     director = asyncio.create_task(bracket_tables.direct(store, tid, list(TABLES), said, done))
+    watching = asyncio.create_task(offers.watch(broker.url))
 
     def made() -> tournaments.core.Tournament:
         return tournaments.load(store, "demo", tid)
@@ -106,6 +108,7 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
                     "the store to hold every seq the journals published")
     finally:
         director.cancel()
+        watching.cancel()
         for s in services:
             s.stop()
         await asyncio.gather(*runs, return_exceptions=True)

@@ -98,6 +98,9 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(web.url + "console.html?table=t3&lang=ru")
+        # the console hears its table (its retained status: the subscriptions answered), so
+        # it is connected before it asks: under load a click before it said «Нет связи»
+        expect(page.locator('#card [data-field="online"]')).to_have_text("в сети", timeout=TIMEOUT)
         lists = page.locator("#waiting-lists")
         expect(lists.locator(".idle")).to_have_text(["Никто не ждёт.", "Никто не ждёт."],
                                                     timeout=TIMEOUT)
