@@ -10,6 +10,7 @@ ended; ``inputs_history`` joins the two into the table's whole input history.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -89,8 +90,23 @@ def inputs_with_ticks(data: Path) -> list[dict[str, Any]]:
             elif last is not None:
                 after.setdefault(last, []).append(x)
         n += 1
+    # the journal compacts a match's inputs away at the next new match, its ticks with them:
+    # a session's snapshot keeps only its last match's. A table's clock acted at each ruling
+    # it published (``shot_result``'s ``ts``: the time it ruled at, the journaled inputs
+    # never earlier than the last): a tick there, woven in by time, is the one it journaled
+    _, published = journal_published(data)
+    ruled = sorted({float(p["ts"]) for topic, p in published.values()
+                    if topic == "event" and p.get("type") == "shot_result"})
     out: list[dict[str, Any]] = []
+    ticked = -math.inf
     for x in inputs_history(data):
+        while ruled and ruled[0] <= float(x["t"]):
+            at = ruled.pop(0)
+            if at > ticked:
+                out.append({"t": at, "tick": 1})
+                ticked = at
         out.append(x)
-        out += after.pop(json.dumps(x, sort_keys=True), [])
-    return out
+        for tick in after.pop(json.dumps(x, sort_keys=True), []):
+            out.append(tick)
+            ticked = max(ticked, float(tick["t"]))
+    return out + [{"t": at, "tick": 1} for at in ruled if at > ticked]

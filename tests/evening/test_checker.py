@@ -133,3 +133,26 @@ def test_a_question_of_a_table_that_went_another_way_has_no_truth() -> None:
     assert same_balls(entry, [2, 3, 4, 10])
     assert same_balls(entry, [3, 4])  # an earlier answer of the shot took its drops off
     assert not same_balls(entry, [3, 4, 5, 10])  # ball 5 is still on this table: another match
+
+
+def test_a_ruling_compacted_away_with_its_match_is_ticked_where_the_table_published_it(
+        tmp_path: Path) -> None:
+    """The journal compacts a match's inputs (its ticks too) away at the next new match: the
+    table's published rulings (their ``ts``) say when its clock acted."""
+    import sqlite3
+
+    data = tmp_path / "t1"
+    # a drop at 1.5 taken late (at 3.7 of the table's time), after the table ruled the shot
+    a, b, late = line(1.0), line(1.1, v=0), {**line(3.7, "beam.fl"), "at": 1.5}
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b, late])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([]))  # compacted
+    db = sqlite3.connect(data / "journal.sqlite3")
+    db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                     "CREATE TABLE published (seq INTEGER PRIMARY KEY, topic TEXT, payload BLOB);")
+    for seq, ts in ((1, 3.6), (2, 3.9)):  # ruled at 3.6, then corrected by the late drop
+        body = {"v": 1, "seq": seq, "ts": ts, "type": "shot_result", "data": {"shot": 1}}
+        db.execute("INSERT INTO published VALUES (?, ?, ?)",
+                   (seq, "billiards/club/t1/event", json.dumps(body).encode()))
+    db.commit()
+    db.close()
+    assert inputs_with_ticks(data) == [a, b, {"t": 3.6, "tick": 1}, late, {"t": 3.9, "tick": 1}]
