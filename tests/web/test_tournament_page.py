@@ -72,3 +72,38 @@ def test_the_bracket_is_legible_on_the_wall_at_1080p(browser: Browser, tmp_path:
     assert "t3" not in status and "t4" not in status
     assert pages > 1 and turned == "2"
     assert "Раунд 1" in rounds and "Нижняя сетка, раунд 1" in rounds and "Суперфинал" in rounds
+
+
+def test_the_printed_bracket_is_whole_on_white_within_an_a4_sheets_width(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    """The director's «Печать сетки» (or the browser's print): every match of a 16-player
+    double elimination on the sheet, none cut by the screen's page turning, scaled to an A4
+    landscape sheet's width (1062 px inside its margins)."""
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    ids = known(store, 16)
+    tid = tournaments.create(store, "club", "Кубок", tournaments.Setup(core.Format.DOUBLE, tuple(ids)))
+    tournaments.act(store, "club", tid, lambda t: t.record("W1-1", "p1", (5, 3)))
+    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store)).start()
+    try:
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.goto(server.url + f"tournament.html?lang=ru&id={tid}")
+        page.wait_for_selector("body[data-ready='1']", timeout=TIMEOUT)
+        on_screen = page.eval_on_selector_all(".participant .name", "els => els.length")
+        page.emulate_media(media="print")
+        page.evaluate("dispatchEvent(new Event('beforeprint'))")
+        zoom = float(page.get_attribute("#bracket", "data-print-zoom") or "0")
+        page.screenshot(path=str(artifacts / "tournament-print.png"), full_page=True)
+        boxes = page.eval_on_selector_all(".participant .name", """els => els.map(e => {
+            const r = e.getBoundingClientRect(); return [r.right, r.bottom, r.width]; })""")
+        main = page.eval_on_selector("#bracket", """m => [m.scrollHeight, m.clientHeight,
+            getComputedStyle(m).overflow, getComputedStyle(document.body).backgroundColor]""")
+        pdf = page.pdf(format="A4", landscape=True, print_background=True)
+        (artifacts / "tournament-print.pdf").write_bytes(pdf)
+    finally:
+        server.stop()
+    assert 0 < zoom < 1  # a 16-player double elimination is wider than the sheet
+    assert len(boxes) == on_screen > 16
+    assert all(w > 0 and right <= 1062 + 24 for right, _, w in boxes)  # within the sheet's width
+    height, client, overflow, background = main
+    assert overflow == "visible" and background == "rgb(255, 255, 255)"
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 1

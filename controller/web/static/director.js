@@ -81,7 +81,9 @@ function render() {
     table(["dir.match", "dir.players", "dir.result", ""],
           matches.filter((m) => m.status === "played").map(playedRow)),
     el("p", {}, el("a", { href: `${target()}.csv`, download: "tournament.csv" }, t("dir.csv")), " · ",
-       el("a", { href: `tournament.html?id=${encodeURIComponent(desk.id)}` }, t("dir.bracket"))));
+       el("a", { href: `tournament.html?id=${encodeURIComponent(desk.id)}` }, t("dir.bracket")), " · ",
+       el("a", { href: `tournament.html?id=${encodeURIComponent(desk.id)}&print=1`, target: "_blank" },
+          t("dir.print"))));
 }
 
 (async function main() {

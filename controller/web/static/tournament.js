@@ -38,6 +38,20 @@ function turn(box) {
   box.dataset.pages = String(view.pages);
 }
 
+// The width an A4 landscape sheet prints inside its 8 mm margins (tournament.css's @page), in
+// CSS px: the bracket is zoomed down to it, never up.
+const PRINT_WIDTH_PX = Math.floor((297 - 16) / 25.4 * 96);
+
+function fitForPrint(box) {
+  box.style.zoom = "";
+  box.scrollTo({ left: 0, top: 0 });
+  const left = box.getBoundingClientRect().left;
+  const matches = [...box.querySelectorAll(".match")].map((m) => m.getBoundingClientRect().right);
+  const wide = Math.max(1, ...matches) - left;  // the bracket's own width, however it scrolls
+  box.style.zoom = String(Math.min(1, PRINT_WIDTH_PX / wide));
+  box.dataset.printZoom = box.style.zoom;
+}
+
 async function render(box) {
   const line = document.getElementById("status");
   if (view.error) { line.textContent = view.error; return; }
@@ -65,6 +79,14 @@ async function render(box) {
     document.body.dataset.ready = "1";
   };
   await refresh();
+  // printed: the whole bracket, scaled to the sheet's width; the screen's turning set aside
+  addEventListener("beforeprint", () => { fitForPrint(box); });
+  addEventListener("afterprint", () => { box.style.zoom = ""; turn(box); });
+  if (new URLSearchParams(location.search).has("print")) {  // the director's «Печать сетки»
+    fitForPrint(box);
+    print();
+    return;
+  }
   setInterval(refresh, READ_MS);
   setInterval(() => { view.page += 1; turn(box); }, TURN_MS);
   addEventListener("keydown", (e) => {
