@@ -44,7 +44,8 @@ def parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="a simulated table and a broker, no hardware, no set-up")
     demo.add_argument("--broker", help="use this broker instead of starting one")
-    demo.add_argument("--tables", type=int, default=2, help="how many simulated tables (default 2)")
+    demo.add_argument("--tables", type=int, default=None,
+                      help="how many simulated tables (default 2; a tournament's 4)")
     demo.add_argument("--speed", type=float, default=1.0, help="play faster than real time")
     demo.add_argument("--seconds", type=float, default=None, help="stop after this long")
     demo.add_argument("--game", choices=sorted(GAMES), default=None)

@@ -306,6 +306,8 @@ async def _play(args: Any, url: str, services: list[Service], embedded: Embedded
 
 def main(args: Any) -> int:
     """The ``demo`` command."""
+    if args.tables is None:  # a tournament is played on a club's four tables by default
+        args.tables = 2 if getattr(args, "tournament", None) is None else 4
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return asyncio.run(play(args))
