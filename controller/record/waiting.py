@@ -3,9 +3,9 @@ they joined (issue 42; schema 0007, ``waiting``).
 
 An entry is a player or a pair (roster ids: a name typed is the venue's entry of that name,
 else a new id made from the entry, as the roster makes one for a name typed at a console) and
-the kind of table it waits for: ``pool`` or ``pyramid`` (``KINDS``). A table's kind is the
+the kind of table it waits for: ``pool`` or ``russian`` (a Russian billiards table, 12 ft: ``KINDS``). A table's kind is the
 game of its last match: a game drawn with ivory balls (the pyramid, Russian billiards) is
-played on a pyramid table, every other on a pool table; a table that has played no match has
+played on a ``russian`` table, every other on a pool table; a table that has played no match has
 no kind yet and is offered no one.
 
 A table that is not playing (its last ``match_started`` has a ``match_over`` after it) and has
@@ -43,7 +43,7 @@ waiting = sa.Table(
     sa.Column("offered_after", sa.Text))
 
 #: The kinds of table a player waits for.
-KINDS = ("pool", "pyramid")
+KINDS = ("pool", "russian")
 #: At most this many entries wait for one kind of table at a venue: a stranger cannot grow
 #: the list for ever.
 LIST_MAX = 40
@@ -76,7 +76,7 @@ class TableNow:
         spec = find_spec(self.game)
         if spec is None:
             return None
-        return "pyramid" if spec.ball_style is BallStyle.IVORY else "pool"
+        return "russian" if spec.ball_style is BallStyle.IVORY else "pool"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 consoles send over MQTT and the targets of the recorder's HTTP server, answered alike.
 
 Over MQTT a console (the browsers' user ``referee``) publishes on
-``<prefix>/<venue>/waiting/request/join`` ``{"transaction", "kind": "pool" | "pyramid",
+``<prefix>/<venue>/waiting/request/join`` ``{"transaction", "kind": "pool" | "russian",
 "players": [{"id", "name"}, …]}`` or ``…/request/leave`` ``{"transaction", "entry"}``; the
 recorder answers on ``<prefix>/<venue>/waiting/response/<name>`` ``{"v": 1, "transaction",
 "status": "ok", "entry": {…}}`` or ``{"v": 1, "transaction", "status": "error", "error":

@@ -57,7 +57,7 @@ def test_a_free_table_is_offered_the_first_of_its_kind_and_the_pair_started_leav
     played(store, "t1", "ten-ball", 1.0)
     played(store, "t2", "pyramid", 1.0)
     first = waiting.join(store, "club", "pool", [VERA, GLEB], "a", now=10.0)
-    pyramid = waiting.join(store, "club", "pyramid", [DINA, ZHORA], "b", now=11.0)
+    pyramid = waiting.join(store, "club", "russian", [DINA, ZHORA], "b", now=11.0)
     later = waiting.join(store, "club", "pool", [EGOR, IRA], "c", now=12.0)
     found = offers.offers(store, "club")
     assert found["t1"] == {"v": 1, "source": "waiting", "offer": first.entry, "game": "ten-ball",

@@ -327,7 +327,10 @@ async def test_a_recorder_whose_broker_was_killed_reconnects_and_records_on(tmp_
     log = tmp_path / "recorder.log"
     proc = recorder(broker, store_url, log)
     try:
-        async with tables(tmp_path, broker, 1, speed=20, shots=40, loop=False):
+        # the table plays again and again until it was seen publishing after the broker's
+        # restart: one done with its 40 shots before the restart (the recorder slow to record
+        # and reconnect on a loaded machine) published nothing after it
+        async with tables(tmp_path, broker, 1, speed=20, shots=40, loop=True):
             await until(lambda: len(stored(store, tmp_path, "t1")) > 5, timeout=30,
                         what="the recorder recording t1")
             broker.kill()
@@ -340,7 +343,7 @@ async def test_a_recorder_whose_broker_was_killed_reconnects_and_records_on(tmp_
             # the table plays on and publishes after the broker is back
             await until(lambda: len(published(tmp_path, "t1")) > before + 20, timeout=60,
                         what="t1 publishing after the broker's restart")
-            await wait_complete(store, tmp_path, ["t1"], timeout=60)
+        await wait_complete(store, tmp_path, ["t1"], timeout=60)  # the table stopped
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait()

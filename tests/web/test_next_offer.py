@@ -92,7 +92,7 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         live_tables["t3"].request("new_match", {"game": "pyramid", "players": ["Ян", "Ира"]})
         live_tables["t3"].request("end_match", {})
         wait_for(lambda: [t.kind for t in waiting.tables_now(store, VENUE).values()
-                          if t.table == "t3" and not t.playing] == ["pyramid"], 30,
+                          if t.table == "t3" and not t.playing] == ["russian"], 30,
                  "table 3's match recorded")
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         errors: list[str] = []
@@ -107,10 +107,10 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         form = page.locator("#waiting-join")
         form.locator('[name="first"]').fill("Дина")
         form.locator('[name="second"]').fill("Егор")
-        form.locator('[name="kind"]').select_option("pyramid")
+        form.locator('[name="kind"]').select_option("russian")
         form.locator("button[type=submit]").click()
         expect(page.locator("#waiting-said")).to_have_text("Очередь обновлена.", timeout=TIMEOUT)
-        entry = lists.locator('[data-kind="pyramid"] li')
+        entry = lists.locator('[data-kind="russian"] li')
         expect(entry).to_have_text("Дина — Егор → Стол 3 Убрать", timeout=TIMEOUT)  # offered
         expect(page.locator("#next-text")).to_have_text("Следующие: Дина — Егор", timeout=TIMEOUT)
         page.screenshot(path=str(artifacts / "console-waiting-list.png"), full_page=True)
@@ -143,7 +143,7 @@ def test_a_player_puts_himself_on_the_list_from_his_page(browser: Browser, tmp_p
         said = page.locator('[data-field="waiting-said"]')
         expect(said).to_have_text("Очередь обновлена.", timeout=TIMEOUT)
         page.screenshot(path=str(artifacts / "player-page-waiting.png"))
-        page.click('[data-join="pyramid"]')  # one list at a time
+        page.click('[data-join="russian"]')  # one list at a time
         expect(said).to_have_text("Этот игрок уже в очереди.", timeout=TIMEOUT)
         assert [(e.kind, [dict(p) for p in e.players]) for e in waiting.entries(store, VENUE)] == [
             ("pool", [{"id": "p1", "name": "p1"}])]

@@ -8,7 +8,7 @@ import { el, tableName } from "./common.js";
 import { gameRecord } from "./games.js";
 import { page, state } from "./console-state.js";
 
-const KINDS = ["pool", "pyramid"];
+const KINDS = ["pool", "russian"];
 const asked = new Set();  // this console's transactions not answered yet
 let counter = 0;
 const session = Array.from(crypto.getRandomValues(new Uint8Array(8)),
@@ -52,12 +52,12 @@ export function renderWaiting() {
   }));
 }
 // The form: the kind of the game on the table (else of the game its new-match form has) first
-// (ivory balls: a pyramid table), until the referee picks one.
+// (ivory balls: a Russian billiards table), until the referee picks one.
 export function wireWaiting() {
   const form = document.getElementById("waiting-join");
   form.addEventListener("focusin", () => {
     const record = gameRecord(state().game || document.getElementById("game").value);
-    if (record && !form.dataset.touched) form.kind.value = record.ball_style === "ivory" ? "pyramid" : "pool";
+    if (record && !form.dataset.touched) form.kind.value = record.ball_style === "ivory" ? "russian" : "pool";
   });
   form.kind.addEventListener("change", () => { form.dataset.touched = "1"; });
   form.addEventListener("submit", (e) => {

@@ -29,7 +29,7 @@ function waitingJoin(venue, id, name) {
     said.textContent = answer && answer.ok ? t("wl.done") : tOr("wl.error", body.refused || "unknown");
   };
   return el("p", { class: "exports", "data-field": "waiting" }, `${t("wl.title")}: `,
-    ...["pool", "pyramid"].map((kind) => el("button", { type: "button", "data-join": kind, onclick: () => join(kind) },
+    ...["pool", "russian"].map((kind) => el("button", { type: "button", "data-join": kind, onclick: () => join(kind) },
       t(`wl.kind.${kind}`))), " ", said);
 }
 
