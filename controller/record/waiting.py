@@ -1,12 +1,12 @@
 """The waiting list on the venue record: players waiting for a table of a kind, in the order
-they joined (issue 42; schema 0007, ``waiting``).
+they joined (issue 42; schema 0008, ``waiting``).
 
 An entry is a player or a pair (roster ids: a name typed is the venue's entry of that name,
 else a new id made from the entry, as the roster makes one for a name typed at a console) and
-the kind of table it waits for: ``pool`` or ``russian`` (a Russian billiards table, 12 ft: ``KINDS``). A table's kind is the
-game of its last match: a game drawn with ivory balls (the pyramid, Russian billiards) is
-played on a ``russian`` table, every other on a pool table; a table that has played no match has
-no kind yet and is offered no one.
+the kind of table it waits for: ``pool`` or ``russian`` (a Russian billiards table, 12 ft:
+``KINDS``). A table's kind is the game of its last match: a game drawn with ivory balls (the
+pyramid, Russian billiards) is played on a ``russian`` table, every other on a pool table; a
+table that has played no match has no kind yet and is offered no one.
 
 A table that is not playing (its last ``match_started`` has a ``match_over`` after it) and has
 no tournament match is offered the first match of its kind the list makes and no other table

@@ -1,6 +1,6 @@
 """The waiting list (issue 42): players waiting for a table of a kind (``pool`` or
-``russian``: a Russian billiards table), one row an entry (a player or a pair), in the order they joined. An entry
-offered to a table (``offered_to``) is that table's alone: a unique key on ``(venue,
+``russian``: a Russian billiards table), one row an entry (a player or a pair), in the order
+they joined. An entry offered to a table (``offered_to``) is that table's alone: a unique key on ``(venue,
 offered_to)`` (NULLs apart) and a conditional update make two tables ending at once take two
 entries, never one twice; ``offered_after`` is the table's last ``match_started`` when it was
 offered (``[epoch, seq]``): the next one with the entry's roster ids takes it off the list."""
