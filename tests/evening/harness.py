@@ -40,7 +40,7 @@ from tests.evening.defects import ENV as DEFECTS_ENV
 from tests.evening.defects import page_defects
 from tests.evening.disks import CannotMount, small_disk, unmount_keeping
 from tests.evening.faults import AT_A_BOARD, KINDS, SHORT_KINDS, Fault, schedule
-from tests.evening.journals import snapshot_inputs
+from tests.evening.journals import TickKeeper, snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
 from tests.evening.referee import Referee
 from tests.evening.world import GAMES, Seat, jumps, lives, played, world_log
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from tests.evening.checker import Report
 
 VENUE = "club"
+#: How often the tables' journaled ticks are read (before a new match compacts them away).
+TICKS_EVERY_S = 1.0
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
 
@@ -197,6 +199,7 @@ class Evening:
         self.history = History(plan, directory, "")
         self._t0 = time.monotonic()
         self._schedule_t0 = 0.0
+        self._ticks: dict[str, TickKeeper] = {}  # each table's journaled ticks, as they come
         self._lengths: dict[str, list[int]] = {}
 
     def now(self) -> float:
@@ -549,7 +552,8 @@ class Evening:
         assert self.history.referee is not None
         tasks = [asyncio.create_task(self._observe(), name="observer"),
                  asyncio.create_task(self._supervise(), name="systemd"),
-                 asyncio.create_task(self.history.referee.run(), name="referee")]
+                 asyncio.create_task(self.history.referee.run(), name="referee"),
+                 asyncio.create_task(self._keep_ticks(), name="ticks")]
         try:
             yield
         finally:
@@ -557,6 +561,19 @@ class Evening:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            for keeper in self._ticks.values():
+                keeper.look()
+                keeper.save()
+
+    async def _keep_ticks(self) -> None:
+        """Keeps each table's journaled ticks before a new match compacts them away (the
+        checker's replay runs the clock where the table ran it: ``journals.TickKeeper``)."""
+        for table in self.tables:
+            self._ticks.setdefault(table, TickKeeper(self.history.data(table)))
+        while True:
+            await asyncio.sleep(TICKS_EVERY_S)
+            for keeper in self._ticks.values():
+                await asyncio.to_thread(keeper.look)
 
     async def _supervise(self) -> None:
         """Starts again what exits by itself, as its shipped unit's policy says (systemd)."""

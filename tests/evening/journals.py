@@ -51,6 +51,39 @@ def snapshot_inputs(data: Path, session: int) -> None:
     out.write_text(json.dumps(journal_inputs(data)))
 
 
+class TickKeeper:
+    """Keeps a running table's journaled clock ticks before a new match compacts them away:
+    ``look()`` reads the inputs the journal took since the last look (its ids start again after
+    a compaction that emptied it), and notes each tick after the input it followed;
+    ``save()`` writes them beside the table's data (``<table>.ticks.json``) for
+    ``inputs_with_ticks``. Ticks a compaction took between two looks are lost to it."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self._last_id = 0
+        self._before: str | None = None  # the last input before the ticks to come
+        self.ticks: list[tuple[str, dict[str, Any]]] = []
+        self._seen: set[str] = set()
+
+    def look(self) -> None:
+        path = self.data / "journal.sqlite3"
+        top = _read(path, "SELECT MAX(id) FROM inputs")
+        if top and top[0][0] is not None and int(top[0][0]) < self._last_id:
+            self._last_id, self._before = 0, None  # compacted
+        for row_id, line in _read(path, f"SELECT id, line FROM inputs WHERE id > {self._last_id} "
+                                        "ORDER BY id"):
+            self._last_id = int(row_id)
+            x = json.loads(line)
+            if "tick" not in x:
+                self._before = json.dumps(x, sort_keys=True)
+            elif self._before is not None and (key := self._before + line) not in self._seen:
+                self._seen.add(key)
+                self.ticks.append((self._before, x))
+
+    def save(self) -> None:
+        (self.data.parent / f"{self.data.name}.ticks.json").write_text(json.dumps(self.ticks))
+
+
 def inputs_history(data: Path) -> list[dict[str, Any]]:
     """Returns every input the table took over the evening, in order: each session's trace
     (past the inputs a restarted session copies from its journal first: its header's
@@ -90,6 +123,12 @@ def inputs_with_ticks(data: Path) -> list[dict[str, Any]]:
             elif last is not None:
                 after.setdefault(last, []).append(x)
         n += 1
+    kept = data.parent / f"{data.name}.ticks.json"  # what the harness kept while it ran
+    for before, tick in json.loads(kept.read_text()) if kept.exists() else []:
+        if tick not in after.setdefault(before, []):
+            after[before].append(tick)
+    for ticks in after.values():
+        ticks.sort(key=lambda x: float(x["t"]))
     # the journal compacts a match's inputs away at the next new match, its ticks with them:
     # a session's snapshot keeps only its last match's. A table's clock acted at each ruling
     # it published (``shot_result``'s ``ts``: the time it ruled at, the journaled inputs

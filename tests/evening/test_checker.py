@@ -156,3 +156,32 @@ def test_a_ruling_compacted_away_with_its_match_is_ticked_where_the_table_publis
     db.commit()
     db.close()
     assert inputs_with_ticks(data) == [a, b, {"t": 3.6, "tick": 1}, late, {"t": 3.9, "tick": 1}]
+
+
+def test_ticks_kept_while_the_table_ran_are_woven_in_after_a_compaction(tmp_path: Path) -> None:
+    """The harness reads each running table's journaled ticks (``TickKeeper``) before a new
+    match compacts them away; the replay runs the clock there."""
+    import sqlite3
+
+    from tests.evening.journals import TickKeeper
+
+    data = tmp_path / "t1"
+    data.mkdir()
+    a, b, c = line(1.0), line(1.1, v=0), line(3.0)
+    tick = {"t": 2.5, "tick": 1}
+    db = sqlite3.connect(data / "journal.sqlite3")
+    db.execute("CREATE TABLE inputs (id INTEGER PRIMARY KEY, line TEXT NOT NULL)")
+    for x in (a, b, tick):
+        db.execute("INSERT INTO inputs (line) VALUES (?)", (json.dumps(x),))
+    db.commit()
+    keeper = TickKeeper(data)
+    keeper.look()
+    db.execute("DELETE FROM inputs")  # a new match compacts the match's inputs away
+    db.execute("INSERT INTO inputs (line) VALUES (?)", (json.dumps(c),))
+    db.commit()
+    db.close()
+    keeper.look()
+    keeper.save()
+    write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b, c])
+    (tmp_path / "t1.session-1.json").write_text(json.dumps([c]))  # the last match's only
+    assert inputs_with_ticks(data) == [a, b, tick, c]

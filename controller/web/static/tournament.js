@@ -18,8 +18,9 @@ async function read(config, id) {
   return r.json();
 }
 
-// «Стол 3, следующий матч: Вера — Глеб» for every table with a match (the table named as the
-// pages name it: tableName); the winner once over.
+// «Стол 3: Вера — Глеб» for every table with a match (on it: waiting to start or in play, never
+// called "next" when it may be played already; the table named as the pages name it: tableName);
+// the winner once over.
 function statusLine(bracket) {
   const name = (p) => bracket.names[p] || p;
   if (bracket.champion) return t("tour.champion", { name: name(bracket.champion) });
