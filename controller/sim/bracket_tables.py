@@ -135,17 +135,20 @@ class BracketMatches:
         self.store, self.tournament_id, self.table = store, tournament_id, table
         self.game, self.seed, self.speed, self.clock = game, seed, speed, clock
         self.broker, self.offers = broker, offers
-        self.played: set[str] = set()
+        #: the matches it played, each with its players: a match a correction re-flowed (the
+        #: same id, other players) is another match, to be played again
+        self.played: set[tuple[str, tuple[str, ...]]] = set()
 
     def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
         while True:
             yield self.next_match()
 
-    async def _given(self) -> Offer:
-        """Waits until the recorder offers this table a match it has not played."""
+    async def next_offered(self) -> Offer:
+        """Waits until the recorder offers this table a match it has not played (with these
+        players)."""
         while True:
             offer = self.offers.tournament_match(self.table)
-            if offer is not None and offer.match not in self.played:
+            if offer is not None and (offer.match, offer.players) not in self.played:
                 return offer
             await asyncio.sleep(LOOK_S)
 
@@ -154,8 +157,8 @@ class BracketMatches:
         # the match's lines shifted by the wait, so that they play from when it was started
         yield {"t": 0.0, "request": "get", "payload": {}}
         waited = self.clock()
-        offer = await self._given()
-        self.played.add(offer.match)
+        offer = await self.next_offered()
+        self.played.add((offer.match, offer.players))
         lines = simulate_lines(self.game, 600, self.seed + len(self.played),
                                race_to=offer.race, names=offer.names)
         shift: float | None = None
@@ -176,7 +179,7 @@ class BracketMatches:
             if offer.match in made.results:
                 return
             await asyncio.sleep(LOOK_S)
-        self.played.discard(offer.match)
+        self.played.discard((offer.match, offer.players))
         yield {"t": (self.clock() - waited) * self.speed, "request": "end_match", "payload": {}}
 
     async def _start(self, offer: Offer, payload: dict[str, Any]) -> None:

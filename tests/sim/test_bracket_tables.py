@@ -14,3 +14,25 @@ def test_sixteen_regulars_have_sixteen_names_of_their_own() -> None:
     more = entrants(32, "ru")
     assert len(set(more.values())) == 32 and more["reg-17"] == "Вера 2"
     assert list(entrants(1, "xx").values()) == ["Ann"]  # a language without a catalogue
+
+
+async def test_a_match_a_correction_reflowed_is_played_again_with_its_new_players() -> None:
+    """A director's correction re-flows a match a table played (the same id, other players):
+    the table is offered it again and plays it (the demo stalled at it before)."""
+    import asyncio
+
+    from controller.sim.bracket_tables import BracketMatches, Offers
+
+    def offer(second: str) -> dict[str, object]:
+        return {"source": "tournament", "race_to": 1, "tournament": {"id": "T", "match": "W2-1"},
+                "players": [{"id": "reg-1", "name": "Вера"}, {"id": second, "name": second}]}
+
+    offers = Offers()
+    table = BracketMatches(None, "T", "t1", "ten-ball", 1, 20.0, lambda: 0.0,  # type: ignore[arg-type]
+                           None, offers)  # type: ignore[arg-type]
+    offers.latest["t1"] = offer("reg-16")
+    first = await asyncio.wait_for(table.next_offered(), 5)
+    table.played.add((first.match, first.players))
+    offers.latest["t1"] = offer("reg-9")  # Роман's win corrected: Ирина plays Вера now
+    again = await asyncio.wait_for(table.next_offered(), 5)
+    assert (again.match, again.players) == ("W2-1", ("reg-1", "reg-9"))
