@@ -274,7 +274,7 @@ def by_id(store: Store) -> tuple[list[tuple[str, str, core.Change]], list[Refuse
         had = kept.get((venue, cup["id"], cup["match"]))
         if had == (source, winner):
             continue  # taken as it is
-        if had is not None and had[0] != source:
+        if had is not None and had[0] != source and _stands(store, venue, cup["id"], cup["match"]):
             why = "the match already has a result " + (
                 "the director gave" if had[0] is None else f"from {had[0]}")
         else:
@@ -289,6 +289,16 @@ def by_id(store: Store) -> tuple[list[tuple[str, str, core.Change]], list[Refuse
                 continue
         refused.append(Refused(venue, source, cup["id"], cup["match"], why))
     return changes, refused
+
+
+def _stands(store: Store, venue: str, tournament_id: str, match: str) -> bool:
+    """Whether ``match``'s stored result still counts: one of a match a corrected earlier
+    result re-flowed (other players now) no longer does, and the table's match of its new
+    players is its result."""
+    try:
+        return match in load(store, venue, tournament_id).progress().counted
+    except NoTournament:
+        return False
 
 
 def _named(match: str, players: tuple[str, ...], winner: str, games: tuple[int, ...]) -> Step:

@@ -174,6 +174,12 @@ def test_a_named_result_corrected_on_the_table_reflows_the_bracket(store_url: st
     state = tournaments.load(store, "club", tid).progress()
     assert state.winners["W1-1"] == "p8" and state.players("W2-1") == ("p8", "p4")
     assert take(store) == []
+    # W2-1 re-flowed (p8 — p4 now): the table's match of its new players is its result, the
+    # director's of p1 no longer stands (the demo stalled at it: refused, «already a result»)
+    table_match(store, "t2", "m-w21", ["p8", "p4"], [0, 0], 1200.0, {"id": tid, "match": "W2-1"})
+    taken = taking(store)
+    assert taken.refused == [] and len(taken.changes) == 1
+    assert tournaments.load(store, "club", tid).progress().winners["W2-1"] == "p8"
 
 
 def at_once(*steps: Callable[[], object]) -> list[object]:
