@@ -131,6 +131,15 @@ def names(store: Store, venue: str, tournament_id: str) -> dict[str, str]:
     return {} if setup is None else dict(Setup.loads(setup).names)
 
 
+def sources(store: Store, venue: str, tournament_id: str) -> dict[str, str | None]:
+    """Returns each result's source: the table's match it was taken from, None for one the
+    director gave (a walkover, a correction)."""
+    r = results.c
+    with store.engine.connect() as conn:
+        return {m: s for m, s in conn.execute(sa.select(r.match_id, r.source).where(
+            r.venue == venue, r.tournament_id == tournament_id))}
+
+
 def load(store: Store, venue: str, tournament_id: str,
          conn: sa.Connection | None = None) -> core.Tournament:
     """Returns the tournament with its results and tables; raises NoTournament."""

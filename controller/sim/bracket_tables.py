@@ -202,11 +202,13 @@ async def direct(store: Store, tournament_id: str, tables: list[str], out: TextI
                                          lambda t: core.Change(t.fill(tables), ()))
         made = change.tournament
         names = await asyncio.to_thread(tournaments.names, store, VENUE, tournament_id)
+        given = await asyncio.to_thread(tournaments.sources, store, VENUE, tournament_id)
         state = made.progress()
         for match, result in sorted(made.results.items()):
             if f"{match}=" not in said:
                 said.add(f"{match}=")
-                out.write(f"tournament: {match} won by {names[result.winner]} (from the table)\n")
+                whose = "from the table" if given.get(match) else "the director's"
+                out.write(f"tournament: {match} won by {names[result.winner]} ({whose})\n")
         for match, table in sorted(made.tables.items()):
             if match not in said:
                 said.add(match)

@@ -124,6 +124,7 @@ def test_a_result_is_taken_by_the_tournament_match_its_table_named(store_url: st
     state = tournaments.load(store, "club", tid)
     assert state.results["W1-1"].winner == "p8" and state.results["W1-1"].score == (1, 2)
     assert dict(state.tables) == {}  # t1 is free again
+    assert tournaments.sources(store, "club", tid) == {"W1-1": '["t3", "e1", "m-1"]'}
     assert taking(store) == tournaments.Taken([], [])  # taken once
     rows = {r["match_id"]: r for r in queries.page(store, queries.HistoryQuery())["matches"]}
     assert rows["m-1"]["tournament"] == {"id": tid, "match": "W1-1"}  # the history says it
@@ -156,6 +157,7 @@ def test_a_named_result_whose_players_are_not_the_match_s_is_refused_and_said(
     assert [r.why for r in taking(store).refused][-1] == (
         "the match already has a result the director gave")
     assert tournaments.load(store, "club", tid).results["W1-3"].walkover
+    assert tournaments.sources(store, "club", tid)["W1-3"] is None  # the director's
 
 
 def test_a_named_result_corrected_on_the_table_reflows_the_bracket(store_url: str) -> None:
