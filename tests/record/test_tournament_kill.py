@@ -70,7 +70,6 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
     # the broker keeps at most 10 messages for the absent recorder: the rest of what the
     # tables said meanwhile comes from their journals
     broker = Broker(tmp_path / "broker", extra="max_queued_messages 10\n")
-    broker.start()
     url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
     store = Store(url)
     tid = bracket_tables.create(store, 4, "ru")
@@ -81,6 +80,7 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
                 for n in range(1, len(TABLES) + 1)]
     said, done = io.StringIO(), asyncio.Event()
     log = tmp_path / "recorder.log"
+    broker.start()  # after what may raise in setting up: a failed set-up leaves no broker running
     proc = recorder(broker, url, log)
     runs = [asyncio.create_task(s.run(), name=s.config.table) for s in services]
     director = asyncio.create_task(bracket_tables.direct(store, tid, list(TABLES), said, done))
