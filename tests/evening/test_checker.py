@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from tests.evening.browser import Sample, Wall
 from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
-from tests.evening.harness import History, Plan
+from tests.evening.boards import BoardSeat
+from tests.evening.harness import Evening, History, Plan, full_plan
 from tests.evening.journals import inputs_history, inputs_with_ticks
 from tests.evening.referee import another, judge, pause_entries, same_balls
+from tests.evening.world import world_log
 
 
 def line(t: float, ch: str = "cushion.h", v: int = 1) -> dict[str, object]:
@@ -185,3 +188,26 @@ def test_ticks_kept_while_the_table_ran_are_woven_in_after_a_compaction(tmp_path
     write_trace(data / "traces" / "trace-000001.jsonl", {"resumed": 0}, [a, b, c])
     (tmp_path / "t1.session-1.json").write_text(json.dumps([c]))  # the last match's only
     assert inputs_with_ticks(data) == [a, b, tick, c]
+
+
+def test_a_serial_table_whose_evening_is_cut_has_played_it_at_the_cuts_last_line(
+        tmp_path: Path) -> None:
+    """The full evening's serial tables play fewer matches than the plan's (their evening is
+    cut at ``serial_cut_s``): each has played its evening at the last line of its cut
+    evening's last match, not at the plan's sixteenth (two full evenings failed so)."""
+    plan = replace(full_plan(1), tables=3, serial=1)
+    evening = Evening(plan, tmp_path)
+    for seat in plan.seats():
+        lengths = [len(m) for m in seat.evening()]
+        if isinstance(seat, BoardSeat):
+            assert len(lengths) < plan.matches  # cut: the test's premise
+        log = world_log(evening.history.data(seat.table), seat.table)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("".join(json.dumps({"m": m, "i": i}) + "\n"
+                               for m, n in enumerate(lengths) for i in range(n)))
+    assert evening.all_finished()
+    board = next(s for s in plan.seats() if isinstance(s, BoardSeat))
+    log = world_log(evening.history.data(board.table), board.table)
+    log.write_text("\n".join(log.read_text().splitlines()[:-1]) + "\n")  # its last line not played
+    assert not evening.all_finished()
+    assert evening.history.finished == {**{s.table: True for s in plan.seats()}, board.table: False}
