@@ -32,7 +32,7 @@ import aiomqtt
 
 from controller.wire.connection import cancel_and_wait, publish
 from tests.deploy.venue import password
-from tests.evening.world import Lines, Seat
+from tests.evening.world import Lines, Seat, life
 from tests.faults.vmboard import BEAM_PINS, VmBoard
 
 #: The firmware's default map (firmware_bridge/README.md): each channel's GPIO.
@@ -130,8 +130,9 @@ class BoardTable:
                                       name=f"console-{self.seat.table}")
         try:
             with self.log.open("a", encoding="utf-8") as out:
-                out.write(json.dumps({"life": True, "from": [0, 0]}) + "\n")
-                for m, lines in enumerate(self.seat.evening()):
+                evening = await asyncio.to_thread(self.seat.evening)
+                out.write(life(evening, 0, 0))
+                for m, lines in enumerate(evening):
                     start = time.monotonic() + BETWEEN_S
                     for i, line in enumerate(lines):
                         if "t" in line:

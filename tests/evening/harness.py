@@ -43,7 +43,7 @@ from tests.evening.faults import AT_A_BOARD, KINDS, SHORT_KINDS, Fault, schedule
 from tests.evening.journals import TickKeeper, snapshot_inputs
 from tests.evening.procs import Child, environment, unit_policy
 from tests.evening.referee import Referee
-from tests.evening.world import GAMES, Seat, jumps, lives, played, world_log
+from tests.evening.world import GAMES, Progress, Seat, jumps, lives, world_log
 from tests.smallfs import fill
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ class Evening:
         self._t0 = time.monotonic()
         self._schedule_t0 = 0.0
         self._ticks: dict[str, TickKeeper] = {}  # each table's journaled ticks, as they come
-        self._lengths: dict[str, list[int]] = {}
+        self._progress: dict[str, Progress] = {}  # how far each world log went
 
     def now(self) -> float:
         return time.monotonic() - self._t0
@@ -371,21 +371,17 @@ class Evening:
         return self.recorder.log.exists() and b"recording billiards/#" in self.recorder.log.read_bytes()
 
     def all_finished(self) -> bool:
+        """Whether every table's world played the last line of its evening's last match, as
+        its world log says (a serial table's evening, cut at ``serial_cut_s``, has fewer
+        matches than ``seat.matches``)."""
         for seat in self.seats:
-            log = world_log(self.history.data(seat.table), seat.table)
-            done = played(log)
-            finished = bool(done) and self._at_end(seat, done)
-            self.history.finished[seat.table] = finished
+            if seat.table not in self._progress:
+                self._progress[seat.table] = Progress(
+                    world_log(self.history.data(seat.table), seat.table))
+            progress = self._progress[seat.table]
+            progress.look()
+            self.history.finished[seat.table] = progress.finished()
         return all(self.history.finished.values())
-
-    def _at_end(self, seat: Seat, done: list[tuple[int, int]]) -> bool:
-        """Whether the world played the last line of its evening's last match (a serial
-        table's evening, cut at ``serial_cut_s``, has fewer matches than ``seat.matches``)."""
-        if seat.table not in self._lengths:
-            self._lengths[seat.table] = [len(m) for m in seat.evening()]
-        lengths = self._lengths[seat.table]
-        m, i = done[-1]
-        return m == len(lengths) - 1 and i == lengths[m] - 1
 
     async def _boards_heard_back(self) -> None:
         """Waits, up to the checker's limit, until every board a fault took away shows up again

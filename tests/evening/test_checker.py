@@ -6,10 +6,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from tests.evening.boards import BoardSeat
 from tests.evening.browser import Sample, Wall
 from tests.evening.checker import Invariant, check_health, check_wall
 from tests.evening.faults import Fault
-from tests.evening.boards import BoardSeat
 from tests.evening.harness import Evening, History, Plan, full_plan
 from tests.evening.journals import inputs_history, inputs_with_ticks
 from tests.evening.referee import another, judge, pause_entries, same_balls
@@ -194,20 +194,33 @@ def test_a_serial_table_whose_evening_is_cut_has_played_it_at_the_cuts_last_line
         tmp_path: Path) -> None:
     """The full evening's serial tables play fewer matches than the plan's (their evening is
     cut at ``serial_cut_s``): each has played its evening at the last line of its cut
-    evening's last match, not at the plan's sixteenth (two full evenings failed so)."""
+    evening's last match, as its world log's lives say (two full evenings failed waiting for
+    a sixteenth match); a world log is read as it grows, a line cut by kill -9 skipped."""
     plan = replace(full_plan(1), tables=3, serial=1)
     evening = Evening(plan, tmp_path)
+    board = next(s for s in plan.seats() if isinstance(s, BoardSeat))
+    logs: dict[str, tuple[Path, list[tuple[int, int]]]] = {}
     for seat in plan.seats():
         lengths = [len(m) for m in seat.evening()]
-        if isinstance(seat, BoardSeat):
+        if seat is board:
             assert len(lengths) < plan.matches  # cut: the test's premise
+        lines = [(m, i) for m, n in enumerate(lengths) for i in range(n)]
         log = world_log(evening.history.data(seat.table), seat.table)
         log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text("".join(json.dumps({"m": m, "i": i}) + "\n"
-                               for m, n in enumerate(lengths) for i in range(n)))
-    assert evening.all_finished()
-    board = next(s for s in plan.seats() if isinstance(s, BoardSeat))
-    log = world_log(evening.history.data(board.table), board.table)
-    log.write_text("\n".join(log.read_text().splitlines()[:-1]) + "\n")  # its last line not played
+        half = len(lines) // 2  # the world's first life, killed -9 in the middle of a line
+        log.write_text(json.dumps({"life": True, "from": [0, 0], "lengths": lengths}) + "\n"
+                       + "".join(json.dumps({"m": m, "i": i}) + "\n" for m, i in lines[:half])
+                       + '{"m": 0, "i')
+        logs[seat.table] = log, lines[half:]
+    assert not evening.all_finished()
+    for table, (log, rest) in logs.items():  # the next life goes on to the end, but the board's
+        with log.open("a") as out:
+            out.write(json.dumps({"life": True, "from": list(rest[0])}) + "\n")
+            out.write("".join(json.dumps({"m": m, "i": i}) + "\n"
+                              for m, i in (rest[:-1] if table == board.table else rest)))
     assert not evening.all_finished()
     assert evening.history.finished == {**{s.table: True for s in plan.seats()}, board.table: False}
+    log, rest = logs[board.table]
+    with log.open("a") as out:
+        out.write(json.dumps({"m": rest[-1][0], "i": rest[-1][1]}) + "\n")
+    assert evening.all_finished()

@@ -91,6 +91,49 @@ def played(log: Path) -> list[tuple[int, int]]:
     return out
 
 
+def life(evening: list[Lines], m0: int, i0: int) -> str:
+    """Returns the world log's line that a life of the world begins: where it goes on from,
+    and the evening's shape (its matches' lengths: what ``Progress`` finishes at)."""
+    return json.dumps({"life": True, "from": [m0, i0], "lengths": [len(m) for m in evening]}) + "\n"
+
+
+class Progress:
+    """How far a table's world log says the evening went, read as it grows (only the lines
+    added since the last look are parsed: the whole logs of a venue, read every 0.2 s, took
+    the harness's event loop whole)."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.last: tuple[int, int] | None = None  # the last (match, line) a service took
+        self.lengths: list[int] | None = None  # the evening's shape, from its first life
+        self._offset = 0
+
+    def look(self) -> None:
+        """Reads the lines added since the last look (a line cut by kill -9 is skipped)."""
+        if not self.log.exists():
+            return
+        with self.log.open("rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1  # complete lines only: the rest is read when whole
+        self._offset += end
+        for text in data[:end].splitlines():
+            try:
+                item = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if "m" in item:
+                self.last = (int(item["m"]), int(item["i"]))
+            elif "lengths" in item and self.lengths is None:
+                self.lengths = [int(n) for n in item["lengths"]]
+
+    def finished(self) -> bool:
+        """Whether the service took the last line of the evening's last match."""
+        if self.lengths is None or self.last is None:
+            return False
+        return self.last == (len(self.lengths) - 1, self.lengths[-1] - 1)
+
+
 def resume(evening: list[Lines], log: Path) -> tuple[int, int]:
     """Returns where the world goes on: the (match, line) after the last one logged."""
     done = played(log)
@@ -117,7 +160,7 @@ def matches_from(evening: list[Lines], log: Path, out: IO[str],
     """Yields the rest of the evening, match by match, logging each line the service takes
     (a pause once ``gate`` let the world go on)."""
     m0, i0 = resume(evening, log)
-    out.write(json.dumps({"life": True, "from": [m0, i0]}) + "\n")
+    out.write(life(evening, m0, i0))
     out.flush()
     for m in range(m0, len(evening)):
         yield _lines(m, evening[m], i0 if m == m0 else 0, out, gate)
