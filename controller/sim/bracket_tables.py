@@ -138,6 +138,15 @@ class BracketMatches:
         #: the matches it played, each with its players: a match a correction re-flowed (the
         #: same id, other players) is another match, to be played again
         self.played: set[tuple[str, tuple[str, ...]]] = set()
+        self.started = 0  # the matches it started: each another simulated match
+
+    def lines_for(self, offer: Offer) -> list[dict[str, Any]]:
+        """Returns the simulated match the table plays for ``offer``: another each time one is
+        started, so that a match abandoned and played again is played otherwise (seeded by
+        the matches played, the same stalled match came back again and again)."""
+        self.started += 1
+        return simulate_lines(self.game, 600, self.seed + self.started, race_to=offer.race,
+                              names=offer.names)
 
     def __iter__(self) -> Iterator[AsyncIterator[dict[str, Any]]]:
         while True:
@@ -159,8 +168,7 @@ class BracketMatches:
         waited = self.clock()
         offer = await self.next_offered()
         self.played.add((offer.match, offer.players))
-        lines = simulate_lines(self.game, 600, self.seed + len(self.played),
-                               race_to=offer.race, names=offer.names)
+        lines = self.lines_for(offer)
         shift: float | None = None
         for line in lines:
             if "t" not in line:
