@@ -57,11 +57,15 @@ def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
 
 def test_the_leak_hunt_snapshots_a_long_lived_table(capsys) -> None:
     try:
-        assert leaks.main(["table", "--shots", "150", "--every", "50"]) in (0, None)
+        # three matches of at most 20 shots, a snapshot every 20 shots: the warm-up's and
+        # two more, what the report compares (every allocation traced: each shot costs)
+        assert leaks.main(["table", "--shots", "60", "--every", "20",
+                           "--match-shots", "20"]) in (0, None)
     finally:  # it traces every allocation of the process, and would go on for the tests after
         tracemalloc.stop()
     out = capsys.readouterr().out
     assert '"shots"' in out and "rss MB" in out
+    assert "top allocation sites grown, middle snapshot" in out  # snapshots compared
 
 
 def test_the_request_benchmark_times_round_trips_through_the_service_and_a_bare_echo() -> None:

@@ -126,7 +126,7 @@ async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, leag
         trace.write_text(matches(1, 5).text())
         config = make_config(
             tmp_path, venue.broker,  # type: ignore[arg-type]  # (make_config reads .url)
-            sim={"trace": str(trace), "speed": 12.0},
+            sim={"trace": str(trace), "speed": 30.0},
             mqtt={"url": f"mqtt://127.0.0.1:{venue.ports[1883]}", "username": "club/t1",
                   "password": password("club/t1")})
         async with running(config) as service:

@@ -1,7 +1,7 @@
 """Nothing lost without a gap when the store is away (issue 39, item 4), the recorder as
 ``python -m controller record`` runs it, on a real Mosquitto that keeps little for it
 (``max_queued_messages 10``: the rest must come from the tables' journals): PostgreSQL
-crashed, and the SQLite store's disk full, for a few seconds while tables play on more than
+crashed, and the SQLite store's disk full, while tables play on more than
 five times what the broker keeps (the issue's 30 s outages are the evening soak's). The
 recorder stays up (never exits into systemd's restart loop), says the store is away on its
 health topic and comes back by itself; afterwards every message a table published is stored
@@ -26,9 +26,8 @@ from tests.record.venue import epoch, published, recorder, tables
 from tests.smallfs import fill, small_filesystem
 from tests.waiting import until
 
-#: How long the store is away (seconds), and how many messages the broker keeps for the
-#: recorder meanwhile (the tables publish more than five times that during the outage).
-OUTAGE_S = 8.0
+#: How many messages the broker keeps for the recorder (the store stays away until the
+#: tables have published more than five times that).
 QUEUED = 10
 NAMES = ["t1", "t2"]
 
@@ -49,9 +48,10 @@ def uncovered(store: Store, root: Path) -> dict[str, list[int]]:
 
 async def _outage(tmp_path: Path, store_url: str, down: Callable[[], Any],
                   up: Callable[[], Any]) -> tuple[Store, list[dict[str, Any]]]:
-    """Tables play while the store is away for OUTAGE_S (``down`` then ``up``); returns the
-    store and the health messages seen once every seq published so far is stored or in a
-    gap (the tables' last status, as they stop after, is not waited for)."""
+    """Tables play while the store is away (``down``, then ``up`` once they have published
+    more than five times QUEUED since the health said so); returns the store and the health
+    messages seen once every seq published so far is stored or in a gap (the tables' last
+    status, as they stop after, is not waited for)."""
     broker = Broker(tmp_path / "broker", extra=f"max_queued_messages {QUEUED}\n")
     broker.start()
     store = Store(store_url)
@@ -66,13 +66,16 @@ async def _outage(tmp_path: Path, store_url: str, down: Callable[[], Any],
                     health.append(json.loads(message.payload))
 
             listening = asyncio.create_task(listen())
-            async with tables(tmp_path, broker, len(NAMES), speed=10, shots=400):
+            async with tables(tmp_path, broker, len(NAMES), speed=20, shots=400):
                 await until(lambda: len(store.progress()) == len(NAMES), 30, "both tables heard")
-                before = sum(len(published(tmp_path, t)) for t in NAMES)
                 down()
                 await until(lambda: any(not h["store"]["up"] for h in health if h.get("online")),
                             30, "the health saying the store is away")
-                await asyncio.sleep(OUTAGE_S)  # the outage itself
+                before = sum(len(published(tmp_path, t)) for t in NAMES)
+                # the outage itself: until the tables have published more than five times
+                # what the broker keeps for the recorder
+                await until(lambda: sum(len(published(tmp_path, t)) for t in NAMES) - before
+                            > 5 * QUEUED, 60, "the tables to play on through the outage")
                 during = sum(len(published(tmp_path, t)) for t in NAMES) - before
                 up()
                 await until(lambda: health[-1].get("online") and health[-1]["store"]["up"], 60,

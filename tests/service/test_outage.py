@@ -35,7 +35,7 @@ async def test_broker_stopped_mid_match_no_event_is_lost_or_duplicated(tmp_path:
         tb = run_out()
         trace = tmp_path / "match.jsonl"
         trace.write_text(tb.text())
-        config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 12.0})
+        config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 30.0})
         watcher = Collector(broker, identifier="watcher", persistent=True)
         async with watcher as col, running(config) as service:
             await col.wait(lambda: len(col.events("ball_pocketed")) >= 2, 15)

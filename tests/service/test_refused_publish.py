@@ -140,7 +140,7 @@ async def test_the_service_shows_a_refusal_in_its_health_and_delivers_everything
     broker.start()
     trace = tmp_path / "match.jsonl"
     trace.write_text(matches(1, 7).text())
-    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 8.0},
+    config = make_config(tmp_path, broker, sim={"trace": str(trace), "speed": 30.0},
                          mqtt={"username": "club/t1", "password": "tp"})
     caplog.set_level(logging.ERROR, logger="controller.service.mqtt")
     events: list[dict[str, object]] = []
