@@ -36,7 +36,8 @@ def test_an_undo_during_a_hung_venue_broker_ends_on_what_the_table_did(
         table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 9})
         console = browser.new_page(viewport={"width": 1024, "height": 768})
         console.on("dialog", lambda d: d.accept())  # undo asks first
-        console.goto(web.url + "console.html?table=t1&ttl=2&lang=ru")
+        # the request's time (ttl) 1 s: each try waits it out before the console gives up
+        console.goto(web.url + "console.html?table=t1&ttl=1&lang=ru")
         console.fill("#login [name=password]", password("referee"))
         console.click("#login button[type=submit]")
         result = console.locator("#result")
