@@ -121,8 +121,15 @@ class Referee:
 
 
 def _in_sight(page: Page, node: Locator) -> None:
-    """The control is on the screen as it is: nothing was scrolled to reach it."""
-    box = node.bounding_box()
+    """The control is on the screen as it is: nothing was scrolled to reach it. (During a
+    match the console draws its pool anew each second, a new SVG in the old one's place: the
+    box of a node replaced between finding it and measuring it is None, so it is asked again,
+    of the node now there; a control that is not shown has none each time.)"""
+    box = None
+    for _ in range(3):
+        box = node.bounding_box()
+        if box is not None:
+            break
     width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
     assert page.evaluate("window.scrollY") == 0
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height + 1, box
