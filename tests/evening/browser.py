@@ -144,7 +144,7 @@ class Wall:
                 sampled = self.clock()
                 self.samples.append(Sample(sampled, page.evaluate(CARDS)))
             if self.console is not None:
-                self.console.step()
+                self._console_step()
             self._stop.wait(1.0 if self.console is not None else self.every_s)  # a marker's pace
         if self.console is not None:
             self.console.sync()
@@ -152,6 +152,22 @@ class Wall:
             page.screenshot(path=str(self.shots / "wall.png"))
             if self.console is not None:
                 self.console.page.screenshot(path=str(self.shots / "console.png"))
+
+
+    def _console_step(self) -> None:
+        """The marker's next step at the console; one that cannot be done (a control that
+        never held still for a click) is the console's finding, said in the report with a
+        look at the console kept, and the wall goes on being sampled (it stopped with it)."""
+        assert self.console is not None
+        try:
+            self.console.step()
+        except Exception as exc:  # noqa: BLE001 - the console's finding, never silent
+            line = str(exc).splitlines()[0] if str(exc) else ""
+            self.console.problems.append(
+                f"at {self.clock():.1f} s the marker's step failed: {type(exc).__name__}: {line}")
+            if self.shots is not None and len(self.console.problems) <= 3:
+                self.console.page.screenshot(
+                    path=str(self.shots / f"console-stuck-{len(self.console.problems)}.png"))
 
 
 #: Collects every last word the console shows in ``#result`` (done, refused, cancelled), in
