@@ -253,8 +253,12 @@ class Console:
     def step(self) -> None:
         """One thing a marker does: answers the open question, or enters a shot: every other
         one the lowest ball potted as called in the far left pocket (two taps: the call, what
-        fell and the shot's end, in one go), the others a miss."""
+        fell and the shot's end, in one go), the others a miss; nothing while the console
+        says it cannot send (seed 2: a click waited 30 s on an answer disabled through a
+        broker pause, two bridge cuts and a broker kill)."""
         page = self.page
+        if page.locator("#blocked").is_visible():
+            return  # the console says it cannot send now (cut off, the table away): he waits
         answer = page.locator("#questions button.answer")
         if answer.count():
             self._said_after(lambda: answer.first.click())
