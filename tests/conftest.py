@@ -53,6 +53,12 @@ _LEFT_OUT = pytest.StashKey[list[str]]()
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     left_out = config.stash.get(_LEFT_OUT, [])
+    if not left_out and not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        # the workers (pytest-xdist) collect and deselect; the main process only says which
+        # kinds were left out (their counts are in each worker's collection)
+        left_out = ["the soak tests"] if not config.getoption("--soak") else []
+        if importlib.util.find_spec("pooltool") is None:
+            left_out.append("the pooltool tests")
     if left_out:
         terminalreporter.write_line(
             f"deselected: {', '.join(left_out)} (--soak runs the soak tests; ./dev "
