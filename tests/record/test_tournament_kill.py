@@ -72,11 +72,16 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
     broker = Broker(tmp_path / "broker", extra="max_queued_messages 10\n")
     url = f"sqlite:///{tmp_path / 'record.sqlite3'}"
     store = Store(url)
-    tid = bracket_tables.create(store, 4, "ru")
+    # a single elimination of four, races to 1, Siberian Ten (the shortest simulated matches):
+    # two matches on at once, then the final; the demo's double elimination (six or seven
+    # matches) is played to its end in tests/web/test_demo_tournament.py
+    players = bracket_tables.entrants(4, "ru")
+    tid = tournaments.create(store, "demo", "Кубок", tournaments.Setup(
+        tournaments.core.Format.SINGLE, tuple(players), race=1, names=players))
     args = SimpleNamespace(hand=[], language="ru", speed=15.0)
     offers = bracket_tables.Offers()  # the tables' next matches, as the recorder offers them
-    services = [Service(demo.table_config(args, n, "ten-ball", broker.url, broker.port, tmp_path),
-                        backend=demo.bracket_backend(store, tid, n, "ten-ball", offers))
+    services = [Service(demo.table_config(args, n, "siberian-ten", broker.url, broker.port, tmp_path),
+                        backend=demo.bracket_backend(store, tid, n, "siberian-ten", offers))
                 for n in range(1, len(TABLES) + 1)]
     said, done = io.StringIO(), asyncio.Event()
     log = tmp_path / "recorder.log"
