@@ -405,6 +405,15 @@ def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_
     expect(phone.locator("#undo")).to_be_disabled()
     expect(phone.locator("#blocked")).to_have_text(
         "The table is offline: nothing can be sent until it is back online.")
+    # and the panels stay still while it is away: the match clock redraws the console every
+    # second, and a part whose buttons are off is the same part, not drawn again each time
+    kept = "['questions', 'presumed', 'foul-sheet', 'fix-sheet'].map((id) => document.getElementById(id))"
+    phone.evaluate(f"window.keptParts = {kept}")
+    for _ in range(2):  # two ticks of the clock
+        shown = phone.locator("#card .clock").inner_text()
+        phone.wait_for_function("(was) => document.querySelector('#card .clock').textContent !== was",
+                                arg=shown, timeout=TIMEOUT)
+    assert phone.evaluate(f"{kept}.map((n, i) => n === window.keptParts[i])") == [True] * 4
     _close(phone)
 
 

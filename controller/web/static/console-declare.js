@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 import { FOULS, ballName, el, foulName, swap } from "./common.js";
 import { balls, page, state } from "./console-state.js";
 import { pressed, toggle, withKey } from "./console-dom.js";
-import { nextShot, send, sendChain, show } from "./console-requests.js";
+import { nextShot, send, sendChain, sendable, show } from "./console-requests.js";
 import { clearTaps, renderPool } from "./console-pool.js";
 import { openDeclaration } from "./console-ruling.js";
 import { declares, firstFouls } from "./games.js";
@@ -21,7 +21,7 @@ export function renderFoulSheet() {
       onclick: () => { closeFoulSheet(); sendChain([["declare", () => ({ fouls: [code], shot: nextShot() })], ["shot_end", {}]]); },
     }, foulName(code)), String(i + 1))),
     el("button", { type: "button", class: "quiet", "data-key": "pf-more", onclick: () => { closeFoulSheet(); openDeclaration(null); } }, t("c.foul_more")));
-  swap(sheet, fresh);
+  swap(sheet, sendable(fresh));
 }
 export function openFoulSheet() {
   const sheet = document.getElementById("foul-sheet");

@@ -4,7 +4,7 @@ import { ballName, el, swap } from "./common.js";
 import { choiceText, questionText } from "./words.js";
 import { page, state } from "./console-state.js";
 import { typing, withKey } from "./console-dom.js";
-import { renderEnabled, send } from "./console-requests.js";
+import { renderEnabled, send, sendable } from "./console-requests.js";
 import { fixShot } from "./console-ruling.js";
 
 export function renderQuestions() {
@@ -36,7 +36,7 @@ export function renderQuestions() {
       return part;
     }), heldFix(qs));
   }
-  swap(box, fresh);
+  swap(box, sendable(fresh));
   document.getElementById("question-panel").hidden = !qs.length;
   document.getElementById("h-question").textContent = t(qs.length > 1 ? "c.questions" : "c.question");
   // a new question takes the focus (one key or tap answers it), unless a field is being typed in

@@ -132,10 +132,19 @@ function cancelAnswered(response, done) {
   show(t("r.cancelled", { req: t("req." + p.name) }), "cancelled");
 }
 
+// The buttons that send (the page's own, and those of the parts drawn from the table's state).
+const SENDERS = "[data-send], #questions button, #presumed button, #foul-sheet button, #fix-sheet button.foul-pick";
+// Sets the buttons that send in a part drawn afresh, before it is compared with the part shown:
+// one the same as shown is kept (swap), not drawn again every second while nothing can be sent.
+export function sendable(fresh) {
+  const off = !canSend();
+  for (const b of fresh.querySelectorAll(SENDERS)) b.disabled = off;
+  return fresh;
+}
 // Buttons that send are off while we or the table are away, and say why.
 export function renderEnabled() {
+  sendable(document);
   const ok = canSend();
-  for (const b of document.querySelectorAll("[data-send], #questions button, #presumed button, #foul-sheet button, #fix-sheet button.foul-pick")) b.disabled = !ok;
   const note = document.getElementById("blocked");
   note.hidden = ok;
   if (!ok) {

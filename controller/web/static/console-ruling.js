@@ -5,7 +5,7 @@ import { el, foulName, pocketName, swap } from "./common.js";
 import { noteText } from "./words.js";
 import { page, state } from "./console-state.js";
 import { typing, withKey } from "./console-dom.js";
-import { send } from "./console-requests.js";
+import { send, sendable } from "./console-requests.js";
 import { renderPool } from "./console-pool.js";
 import { firstFouls } from "./games.js";
 
@@ -221,7 +221,7 @@ export function renderFixSheet() {
     el("div", { class: "actions" },
       el("button", { type: "button", class: "quiet", "data-key": "fx-all", onclick: () => openDeclaration(shot) }, t("c.fix_all")),
       withKey(el("button", { type: "button", class: "quiet", id: "fix-close", "data-key": "fx-close", onclick: closeFix }, t("c.fix_close")), "Esc")));
-  swap(box, fresh);
+  swap(box, sendable(fresh));
 }
 // The whole declaration below, about `shot` (null: the shot in play or to come).
 export function openDeclaration(shot) {
@@ -263,6 +263,6 @@ export function renderPresumed() {
             const tx = send("declare", { ...CORRECTIONS[n.what](n.detail), shot: p.shot });
             if (tx) page.fixing.set(tx, `${p.shot}:${n.what}`);
           } }, t("fix." + n.what))))] : []);
-  swap(box, fresh);
+  swap(box, sendable(fresh));
 }
 
