@@ -8,20 +8,23 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from typing import Any
 
 from controller.record import director, roster
 from controller.record.recorder import Recorder
 from controller.record.stats import sessions_csv
-from controller.record.store import Store, StoreError
+from controller.record.store import Store, StoreDown, StoreError
 from controller.record.waiting_desk import WaitingSite
 from controller.record.web import RecordSite
 from controller.web.server import WebConfig, WebServer
-from controller.wire.connection import BadBrokerUrl, parse_broker, read_password
+from controller.wire.connection import Backoff, BadBrokerUrl, parse_broker, read_password
 
 #: The systemd credential holding the store's database password
 #: (deploy/billiards-recorder.service: LoadCredential=store-password:…).
 STORE_CREDENTIAL = "store-password"
+
+log = logging.getLogger(__name__)
 
 
 async def _record(recorder: Recorder, store: Store, web: str | None,
@@ -43,11 +46,30 @@ async def _record(recorder: Recorder, store: Store, web: str | None,
         tg.create_task(server.serve_forever(), name="web")
 
 
+def open_store(url: str, password: str | None, wait: bool) -> Store:
+    """Returns the store at ``url``. One that cannot be reached (a league's database not up
+    yet, restarting) is waited for when ``wait`` (the recorder: tried again and again, each
+    try said on the log, as it waits for a store that goes away while it runs), rather than
+    exiting into systemd's restart loop, whose start limit leaves it stopped for good; else
+    StoreDown (a one-off command: its error)."""
+    backoff = Backoff(*Recorder.store_retry)
+    while True:
+        try:
+            return Store(url, password)
+        except StoreDown as exc:
+            if not wait:
+                raise
+            delay = backoff.next()
+            log.error("%s; again in %.1f s", str(exc).splitlines()[0], delay)
+            time.sleep(delay)
+
+
 def main(args: Any) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        store = Store(args.store, read_password(args.store_password_file,
-                                                credential=STORE_CREDENTIAL))
+        store = open_store(args.store, read_password(args.store_password_file,
+                                                     credential=STORE_CREDENTIAL),
+                           wait=bool(args.broker) and not (args.sessions or args.merge_players))
     except (StoreError, OSError) as exc:
         print(f"record: {exc}", file=sys.stderr)
         return 1
@@ -81,7 +103,7 @@ def main(args: Any) -> int:
             print(f"record: {exc}", file=sys.stderr)
             return 2
         if args.web and director_password is None:
-            logging.getLogger(__name__).warning(
+            log.warning(
                 "record: no director password (--director-password-file or the %s credential):"
                 " the tournament director's actions are refused", director.CREDENTIAL)
         recorder = Recorder(store, broker, prefix=args.prefix, client_id=args.client_id)

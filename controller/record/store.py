@@ -213,6 +213,8 @@ class Store:
                 cfg.set_main_option("script_location", str(MIGRATIONS))
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
+        except sa.exc.OperationalError as exc:  # the database away (not up, restarting)
+            raise StoreDown(f"cannot open the record store: {exc}") from exc
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot open the record store: {exc}") from exc
         self.dialect = self.engine.dialect.name

@@ -122,3 +122,37 @@ async def test_the_stores_disk_full_loses_nothing_without_a_gap(tmp_path: Path) 
         store.close()
     down = next(h for h in health if h.get("online") and not h["store"]["up"])
     assert "full" in down["store"]["error"]
+
+
+@pytest.mark.timeout(200)
+async def test_a_recorder_started_while_its_postgresql_is_away_waits_for_it(
+        tmp_path: Path, postgres: Postgres) -> None:
+    """A recorder (re)started while its database is away (a league's server booting slower
+    than the Pi, a restart under it) waits for it, saying so on its log, and records once it
+    is back; exiting instead, it went into systemd's restart loop, and a database away for
+    longer than the unit's start limit (5 starts in 10 s) left it stopped for good."""
+    url = postgres.database()
+    postgres.crash()
+    away = True
+    broker = Broker(tmp_path / "broker")
+    broker.start()
+    log = tmp_path / "recorder.log"
+    proc = recorder(broker, url, log)
+    try:
+        await until(lambda: log.read_text().count("cannot open the record store") >= 2
+                    or proc.poll() is not None, 60, "the recorder to try its store twice")
+        assert proc.poll() is None, log.read_text()  # it waits: never exits
+        postgres.resume()
+        away = False
+        await until(lambda: "recording billiards/#" in log.read_text() or proc.poll() is not None,
+                    60, "the recorder to record")
+        assert proc.poll() is None, log.read_text()
+        store = Store(url)
+        assert store.progress() == {}  # migrated: the schema is there
+        store.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+        broker.stop()
+        if away:  # the fixture stops a running cluster
+            postgres.resume()
