@@ -88,6 +88,22 @@ class Referee:
         expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
         return ruling.inner_text()
 
+    def state_after(self, shot: int) -> str:
+        """Waits until the card shows ``shot`` played and no question open; returns the state
+        of play then (``in_play``, ``game_over``, ``match_over``…). The ruling is drawn event
+        by event (the shot's ruling, then a game's end, then the match's: separate messages),
+        and the table publishes its state after a shot's events, so the ruling is whole once
+        the card shows this; read before, it can lack its end."""
+        found = self.page.wait_for_function(
+            """(shot) => {
+                 const meta = document.querySelector("#card .meta");
+                 const status = meta && meta.querySelector("[data-field=status]");
+                 const n = Number(((meta && meta.textContent) || "").match(/удар (\\d+)/)?.[1]);
+                 const s = status && [...status.classList].find((c) => c !== "status");
+                 return n >= shot && s && s !== "awaiting" ? s : null;
+               }""", arg=shot, timeout=TIMEOUT)
+        return str(found.json_value())
+
     def settled(self) -> None:
         """Waits until the table answered every request the console sent: the table publishes
         a request's events and state (its questions) before its response, in order, so the
