@@ -86,6 +86,11 @@ class Referee:
         """Waits for the pinned ruling of ``shot``; returns it."""
         ruling = self.page.locator("#ruling")
         expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
+        # the ruling is drawn event by event (the shot's ruling, then its fouls, a game's end,
+        # the match's: separate messages), and the table answers the request that ended the
+        # shot after publishing every one of them: once the console has its answer, the ruling
+        # is whole (read at once, on a loaded machine it lacked the foul that came next)
+        self.settled()
         return ruling.inner_text()
 
     def state_after(self, shot: int) -> str:
