@@ -218,7 +218,10 @@ async def test_a_board_powered_off_by_its_unplug_mid_shot_sends_the_shot_to_the_
             asked = await col.wait(lambda: [q for q in col.last("state")["questions"]
                                             if re.search(r"fall in fl( unseen)?\?",
                                                          q["prompt"])], 20)
-            health = col.last("health")["links"][board.uid]
+            # the health says it in its next snapshot (read at once, on a loaded machine the
+            # last one was still the unplug's: "port lost")
+            health = await col.wait(lambda: (h := col.last("health")["links"].get(board.uid, {}))
+                                    .get("reason") == "rebooted" and h, 20)
     assert board.boot_id != first_boot
     assert [g["source"] for g in gaps] == [board.uid] and "beam.fl" in gaps[0]["channels"]
     assert asked and not col.events("ball_pocketed")

@@ -53,10 +53,10 @@ def test_a_match_to_three_is_played_by_hand_with_a_ball_potted_on_every_break(
         at_break = status in ("game_over", "match_over")
         if at_break:
             racks_won += 1
-            expect(ruling).to_contain_text(f"победа в партии {racks_won}")
+            expect(ruling).to_contain_text(f"победа в партии {racks_won}", timeout=TIMEOUT)
             page.screenshot(path=str(artifacts / f"console-racks-{game}-{racks_won}.png"))
         if status == "match_over":
-            expect(ruling).to_contain_text("матч: победа")
+            expect(ruling).to_contain_text("матч: победа", timeout=TIMEOUT)
             break
     else:
         raise AssertionError(f"the match did not end: {ruling.inner_text()}")
