@@ -6,9 +6,11 @@ its stdin / stdout as the board's USB line. A relay thread carries that line to 
 at a stable path (as ``/dev/serial/by-id/…``): the host opens it as it opens a board. The
 cable can be pulled (``cable(False)``: the pty and its link go, what the board writes is lost,
 the board runs on, keeping its edges: a self-powered board) and plugged in again. A sensor
-is moved through the stub's ``drive`` file (``set``, ``drop``); the board notes the tick of
-each level it applied (``driven``): its CLOCK_MONOTONIC microseconds on the unix port, the
-host's ``time.monotonic()`` timeline, so a test knows each edge's true time.
+is moved through the stub's ``drive`` file (``set``, ``drop``); the board notes the ticks just
+before and just after it applied each level (``driven``): its CLOCK_MONOTONIC microseconds on
+the unix port, the host's ``time.monotonic()`` timeline, so a test knows the span each edge
+fell in (a span, not an instant: on a loaded machine the VM can be preempted between applying
+a level and the handler's own reading of the clock, for milliseconds).
 """
 
 from __future__ import annotations
@@ -173,18 +175,21 @@ class VmBoard:
         time.sleep(block_s)  # the ball's passage (a physical duration, not a wait for the code)
         self.set(BEAM_PINS[pocket], 0)
 
-    def driven(self) -> list[tuple[int, int, float]]:
-        """Returns each level applied: (pin, level, host monotonic seconds)."""
+    def driven(self) -> list[tuple[int, int, float, float]]:
+        """Returns each level applied: (pin, level, and the host monotonic seconds just before
+        and just after it was: the board's handler read its clock in between)."""
         path = self.folder / "driven"
         if not path.exists():
             return []
         rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-        return [(int(pin), int(level), int(tick) / 1e6) for pin, level, tick in rows]
+        return [(int(pin), int(level), int(before) / 1e6, int(after) / 1e6)
+                for pin, level, before, after in rows]
 
-    def drops(self) -> list[tuple[str, float]]:
-        """Returns each ball through a beam as (pocket, the time its beam was blocked)."""
+    def drops(self) -> list[tuple[str, float, float]]:
+        """Returns each ball through a beam as (pocket, and the span its beam was blocked in:
+        just before, just after)."""
         pockets = {pin: pocket for pocket, pin in BEAM_PINS.items()}
-        return [(pockets[pin], t) for pin, level, t in self.driven()
+        return [(pockets[pin], before, after) for pin, level, before, after in self.driven()
                 if pin in pockets and level == 1]
 
     def stderr(self) -> str:

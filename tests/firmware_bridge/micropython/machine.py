@@ -10,9 +10,10 @@ to do and record what happened: ``fail_pins`` makes ``Pin()`` raise, ``wdt.txt``
 written on the watchdog's first feed, ``reset`` is written by ``reset()`` (which then ends
 the process with status 42, as a reset ends the firmware). With a file ``harness`` at the
 watchdog's start, each feed (once a round of the main loop) applies the pin levels a test
-puts in ``drive`` (lines ``pin level``), notes each in ``driven`` with the tick it was applied
-at (``pin level tick``) and removes ``drive``; a round without one waits 300 µs (a board's loop
-is not a busy CPU's). ``uid`` (hex) is the board's unique id where it exists.
+puts in ``drive`` (lines ``pin level``), notes each in ``driven`` with the ticks just before
+and just after it was applied (``pin level before after``) and removes ``drive``; a round
+without one waits 300 µs (a board's loop is not a busy CPU's). ``uid`` (hex) is the
+board's unique id where it exists.
 """
 
 import micropython
@@ -191,9 +192,12 @@ def _drive_from_file():
         for line in lines:
             if line.strip():
                 pin, value = line.split()
-                at = time.ticks_us()
+                # the level changed somewhere between the two ticks (the VM may be preempted
+                # between applying it and the handler's own reading of the clock)
+                before = time.ticks_us()
                 drive(int(pin), int(value))
-                out.write(f"{pin} {value} {at}\n")
+                after = time.ticks_us()
+                out.write(f"{pin} {value} {before} {after}\n")
 
 
 class WDT:
