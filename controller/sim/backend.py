@@ -75,8 +75,9 @@ class SimBackend:
                 item = parse_line(json.dumps(raw), n)
                 if isinstance(item, Header) or not isinstance(item, SensorEvent | RequestLine):
                     continue
-                if t0 is None:
-                    t0 = item.t
+                if t0 is None:  # a match starts now, not when the last one's lines ran out
+                    t0 = item.t  # (a live driver may have waited since, for a result)
+                    base = max(base, self._clock())
                 at = base + (item.t - t0) / self.speed
                 delay = at - self._clock()
                 if delay > 0:
