@@ -6,6 +6,9 @@ A table's epoch's seqs are complete up to a point; past it, a gap is asked of th
 holds is recorded as a gap, never made up. An older epoch is asked for once more, and when
 the table refuses it (its journal is another now), its unheard seqs are a gap, and so is
 whatever came after its last heard message, unless that was the table's clean stop.
+After each (re)connection every table's own epoch is asked once what it said since the last
+seq recorded, gap or none: a table that went quiet while the recorder was away (the broker
+keeping a few messages for it, or none) says nothing more that would show it.
 
 Which epoch is the table's own is the one heard last, in the order messages reached the
 recorder (a counter kept in the store's ``heard``), never the recorder's wall clock: a clock
@@ -65,6 +68,10 @@ class _Table:
     fruitless: int = 0  # askings in a row that brought nothing
     not_before: float = 0.0  # no asking before (monotonic)
     why: str = ""  # what the last fruitless asking met
+    # asked after a (re)connection though nothing heard says it is behind: what the table
+    # said while the recorder was away and the broker kept none of it (a table gone quiet
+    # says no more that would show a gap), asked until an answer brings nothing
+    since_away: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +140,14 @@ class Ledger:
             t.txs.clear()
             before = t.progress
             data = reply.get("data") if reply.get("status") == "ok" else None
+            away, t.since_away = t.since_away, False
             if isinstance(data, dict):
                 page = _page(key, t.progress, data)
                 if page is None:
                     self.refused += 1
                     self._fruitless(t, now, "an answer whose numbers do not fit the asking")
                     continue
+                t.since_away = away and bool(page)  # it had more: a page may not hold it all
                 brought += page
                 lost += self._filled(key, t, data, {m.seq for m in page}
                                      | set(by_table.get(key, ())), have)
@@ -233,13 +242,16 @@ class Ledger:
         """Returns the ``history_since`` askings due now (``now``: monotonic): where a gap is
         left and no asking waits, where the answer is late (a table restarting, a lost
         response: counted as fruitless), at most one per table's epoch, each no sooner than
-        its delay allows. ``reconnected``: every wait starts again (the broker was away)."""
+        its delay allows. ``reconnected``: every wait starts again (the broker was away), and
+        each table's own epoch is asked what it said since the last seq recorded."""
         out: list[Asking] = []
         for key, t in self.tables.items():
             if reconnected:
                 t.asked, t.not_before = 0.0, 0.0
+                t.since_away = key[2] == self.newest(key[0], key[1])
             if t.asked and now - t.asked > self.timeout_s:
                 t.asked = 0.0
+                t.since_away = False  # not up: its next message will show what it said
                 self._fruitless(t, now, f"no answer in {self.timeout_s:.0f} s")
             if t.asked or now < t.not_before:
                 continue
@@ -253,7 +265,7 @@ class Ledger:
         venue, table, epoch = key
         newest = self.newest(venue, table)
         complete = t.progress.complete_upto >= t.progress.high
-        if t.progress.closed or (complete and epoch == newest):
+        if t.progress.closed or (complete and epoch == newest and not t.since_away):
             return None
         tx = f"{client_id}-{secrets.token_urlsafe(16)}"
         t.txs.append(tx)

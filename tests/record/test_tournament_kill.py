@@ -78,7 +78,7 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
     players = bracket_tables.entrants(4, "ru")
     tid = tournaments.create(store, "demo", "Кубок", tournaments.Setup(
         tournaments.core.Format.SINGLE, tuple(players), race=1, names=players))
-    args = SimpleNamespace(hand=[], language="ru", speed=15.0)
+    args = SimpleNamespace(hand=[], language="ru", speed=30.0)
     offers = bracket_tables.Offers()  # the tables' next matches, as the recorder offers them
     services = [Service(demo.table_config(args, n, "siberian-ten", broker.url, broker.port, tmp_path),
                         backend=demo.bracket_backend(store, tid, n, "siberian-ten", offers))
@@ -111,7 +111,9 @@ async def test_a_recorder_killed_mid_tournament_loses_no_result_and_no_assignmen
         assert sum(len(journal_seqs(tmp_path, t)) for t in TABLES) - before > 10
         proc = recorder(broker, url, log)
         await asyncio.wait_for(done.wait(), 400)
-        await until(lambda: all(journal_seqs(tmp_path, t) <= kept(store, t) for t in TABLES), 60,
+        # the recorder back asked each table what it said meanwhile: a table that went quiet
+        # (its match over) is filled now, not at its next word, a minute or more away
+        await until(lambda: all(journal_seqs(tmp_path, t) <= kept(store, t) for t in TABLES), 15,
                     "the store to hold every seq the journals published")
     finally:
         director.cancel()
