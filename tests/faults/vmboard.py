@@ -69,9 +69,22 @@ class VmBoard:
             (self.folder / "uid").write_text(self._uid)
         if self._saved is not None:
             (self.folder / "channels.json").write_text(json.dumps(self._saved))
+        (self.folder / "wdt.txt").unlink(missing_ok=True)
         self._boot()
         self._thread.start()
+        self.running()
         return self
+
+    def running(self, timeout: float = 60.0) -> None:
+        """Returns once the firmware runs its main loop (its watchdog's first feed: the stub
+        notes it in ``wdt.txt``), as a board a club has plugged in has long done before
+        anything opens its port: on a loaded machine the VM takes seconds to compile and
+        start the firmware, which a host's wait for its Hello must not be charged with."""
+        deadline = time.monotonic() + timeout
+        while not (self.folder / "wdt.txt").exists():
+            assert self.proc is not None and self.proc.poll() is None, self.stderr()
+            assert time.monotonic() < deadline, "the firmware did not start"
+            time.sleep(0.01)
 
     def _boot(self) -> None:
         """Powers the board on: the firmware starts (a new boot id)."""
