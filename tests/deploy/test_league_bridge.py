@@ -98,6 +98,15 @@ def firsts(events: list[dict[str, object]]) -> list[dict[str, object]]:
     return kept
 
 
+def differ(got: list[tuple[str, dict[str, object]]], want: list[tuple[str, dict[str, object]]]
+           ) -> str:
+    """Says where the league's events part from the table's: the first one that differs."""
+    n = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+             min(len(got), len(want)))
+    return (f"the league has {len(got)}, the table published {len(want)}; the first that "
+            f"differs, #{n}: league {got[n:n + 2]}, table {want[n:n + 2]}")
+
+
 def bridged_venue(directory: Path, league: League) -> Venue:
     """The shipped venue brokers, the venue one with the shipped league bridge."""
     (directory / "etc").mkdir(parents=True)
@@ -148,8 +157,12 @@ async def test_a_cut_bridge_loses_repeats_and_leaks_nothing(tmp_path: Path, leag
         want = significant([m.payload for m in expected if m.topic == "event"])
         # every event the table published reaches the league, the last ones too (the venue's
         # bridge may still hold some after the match's end arrived)
-        await until(lambda: significant(firsts(league.events())) == want, 30,
-                    "every event the table published, at the league")
+        try:
+            await until(lambda: significant(firsts(league.events())) == want, 30,
+                        "every event the table published, at the league")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {differ(significant(firsts(league.events())), want)}"
+                                 ) from None
         events = league.events()
         assert len(events) > before
         # QoS 1 is at least once: a bridge cut while the league's PUBACK was on its way sends
