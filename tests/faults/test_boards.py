@@ -290,8 +290,9 @@ async def test_a_board_unplugged_10_s_mid_shot_has_every_drop_published_with_its
             truth = []
             for pocket in ("fl", "fr", "fl"):
                 await asyncio.sleep(0.3)
-                truth.append((pocket, time.monotonic()))
+                before = time.monotonic()  # the board stamps the edge in between
                 board.edge(f"beam.{pocket}", 1)
+                truth.append((pocket, before, time.monotonic()))
                 await asyncio.sleep(0.03)
                 board.edge(f"beam.{pocket}", 0)
             await asyncio.sleep(pulled + 10.3 - time.monotonic())
@@ -301,7 +302,11 @@ async def test_a_board_unplugged_10_s_mid_shot_has_every_drop_published_with_its
             service.request("get", {"transaction": "settled"})
             await col.response("get", "settled")
     got = [(e["data"]["pocket"], e["ts"]) for e in col.events("ball_pocketed")]
-    assert [p for p, _ in got] == [p for p, _ in truth]  # each once
-    offset = got[0][1] - truth[0][1]  # the service's clock against the host's monotonic
-    assert all(abs((ts - t) - offset) < 0.01 for (_, ts), (_, t) in zip(got, truth, strict=True))
+    assert [p for p, _ in got] == [p for p, _, _ in truth]  # each once
+    # each at its own time: measured from the first drop, within the spans the two were
+    # stamped in (a loaded machine can preempt the test between its clock and the board's)
+    _, before0, after0 = truth[0]
+    for (_, ts), (pocket, before, after) in zip(got, truth, strict=True):
+        since = ts - got[0][1]
+        assert before - after0 - 0.01 < since < after - before0 + 0.01, (pocket, since)
     assert got[-1][1] < got[0][1] + 1.0  # their own times, not the replug's, 10 s later
