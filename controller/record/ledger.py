@@ -251,8 +251,10 @@ class Ledger:
                 t.since_away = key[2] == self.newest(key[0], key[1])
             if t.asked and now - t.asked > self.timeout_s:
                 t.asked = 0.0
-                t.since_away = False  # not up: its next message will show what it said
-                self._fruitless(t, now, f"no answer in {self.timeout_s:.0f} s")
+                if t.since_away and t.progress.complete_upto >= t.progress.high:
+                    t.since_away = False  # not up: its next message will show what it said
+                else:  # (a table off at reconnections is not one that fails to fill a gap)
+                    self._fruitless(t, now, f"no answer in {self.timeout_s:.0f} s")
             if t.asked or now < t.not_before:
                 continue
             body = self._body(key, t, client_id)

@@ -59,3 +59,19 @@ def test_a_gap_filled_while_connected_is_not_asked_past() -> None:
     assert [(a.key, a.body["seq"]) for a in asked] == [(KEY, 40)]  # the gap 41-44
     answer(ledger, asked[0].body, [41, 42, 43, 44, 45, 46], 46)
     assert ledger.askings(11.0, "rec") == []
+
+
+def test_a_table_off_at_many_reconnections_still_has_its_gap_asked_for_when_it_is_back(
+        ) -> None:
+    """Its unanswered askings after reconnections are not fruitless fills: counted so, six of
+    them had its next gap recorded lost without asking it."""
+    ledger = quiet_table()
+    now = 2.0
+    for _ in range(ledger.tries + 1):
+        assert len(ledger.askings(now, "rec", reconnected=True)) == 1
+        now += ledger.timeout_s + 1
+        assert ledger.askings(now, "rec") == []
+    live = [Stored("club", "t1", 45, "event", {"seq": 45}, "e1")]  # back, past a gap
+    _, lost, _ = ledger.advance(live, [], {KEY: 9.0}, lambda *_: [], lambda *_: None, now=now)
+    assert lost == []
+    assert [(a.key, a.body["seq"]) for a in ledger.askings(now, "rec")] == [(KEY, 40)]
