@@ -294,12 +294,25 @@ class AckingClient(aiomqtt.Client):
         for the first (none then). Raises MqttError once the connection is lost (as
         ``messages`` does: a lost connection does not end the queue, and a reader waiting on
         the queue alone never learns of it). aiomqtt 2.5's ``messages`` yields one at a time:
-        a batch is read from its queue, here and nowhere else."""
+        a batch is read from its queue, here and nowhere else.
+
+        Not ``messages`` under a timeout: its wait, cancelled in the turn the queue's getter
+        took the message, cancels a getter already done and drops the message, which is
+        never acknowledged, so the broker sends it again only on the next connection (a
+        console's request unanswered; tests/wire). The getter here is always waited for."""
+        get = asyncio.ensure_future(self._queue.get())
         try:
-            async with asyncio.timeout(timeout):
-                found = [await anext(aiter(self.messages))]
-        except TimeoutError:
+            await asyncio.wait((get, self._disconnected), timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            get.cancel()  # (nothing if it is done; a message it took is kept below)
+        await asyncio.wait((get,))  # a cancelled getter leaves its message in the queue
+        if get.cancelled():
+            if self._disconnected.done():
+                raise aiomqtt.MqttError("Disconnected during message iteration") \
+                    from self._disconnected.exception()
             return []
+        found = [get.result()]
         while len(found) < limit and not self._queue.empty():
             found.append(self._queue.get_nowait())
         return found
