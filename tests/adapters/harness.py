@@ -14,7 +14,7 @@ import aiomqtt
 
 from controller.adapters import AdaptersConfig, run_adapters
 from controller.pipeline.table import Message, Table
-from controller.wire.connection import cancel_and_wait
+from controller.wire.connection import cancel_and_wait, next_message
 from tests.broker import Broker
 
 B = "billiards/club/t1"
@@ -80,21 +80,20 @@ class Device:
 
     async def next(self, timeout: float = 3.0) -> tuple[str, Any, bool]:
         """Returns (topic, payload: JSON value, or text when not JSON, or "" when empty, retain)."""
-        async with asyncio.timeout(timeout):
-            async for message in self.mqtt.messages:
-                raw = message.payload
-                assert isinstance(raw, bytes | bytearray)
-                try:
-                    payload: Any = json.loads(raw) if raw else ""
-                except ValueError:
-                    payload = raw.decode()
-                return str(message.topic), payload, bool(message.retain)
-        raise AssertionError("no message")
+        message = await next_message(self.mqtt, timeout)  # (one at a timeout's end is kept)
+        if message is None:
+            raise TimeoutError(f"no message within {timeout:g} s")
+        raw = message.payload
+        assert isinstance(raw, bytes | bytearray)
+        try:
+            payload: Any = json.loads(raw) if raw else ""
+        except ValueError:
+            payload = raw.decode()
+        return str(message.topic), payload, bool(message.retain)
 
     async def nothing(self, within: float = 0.3) -> None:
-        with contextlib.suppress(TimeoutError):
-            got = await self.next(within)
-            raise AssertionError(f"unexpected {got}")
+        got = await next_message(self.mqtt, within)
+        assert got is None, f"unexpected {got.topic}: {got.payload!r}"
 
 
 @contextlib.asynccontextmanager
