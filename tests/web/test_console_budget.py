@@ -108,11 +108,17 @@ class Referee:
         return str(found.json_value())
 
     def settled(self) -> None:
-        """Waits until the table answered every request the console sent: the table publishes
-        a request's events and state (its questions) before its response, in order, so the
-        console has then drawn whatever the request made the table ask."""
+        """Waits until the table answered every request the console sent, and the console
+        heard the table's own session up to that answer: the table publishes a request's
+        events and state (its questions) before its response, in order, so the console has
+        then drawn whatever the request made the table ask. (The referee lane's copy of the
+        answer, on the lane's session, can come first: a stressed run answered no question
+        and played on with one open.)"""
         expect(self.page.locator("#result")).not_to_have_attribute(
             "data-state", re.compile("^(sent|waiting)$"), timeout=TIMEOUT)
+        self.page.wait_for_function(
+            "() => { const seq = Number(document.getElementById('result').dataset.seq);"
+            " return !seq || Number(document.body.dataset.heard) >= seq; }", timeout=TIMEOUT)
 
     def answer_all(self, by_key: bool = False, scroll: bool = False) -> None:
         """Answers whatever the table asks with the first choice: one tap (or key) each."""

@@ -100,6 +100,7 @@ export function answered(name, response, done) {
   p.timers.forEach(clearTimeout);
   pending.delete(response.transaction);
   if (p.cancel) cancels.delete(p.cancel);
+  page.result.dataset.seq = Number.isInteger(response.seq) ? String(response.seq) : "";
   const req = t("req." + name);
   const fixed = page.fixing.get(response.transaction);
   page.fixing.delete(response.transaction);
@@ -129,6 +130,7 @@ function cancelAnswered(response, done) {
   pending.delete(transaction);
   cancels.delete(response.transaction);
   page.fixing.delete(transaction);
+  page.result.dataset.seq = Number.isInteger(response.seq) ? String(response.seq) : "";
   show(t("r.cancelled", { req: t("req." + p.name) }), "cancelled");
 }
 

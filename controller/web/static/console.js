@@ -18,6 +18,10 @@ import { rosterTopic, takeRoster, wireNewMatch } from "./console-new-match.js";
 import { renderNext, wireNext } from "./console-next.js";
 import { takeWaiting, waitingTopic, wireWaiting } from "./console-waiting.js";
 
+// What the table itself publishes under B with a seq (docs/interfaces.md §3), besides its
+// B/response/<name>: B/session and B/next are the recorder's.
+const TABLE_TOPICS = ["status", "state", "event", "display", "health"];
+
 // Draws every part of the console from the state object.
 export function render() {
   const card = document.getElementById("card");
@@ -59,6 +63,12 @@ function start(credentials) {
     const data = parseJson(payload);
     if (rest === "next" && data !== undefined) { page.table.take("next", data); render(); return; }  // empty: nothing next
     if (!data) return;
+    // the seq of the last message of the table's own session (not its lane's copies, nor the
+    // recorder's B/session and B/next): in order, so what the table published before an
+    // answer shown is drawn once this reaches the answer's seq (#result's data-seq; the
+    // lane's copy of an answer can overtake the state it follows)
+    if ((TABLE_TOPICS.includes(rest) || rest.startsWith("response/")) && topic === `${page.base}/${rest}`
+        && Number.isInteger(data.seq)) document.body.dataset.heard = String(data.seq);
     if (topic === rosterTopic()) { takeRoster(data); return; }
     if (takeWaiting(topic, data)) return;
     if (rest.startsWith("response/")) { answered(rest.slice(9), data, carriedOut); return; }
