@@ -14,16 +14,15 @@
 - ``left_behind(client)``: the messages aiomqtt 2.5 leaves in its queue when the connection
   drops. It reads aiomqtt's private ``_queue``, here and nowhere else; ``AIOMQTT_CHECKED``
   says which aiomqtt it was checked against, and a test fails when aiomqtt changes.
-- ``next_message(client, timeout)``: the next message, waiting at most ``timeout``, never
-  dropping one as ``messages`` under a timeout does (``_queue`` and ``_disconnected`` read,
-  here and nowhere else; ``AckingClient.batch`` is made of it).
 - ``Pubacks(client)``: the reason codes of the broker's PUBACKs, which aiomqtt 2.5 drops
   (a publish the broker refuses, e.g. 0x87 "Not authorized", looks delivered). It wraps
   paho's ``on_publish`` through aiomqtt's private ``_client``, here and nowhere else.
 - ``AckingClient``: aiomqtt's client acknowledging a QoS 1 message when the service has
   taken it (paho's manual acknowledgement, through ``_client``), and holding a bounded number
   of QoS 0 messages (its ``_on_message`` wrapped, ``_queue`` read; ``batch``: the venue
-  recorder's read of several at once); ``abandon(client)`` ends
+  recorder's read of several at once, made of ``next_message``: the next message, waiting
+  at most a timeout, never dropping one as ``messages`` under a timeout does; its
+  ``_disconnected`` read too); ``abandon(client)`` ends
   a connection without a DISCONNECT, so the broker publishes the Last Will (paho's socket,
   through ``_client``). aiomqtt 2.5 has none of these; here and nowhere else.
 - ``publish(client, …)``: aiomqtt's publish, not losing a cancellation on Python 3.11.
@@ -38,7 +37,7 @@ each can go:
 - the queue left behind (``left_behind``) and the bounded QoS 0 queue: no upstream issue
   found; aiomqtt 2.5.1 ends ``messages`` on a disconnect with its queue unread. Revisit
   with #346 (once acknowledged late, a message left unread is sent again by the broker).
-- the message a timed-out wait drops (``next_message``): aiomqtt 2.5.1's
+- the message a timed-out wait drops (``AckingClient.next_message``): aiomqtt 2.5.1's
   ``MessagesIterator.__anext__`` cancels its queue getter when its wait is cancelled, too
   late if the getter already took the message. No aiomqtt issue found; the same race was
   fixed in nats-io/nats.py#804. Delete it once ``messages`` keeps such a message.
@@ -275,35 +274,6 @@ def left_behind(client: aiomqtt.Client) -> list[aiomqtt.Message]:
     return found
 
 
-async def next_message(client: aiomqtt.Client, timeout: float) -> aiomqtt.Message | None:
-    """Returns the next message ``client`` receives, or None if none comes within
-    ``timeout`` seconds; raises MqttError once the connection is lost (as ``messages`` does:
-    a lost connection does not end the queue, and a reader waiting on the queue alone never
-    learns of it).
-
-    Not aiomqtt 2.5's ``messages`` under a timeout: its wait, cancelled in the turn the
-    queue's getter took the message, cancels a getter already done and drops the message
-    (a QoS 1 one the broker then sends again only on the next connection, if it was not
-    acknowledged: the recorder's batches left a console's request unanswered). The getter
-    here is always waited for: a message it took is returned, else it is left in the queue.
-    Reads aiomqtt's private queue and disconnection future (``AIOMQTT_CHECKED``)."""
-    queue: asyncio.Queue[aiomqtt.Message] = client._queue
-    disconnected: asyncio.Future[None] = client._disconnected
-    get = asyncio.ensure_future(queue.get())
-    try:
-        await asyncio.wait((get, disconnected), timeout=timeout,
-                           return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        get.cancel()  # (nothing if it is done)
-    await asyncio.wait((get,))
-    if not get.cancelled():
-        return get.result()
-    if disconnected.done():
-        raise aiomqtt.MqttError("Disconnected during message iteration") \
-            from disconnected.exception()
-    return None
-
-
 class AckingClient(aiomqtt.Client):
     """aiomqtt's client, acknowledging QoS 1 messages when told (``ack``) rather than on
     arrival, and holding at most ``qos0_max`` QoS 0 messages (more are dropped and counted in
@@ -325,12 +295,38 @@ class AckingClient(aiomqtt.Client):
             return
         super()._on_message(client, userdata, message)
 
+    async def next_message(self, timeout: float) -> aiomqtt.Message | None:
+        """Returns the next message received, or None if none comes within ``timeout``
+        seconds; raises MqttError once the connection is lost (as ``messages`` does: a lost
+        connection does not end the queue, and a reader waiting on the queue alone never
+        learns of it).
+
+        Not aiomqtt 2.5's ``messages`` under a timeout: its wait, cancelled in the turn the
+        queue's getter took the message, cancels a getter already done and drops the message
+        (a QoS 1 one the broker then sends again only on the next connection, if it was not
+        acknowledged: the recorder's batches left a console's request unanswered). The getter
+        here is always waited for: a message it took is returned, else it is left in the
+        queue. Reads aiomqtt's queue and disconnection future (``AIOMQTT_CHECKED``)."""
+        get = asyncio.ensure_future(self._queue.get())
+        try:
+            await asyncio.wait((get, self._disconnected), timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            get.cancel()  # (nothing if it is done)
+        await asyncio.wait((get,))
+        if not get.cancelled():
+            return get.result()
+        if self._disconnected.done():
+            raise aiomqtt.MqttError("Disconnected during message iteration") \
+                from self._disconnected.exception()
+        return None
+
     async def batch(self, limit: int, timeout: float) -> list[aiomqtt.Message]:
         """Returns the messages received, at most ``limit``, waiting up to ``timeout`` seconds
         for the first (none then; ``next_message``). Raises MqttError once the connection is
         lost. aiomqtt 2.5's ``messages`` yields one at a time: a batch is read from its queue,
         here and nowhere else."""
-        first = await next_message(self, timeout)
+        first = await self.next_message(timeout)
         if first is None:
             return []
         found = [first]

@@ -14,7 +14,7 @@ import aiomqtt
 
 from controller.adapters import AdaptersConfig, run_adapters
 from controller.pipeline.table import Message, Table
-from controller.wire.connection import cancel_and_wait, next_message
+from controller.wire.connection import AckingClient, cancel_and_wait
 from tests.broker import Broker
 
 B = "billiards/club/t1"
@@ -23,6 +23,12 @@ _ids = itertools.count()
 
 def client(broker: Broker, name: str) -> aiomqtt.Client:
     return aiomqtt.Client(broker.host, broker.port, identifier=f"{name}-{next(_ids)}")
+
+
+def device_client(broker: Broker, name: str) -> AckingClient:
+    """A client for ``Device``: it reads with ``next_message`` (never dropping a message at
+    a wait's end) and acknowledges what it read."""
+    return AckingClient(10_000, broker.host, broker.port, identifier=f"{name}-{next(_ids)}")
 
 
 class TableService:
@@ -75,14 +81,15 @@ class TableService:
 class Device:
     """A subscriber standing in for a device: every message on its topics, in order."""
 
-    def __init__(self, mqtt: aiomqtt.Client) -> None:
-        self.mqtt = mqtt
+    def __init__(self, mqtt: AckingClient) -> None:
+        self.mqtt = mqtt  # (it reads with next_message, and acknowledges what it read)
 
     async def next(self, timeout: float = 3.0) -> tuple[str, Any, bool]:
         """Returns (topic, payload: JSON value, or text when not JSON, or "" when empty, retain)."""
-        message = await next_message(self.mqtt, timeout)  # (one at a timeout's end is kept)
+        message = await self.mqtt.next_message(timeout)  # (one at a timeout's end is kept)
         if message is None:
             raise TimeoutError(f"no message within {timeout:g} s")
+        self.mqtt.ack(message)
         raw = message.payload
         assert isinstance(raw, bytes | bytearray)
         try:
@@ -92,7 +99,7 @@ class Device:
         return str(message.topic), payload, bool(message.retain)
 
     async def nothing(self, within: float = 0.3) -> None:
-        got = await next_message(self.mqtt, within)
+        got = await self.mqtt.next_message(within)
         assert got is None, f"unexpected {got.topic}: {got.payload!r}"
 
 
@@ -102,7 +109,7 @@ async def rig(broker: Broker, config: AdaptersConfig, *device_topics: str,
               ) -> AsyncIterator[tuple[TableService, Device]]:
     """Yields a table service (its ``language`` setting) and a device subscribed to
     ``device_topics``, adapters running."""
-    async with client(broker, "table") as t, client(broker, "device") as d, \
+    async with client(broker, "table") as t, device_client(broker, "device") as d, \
             client(broker, "adapters") as a:
         for topic in device_topics:
             await d.subscribe(topic, qos=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from controller.adapters import AdaptersConfig
 from controller.adapters.awtrix import AwtrixAdapter
 from controller.adapters.config import AwtrixConfig
-from tests.adapters.harness import Device, client, rig
+from tests.adapters.harness import Device, device_client, rig
 from tests.broker import Broker
 
 CONFIG = AdaptersConfig(awtrix=[AwtrixConfig(prefix="awtrix_t1")])
@@ -37,7 +37,7 @@ async def test_the_app_is_retained_for_a_clock_that_boots_later(broker: Broker) 
                                    {"name": "Bob", "score": 5, "games": 0}])
         while (await device.next())[1] != score(4, 5):
             pass
-        async with client(broker, "late-clock") as late:
+        async with device_client(broker, "late-clock") as late:
             await late.subscribe(APP, qos=1)
             assert await Device(late).next() == (APP, score(4, 5), True)
 

@@ -12,7 +12,7 @@ from controller.adapters import AdaptersConfig
 from controller.adapters.config import HomeAssistantConfig
 from controller.pipeline.requests import parse_request
 from rules.facts import Foul
-from tests.adapters.harness import B, Device, client, rig
+from tests.adapters.harness import B, Device, device_client, rig
 from tests.broker import Broker
 from vocabulary import VERSION
 
@@ -79,7 +79,7 @@ async def test_the_undo_button_takes_back_the_last_shot(broker: Broker) -> None:
         _, button, _ = await device.next()
         await table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"]})
         await table.foul(["touched_ball"])
-        async with client(broker, "controller") as listener, client(broker, "hass") as hass:
+        async with device_client(broker, "controller") as listener, device_client(broker, "hass") as hass:
             await listener.subscribe(f"{B}/request/+", qos=1)
             await hass.publish(button["command_topic"], button["payload_press"], qos=1)
             topic, payload, _ = await Device(listener).next()
@@ -93,7 +93,7 @@ async def test_the_undo_button_takes_back_the_last_shot(broker: Broker) -> None:
 async def test_re_announced_when_home_assistant_comes_online(broker: Broker) -> None:
     async with rig(broker, CONFIG, f"{HA}/+/{NODE}/+/config") as (_, device):
         await announcement(device)
-        async with client(broker, "hass") as hass:
+        async with device_client(broker, "hass") as hass:
             await hass.publish(f"{HA}/status", "offline", qos=1)
             await device.nothing(0.3)
             await hass.publish(f"{HA}/status", "online", qos=1)
@@ -120,7 +120,7 @@ async def test_retained_configs_when_asked(broker: Broker) -> None:
     config = AdaptersConfig(homeassistant=HomeAssistantConfig(
         retain=True, name="Table 1", area="Club room", undo_button=False))
     async with rig(broker, config, f"{HA}/button/#") as (_, device):
-        async with client(broker, "hass") as hass:
+        async with device_client(broker, "hass") as hass:
             await hass.subscribe(f"{HA}/sensor/{NODE}/status/config", qos=1)
             topic, payload, retained = await Device(hass).next()
         assert retained and payload["device"]["name"] == "Table 1"

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from controller.adapters import Adapters, AdaptersConfig, load_config
 from controller.adapters.config import AwtrixConfig, TextDisplayConfig
-from tests.adapters.harness import B, Device, client, rig
+from tests.adapters.harness import B, Device, client, device_client, rig
 from tests.broker import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def _json(data: dict[str, Any]) -> bytes:
 async def test_the_standalone_command_drives_a_clock(broker: Broker, tmp_path: Path) -> None:
     config = tmp_path / "adapters.toml"
     config.write_text('[[awtrix]]\nprefix = "clock"\nname_chars = 1\n')
-    async with client(broker, "table") as table, client(broker, "clock") as clock:
+    async with client(broker, "table") as table, device_client(broker, "clock") as clock:
         await clock.subscribe("clock/custom/billiards", qos=1)
         state = {"v": 1, "seq": 3, "ts": 0.0, "game": "pyramid", "status": "in_play",
                  "to_shoot": 0, "players": [{"name": "Ann", "score": 2}, {"name": "Bob", "score": 1}]}
