@@ -42,12 +42,16 @@ def test_a_director_assigns_gives_a_walkover_and_corrects(browser: Browser, tmp_
         page.fill("[data-table='W1-3']", "2")
         page.locator("tr[data-match='W1-3'] button", has_text="На стол").click()
         expect(said).to_have_text("Готово. Следующие матчи не изменились.", timeout=TIMEOUT)
+        # a score half-typed in one row while another row's action is answered: the answer
+        # redraws the rows, and what was typed stays (it once went, and «3:5» was never sent)
+        page.fill("[data-score='W1-1']", "3:5")
         page.locator("tr[data-match='W1-4'] [data-walkover='p6']").click()  # Егор did not come
         expect(said).to_have_text("Готово. Следующие матчи не изменились.", timeout=TIMEOUT)
+        expect(page.locator("tr[data-match='W1-4']")).to_contain_text("Анна (неявка)")
+        expect(page.locator("[data-score='W1-1']")).to_have_value("3:5")
         semi = page.locator("tr[data-match='W2-1']")
         expect(semi).to_contain_text("Вера — Борис")
         expect(semi).to_contain_text("Борис +2")  # «фора» by the levels: the weaker starts ahead
-        page.fill("[data-score='W1-1']", "3:5")
         page.locator("[data-correct='W1-1']").click()  # Зиновий won W1-1 after all
         expect(said).to_have_text("Готово. Изменились следующие матчи: W2-1", timeout=TIMEOUT)
         expect(semi).to_contain_text("Зиновий — Борис")
@@ -94,3 +98,27 @@ def test_without_the_login_the_tablet_says_why_nothing_was_done(
         page.close()
         server.stop()
     assert tournaments.load(store, "club", tid).results == {}
+
+
+def test_with_no_answer_from_the_record_the_tablet_says_it_is_not_known(
+        browser: Browser, tmp_path: Path) -> None:
+    """The record's server gone between the page's load and the director's tap: neither
+    «Готово» nor «Не сделано» (the record might have done it), and what was typed stays."""
+    store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
+    tid = tournaments.create(store, "club", "Кубок", tournaments.Setup(
+        core.Format.SINGLE, tuple(known(store, 8)), race=5))
+    server = WebThread(WebConfig(venue="club"), record=DirectorSite(store, PASSWORD)).start()
+    page = browser.new_page(http_credentials={"username": "director", "password": PASSWORD})
+    try:
+        page.goto(server.url + f"director.html?lang=ru&id={tid}")
+        page.wait_for_selector("body[data-ready='1']", timeout=TIMEOUT)
+        server.stop()
+        page.fill("[data-table='W1-1']", "3")
+        page.locator("tr[data-match='W1-1'] button", has_text="На стол").click()
+        expect(page.locator("#said")).to_have_text(
+            "Нет ответа от записи клуба: сделано ли — неизвестно. Обновите страницу и проверьте.",
+            timeout=TIMEOUT)
+        expect(page.locator("[data-table='W1-1']")).to_have_value("3")
+    finally:
+        page.close()
+    assert dict(tournaments.load(store, "club", tid).tables) == {}

@@ -7,14 +7,36 @@
 import { t, translateStatic } from "./i18n.js";
 import { el, loadConfig } from "./common.js";
 
-const desk = { config: null, id: "", bracket: null, said: "" };
+// typed: what the director has typed and not yet sent, by field ("score:W1-1"), kept when a
+// reply redraws the rows (an answer to one row must not wipe what is half-typed in another)
+const desk = { config: null, id: "", bracket: null, said: "", typed: {} };
 
 const target = () => `record/tournament/${encodeURIComponent(desk.config.venue)}~${encodeURIComponent(desk.id)}`;
 const name = (p) => (desk.bracket.names[p] || p);
 
-async function send(action) {
-  const r = await fetch(target(), { method: "POST", body: JSON.stringify(action), headers: { "Content-Type": "application/json" } });
-  const text = await r.text();
+// A field that keeps what is typed in it until it is sent: key names it in desk.typed.
+function field(key, value, attrs) {
+  const typed = desk.typed[key];
+  return el("input", { type: "text", value: typed !== undefined ? typed : value, ...attrs,
+    oninput: (e) => { desk.typed[key] = e.target.value; } });
+}
+
+function say(words) {
+  desk.said = words;
+  document.getElementById("said").textContent = words;
+}
+
+// sent: the fields this action carries, forgotten once the record has taken it
+async function send(action, sent = []) {
+  say(t("dir.sending"));  // not known yet: neither «Готово» nor «Не сделано»
+  let r, text;
+  try {
+    r = await fetch(target(), { method: "POST", body: JSON.stringify(action), headers: { "Content-Type": "application/json" } });
+    text = await r.text();
+  } catch (e) {  // no answer: the record may or may not have done it
+    say(t("dir.unknown"));
+    return;
+  }
   if (!r.ok) {
     let kind = "other";
     try { kind = JSON.parse(text).refused || kind; } catch (e) { /* a 400's text */ }
@@ -23,6 +45,7 @@ async function send(action) {
     return;
   }
   const answer = JSON.parse(text);
+  for (const key of sent) delete desk.typed[key];
   desk.bracket = answer.bracket;
   desk.said = answer.changed.length ? t("dir.changed", { matches: answer.changed.join(", ") }) : t("dir.unchanged");
   render();
@@ -30,12 +53,12 @@ async function send(action) {
 
 function readyRow(m) {
   const [a, b] = m.players;
-  const table = el("input", { type: "text", size: "4", value: m.table || "", "aria-label": t("dir.table"), "data-table": m.id });
+  const table = field(`table:${m.id}`, m.table || "", { size: "4", "aria-label": t("dir.table"), "data-table": m.id });
   const handicap = m.handicap ? t("dir.handicap_is", { name: name(m.handicap.receiver), frames: m.handicap.frames }) : "—";
   return el("tr", { "data-match": m.id },
     el("td", {}, m.id), el("td", {}, `${name(a)} — ${name(b)}`), el("td", {}, String(m.race)), el("td", {}, handicap),
     el("td", {}, table, " ",
-      el("button", { type: "button", onclick: () => send({ action: "assign", match: m.id, table: table.value.trim() }) }, t("dir.assign")),
+      el("button", { type: "button", onclick: () => send({ action: "assign", match: m.id, table: table.value.trim() }, [`table:${m.id}`]) }, t("dir.assign")),
       m.table ? el("button", { type: "button", onclick: () => send({ action: "unassign", match: m.id }) }, t("dir.unassign")) : null),
     el("td", {}, [a, b].map((p, i) => el("button", { type: "button", "data-walkover": p,
       onclick: () => send({ action: "walkover", match: m.id, winner: [a, b][1 - i] }) }, t("dir.walkover", { name: name(p) })))));
@@ -44,11 +67,11 @@ function readyRow(m) {
 function playedRow(m) {
   const [a, b] = m.players;
   const other = m.winner === a ? b : a;
-  const score = el("input", { type: "text", size: "5", placeholder: "5:3", "aria-label": t("dir.score"), "data-score": m.id });
+  const score = field(`score:${m.id}`, "", { size: "5", placeholder: "5:3", "aria-label": t("dir.score"), "data-score": m.id });
   const correct = () => {
     const parts = score.value.split(":").map((x) => Number(x.trim()));
     const given = parts.length === 2 && parts.every(Number.isInteger) ? parts : null;
-    send({ action: "correct", match: m.id, winner: other, score: given });
+    send({ action: "correct", match: m.id, winner: other, score: given }, [`score:${m.id}`]);
   };
   // the winner's frames first: «Зиновий 5:3» (the record keeps them in the players' order)
   const frames = m.score ? (m.winner === a ? m.score : [...m.score].reverse()) : null;
@@ -70,13 +93,13 @@ function render() {
   const box = document.getElementById("director");
   const matches = desk.bracket.matches;
   // the venue's tables as its pages' configuration names them (none known: left to type)
-  const free = el("input", { type: "text", size: "12", value: (desk.config.tables || []).join(", "), "aria-label": t("dir.free"), id: "free" });
+  const free = field("free", (desk.config.tables || []).join(", "), { size: "12", "aria-label": t("dir.free"), id: "free" });
   box.replaceChildren(
     el("h2", {}, t("dir.ready")),
     table(["dir.match", "dir.players", "dir.race", "dir.handicap", "dir.table", ""],
           matches.filter((m) => m.status === "ready").map(readyRow)),
     el("p", {}, el("label", {}, t("dir.free"), " ", free), " ",
-       el("button", { type: "button", onclick: () => send({ action: "fill", tables: free.value.split(",").map((x) => x.trim()).filter(Boolean) }) }, t("dir.fill"))),
+       el("button", { type: "button", onclick: () => send({ action: "fill", tables: free.value.split(",").map((x) => x.trim()).filter(Boolean) }, ["free"]) }, t("dir.fill"))),
     el("h2", {}, t("dir.played")),
     table(["dir.match", "dir.players", "dir.result", ""],
           matches.filter((m) => m.status === "played").map(playedRow)),
