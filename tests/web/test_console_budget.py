@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 10000
@@ -64,12 +64,13 @@ class Referee:
         self.asked: list[str] = []
         page.on("dialog", lambda d: (self.asked.append(d.message), d.accept()))
 
-    def tap(self, target: str | Locator, scroll: bool = False) -> None:
-        """One tap; unless ``scroll``, on a control already on the screen."""
-        node = self.page.locator(target) if isinstance(target, str) else target
-        if not scroll:
-            _in_sight(self.page, node)
-        node.click()
+    def tap(self, target: str, scroll: bool = False) -> None:
+        """One tap on the control ``target`` finds; unless ``scroll``, on one already on the
+        screen, at its middle (``_in_sight``)."""
+        if scroll:
+            self.page.locator(target).click()
+        else:
+            self.page.mouse.click(*_in_sight(self.page, target))
         self.taps += 1
 
     def press(self, key: str) -> None:
@@ -87,9 +88,10 @@ class Referee:
         drawn event by event (the shot's ruling, then its fouls, a game's end, the match's:
         separate messages), and the table's answer to the request, on the referee lane's own
         session, can come before them: what comes later in it is waited for with ``expect``."""
-        ruling = self.page.locator("#ruling")
-        expect(ruling).to_have_text(re.compile(rf"^Удар {shot}( \(исправлен\))?: "), timeout=TIMEOUT)
-        return ruling.inner_text()
+        return str(_until(self.page, """(pattern) => {
+            const ruling = document.getElementById("ruling");
+            return new RegExp(pattern).test(ruling.textContent) && ruling.innerText;
+          }""", rf"^Удар {shot}( \(исправлен\))?: ", f"the ruling of shot {shot}"))
 
     def state_after(self, shot: int) -> str:
         """Waits until the card shows ``shot`` played and no question open; returns the state
@@ -97,68 +99,112 @@ class Referee:
         by event (the shot's ruling, then a game's end, then the match's: separate messages),
         and the table publishes its state after a shot's events, so the ruling is whole once
         the card shows this; read before, it can lack its end."""
-        found = self.page.wait_for_function(
-            """(shot) => {
-                 const meta = document.querySelector("#card .meta");
-                 const status = meta && meta.querySelector("[data-field=status]");
-                 const n = Number(((meta && meta.textContent) || "").match(/удар (\\d+)/)?.[1]);
-                 const s = status && [...status.classList].find((c) => c !== "status");
-                 return n >= shot && s && s !== "awaiting" ? s : null;
-               }""", arg=shot, timeout=TIMEOUT)
-        return str(found.json_value())
+        return str(_until(self.page, """(shot) => {
+            const meta = document.querySelector("#card .meta");
+            const status = meta && meta.querySelector("[data-field=status]");
+            const n = Number(((meta && meta.textContent) || "").match(/удар (\\d+)/)?.[1]);
+            const s = status && [...status.classList].find((c) => c !== "status");
+            return n >= shot && s && s !== "awaiting" ? s : null;
+          }""", shot, f"shot {shot} played and no question open"))
 
-    def settled(self) -> None:
+    def settled(self) -> int:
         """Waits until the table answered every request the console sent, and the console
-        heard the table's own session up to that answer: the table publishes a request's
-        events and state (its questions) before its response, in order, so the console has
-        then drawn whatever the request made the table ask. (The referee lane's copy of the
-        answer, on the lane's session, can come first: a stressed run answered no question
-        and played on with one open.)"""
-        expect(self.page.locator("#result")).not_to_have_attribute(
-            "data-state", re.compile("^(sent|waiting)$"), timeout=TIMEOUT)
-        self.page.wait_for_function(
-            "() => { const seq = Number(document.getElementById('result').dataset.seq);"
-            " return !seq || Number(document.body.dataset.heard) >= seq; }", timeout=TIMEOUT)
+        heard the table's own session up to that answer; returns how many answers the console
+        offers then (``_settled``)."""
+        return _settled(self.page)
 
     def answer_all(self, by_key: bool = False, scroll: bool = False) -> None:
         """Answers whatever the table asks with the first choice: one tap (or key) each."""
         for _ in range(6):
-            self.settled()  # a question comes in the state its request made, before the answer
-            buttons = self.page.locator("#questions button.answer")
-            if not buttons.count():
+            if not self.settled():  # a question comes in the state its request made, before the answer
                 return
-            first = buttons.first
+            first = self.page.locator("#questions button.answer").first
             expect(first).to_be_focused()  # the question has the focus: one key or tap answers
             asked = self.page.locator("#questions .question").first.inner_text()
             if by_key:
                 key = first.get_attribute("aria-keyshortcuts")
                 assert key
                 self.page.keyboard.press(key)
-            else:
-                if not scroll:
-                    _in_sight(self.page, first)
+            elif scroll:
                 first.click()
+            else:
+                self.page.mouse.click(*_in_sight(self.page, "#questions button.answer", first=True))
             self.answers += 1
-            self.page.wait_for_function(
-                "(asked) => { const q = document.querySelector('#questions .question');"
-                " return !q || q.textContent !== asked; }", arg=asked, timeout=TIMEOUT)
+            _until(self.page, "(asked) => { const q = document.querySelector('#questions .question');"
+                   " return !q || q.textContent !== asked; }", asked, f"«{asked}» answered")
         raise AssertionError("the table kept asking")
 
 
-def _in_sight(page: Page, node: Locator) -> None:
-    """The control is on the screen as it is: nothing was scrolled to reach it. (During a
-    match the console draws its pool anew each second, a new SVG in the old one's place: the
-    box of a node replaced between finding it and measuring it is None, so it is asked again,
-    of the node now there; a control that is not shown has none each time.)"""
-    box = None
-    for _ in range(3):
-        box = node.bounding_box()
-        if box is not None:
-            break
+def _settled(page: Page) -> int:
+    """Waits until the table answered every request the console sent, and the console heard
+    the table's own session up to that answer; returns how many answers the console offers
+    then. The table publishes a request's events and state (its questions) before its
+    response, in order, so the console has then drawn whatever the request made the table
+    ask. (The referee lane's copy of the answer, on the lane's session, can come first: a
+    stressed run answered no question and played on with one open.)"""
+    found = _until(page, """() => {
+        const result = document.getElementById("result");
+        if (/^(sent|waiting)$/.test(result.dataset.state || "")) return null;
+        const seq = Number(result.dataset.seq);
+        if (seq && !(Number(document.body.dataset.heard) >= seq)) return null;
+        return {answers: document.querySelectorAll("#questions button.answer").length};
+      }""", None, "every request answered, and heard up to its answer")
+    return int(found["answers"])  # type: ignore[index]
+
+
+def _in_sight(page: Page, selector: str, first: bool = False) -> tuple[float, float]:
+    """The control ``selector`` finds (the only one, or the ``first``) is on the screen as it
+    is: nothing was scrolled to reach it. Waits until it is drawn, enabled and, its middle on
+    the screen, not covered there; returns that point, where a tap lands on it. (Measured in
+    the page in one go: during a match the console draws its pool anew each second, a new SVG
+    in the old one's place.)"""
+    box = _until(page, """([selector, first]) => {
+        const found = first ? [document.querySelector(selector)].filter(Boolean)
+                            : [...document.querySelectorAll(selector)];
+        if (found.length > 1) return {many: found.length};
+        const n = found[0];
+        if (!n || !n.getClientRects().length || n.disabled) return null;
+        const r = n.getBoundingClientRect();
+        const x = r.x + r.width / 2, y = r.y + r.height / 2;
+        const hit = document.elementFromPoint(x, y);
+        if (x >= 0 && y >= 0 && x < innerWidth && y < innerHeight && !(hit && n.contains(hit))) return null;
+        return {x: r.x, y: r.y, width: r.width, height: r.height, scrolled: window.scrollY};
+      }""", [selector, first], f"{selector} drawn, enabled and not covered")
+    assert isinstance(box, dict) and "many" not in box, (selector, box)
     width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
-    assert page.evaluate("window.scrollY") == 0
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height + 1, box
+    assert box["scrolled"] == 0, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height + 1, box
     assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, box
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _until(page: Page, condition: str, arg: object, what: str) -> object:
+    """Waits until ``condition`` (a JavaScript function of ``arg``) returns a truthy value in
+    the page, tried again at every frame the page draws; returns that value. One round trip
+    to the page however long it waits (Playwright's ``expect`` tries again up to half a
+    second apart, and a hand-played shot waits on the table several times). Raises
+    AssertionError naming ``what``, with what the console shows, if the value stays falsy
+    for ``TIMEOUT``."""
+    found = page.evaluate(f"""async ([arg, ms]) => {{
+        const holds = {condition};
+        const deadline = performance.now() + ms;
+        for (;;) {{
+          const value = holds(arg);
+          if (value) return {{value}};
+          if (performance.now() > deadline) return {{shown: ["#connection", "#result", "#ruling",
+            "#questions"].map((s) => `${{s}}: ${{document.querySelector(s)?.innerText}}`).join("; ")}};
+          await new Promise((wake) => {{ requestAnimationFrame(wake); setTimeout(wake, 100); }});
+        }}
+      }}""", [arg, TIMEOUT])
+    if "value" not in found:
+        raise AssertionError(f"{what}: not so in {TIMEOUT} ms; {found['shown']}")
+    return found["value"]
+
+
+def _connected(page: Page) -> None:
+    """Waits until the console says it is connected to the table's broker."""
+    _until(page, """() => (document.getElementById("connection")?.textContent || "")
+        .replace(/\\s+/g, " ").trim() === "на связи" """, None, "«на связи»")
 
 
 def open_console(browser: Browser, demo: str) -> tuple[Page, list[str]]:
@@ -168,7 +214,7 @@ def open_console(browser: Browser, demo: str) -> tuple[Page, list[str]]:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(demo + "console.html?table=t2&lang=ru")
-    expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+    _connected(page)
     return page, errors
 
 
@@ -178,6 +224,7 @@ def _new_match(page: Page, game: str) -> None:
         page.fill(f'[data-player-name="{i}"]', name)
     page.fill("#race-to", "3")
     page.click("#new-match button[type=submit]")
+    _settled(page)
     expect(page.locator("#result")).to_have_text(re.compile("^Новый матч: выполнено"), timeout=TIMEOUT)
     expect(page.locator("#card .player .name")).to_have_text(NAMES[game], timeout=TIMEOUT)
     page.evaluate("window.scrollTo(0, 0)")
@@ -241,6 +288,7 @@ def _play_by_taps(ref: Referee, artifacts: Path, game: str) -> None:
         f"Исправление удара {shot}: как было на самом деле?")
     page.screenshot(path=str(artifacts / f"console-budget-{game}-fix.png"))
     ref.tap('#fix-sheet [data-fix-foul="touched_ball"]')
+    ref.settled()
     expect(page.locator("#ruling")).to_have_text(
         re.compile(rf"^Удар {shot} \(исправлен\): Фол: (.*, )?касание шара"), timeout=TIMEOUT)
     assert ref.taps - before == 2
@@ -300,11 +348,14 @@ def test_a_shot_takes_two_taps_a_miss_one_and_a_foul_three_by_hand_and_by_keyboa
     shot = ref.shot()
     ref.tap("#q-undo")
     assert ref.asked == [f"Отменить последний удар (удар {shot})?"]
+    ref.settled()
     expect(page.locator("#ruling")).to_have_text(f"Отмена: назад к удару {shot - 1}", timeout=TIMEOUT)
     ref.tap("#q-redo")
+    ref.settled()
     expect(page.locator("#ruling")).to_have_text(f"Возврат: снова удар {shot}", timeout=TIMEOUT)
     expect(page.locator("#card .meta")).to_contain_text(f"удар {shot}")
     ref.tap("#q-redo")  # nothing more to redo: the table's reason, in Russian
+    ref.settled()
     expect(page.locator("#result")).to_have_text(
         "Возврат отменённого: отказ — вернуть нечего: после удара, ответа или исправления отмены не было",
         timeout=TIMEOUT)
@@ -345,7 +396,7 @@ def test_the_new_match_form_speaks_russian_and_remembers_the_last_match_of_the_t
         page = context.new_page()
         page.on("dialog", lambda d: d.accept())
         page.goto(demo + "console.html?table=t2&lang=ru")
-        expect(page.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        _connected(page)
         if page.locator("#end-match").is_visible():  # a match of another test: ended first
             page.click("#end-match")
             expect(page.locator("#new-match-panel")).to_be_in_viewport(timeout=TIMEOUT)
@@ -381,7 +432,7 @@ def test_the_new_match_form_speaks_russian_and_remembers_the_last_match_of_the_t
         # another table starts from the defaults
         other = context.new_page()
         other.goto(demo + "console.html?table=t1&lang=ru")
-        expect(other.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
+        _connected(other)
         expect(other.locator('[data-player-name="0"]')).to_have_value("")
     finally:
         context.close()
