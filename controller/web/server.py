@@ -17,7 +17,10 @@ credentials the console asks for them. ``language`` is the venue's language for 
 (a browser may pick another; ``null``: the browser's own); ``request_ttl_s`` how long a
 console's request stays wanted (its MQTT 5 message expiry and its ``deadline``);
 ``public_url`` the pages' address for a phone (the QR codes of the consoles hold it, since
-the TV's own address may be ``127.0.0.1``). A venue may
+the TV's own address may be ``127.0.0.1``); ``keepalive_s`` and ``reconnect_s``, only where
+configured, the pages' MQTT keepalive and wait between tries to reconnect (without them
+theirs, 4 s and 2 s: a broker that froze without closing its sockets is noticed within 1.5
+keepalives). A venue may
 serve the same files from any web server instead, with a ``config.json`` of its own beside them.
 
 The match history is the venue record's (``controller.record``: ``record --web``, the demo),
@@ -99,6 +102,10 @@ class WebConfig:
     request_ttl_s: float = 30.0
     #: The address phones reach the pages at (the QR codes hold it); None: the page's own.
     public_url: str | None = None
+    #: The pages' MQTT keepalive (seconds); None: not said, the pages' own (4 s).
+    keepalive_s: float | None = None
+    #: The pages' wait between tries to reconnect (seconds); None: not said, theirs (2 s).
+    reconnect_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Returns the payload of ``config.json``."""
@@ -108,6 +115,9 @@ class WebConfig:
             "referee": self.referee.to_json() if self.referee else None,
             "tables": list(self.tables), "language": self.language,
             "request_ttl_s": self.request_ttl_s, "public_url": self.public_url,
+            **{key: value for key, value in (("keepalive_s", self.keepalive_s),
+                                             ("reconnect_s", self.reconnect_s))
+               if value is not None},
         }
 
 

@@ -19,6 +19,18 @@ from tests.broker import Broker, free_port
 from tests.web.harness import LiveTable, WebThread
 
 VENUE = "frozen"
+#: The console's MQTT keepalive here (``config.json``'s ``keepalive_s``; the pages' own is 4 s):
+#: a broker that froze is noticed 1.5 of them after the last packet it sent (MQTT.js's
+#: "Keepalive timeout"), at least half of one after the freeze: 1.5 s here, a second more than
+#: the request's ttl below, for the tap on a loaded machine.
+KEEPALIVE_S = 3.0
+#: The console's wait between tries to reconnect (``reconnect_s``; the pages' own is 2 s).
+RECONNECT_S = 0.5
+#: How long its request stays wanted (the page's ``ttl``): under half a keepalive, so it is
+#: given up while the page still holds its connection, on the broker's silence.
+TTL_S = 0.5
+#: A loaded machine's slack on top of the keepalive's timeout.
+SLACK_S = 5.0
 
 
 def test_a_frozen_broker_is_noticed_in_seconds_and_blamed_for_the_request_it_did_not_take(
@@ -26,13 +38,14 @@ def test_a_frozen_broker_is_noticed_in_seconds_and_blamed_for_the_request_it_did
     ws_port = free_port()
     broker = Broker(tmp_path, extra=f"listener {ws_port} 127.0.0.1\nprotocol websockets")
     broker.start()
-    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE)).start()
+    server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE,
+                                 keepalive_s=KEEPALIVE_S, reconnect_s=RECONNECT_S)).start()
     table = LiveTable(broker.host, broker.port, VENUE, "t1").start()
     frozen = False
     try:
         table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2})
         page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.goto(server.url + f"console.html?venue={VENUE}&table=t1&ttl=2")
+        page.goto(server.url + f"console.html?venue={VENUE}&table=t1&ttl={TTL_S:g}")
         expect(page.locator("#connection")).to_have_text("connected", timeout=10000)
         expect(page.locator("#q-miss")).to_be_enabled(timeout=10000)
         assert broker.process is not None
@@ -45,7 +58,8 @@ def test_a_frozen_broker_is_noticed_in_seconds_and_blamed_for_the_request_it_did
         expect(result).to_have_text(
             re.compile(r"^Shot end: NOT KNOWN — waiting for the table\. The broker did not confirm"))
         expect(page.locator("#connection")).not_to_have_text("connected", timeout=15000)
-        assert time.monotonic() - froze < 15  # not the 40 s and more a dead socket takes
+        # in seconds: not the 40 s and more a dead socket takes
+        assert time.monotonic() - froze < 1.5 * KEEPALIVE_S + SLACK_S
         expect(page.locator("#lost")).to_be_visible(timeout=5000)
         page.screenshot(path=str(artifacts / "console-broker-frozen.png"))
         os.kill(broker.process.pid, signal.SIGCONT)

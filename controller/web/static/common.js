@@ -74,7 +74,8 @@ export async function loadConfig() {
 export function connect(config, credentials, onStatus) {
   const options = {
     clientId: "web-" + Math.random().toString(16).slice(2, 10),
-    clean: true, reconnectPeriod: 2000, connectTimeout: 8000, protocolVersion: 5,
+    clean: true, connectTimeout: 8000, protocolVersion: 5,
+    reconnectPeriod: Number(config.reconnect_s) > 0 ? Number(config.reconnect_s) * 1000 : 2000,
     // a broker that froze without closing the socket: a PINGREQ unanswered within the keepalive
     // closes the connection (MQTT.js "Keepalive timeout"), so the pill does not say connected
     keepalive: Number(config.keepalive_s) > 0 ? Number(config.keepalive_s) : 4,
