@@ -65,15 +65,17 @@ class Finding:
         return "!" if self.warning else "✓" if self.ok else "✗"
 
 
-def check_main(args: Any, out: TextIO = sys.stdout) -> int:
-    """The ``check`` command; returns the exit status."""
+def check_main(args: Any, out: TextIO = sys.stdout, *, board_s: float = BOARD_S,
+               broker_s: float = BROKER_S) -> int:
+    """The ``check`` command; returns the exit status (``board_s``, ``broker_s``: as
+    ``check``'s)."""
     source = str(args.config or "the defaults")
     try:
         config = load_controller_config(args.config)
     except ConfigError as exc:
         print(f"✗ configuration: {exc}", file=out)
         return 2
-    findings = asyncio.run(check(config, source))
+    findings = asyncio.run(check(config, source, board_s=board_s, broker_s=broker_s))
     for finding in findings:
         print(f"{finding.mark} {finding.what}", file=out)
     problems = sum(not f.ok for f in findings)
@@ -84,7 +86,8 @@ def check_main(args: Any, out: TextIO = sys.stdout) -> int:
 
 async def check(config: Config, source: str = "config", *, board_s: float = BOARD_S,
                 broker_s: float = BROKER_S) -> list[Finding]:
-    """Returns what the configuration, its sensors and its broker are found to be."""
+    """Returns what the configuration, its sensors and its broker are found to be (each board
+    given ``board_s`` to answer, the broker ``broker_s`` to accept us)."""
     findings = [Finding(True, f"configuration {source}: table {config.base}, "
                               f"backend {config.backend or '(none)'}")]
     if config.backend is None:

@@ -22,7 +22,11 @@ from tests.record.venue import recorder
 from tests.waiting import until
 
 #: How long the recorder's CPU is measured after the forged answers.
-WINDOW_S = 10.0
+WINDOW_S = 3.0
+#: The share of the window's CPU the recorder may use: a tenth (the second it was allowed of a
+#: 10 s window). It uses 0.02-0.05 s of these 3 s; walking the forged range seq by seq (the
+#: recorder as it was) used 40-75 % of a core, loaded machine or not.
+CPU_SHARE = 0.1
 
 
 def cpu_seconds(pid: int) -> float:
@@ -74,6 +78,7 @@ async def test_forged_answers_are_refused_and_counted_in_under_a_second_of_cpu(
                 await client.publish("billiards/club/t9/response/history_since", forged, qos=1)
             await asyncio.sleep(WINDOW_S)  # the measure's window: what a busy loop would use
             used = cpu_seconds(proc.pid) - before
+            assert used < CPU_SHARE * WINDOW_S, f"{used:.2f} s of CPU in {WINDOW_S:g} s"
             await until(lambda: health and health[-1].get("refused_answers", 0) >= 5, 30,
                         "the forged answers counted")
             assert proc.poll() is None
@@ -81,7 +86,6 @@ async def test_forged_answers_are_refused_and_counted_in_under_a_second_of_cpu(
     finally:
         proc.terminate()
         proc.wait()
-    assert used < 1.0
     # another asker's answer (a second recorder, a console) is not this one's to count
     assert health[-1]["refused_answers"] == 5
     ids = [a["transaction"] for a in asked]
