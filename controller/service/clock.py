@@ -10,7 +10,7 @@ edge still on its way is rarely older than a tick already taken; one that is, on
 keeps its own time: ``TableCore._sensor``), never before the last input,
 and held while a sensor source is down (``Holds``): a board unplugged keeps its edges and sends
 them, each with its own time, once it is back; until then no timer falls due past what it had
-confirmed, for up to ``HOLD_S``.
+confirmed, for up to ``HOLD_S`` (``health.board_hold_s``).
 
 Sensor health judges on ``heard()``: ``now()``, but never past what the service heard through
 (``Listening``). ``LAG`` covers an edge on its way while the host runs; a host that stalls
@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 LAG = 0.05
 #: The longest the table's clock holds for a sensor source that went down (a board unplugged
 #: keeps its edges and sends them, each with its own time, once it is back); after this the
-#: clock goes on without it (service seconds).
+#: clock goes on without it (service seconds). A table's ``health.board_hold_s``; this is its
+#: default.
 HOLD_S = 10.0
 #: The longest a machine is taken to have been off between two runs (the wall clock may jump).
 MAX_AWAY_S = 86400.0
@@ -238,11 +239,14 @@ class Listening:
 class ServiceClock:
     """The service's clock (see the module docstring). ``mono`` is the host's monotonic clock;
     ``speed`` how many service seconds pass in one of its seconds, ``batch_s`` how long the
-    shell waits for more inputs after one (``Listening``)."""
+    shell waits for more inputs after one (``Listening``), ``hold_s`` the longest it holds for
+    a sensor source that went down (``HOLD_S``)."""
 
-    def __init__(self, mono: Callable[[], float], speed: float = 1.0, batch_s: float = 0.0) -> None:
+    def __init__(self, mono: Callable[[], float], speed: float = 1.0, batch_s: float = 0.0,
+                 hold_s: float = HOLD_S) -> None:
         self.mono = mono
         self.speed = speed
+        self.hold_s = hold_s
         self.offset = 0.0
         self.holds = Holds()
         self._last_t = 0.0  # the time of the last input (journaled ones are never earlier)
@@ -305,8 +309,8 @@ class ServiceClock:
         return self.clock() - LAG * self.speed
 
     def given_up(self) -> float:
-        """Returns the time before which a hold is given up (``HOLD_S`` behind the lag)."""
-        return self.clock() - (LAG + HOLD_S) * self.speed
+        """Returns the time before which a hold is given up (``hold_s`` behind the lag)."""
+        return self.clock() - (LAG + self.hold_s) * self.speed
 
     @property
     def last_t(self) -> float:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from controller.errors import ControllerError
 from controller.pipeline.fusion import FusionConfig, fusion_config
 from controller.pipeline.requests import GameId
+from controller.service.clock import HOLD_S
 from controller.service.pins import bcm
 from controller.wire.connection import HIDDEN, Broker, parse_broker, read_password, redact
 from controller.words.texts import Language
@@ -136,6 +137,9 @@ class RecordingConfig(_Section):
 class HealthSection(_Section):
     publish_interval_s: Annotated[float, Field(gt=0)] = 60.0
     tick_s: Annotated[float, Field(gt=0)] = 0.5
+    #: The longest the table's clock holds for a sensor board that went down (seconds:
+    #: ``controller.service.clock``); after it, the clock goes on without the board.
+    board_hold_s: Annotated[float, Field(gt=0)] = HOLD_S
 
 
 class SimConfig(_Section):

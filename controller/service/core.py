@@ -160,7 +160,8 @@ class TableCore:
         #: The table's messages made deliveries (noted in the journal).
         self.deliveries = Deliveries(journal, self.base, expiry_by_role(config))
         self.time = ServiceClock(clock, config.sim.speed if config.backend == "sim" else 1.0,
-                                 config.journal.commit_interval_ms / 1000)
+                                 config.journal.commit_interval_ms / 1000,
+                                 config.health.board_hold_s)
         rebuild = Rebuild(journal, traced, boot=boot, replaced=replaced)
         lines = rebuild.inputs()
         self.time.resume(journal.meta, wall(), rebuild.found.last_t)

@@ -329,6 +329,8 @@ class Evening:
                 if self.history.wall is not None:
                     await asyncio.to_thread(self.history.wall.stop)
                 await self._record_settles()  # the tables answer the recorder's askings
+                for child in self.tables.values():
+                    child.terminate()
                 for table, child in self.tables.items():
                     child.stop()
                     snapshot_inputs(self.history.data(table), child.starts)

@@ -34,6 +34,8 @@ class Child:
         #: each exit it made by itself: its status
         self.exits: list[int] = []
         self._exited_at: float | None = None
+        #: the process asked to stop (``terminate``), if it has been
+        self._terminated: subprocess.Popen[bytes] | None = None
 
     @property
     def running(self) -> bool:
@@ -64,15 +66,23 @@ class Child:
             self.process.wait()
         self.process = None
 
+    def terminate(self) -> None:
+        """Asks the process to stop as systemd does (SIGTERM), without waiting: ``stop()``
+        waits (the venue's tables stop together, as a club's do at closing)."""
+        if self.running and self._terminated is not self.process:
+            assert self.process is not None
+            self.process.send_signal(signal.SIGCONT)  # a paused process cannot take SIGTERM
+            self.process.terminate()
+            self._terminated = self.process
+
     def stop(self, grace: float = 15.0) -> int | None:
         """Stops the process as systemd does (SIGTERM), SIGKILL after ``grace`` seconds;
         returns its exit status (None when it was not running)."""
         if self.process is None:
             return None
+        self.terminate()  # once: a second SIGTERM could end a service in its clean stop
         process, self.process = self.process, None
         if process.poll() is None:
-            process.send_signal(signal.SIGCONT)  # a paused process cannot take SIGTERM
-            process.terminate()
             try:
                 process.wait(grace)
             except subprocess.TimeoutExpired:
