@@ -57,10 +57,10 @@ def test_the_venue_benchmark_sees_every_table_deliver_everything() -> None:
 
 def test_the_leak_hunt_snapshots_a_long_lived_table(capsys) -> None:
     try:
-        # three matches of at most 20 shots, a snapshot every 20 shots: the warm-up's and
+        # three matches of at most 10 shots, a snapshot every 10 shots: the warm-up's and
         # two more, what the report compares (every allocation traced: each shot costs)
-        assert leaks.main(["table", "--shots", "60", "--every", "20",
-                           "--match-shots", "20"]) in (0, None)
+        assert leaks.main(["table", "--shots", "30", "--every", "10",
+                           "--match-shots", "10"]) in (0, None)
     finally:  # it traces every allocation of the process, and would go on for the tests after
         tracemalloc.stop()
     out = capsys.readouterr().out
