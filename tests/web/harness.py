@@ -63,7 +63,11 @@ class LiveTable:
             self.client.username_pw_set(username, password)
         self.client.will_set(f"{self.base}/status", json.dumps({"v": 1, "state": "offline"}), 1, True)
         self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
+        # back soon after a broker restart (paho's own backoff grows to 2 minutes): a test
+        # that restarts its broker stops its tables a few seconds later
+        self.client.reconnect_delay_set(min_delay=1, max_delay=2)
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
@@ -105,6 +109,10 @@ class LiveTable:
         client.subscribe([(f"{self.base}/request/+", 1)]
                          + ([(f"{self.base}/referee/request/+", 1)] if self.lane else []))
         self._ready.set()
+
+    def _disconnected(self, client: paho.Client, userdata: Any, flags: Any, rc: Any,
+                      props: Any) -> None:
+        self._ready.clear()
 
     def _message(self, client: paho.Client, userdata: Any, msg: paho.MQTTMessage) -> None:
         name = msg.topic.rsplit("/", 1)[1]
@@ -161,6 +169,10 @@ class LiveTable:
     def stop(self) -> None:
         """A clean shutdown: ``stopped`` published, then a proper disconnect."""
         self._stop.set()
+        # after its broker restarted, the page may show the table's retained status before
+        # the table is connected again (a stressed run's stop found it still away)
+        if not self._ready.wait(30):
+            raise RuntimeError("the test table was not connected to say it stopped")
         info = self.client.publish(f"{self.base}/status", json.dumps({"v": 1, "state": "stopped"}), 1, True)
         info.wait_for_publish(5)
         self.client.disconnect()
