@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 10000
@@ -180,25 +181,17 @@ def _in_sight(page: Page, selector: str, first: bool = False) -> tuple[float, fl
 
 def _until(page: Page, condition: str, arg: object, what: str) -> object:
     """Waits until ``condition`` (a JavaScript function of ``arg``) returns a truthy value in
-    the page, tried again at every frame the page draws; returns that value. One round trip
-    to the page however long it waits (Playwright's ``expect`` tries again up to half a
-    second apart, and a hand-played shot waits on the table several times). Raises
-    AssertionError naming ``what``, with what the console shows, if the value stays falsy
-    for ``TIMEOUT``."""
-    found = page.evaluate(f"""async ([arg, ms]) => {{
-        const holds = {condition};
-        const deadline = performance.now() + ms;
-        for (;;) {{
-          const value = holds(arg);
-          if (value) return {{value}};
-          if (performance.now() > deadline) return {{shown: ["#connection", "#result", "#ruling",
-            "#questions"].map((s) => `${{s}}: ${{document.querySelector(s)?.innerText}}`).join("; ")}};
-          await new Promise((wake) => {{ requestAnimationFrame(wake); setTimeout(wake, 100); }});
-        }}
-      }}""", [arg, TIMEOUT])
-    if "value" not in found:
-        raise AssertionError(f"{what}: not so in {TIMEOUT} ms; {found['shown']}")
-    return found["value"]
+    the page, tried at every frame it draws (Playwright's ``expect`` tries again up to half a
+    second apart, and a hand-played shot waits on the table several times); returns that
+    value. Raises AssertionError naming ``what``, with what the console shows, if it stays
+    falsy for ``TIMEOUT``."""
+    try:
+        return page.wait_for_function(condition, arg=arg, timeout=TIMEOUT,
+                                      polling="raf").json_value()
+    except PlaywrightTimeoutError:
+        shown = page.evaluate("""() => ["#connection", "#result", "#ruling", "#questions"]
+            .map((s) => `${s}: ${document.querySelector(s)?.innerText}`).join("; ")""")
+        raise AssertionError(f"{what}: not so in {TIMEOUT} ms; {shown}") from None
 
 
 def _connected(page: Page) -> None:
