@@ -30,7 +30,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from tests.deploy.venue import USERS, Venue, password, start_venue
 from tests.evening.boards import BoardSeat, BoardTable, serial_config
@@ -243,9 +242,14 @@ class Evening:
             self.tables[seat.table].policy = unit_policy(DEPLOY / "billiards-controller.service")
         if self.plan.hand:
             self._hand_child(port, env)
-        url = f"mqtt://recorder:{quote(password('recorder'), safe='')}@127.0.0.1:{port}"
+        # its password in a file only it reads, as the unit's credential: never in argv or a log
+        secret = self.directory / "recorder.password"
+        secret.touch(mode=0o600)
+        secret.write_text(password("recorder") + "\n")
         self.recorder = Child("recorder", [sys.executable, *self.plan.recorder_cmd, "record",
-                                           "--broker", url, "--store", self.history.store_url],
+                                           "--broker", f"mqtt://recorder@127.0.0.1:{port}",
+                                           "--password-file", str(secret),
+                                           "--store", self.history.store_url],
                               self.directory / "recorder.log", cwd=self.directory, env=env)
         self.recorder.policy = unit_policy(DEPLOY / "billiards-recorder.service")
 

@@ -56,6 +56,11 @@ def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> Non
         assert inv.bad == 0, report.text()
         assert inv.checked > 0 or inv.name == "health", report.text()
     assert report.history.wall_s < 90 * 2, report.text()  # 90 s on a quiet machine
+    # no password in a command line nor a log (each child's log starts with its argv): the
+    # recorder's is in a file, as the unit's credential; the tables' in their configurations
+    logs = list(tmp_path.rglob("*.log"))
+    assert any("--- start 1:" in log.read_text(errors="replace") for log in logs)
+    assert [log.name for log in logs if "pw-" in log.read_text(errors="replace")] == []
 
 
 @pytest.mark.timeout(300)
