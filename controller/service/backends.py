@@ -6,9 +6,9 @@ table the same way: the same pins, the same inverted receivers, the same boards.
 A board the configuration names that is not connected is a fault from the first second
 (``Boards``): absent, busy (held by another program), not permitted, or speaking another
 firmware or protocol, it is a link down in ``B/health`` named by its port, with the reason
-in plain words, and an error in the log; once it connects, its port's link is up again. So is
-a board that runs its default channels (``+defaults`` in its Hello: it refused the configuration
-saved on it), in the table's language, until a configuration is written to it (commissioning).
+in plain words of the table's language, and an error in the log; once it connects, its port's
+link is up again. So is a board that runs its default channels (``+defaults`` in its Hello: it
+refused the configuration saved on it), until a configuration is written to it (commissioning).
 Once every board is up, a channel the game needs that no board carries (and that is not declared
 absent) is the link ``unwired`` down, naming it.
 """
@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from controller.service.config import Config, ConfigError, needed
-from controller.words.catalogue import words
+from controller.words.catalogue import say
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.link import BoardLink
 from hardware.backend import SensorBackend
@@ -57,28 +57,31 @@ def hardware_backend(config: Config, pin_factory: Any = None) -> SensorBackend:
     raise ConfigError(f"backend: {config.backend!r} is not a sensor backend on hardware")
 
 
-def not_connected(port: str, error: str) -> str:
-    """Returns why the board on ``port`` is not connected, in plain words with what to do,
-    from its link's last error (empty: none yet)."""
-    if not error:
-        return f"no board answered on {port} yet"
+def board_trouble(error: str) -> str:
+    """Returns the catalogue's key of why a board is not connected, from its link's last error
+    (empty: none yet): ``board.absent``, ``board.busy``, ..."""
     low = error.lower()
+    if not error:
+        return "board.no_answer"
     if "is absent" in low or "no such file" in low or "errno 2]" in low:
-        return (f"absent: no device {port} (is the board plugged in? Its name is under "
-                "/dev/serial/by-id/)")
+        return "board.absent"
     if "permission" in low or "errno 13]" in low:
-        return (f"permission denied: this user cannot open {port} (add it to the dialout "
-                "group)")
+        return "board.permission"
     if any(word in low for word in ("busy", "exclusively lock", "errno 11]", "errno 16]",
                                     "temporarily unavailable")):
-        return (f"busy: another program holds {port} (a serial console, mpremote, "
-                f"ModemManager: `fuser {port}` names it)")
+        return "board.busy"
     if "speaks protocol" in low:
-        return f"wrong protocol on {port}: {error}"
+        return "board.protocol"
     if "no hello" in low or "tick" in low or "time-sync" in low:
-        return (f"wrong firmware on {port}: {error} in the board protocol (flash this "
-                "version's firmware: firmware_bridge/README.md)")
-    return f"not connected on {port}: {error}"
+        return "board.firmware"
+    return "board.not_connected"
+
+
+def not_connected(port: str, error: str, language: str = "en") -> str:
+    """Returns why the board on ``port`` is not connected, in plain words of ``language`` with
+    what to do, from its link's last error (``board_trouble``; the error itself is the link's
+    own words)."""
+    return say(board_trouble(error), language, port=port, error=error)
 
 
 class Boards(SerialBackend):
@@ -126,7 +129,7 @@ class Boards(SerialBackend):
                 elif not link.last_error and time.monotonic() - start < GRACE_S:
                     continue
                 else:
-                    news = not_connected(link.port, link.last_error)
+                    news = not_connected(link.port, link.last_error, self.language)
                 if told.get(link.port, "") == news:
                     continue
                 told[link.port] = news
@@ -144,8 +147,7 @@ class Boards(SerialBackend):
 
     def defaults_reason(self, link: BoardLink) -> str:
         """Returns, in the table's language, that ``link``'s board runs its default channels."""
-        return words(self.language).pages["health.board_defaults"].format(
-            board=link.source, port=link.port)
+        return say("health.board_defaults", self.language, board=link.source, port=link.port)
 
     def _unwired(self) -> None:
         """Every board is up: says so if a channel the game needs is on none of them."""

@@ -27,10 +27,10 @@ from typing import Any, TextIO
 
 import aiomqtt
 
-from controller.service.backends import not_connected
+from controller.service.backends import board_trouble, not_connected
 from controller.service.config import Config, ConfigError, load_controller_config, needed, ready
 from controller.wire.connection import tls_context
-from controller.words.catalogue import words
+from controller.words.catalogue import say
 from vocabulary import VERSION as HOST_VERSION
 
 #: How long a board has to answer (its Hello and a time sync), and the broker to accept us.
@@ -68,31 +68,34 @@ class Finding:
 def check_main(args: Any, out: TextIO = sys.stdout, *, board_s: float = BOARD_S,
                broker_s: float = BROKER_S) -> int:
     """The ``check`` command; returns the exit status (``board_s``, ``broker_s``: as
-    ``check``'s)."""
-    source = str(args.config or "the defaults")
+    ``check``'s). It speaks the configuration's language; one that cannot be read, English."""
     try:
         config = load_controller_config(args.config)
     except ConfigError as exc:
         print(f"✗ configuration: {exc}", file=out)
         return 2
+    language = config.language
+    source = str(args.config or say("check.the_defaults", language))
     findings = asyncio.run(check(config, source, board_s=board_s, broker_s=broker_s))
     for finding in findings:
         print(f"{finding.mark} {finding.what}", file=out)
     problems = sum(not f.ok for f in findings)
-    print(f"{problems} problem{'s' if problems != 1 else ''} found" if problems
-          else "ready: the table sees what the game needs and reaches its broker", file=out)
+    print(say("check.problems", language, n=problems) if problems
+          else say("check.ready", language), file=out)
     return 1 if problems else 0
 
 
 async def check(config: Config, source: str = "config", *, board_s: float = BOARD_S,
                 broker_s: float = BROKER_S) -> list[Finding]:
     """Returns what the configuration, its sensors and its broker are found to be (each board
-    given ``board_s`` to answer, the broker ``broker_s`` to accept us)."""
-    findings = [Finding(True, f"configuration {source}: table {config.base}, "
-                              f"backend {config.backend or '(none)'}")]
+    given ``board_s`` to answer, the broker ``broker_s`` to accept us), in the configuration's
+    language."""
+    language = config.language
+    findings = [Finding(True, say("check.configuration", language, source=source,
+                                  table=config.base,
+                                  backend=config.backend or say("check.none", language)))]
     if config.backend is None:
-        findings.append(Finding(False, f"no backend in {source}: set backend = \"gpio\" or "
-                                       "\"serial\" and wire its sensors (deploy/README.md)"))
+        findings.append(Finding(False, say("check.no_backend", language, source=source)))
     else:
         try:
             ready(config, source)
@@ -104,21 +107,19 @@ async def check(config: Config, source: str = "config", *, board_s: float = BOAR
             findings += _gpio(config)
     absent = config.fusion_settings().absent
     if absent:
-        findings.append(Finding(True, f"declared absent (asked, never read as nothing): "
-                                      f"{', '.join(absent)}"))
+        findings.append(Finding(True, say("check.declared_absent", language,
+                                          channels=", ".join(absent))))
     findings.append(await _broker(config, broker_s))
     return findings
 
 
 async def _boards(config: Config, timeout: float) -> list[Finding]:
     """Greets each board; then whether every channel the game needs is on one of them."""
+    language = config.language
     probed = await asyncio.gather(*(_probe(config, port, timeout)
                                     for port in config.serial.ports))
     findings = [finding for found, _ in probed for finding in found]
-    findings += [Finding(True, f"port {port} is not a stable name: a replug or a hub reset may "
-                               "give the board another, and the table goes blind mid-match; use "
-                               "its /dev/serial/by-id/ link or /dev/billiards/board-<serial> "
-                               "(deploy/99-billiards-boards.rules)", warning=True)
+    findings += [Finding(True, say("check.unstable_port", language, port=port), warning=True)
                  for port in config.serial.ports if not stable(port)]
     served: dict[str, list[str]] = {}
     for (_, channels), port in zip(probed, config.serial.ports, strict=True):
@@ -128,18 +129,16 @@ async def _boards(config: Config, timeout: float) -> list[Finding]:
     for ch, ports in served.items():
         if len(ports) > 1:
             twice.setdefault(tuple(ports), []).append(ch)
-    findings += [Finding(True, f"{', '.join(channels)} {'is' if len(channels) == 1 else 'are'} "
-                               f"on {len(ports)} boards ({', '.join(ports)}): the table counts "
-                               "each edge twice; turn each off on all boards but one (commission "
-                               "the table again)", warning=True)
+    findings += [Finding(True, say("check.twice", language, channels=", ".join(channels),
+                                   n=len(ports), ports=", ".join(ports)), warning=True)
                  for ports, channels in twice.items()]
     if all(f.ok for f in findings):
         carried = set(served)
-        findings += _coverage(needed(config), carried, "on no board")
+        findings += _coverage(needed(config), carried, language)
         unknown = [ch for ch in config.serial.invert if ch not in carried]
         if unknown:
-            findings.append(Finding(False, f"serial.invert names {', '.join(unknown)}, which no "
-                                           "board carries"))
+            findings.append(Finding(False, say("check.invert_unknown", language,
+                                               channels=", ".join(unknown))))
     return findings
 
 
@@ -149,63 +148,67 @@ async def _probe(config: Config, port: str, timeout: float) -> tuple[list[Findin
     from firmware_bridge.link import BoardLink
     from firmware_bridge.protocol import DEFAULTS_MARK
 
+    language = config.language
     async with BoardLink(port, lambda _: None, inverted=config.serial.invert) as link:
         with contextlib.suppress(TimeoutError):
             await link.wait_up(timeout)
         info = link.info
         if not link.up or info is None:
-            why = not_connected(port, link.last_error)
-            if why.startswith("busy"):
-                why += "; if it is this table's own service: systemctl stop billiards-controller"
-            return [Finding(False, f"board on {port}: {why}")], ()
-        found = [Finding(True, f"board {info.uid} on {port}: firmware {info.firmware}, "
-                               f"protocol {info.protocol}, channels "
-                               f"{', '.join(link.channels) or '(none)'}")]
+            why = not_connected(port, link.last_error, language)
+            if board_trouble(link.last_error) == "board.busy":
+                why += say("check.own_service", language)
+            return [Finding(False, say("check.board_down", language, port=port, why=why))], ()
+        found = [Finding(True, say("check.board", language, board=info.uid, port=port,
+                                   firmware=info.firmware, protocol=info.protocol,
+                                   channels=", ".join(link.channels)
+                                   or say("check.none", language)))]
         firmware = info.firmware.removesuffix(DEFAULTS_MARK)
         if firmware != HOST_VERSION:
-            found.append(Finding(True, f"board {info.uid} on {port} runs firmware {firmware}, "
-                                       f"this host {HOST_VERSION}: flash this version's firmware "
-                                       "(firmware_bridge/README.md, Updating)", warning=True))
+            found.append(Finding(True, say("check.firmware_differs", language, board=info.uid,
+                                           port=port, firmware=firmware, host=HOST_VERSION),
+                                 warning=True))
         if info.on_defaults:
-            found.append(Finding(False, words(config.language).pages[
-                "health.board_defaults"].format(board=info.uid, port=port)))
+            found.append(Finding(False, say("health.board_defaults", language, board=info.uid,
+                                            port=port)))
         return found, link.channels
 
 
-def _coverage(needed: Iterable[str], carried: set[str], where: str) -> list[Finding]:
+def _coverage(needed: Iterable[str], carried: set[str], language: str) -> list[Finding]:
     missing = [ch for ch in needed if ch not in carried]
     if not missing:
-        return [Finding(True, "every pocket's beam and every cushion sensor the game needs is "
-                              "there or declared absent")]
-    return [Finding(False, f"{ch} is {where}: wire it, or declare it absent ([fusion] absent = "
-                           f"[\"{ch}\"]: the referee is then asked what it would have told)")
-            for ch in missing]
+        return [Finding(True, say("check.all_there", language))]
+    return [Finding(False, say("check.missing", language, channel=ch)) for ch in missing]
 
 
 def _gpio(config: Config) -> list[Finding]:
     """Whether this machine's GPIO can be opened (lgpio, the chip), and what is wired."""
     from hardware.gpio import GpioError, pi_pin_factory
 
-    pins = ", ".join(f"{ch} on {pin}" for ch, pin in config.gpio.pins.items())
-    findings = [Finding(True, f"GPIO pins: {pins or '(none)'}")]
+    language = config.language
+    pins = ", ".join(say("check.gpio_pin", language, channel=ch, pin=pin)
+                     for ch, pin in config.gpio.pins.items())
+    findings = [Finding(True, say("check.gpio_pins", language,
+                                  pins=pins or say("check.none", language)))]
     try:
         factory = pi_pin_factory()
     except GpioError as exc:
-        return [*findings, Finding(False, f"GPIO: {exc}")]
+        return [*findings, Finding(False, say("check.gpio_error", language, error=exc))]
     close = getattr(factory, "close", None)  # gpiozero's factories have it; the protocol does not
     if close is not None:
         close()
-    return [*findings, Finding(True, "GPIO: the pin factory opens")]
+    return [*findings, Finding(True, say("check.gpio_opens", language))]
 
 
 async def _broker(config: Config, timeout: float) -> Finding:
     """Connects to the broker as the service would, in a clean session of its own."""
+    language = config.language
     try:
         broker = config.broker()
     except ConfigError as exc:
-        return Finding(False, f"broker: {exc}")
+        return Finding(False, say("check.broker_unusable", language, error=exc))
     tls = config.mqtt.tls
-    user = f" as {broker.username}" if broker.username else " (no user)"
+    user = (say("check.as_user", language, user=broker.username) if broker.username
+            else say("check.no_user", language))
     v311 = config.mqtt.protocol == "3.1.1"
     try:
         context = tls_context(broker, ca_file=tls.ca_file, cert_file=tls.cert_file,
@@ -218,6 +221,6 @@ async def _broker(config: Config, timeout: float) -> Finding:
         async with asyncio.timeout(timeout), client:
             pass
     except (aiomqtt.MqttError, OSError, TimeoutError, ValueError) as exc:
-        return Finding(False, f"broker {broker.address}: cannot connect{user}: "
-                              f"{exc or type(exc).__name__}")
-    return Finding(True, f"broker {broker.address}: connected{user}")
+        return Finding(False, say("check.broker_fails", language, address=broker.address,
+                                  user=user, error=exc or type(exc).__name__))
+    return Finding(True, say("check.broker_ok", language, address=broker.address, user=user))

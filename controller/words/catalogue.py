@@ -75,6 +75,13 @@ def words(code: str) -> Words:
         raise CatalogueError(f"{path}: {exc}") from exc
 
 
+def say(key: str, language: str, **fields: Any) -> str:
+    """Returns the pages' word ``key`` in ``language`` with its ``fields`` filled in (the
+    table's own sayings: its health, ``controller check``). Raises KeyError for an unknown key,
+    CatalogueError for a language without a catalogue."""
+    return words(language).pages[key].format(**fields)
+
+
 def page_words(code: str) -> bytes:
     """Returns the pages' words of ``code`` as the JSON the pages load (``lang/<code>.json``).
     Raises CatalogueError for a language without a catalogue."""

@@ -3,11 +3,13 @@ ptys, the live ``controller run`` (serial backend) and a real Mosquitto (issue 3
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from controller.commission.boards import write_back_defaults
+from controller.words.catalogue import words
 from firmware_bridge.backend import SerialBackend
 from tests.broker import Broker
 from tests.faults.test_board_restarts import board_up, service, write_config
@@ -95,19 +97,28 @@ def test_check_fails_a_board_on_its_defaults_and_warns_of_ports_channels_and_fir
                         "она запишет каналы платы заново такими, как они работают, и плата их "
                         "сохранит"], out
     warnings = [line for line in out.splitlines() if line.startswith("!")]
-    assert f"! board {UIDS[1]} on {unstable} runs firmware 0.1.0, this host {VERSION}: flash " \
-           "this version's firmware (firmware_bridge/README.md, Updating)" in warnings, out
-    assert not [w for w in warnings if "runs firmware" in w and UIDS[0] in w]
-    assert [w for w in warnings if "not a stable name" in w] == [
-        f"! port {unstable} is not a stable name: a replug or a hub reset may give the board "
-        "another, and the table goes blind mid-match; use its /dev/serial/by-id/ link or "
-        "/dev/billiards/board-<serial> (deploy/99-billiards-boards.rules)"]
-    assert [w for w in warnings if "boards (" in w] == [
+    assert f"! на плате {UIDS[1]} ({unstable}) прошивка 0.1.0, у этого компьютера {VERSION}: " \
+           "прошейте прошивку этой версии (firmware_bridge/README.md, Updating)" in warnings, out
+    assert not [w for w in warnings if "прошивка" in w and UIDS[0] in w]
+    assert [w for w in warnings if "не постоянное имя" in w] == [
+        f"! порт {unstable} — не постоянное имя: после переподключения или сброса хаба плата "
+        "может получить другое, и стол ослепнет посреди партии; укажите её ссылку из "
+        "/dev/serial/by-id/ или /dev/billiards/board-<серийный номер> "
+        "(deploy/99-billiards-boards.rules)"]
+    assert [w for w in warnings if "платах (" in w] == [
         "! beam.hl, beam.hr, beam.sl, beam.sr, beam.fl, beam.fr, cue, cushion.h, cushion.f, "
-        f"cushion.lh, cushion.lf, cushion.rh, cushion.rf are on 2 boards ({stable}, {unstable}): "
-        "the table counts each edge twice; turn each off on all boards but one (commission the "
-        "table again)"]
-    assert out.rstrip().endswith("1 problem found")
+        f"cushion.lh, cushion.lf, cushion.rh, cushion.rf: на 2 платах ({stable}, {unstable}): "
+        "стол посчитает каждое срабатывание дважды; оставьте каждый канал включённым только на "
+        "одной плате (проведите пусконаладку заново)"]
+    assert out.rstrip().endswith("найдено проблем: 1")
+    # the table's language throughout: no word of the English check's own is left (paths,
+    # files and channels, such as beam.hl, are themselves)
+    def latin(text: str) -> set[str]:
+        return set(re.findall(r"\b[a-z]{3,}\b", re.sub(r"\S*(/|\w\.\w)\S*", "", text.lower())))
+    english = latin(" ".join(v for k, v in words("en").pages.items()
+                             if k.startswith(("check.", "board."))))
+    assert len(english) > 50
+    assert not latin(out) & (english - latin(" ".join(words("ru").pages.values()))), out
 
 
 @needs_micropython

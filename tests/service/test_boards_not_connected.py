@@ -86,6 +86,15 @@ async def test_an_absent_board_is_down_within_the_first_second(tmp_path: Path) -
     assert down.reason.startswith(f"absent: no device {port}")
 
 
+async def test_a_board_not_connected_is_said_in_the_tables_language(tmp_path: Path) -> None:
+    # the reason is shown as it is on the table's console: a Russian club's reads Russian
+    port = str(tmp_path / "usb-board-not-plugged")
+    async with watching([port], language="ru") as (seen, _):
+        down = await _first_down(seen, port, 1.0)
+    assert down.reason == (f"нет устройства {port} (подключена ли плата? Её имя — в "
+                           "/dev/serial/by-id/)")
+
+
 async def test_a_board_held_by_another_process_is_busy() -> None:
     with silent_pty() as port:
         holder = subprocess.Popen(

@@ -88,7 +88,7 @@ async def test_an_absent_board_and_a_wrong_password_are_each_named(tmp_path: Pat
     assert code == 1
     assert f"✗ board on {port}: absent: no device {port}" in out
     assert f"✗ broker mqtt://{guarded.host}:{guarded.port}: cannot connect as club/t1:" in out
-    assert "2 problems found" in out
+    assert "problems found: 2" in out
 
 
 async def test_a_channel_no_board_carries_must_be_declared_absent(tmp_path: Path,
