@@ -73,7 +73,7 @@ class HomeAssistantAdapter(Adapter):
 
     def name(self, key: str, **fields: Any) -> str:
         """Returns a name in the adapter's language (the catalogue's ``ha.<key>``)."""
-        return catalogue.words(self.language).pages[f"ha.{key}"].format(**fields)
+        return catalogue.say(f"ha.{key}", self.language, **fields)
 
     # ---------------------------------------------------------------- configs
     def topic(self, component: str, obj: str) -> str:
