@@ -10,7 +10,8 @@ in plain words of the table's language, and an error in the log; once it connect
 link is up again. So is a board that runs its default channels (``+defaults`` in its Hello: it
 refused the configuration saved on it), until a configuration is written to it (commissioning).
 Once every board is up, a channel the game needs that no board carries (and that is not declared
-absent) is the link ``unwired`` down, naming it.
+absent) is the link ``unwired`` down, naming it. A board that goes down later is its own link
+down (by its id), its reason in the same words, naming its port.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
@@ -27,7 +29,7 @@ from controller.words.catalogue import say
 from firmware_bridge.backend import SerialBackend
 from firmware_bridge.link import BoardLink
 from hardware.backend import SensorBackend
-from hardware.events import LinkChanged
+from hardware.events import LinkChanged, SensorEvent
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +115,17 @@ class Boards(SerialBackend):
                 if (current := asyncio.current_task()) is not None and current.cancelling():
                     raise
         await super().__aexit__(exc_type, exc, tb)
+
+    async def events(self) -> AsyncIterator[SensorEvent | LinkChanged]:
+        """Yields the boards' events and link changes, a board that went down said in the
+        table's language with its port (``not_connected``; its link's own words in it)."""
+        async for item in super().events():
+            if (isinstance(item, LinkChanged) and not item.up
+                    and item.source not in (*self.ports, UNWIRED)):
+                port = next((link.port for link in self.links if link.source == item.source),
+                            item.source)
+                item = replace(item, reason=not_connected(port, item.reason, self.language))
+            yield item
 
     async def _watch_links(self) -> None:
         start = time.monotonic()

@@ -227,3 +227,17 @@ async def test_a_channel_the_game_needs_on_no_board_is_named_once_every_board_is
                                  and i.up], 5.0, "the board up")
             await asyncio.sleep(0.3)
     assert seen.links(UNWIRED) == []
+
+
+async def test_a_board_that_goes_down_is_said_in_the_tables_language_with_its_port(
+        tmp_path: Path) -> None:
+    # its link's own words (an OSError's, "closed") inside the table's: the console shows it
+    with SimBoard(link=tmp_path / "usb-board-by-id") as board:
+        async with watching([board.path], language="ru") as (seen, _):
+            await until(lambda: [i.up for i in seen.links(board.uid)] == [True], 5.0,
+                        "the board up")
+            board.port.unplug()
+            await until(lambda: len(seen.links(board.uid)) == 2, 5.0, "the board down")
+    down = seen.links(board.uid)[1]
+    assert not down.up
+    assert down.reason.startswith(f"нет связи с платой на {board.path}: "), down.reason
