@@ -107,7 +107,7 @@ def _table(config: Config, simulate: argparse.Namespace | None
     return table, installer, channels
 
 
-async def _boards_up(backend: SensorBackend, timeout: float) -> None:
+async def _boards_up(backend: SensorBackend, timeout: float, language: str) -> None:
     """Returns once every sensor board of ``backend`` is up (none: at once).
 
     Raises BoardNotConnected naming the port and why (absent, busy, not permitted, ...).
@@ -116,8 +116,9 @@ async def _boards_up(backend: SensorBackend, timeout: float) -> None:
         try:
             await link.wait_up(timeout)
         except TimeoutError:
-            raise BoardNotConnected(
-                "sensor board " + not_connected(link.port, link.last_error)) from None
+            raise BoardNotConnected(catalogue.say(
+                "check.board_down", language, port=link.port,
+                why=not_connected(link.port, link.last_error, language))) from None
 
 
 async def commission(config: Config, *, simulate: argparse.Namespace | None = None,
@@ -135,7 +136,7 @@ async def commission(config: Config, *, simulate: argparse.Namespace | None = No
     backend, sim, channels = _table(config, simulate)
     installer: Any = sim if sim is not None else TerminalInstaller(language)
     async with backend:
-        await _boards_up(backend, board_s)
+        await _boards_up(backend, board_s, language)
         if isinstance(backend, SerialBackend):
             for line in [*await write_back_defaults(backend),
                          *await switch_on_piezos(backend, config.serial.piezo)]:

@@ -136,9 +136,10 @@ def test_the_configuration_is_replaced_at_once_and_its_backup_keeps_its_permissi
 
 @pytest.mark.parametrize(("backend", "said"), [
     ("serial", "absent: no device"),
+    ("serial-ru", "плата на {port}: нет устройства {port} (подключена ли плата?"),
     ("serial-busy", "busy: another program holds"),
     ("gpio", "error: "),
-], ids=["board absent", "board busy", "no GPIO here"])
+], ids=["board absent", "board absent, in Russian", "board busy", "no GPIO here"])
 def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, said: str) -> None:
     from tests.service.test_boards_not_connected import silent_pty
 
@@ -148,7 +149,7 @@ def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, sa
             'backend = "gpio"\n[gpio.pins]\n"beam.hl" = 5\n' if backend == "gpio" else
             f'backend = "serial"\n[serial]\nports = ["{port}"]\n', encoding="utf-8")
         return _commission("--config", str(config), "--out", str(tmp_path / "s"),
-                           "--board-wait", "1.5")
+                           "--board-wait", "1.5", *(["--lang", "ru"] if "ru" in backend else []))
 
     if backend == "serial-busy":
         with silent_pty() as port:
@@ -163,7 +164,9 @@ def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, sa
                 holder.kill()
                 holder.wait()
     else:
-        run = run_with(str(tmp_path / "usb-board-not-plugged"))
+        port = str(tmp_path / "usb-board-not-plugged")
+        run = run_with(port)
+        said = said.format(port=port)
     assert "Traceback" not in run.stderr, run.stderr
     assert run.returncode == 1, run.stderr
     assert said in run.stderr
