@@ -91,6 +91,30 @@ async def test_an_absent_board_and_a_wrong_password_are_each_named(tmp_path: Pat
     assert "problems found: 2" in out
 
 
+async def test_a_board_held_by_another_program_is_named_busy_with_the_service_to_stop(
+        tmp_path: Path, guarded: Broker) -> None:
+    # in the table's language: a Russian installer reads which program may hold the port
+    from tests.service.test_boards_not_connected import silent_pty
+    with silent_pty() as port:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import serial, time\n"
+             f"s = serial.Serial({port!r}, exclusive=True)\nprint('held', flush=True)\n"
+             "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            path = _config(tmp_path, f'language = "ru"\nbackend = "serial"\n[serial]\n'
+                                     f'ports = ["{port}"]', guarded)
+            code, out = await _check_async(path, board_s=1.0)
+        finally:
+            holder.kill()
+            holder.wait()
+    assert code == 1
+    assert (f"✗ плата на {port}: занято: {port} держит другая программа (последовательная "
+            f"консоль, mpremote, ModemManager: её назовёт `fuser {port}`); если это служба "
+            "самого стола: systemctl stop billiards-controller") in out, out
+    assert out.rstrip().endswith("найдено проблем: 1"), out
+
+
 async def test_a_channel_no_board_carries_must_be_declared_absent(tmp_path: Path,
                                                                   guarded: Broker) -> None:
     beams_only = tuple((i, f"beam.{p}", P.MODE_DIGITAL, 2 + i, 300, 0, 0)
