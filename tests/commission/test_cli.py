@@ -141,7 +141,7 @@ def test_the_configuration_is_replaced_at_once_and_its_backup_keeps_its_permissi
     ("gpio", "error: "),
 ], ids=["board absent", "board absent, in Russian", "board busy", "no GPIO here"])
 def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, said: str) -> None:
-    from tests.service.test_boards_not_connected import silent_pty
+    from tests.service.test_boards_not_connected import held_pty
 
     def run_with(port: str) -> subprocess.CompletedProcess[str]:
         config = tmp_path / "c.toml"
@@ -152,17 +152,8 @@ def test_sensors_out_of_reach_are_a_clear_error(tmp_path: Path, backend: str, sa
                            "--board-wait", "1.5", *(["--lang", "ru"] if "ru" in backend else []))
 
     if backend == "serial-busy":
-        with silent_pty() as port:
-            holder = subprocess.Popen(
-                [sys.executable, "-c", "import serial, time\n"
-                 f"s = serial.Serial({port!r}, exclusive=True)\nprint('held', flush=True)\n"
-                 "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
-            try:
-                assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-                run = run_with(port)
-            finally:
-                holder.kill()
-                holder.wait()
+        with held_pty() as port:
+            run = run_with(port)
     else:
         port = str(tmp_path / "usb-board-not-plugged")
         run = run_with(port)

@@ -71,6 +71,23 @@ def silent_pty() -> Iterator[str]:
         os.close(slave)
 
 
+@contextlib.contextmanager
+def held_pty() -> Iterator[str]:
+    """A silent pty that another process holds open exclusively (a serial console, mpremote,
+    ModemManager), until the block ends."""
+    with silent_pty() as port:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import serial, time\n"
+             f"s = serial.Serial({port!r}, exclusive=True)\nprint('held', flush=True)\n"
+             "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            yield port
+        finally:
+            holder.kill()
+            holder.wait()
+
+
 async def _first_down(seen: Seen, port: str, timeout: float) -> LinkChanged:
     await until(lambda: seen.links(port), timeout, f"{port} reported down")
     (first, *_) = seen.links(port)
@@ -96,18 +113,9 @@ async def test_a_board_not_connected_is_said_in_the_tables_language(tmp_path: Pa
 
 
 async def test_a_board_held_by_another_process_is_busy() -> None:
-    with silent_pty() as port:
-        holder = subprocess.Popen(
-            [sys.executable, "-c", "import serial, sys, time\n"
-             f"s = serial.Serial({port!r}, exclusive=True)\nprint('held', flush=True)\n"
-             "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-            async with watching([port]) as (seen, start):
-                down = await _first_down(seen, port, 1.0)
-        finally:
-            holder.kill()
-            holder.wait()
+    with held_pty() as port:
+        async with watching([port]) as (seen, start):
+            down = await _first_down(seen, port, 1.0)
     assert down.reason.startswith(f"busy: another program holds {port}"), down.reason
 
 

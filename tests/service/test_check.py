@@ -94,20 +94,11 @@ async def test_an_absent_board_and_a_wrong_password_are_each_named(tmp_path: Pat
 async def test_a_board_held_by_another_program_is_named_busy_with_the_service_to_stop(
         tmp_path: Path, guarded: Broker) -> None:
     # in the table's language: a Russian installer reads which program may hold the port
-    from tests.service.test_boards_not_connected import silent_pty
-    with silent_pty() as port:
-        holder = subprocess.Popen(
-            [sys.executable, "-c", "import serial, time\n"
-             f"s = serial.Serial({port!r}, exclusive=True)\nprint('held', flush=True)\n"
-             "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-            path = _config(tmp_path, f'language = "ru"\nbackend = "serial"\n[serial]\n'
-                                     f'ports = ["{port}"]', guarded)
-            code, out = await _check_async(path, board_s=1.0)
-        finally:
-            holder.kill()
-            holder.wait()
+    from tests.service.test_boards_not_connected import held_pty
+    with held_pty() as port:
+        path = _config(tmp_path, f'language = "ru"\nbackend = "serial"\n[serial]\n'
+                                 f'ports = ["{port}"]', guarded)
+        code, out = await _check_async(path, board_s=1.0)
     assert code == 1
     assert (f"✗ плата на {port}: занято: {port} держит другая программа (последовательная "
             f"консоль, mpremote, ModemManager: её назовёт `fuser {port}`); если это служба "
