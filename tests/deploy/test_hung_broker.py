@@ -35,7 +35,7 @@ TRIES = 10
 #: the hung tries the answer cannot come before the broker resumes, so this is the normal
 #: path's wait (short); an answer that is only late under load takes the cancel's path,
 #: whose answer still says what the table did.
-TTL_S = 0.25
+TTL_S = 0.1
 NEW = {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 9}
 
 
