@@ -6,12 +6,14 @@ its last word is the table's — 10 tries of 10."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 from pathlib import Path
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from controller.web import Credentials, WebConfig
 from tests.deploy.venue import password, start_venue
@@ -44,18 +46,23 @@ def test_an_undo_during_a_hung_venue_broker_ends_on_what_the_table_did(
         for n in range(TRIES):
             table.request("shot_end", {})  # a shot to undo
             shots = table.table.referee.shots
+            _until(console, """(shots) => !document.getElementById("undo").disabled
+                && (document.querySelector('#card [data-table="t1"] .meta')?.textContent || "")
+                   .includes(`удар ${shots}`)""", shots)
             expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text(
                 f"удар {shots}", timeout=TIMEOUT)
             expect(console.locator("#undo")).to_be_enabled(timeout=TIMEOUT)
             os.kill(broker.pid, signal.SIGSTOP)  # hung: its sockets stay open
             hung = True
             console.click("#undo")
+            _until(console, "() => document.getElementById('result').dataset.state === 'unknown'")
             expect(result).to_have_attribute("data-state", "unknown", timeout=TIMEOUT)
             expect(result).to_contain_text("Отмена: НЕ ИЗВЕСТНО — ждём стол")
             if n == 0:
                 console.screenshot(path=str(artifacts / "console-hung-broker-unknown.png"))
             os.kill(broker.pid, signal.SIGCONT)
             hung = False
+            _until(console, "() => document.getElementById('result').dataset.state !== 'unknown'")
             expect(result).not_to_have_attribute("data-state", "unknown", timeout=TIMEOUT)
             word = result.text_content() or ""
             words.append((word, shots, table.table.referee.shots))
@@ -72,3 +79,12 @@ def test_an_undo_during_a_hung_venue_broker_ends_on_what_the_table_did(
         web.stop()
         table.stop()
         venue.stop()
+
+
+def _until(page: Page, condition: str, arg: object = None) -> None:
+    """Waits until ``condition`` (a JavaScript function of ``arg``) is true in the page, tried
+    at every frame it draws (``expect`` tries again up to half a second apart: ten tries wait
+    on the console three times each); the ``expect`` after it checks it, and says what the
+    page shows if it never came."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(condition, arg=arg, timeout=TIMEOUT, polling="raf")
