@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.timeout(660)  # a whole tournament, played at 30× (about 20 s on a quiet host)
+@pytest.mark.timeout(660)  # a whole tournament, played at 60× (about 17 s on a quiet host)
 def test_a_four_player_double_elimination_is_played_to_its_winner(tmp_path: Path) -> None:
     out = tmp_path / "demo.out"
     with out.open("w") as sink:
@@ -27,7 +27,7 @@ def test_a_four_player_double_elimination_is_played_to_its_winner(tmp_path: Path
         # Siberian Ten: its simulated matches are the shortest (723 s of play in all at these
         # seeds, Ten-ball's 1,239 s), and a match is a match to the bracket and the recorder
         done = subprocess.run([sys.executable, "-m", "controller", "demo", "--tournament", "4",
-                               "--tables", "2", "--speed", "30", "--seconds", "600",
+                               "--tables", "2", "--speed", "60", "--seconds", "600",
                                "--game", "siberian-ten", "--language", "ru"], cwd=ROOT, stdout=sink,
                               stderr=subprocess.STDOUT, timeout=660)
     text = out.read_text(encoding="utf-8")
