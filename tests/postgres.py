@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,6 +81,9 @@ class Postgres:
         self.port = free_port()
         self._numbers = itertools.count(1)
         self._as = _as_postgres(self.directory)
+        self._given = 0  # databases handed out
+        self._next: Future[str] | None = None  # the next one, being made meanwhile
+        self._maker = ThreadPoolExecutor(1, thread_name_prefix="createdb")
 
     def _run(self, *args: str) -> None:
         env = {**os.environ, "PGPASSWORD": self.password} if self.password else None
@@ -108,6 +112,7 @@ class Postgres:
     def crash(self) -> None:
         """Stops the cluster as a crash does (``immediate``: every connection cut, nothing
         saved; it recovers from its WAL on ``resume``)."""
+        self._settle()
         self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
 
     @property
@@ -115,13 +120,36 @@ class Postgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def database(self) -> str:
-        """Creates a new, empty database; returns its URL."""
+        """Returns the URL of a new, empty database. A cluster asked for a second is asked
+        for more (the worker's, a test's each): from then on the next one is made meanwhile,
+        while the test runs."""
+        made, self._next = self._next, None
+        url = None
+        if made is not None:
+            try:
+                url = made.result()
+            except subprocess.SubprocessError:
+                pass  # made again below (the error, if it stays, raised there)
+        url = url or self._createdb()
+        self._given += 1
+        if self._given >= 2:
+            self._next = self._maker.submit(self._createdb)
+        return url
+
+    def _createdb(self) -> str:
         name = f"record{next(self._numbers)}"
         self._run(str(BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
                   name)
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
+    def _settle(self) -> None:
+        """Waits for the database being made meanwhile, if any (before the cluster stops)."""
+        if self._next is not None:
+            self._next.exception()  # made or failed: database() makes it again if failed
+
     def stop(self) -> None:
+        self._settle()
+        self._maker.shutdown()
         try:
             self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         finally:
