@@ -26,6 +26,26 @@ TIMEOUT = 10000
 ANNA_BORIS = ["Анна", "Борис"]
 
 
+@pytest.fixture(scope="module")
+def window(browser: Browser) -> Iterator[Page]:
+    """One browser tab (a tablet's 1024×768) for the module, each test's page loaded afresh in
+    it: a new tab is a new renderer process, about 1.3 CPU-s and a second of a loaded
+    machine's time, a page loaded in the tab about half that."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def tab(window: Page) -> Page:
+    """The module's tab, its page's storage left by the test before it cleared (the console
+    remembers a table's last match settings there)."""
+    window.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }")
+    return window
+
+
 @pytest.fixture
 def hand(ws_broker: Broker) -> Iterator[LiveTable]:
     """A hand-played table (no cushion sensors) on the broker, stopped after the test."""
@@ -38,10 +58,8 @@ def hand(ws_broker: Broker) -> Iterator[LiveTable]:
         table.stop()
 
 
-def _console(browser: Browser, web: WebThread, table: LiveTable, game: str,
-             **options: Any) -> Page:
+def _console(page: Page, web: WebThread, table: LiveTable, game: str, **options: Any) -> Page:
     table.request("new_match", {"game": game, "players": ANNA_BORIS, "race_to": 3, **options})
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
     page.goto(web.url + "console.html?table=t9&lang=ru")
     expect(page.locator("#card .player .name")).to_have_text(ANNA_BORIS, timeout=TIMEOUT)
     return page
@@ -59,30 +77,28 @@ def _pocketed(*balls: tuple[int, str]) -> list[dict[str, Any]]:
 
 
 def test_st_19_a_handicap_ball_is_named_as_the_receivers_with_fora(
-        browser: Browser, web: WebThread, hand: LiveTable, artifacts: Path) -> None:
-    page = _console(browser, web, hand, "siberian-ten",
+        tab: Page, web: WebThread, hand: LiveTable, artifacts: Path) -> None:
+    page = _console(tab, web, hand, "siberian-ten",
                     options={"handicap": 1, "handicap_giver": 0})
     _shot(hand, 1, pocketed=_pocketed((1, "fl")))  # Анна's break: the 1 counts for Борис
     expect(page.locator("#ruling")).to_have_text(
         "Удар 1: Анна: шар 1 засчитан игроку Борис (фора), бьёт снова", timeout=TIMEOUT)
     expect(page.locator("#card .events li").first).to_contain_text("фора")
     page.screenshot(path=str(artifacts / "console-handicap.png"))
-    page.close()
 
 
 def test_a_ten_ball_rack_won_on_the_break_reads_as_one_sentence(
-        browser: Browser, web: WebThread, hand: LiveTable) -> None:
-    page = _console(browser, web, hand, "ten-ball")
+        tab: Page, web: WebThread, hand: LiveTable) -> None:
+    page = _console(tab, web, hand, "ten-ball")
     _shot(hand, 1, pocketed=_pocketed((10, "fl")))
     expect(page.locator("#ruling")).to_have_text(
         "Удар 1: Анна: шар 10 забит — победа в партии 1; следующую партию разбивает Борис",
         timeout=TIMEOUT)
-    page.close()
 
 
 def test_a_pyramid_foul_says_how_the_scores_changed(
-        browser: Browser, web: WebThread, hand: LiveTable, artifacts: Path) -> None:
-    page = _console(browser, web, hand, "pyramid")
+        tab: Page, web: WebThread, hand: LiveTable, artifacts: Path) -> None:
+    page = _console(tab, web, hand, "pyramid")
     _shot(hand, 1, pocketed=_pocketed((9, "fl")))
     hand.request("answer", {"answer": True})  # the 9 was called: 9 points
     expect(page.locator("#ruling")).to_have_text(re.compile(r"^Удар 1: "), timeout=TIMEOUT)
@@ -90,45 +106,41 @@ def test_a_pyramid_foul_says_how_the_scores_changed(
     expect(page.locator("#ruling")).to_have_text(
         re.compile(r"^Удар 2: Фол: .* · очки: Анна 9 → 4, Борис 0 → 5$"), timeout=TIMEOUT)
     page.screenshot(path=str(artifacts / "console-pyramid-foul-scores.png"))
-    page.close()
 
 
 def test_balls_a_foul_gives_the_opponent_are_not_worded_as_shooting_again(
-        browser: Browser, web: WebThread, hand: LiveTable) -> None:
-    page = _console(browser, web, hand, "siberian-ten")
+        tab: Page, web: WebThread, hand: LiveTable) -> None:
+    page = _console(tab, web, hand, "siberian-ten")
     # Анна's break pots the 2 with a foul (a double hit): the 2 is Борис's, and his turn
     _shot(hand, 1, pocketed=_pocketed((2, "fl")), fouls=["double_hit"])
     event = page.locator("#card .events li", has_text="засчитан шар 2")
     expect(event).to_contain_text("Борис: засчитан шар 2; бьёт Борис", timeout=TIMEOUT)
     expect(event).not_to_contain_text("бьёт снова")
-    page.close()
 
 
 def test_the_pinned_line_leaves_the_last_ruling_while_the_next_shot_waits_for_an_answer(
-        browser: Browser, web: WebThread, hand: LiveTable) -> None:
-    page = _console(browser, web, hand, "siberian-ten")
+        tab: Page, web: WebThread, hand: LiveTable) -> None:
+    page = _console(tab, web, hand, "siberian-ten")
     _shot(hand, 1, pocketed=_pocketed((1, "fl")))
     ruling = page.locator("#ruling")
     expect(ruling).to_have_text(re.compile(r"^Удар 1: Анна: шар 1 засчитан"), timeout=TIMEOUT)
     _shot(hand, 2)  # a miss: were two cushions reached? the shot waits for the answer
     expect(page.locator("#questions .question")).to_have_count(1, timeout=TIMEOUT)
     expect(ruling).to_have_text("Удар 2: ждёт ответа на вопрос", timeout=TIMEOUT)
-    page.close()
 
 
 @pytest.fixture
-def cue_break(browser: Browser, web: WebThread, ws_broker: Broker) -> Iterator[tuple[Page, LiveTable]]:
+def cue_break(tab: Page, web: WebThread, ws_broker: Broker) -> Iterator[tuple[Page, LiveTable]]:
     """The Ten-ball break of issue 41 on a table with a cue-ball detector and no identity
     reader, its console open at the question it asks; yields the console and the table."""
     table = LiveTable(ws_broker.host, ws_broker.port, "club", "t9")
     table.table = Table(fusion=fusion_config({"cue_detector": True}), language="ru")
     table.start()
     try:
-        page = _console(browser, web, table, "ten-ball")
+        page = _console(tab, web, table, "ten-ball")
         _cue_ball_break(table)
         expect(page.locator("#questions .question")).to_contain_text("средняя правая", timeout=TIMEOUT)
         yield page, table
-        page.close()
     finally:
         table.stop()
 
@@ -179,10 +191,10 @@ NOT_WORDS = re.compile(r"`|_|'[a-z_]+'|\b(?:PP|TB|ST)-\d|\[fusion\]|\.md\b")
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_the_options_details_are_words_not_codes_rule_ids_or_configuration(
-        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path, lang: str) -> None:
+        tab: Page, web: WebThread, ws_broker: Broker, artifacts: Path, lang: str) -> None:
     table = LiveTable(ws_broker.host, ws_broker.port, "club", "t6").start()
     try:
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page = tab
         page.goto(web.url + f"console.html?table=t6&lang={lang}")
         games = page.locator("#game option")
         expect(games.first).to_be_attached(timeout=TIMEOUT)
@@ -199,6 +211,5 @@ def test_the_options_details_are_words_not_codes_rule_ids_or_configuration(
                 seen += 1
             page.screenshot(path=str(artifacts / f"console-options-{game}-{lang}.png"), full_page=True)
         assert seen >= 30  # every game's options were read
-        page.close()
     finally:
         table.stop()
