@@ -9,6 +9,7 @@ user the package creates (``runuser -u postgres``), in a directory that user own
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import os
 import shutil
@@ -126,10 +127,8 @@ class Postgres:
         made, self._next = self._next, None
         url = None
         if made is not None:
-            try:
+            with contextlib.suppress(subprocess.SubprocessError):  # else made again, below
                 url = made.result()
-            except subprocess.SubprocessError:
-                pass  # made again below (the error, if it stays, raised there)
         url = url or self._createdb()
         self._given += 1
         if self._given >= 2:
