@@ -8,7 +8,6 @@ on the recorder's health topic and page; never replayed into a crash loop."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import signal
 import urllib.request
@@ -49,12 +48,15 @@ async def test_a_300_character_response_topic_is_stored_and_so_is_every_later_me
 
 
 async def _first(client: aiomqtt.Client, store: Store, body: str) -> None:
-    """Publishes t9's seq 1 (``body``) again until the recorder, subscribing, has stored it."""
+    """Publishes t9's seq 1 (``body``) once the recorder has subscribed (its health says it
+    is online: it says so once subscribed), and waits until it has stored it."""
+    await client.subscribe("billiards/recorder/health", qos=1)
     async with asyncio.timeout(30):
-        while store.seqs("club", "t9") != [1]:
-            await client.publish("billiards/club/t9/event", body, qos=1)
-            with contextlib.suppress(AssertionError):
-                await until(lambda: store.seqs("club", "t9") == [1], 0.5, "seq 1")
+        async for message in client.messages:
+            if json.loads(message.payload).get("online"):
+                break
+    await client.publish("billiards/club/t9/event", body, qos=1)
+    await until(lambda: store.seqs("club", "t9") == [1], 30, "seq 1 stored")
 
 
 def _event(seq: int, **extra: Any) -> str:
