@@ -128,7 +128,7 @@ async def test_a_recorder_away_while_tables_play_backfills_when_back(tmp_path, s
 
 async def test_seqs_the_journal_no_longer_holds_are_a_gap_never_made_up(tmp_path, broker,
                                                                          store_url):
-    async with tables(tmp_path, broker, 1, speed=40):
+    async with tables(tmp_path, broker, 1, speed=60):
         await until(lambda: len(published(tmp_path, "t1")) > 60, timeout=20, what="some play")
     # a replaced Pi: its journal has forgotten the first 40 messages
     db = sqlite3.connect(tmp_path / "t1" / "journal.sqlite3")
@@ -152,7 +152,7 @@ async def test_seqs_the_journal_no_longer_holds_are_a_gap_never_made_up(tmp_path
 
 
 async def test_history_since_answers_from_the_journal_and_refuses_a_bad_seq(tmp_path, broker):
-    async with tables(tmp_path, broker, 1, speed=25):
+    async with tables(tmp_path, broker, 1, speed=50):
         await until(lambda: len(published(tmp_path, "t1")) > 20, timeout=20, what="some play")
         async with aiomqtt.Client(broker.host, broker.port) as client:
             await client.subscribe("billiards/club/t1/response/history_since", qos=1)
