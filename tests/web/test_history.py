@@ -15,12 +15,13 @@ import io
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from controller.pipeline.replay import replay
 from controller.record import stats
@@ -266,13 +267,46 @@ MID_WORD = """(selector) => {
 SIZES = (((1024, 768), "tablet"), ((390, 844), "phone"))
 
 
+@pytest.fixture(scope="module")
+def tab(browser: Browser) -> Iterator[Page]:
+    """One browser tab for the module's pages, each loaded afresh in it at the size a test
+    gives (``_sized``): a new tab is a new renderer process, about 1.3 CPU-s and a second of
+    a loaded machine's time, a page loaded in the tab about half that. (Each test's server
+    has a port, an origin, of its own: nothing a page keeps is seen by the next test's.)"""
+    page = browser.new_page()
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def errors(tab: Page) -> Iterator[list[str]]:
+    """The script errors of the pages the test loads in ``tab``."""
+    caught: list[str] = []
+
+    def append(exc: Exception) -> None:
+        caught.append(str(exc))
+
+    tab.on("pageerror", append)
+    try:
+        yield caught
+    finally:
+        tab.remove_listener("pageerror", append)
+
+
+def _sized(tab: Page, width: int, height: int) -> Page:
+    """Returns ``tab`` sized ``width``×``height`` for the page it loads next."""
+    tab.set_viewport_size({"width": width, "height": height})
+    return tab
+
+
 def test_the_history_page_lists_the_matches_and_shares_each_one(
-        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+        browser: Browser, tab: Page, errors: list[str], recordings: dict[str, Any],
+        artifacts: Path) -> None:
     server = WebThread(WebConfig(), record=RecordSite(recordings["store"])).start()
     try:
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page = _sized(tab, 1024, 768)
         page.goto(server.url + "history.html?lang=ru")
         rows = page.locator("#history tbody tr")
         expect(rows).to_have_count(3, timeout=TIMEOUT)
@@ -303,14 +337,13 @@ def test_the_history_page_lists_the_matches_and_shares_each_one(
         assert told.evaluate("e => e.scrollWidth <= e.clientWidth")
         other.screenshot(path=str(artifacts / "history-match-phone.png"), full_page=False)
         assert errors == []
-        page.close()
         other.close()
     finally:
         server.stop()
 
 
 def test_a_players_name_opens_their_page_with_their_figures_and_matches(
-        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+        tab: Page, errors: list[str], recordings: dict[str, Any], artifacts: Path) -> None:
     """Борис played t1 (pyramid) and t2 (Siberian Ten): one record across tables; «Анна»
     is not «Анна Петрова»."""
     told = recordings["told"]
@@ -319,9 +352,7 @@ def test_a_players_name_opens_their_page_with_their_figures_and_matches(
     server = WebThread(WebConfig(), record=RecordSite(recordings["store"])).start()
     try:
         for (width, height), name in SIZES:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
+            page = _sized(tab, width, height)
             page.goto(server.url + "history.html?lang=ru")
             page.locator('#history tbody tr >> nth=1').locator('a[data-player="Борис"]').click()
             expect(page.locator("#player-title")).to_have_text("Борис: статистика", timeout=TIMEOUT)
@@ -338,8 +369,7 @@ def test_a_players_name_opens_their_page_with_their_figures_and_matches(
             assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
             page.screenshot(path=str(artifacts / f"history-player-ru-{name}.png"), full_page=True)
             assert errors == [], name
-            page.close()
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page = _sized(tab, 1024, 768)
         page.goto(server.url + "history.html?lang=ru&name=" + "%D0%90%D0%BD%D0%BD%D0%B0")  # Анна
         expect(page.locator('[data-field="matches"] tbody tr')).to_have_count(1, timeout=TIMEOUT)
         expect(page.locator('[data-field="figures"] tbody tr').first.locator("td")).to_have_text(
@@ -348,20 +378,19 @@ def test_a_players_name_opens_their_page_with_their_figures_and_matches(
         expect(page.locator("#player-title")).to_have_text("Bob: statistics", timeout=TIMEOUT)
         expect(page.locator('[data-field="figures"] tbody tr').first.locator("td")).to_have_text(
             ["Matches", "0"])
-        page.close()
     finally:
         server.stop()
 
 
 def test_results_are_worded_for_people_and_each_shot_says_what_happened(
-        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+        tab: Page, recordings: dict[str, Any], artifacts: Path) -> None:
     """Before: «Bob 0:1» when the second player won; «Что было» only said who shot next."""
     store = recordings["store"]
     server = WebThread(WebConfig(), record=RecordSite(store)).start()
     try:
         listed = [match(store, _id(recordings, t)) for t in ("t3", "t1", "t2")]
         for (width, height), name in (((1920, 1080), "tv"), *SIZES):
-            page = browser.new_page(viewport={"width": width, "height": height})
+            page = _sized(tab, width, height)
             page.goto(server.url + "history.html?lang=ru")
             rows = page.locator("#history tbody tr")
             expect(rows).to_have_count(3, timeout=TIMEOUT)
@@ -381,8 +410,7 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
             assert page.evaluate(MID_WORD, "#history th, #history td") == [], name
             assert page.evaluate("document.scrollingElement.scrollWidth") <= width, name
             page.screenshot(path=str(artifacts / f"history-list-ru-{name}.png"), full_page=True)
-            page.close()
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page = _sized(tab, 1920, 1080)
         one = listed[1]
         assert one is not None
         page.goto(server.url + f"history.html?lang=ru&match={one['id']}")
@@ -392,13 +420,12 @@ def test_results_are_worded_for_people_and_each_shot_says_what_happened(
         expect(shots.nth(potted)).to_contain_text("забиты: ")
         csv_link = page.get_by_role("link", name="Скачать CSV")
         expect(csv_link).to_have_attribute("href", re.compile(r"\.csv\?lang=ru$"))
-        page.close()
     finally:
         server.stop()
 
 
 def test_a_penalty_ball_is_told_as_taken_not_potted_and_no_shot_says_a_bare_next(
-        browser: Browser, recordings: dict[str, Any], artifacts: Path) -> None:
+        tab: Page, recordings: dict[str, Any], artifacts: Path) -> None:
     """Issue 41: «забиты: 6; нет касания шара» for a penalty ball, and «бьёт —» where the
     ruling named nobody to shoot next (the match's last shot)."""
     store = recordings["store"]
@@ -408,7 +435,7 @@ def test_a_penalty_ball_is_told_as_taken_not_potted_and_no_shot_says_a_bare_next
         assert siberian is not None
         taken = [i for i, s in enumerate(siberian["shots"]) if s["taken"]]
         assert taken, "the simulated Siberian Ten match has a penalty ball"
-        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page = _sized(tab, 1920, 1080)
         page.goto(server.url + f"history.html?lang=ru&match={siberian['id']}")
         shots = page.locator('[data-field="shots"] tbody tr')
         expect(shots.first).to_be_visible(timeout=TIMEOUT)
@@ -422,13 +449,12 @@ def test_a_penalty_ball_is_told_as_taken_not_potted_and_no_shot_says_a_bare_next
                 expect(shots.nth(i)).to_contain_text("ничего не забито")
         assert "бьёт —" not in page.locator('[data-field="shots"]').inner_text()
         page.screenshot(path=str(artifacts / "history-match-siberian-ru.png"), full_page=True)
-        page.close()
     finally:
         server.stop()
 
 
 def test_a_handicap_ball_is_told_with_fora_and_its_receiver(
-        browser: Browser, tmp_path: Path) -> None:
+        tab: Page, tmp_path: Path) -> None:
     """Issue 41: «фора» was nowhere in the history's shot text; the ball the handicap gave
     Борис was told as potted, with nothing said of whose it was (ST-19)."""
     trace = (TraceBuilder(fusion=HAND_FUSION)
@@ -442,25 +468,23 @@ def test_a_handicap_ball_is_told_with_fora_and_its_receiver(
     assert stats.summarize_finished(store) == 1
     server = WebThread(WebConfig(), record=RecordSite(store)).start()
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page = _sized(tab, 1280, 800)
         page.goto(server.url + "history.html?lang=ru")
         page.locator("#history a[data-match]").first.click()
         shots = page.locator('[data-field="shots"] tbody tr')
         expect(shots.first).to_contain_text("забиты: 1; фора: шар 1 засчитан игроку Борис",
                                             timeout=TIMEOUT)
-        page.close()
     finally:
         server.stop()
         store.close()
 
 
-def test_a_server_without_the_record_says_where_the_history_is(browser: Browser) -> None:
+def test_a_server_without_the_record_says_where_the_history_is(tab: Page) -> None:
     server = WebThread(WebConfig()).start()
     try:
-        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page = _sized(tab, 390, 844)
         page.goto(server.url + "history.html?lang=ru")
         expect(page.locator("#history")).to_contain_text("регистратор клуба", timeout=TIMEOUT)
-        page.close()
     finally:
         server.stop()
 
