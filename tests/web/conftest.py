@@ -9,12 +9,16 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from controller.web import WebConfig
 from tests.broker import Broker, free_port
-from tests.web.harness import LiveTable, WebThread
+from tests.web.harness import LiveTable, Tabs, WebThread
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -48,7 +52,7 @@ def web(ws_broker: Broker) -> Iterator[WebThread]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     """Headless Chromium, for one module: Playwright's sync API holds an event loop of its
     own while it runs, so it must be closed before the asyncio tests of other modules."""
     from playwright.sync_api import sync_playwright
@@ -60,6 +64,16 @@ def browser() -> Iterator[object]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(scope="module")
+def tabs(browser: Browser) -> Iterator[Tabs]:
+    """Pages a module's tests share (``Tabs``): each test opens and closes its own."""
+    pool = Tabs(browser)
+    try:
+        yield pool
+    finally:
+        pool.stop()
 
 
 @pytest.fixture

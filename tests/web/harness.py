@@ -4,7 +4,8 @@
 retained as the table says) and whose requests come from it: ``B/request/<name>`` is fed to
 ``Table.request`` with the table's clock, as the service does. A thread ticks the clock so
 provisional rulings fall due. ``WebThread`` runs ``controller.web.WebServer`` on a loop of its
-own, so the synchronous Playwright tests can use it.
+own, so the synchronous Playwright tests can use it. ``Tabs`` keeps a module's browser pages
+open between its tests; ``expect`` is Playwright's, looking every 100 ms to the end.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
@@ -24,6 +25,9 @@ from controller.web import WebConfig, WebServer
 from controller.web.history import History
 from controller.web.http import Site
 from hardware.events import SensorEvent
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 
 class FixedHealth:
@@ -273,3 +277,119 @@ async def http_get(server: WebServer, target: str, method: str = "GET") -> tuple
     lines = head.decode().split("\r\n")
     headers = dict(line.split(": ", 1) for line in lines[1:])
     return int(lines[0].split()[1]), headers, body
+
+
+class Tabs:
+    """Browser pages a module's tests share, each in a browser context of its own: ``open``
+    navigates one no test holds (a new page costs Chromium a renderer process, about 0.4 s),
+    ``close`` gives it back blank, its storage cleared (a language picked stays with the test
+    that picked it). A page given an init script (a clock of its own) is a new one, closed for
+    good; so is one a test never gave back (it failed)."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self._free: list[Page] = []
+        self._contexts: list[BrowserContext] = []
+
+    def open(self, url: str, size: tuple[int, int], init: str | None = None) -> Page:
+        """Returns a page of ``size`` showing ``url``; its script errors go to ``page.errors``."""
+        if self._free and init is None:
+            page = self._free.pop()
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+        else:
+            context = self.browser.new_context(viewport={"width": size[0], "height": size[1]})
+            self._contexts.append(context)
+            page = context.new_page()
+            page.tabs = self  # type: ignore[attr-defined]
+            page.kept = init is None  # type: ignore[attr-defined]
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.errors = errors  # type: ignore[attr-defined]
+            if init:
+                page.add_init_script(init)
+        page.errors.clear()  # type: ignore[attr-defined]
+        page.goto(url)
+        return page
+
+    def close(self, page: Page) -> None:
+        """Gives ``page`` back, once no script error happened in it."""
+        assert page.errors == []  # type: ignore[attr-defined]
+        if not page.kept:  # type: ignore[attr-defined]
+            page.context.close()
+            return
+        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        page.goto("about:blank")
+        self._free.append(page)
+
+    def stop(self) -> None:
+        for context in self._contexts:
+            context.close()
+
+
+def open_page(where: Browser | Tabs, url: str, size: tuple[int, int], init: str | None = None) -> Page:
+    """A page of ``size`` showing ``url`` (one of ``where``'s when it is ``Tabs``); its script
+    errors go to ``page.errors``. ``close_page`` closes it."""
+    if isinstance(where, Tabs):
+        return where.open(url, size, init)
+    page = where.new_page(viewport={"width": size[0], "height": size[1]})
+    if init:
+        page.add_init_script(init)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    return page
+
+
+def close_page(page: Page) -> None:
+    """Closes ``page`` (gives it back to its ``Tabs``), once no script error happened in it."""
+    tabs: Tabs | None = getattr(page, "tabs", None)
+    if tabs is not None:
+        tabs.close(page)
+        return
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+#: How long one of Playwright's expectations is given before it is asked again (ms): under
+#: 2.5 s it looks every 100 ms to the end (a longer one, after its first quarter second,
+#: every 500 ms: what a page shows a moment later was seen up to half a second late).
+SLICE_MS = 2000.0
+#: Playwright's own timeout for an expectation (ms), when a test gives none.
+EXPECT_MS = 5000.0
+
+
+class _Soon:
+    """Playwright's assertions on one locator or page, each asked in ``SLICE_MS`` slices until
+    its whole timeout has run out (the last failure raised)."""
+
+    def __init__(self, assertions: Any) -> None:
+        self._assertions = assertions
+
+    @property
+    def not_(self) -> _Soon:
+        return _Soon(self._assertions.not_)
+
+    def __getattr__(self, name: str) -> Any:
+        check = getattr(self._assertions, name)
+        if not name.startswith(("to_", "not_to_")):
+            return check
+
+        def soon(*args: Any, timeout: float | None = None, **kwargs: Any) -> None:
+            deadline = time.monotonic() + (EXPECT_MS if timeout is None else timeout) / 1000
+            while True:
+                left_ms = (deadline - time.monotonic()) * 1000
+                try:
+                    check(*args, timeout=max(1.0, min(left_ms, SLICE_MS)), **kwargs)
+                    return
+                except AssertionError:
+                    if left_ms <= SLICE_MS:
+                        raise
+        return soon
+
+
+def expect(actual: Page | Locator, message: str | None = None) -> Any:
+    """Playwright's ``expect(actual)``, its assertions looking every 100 ms until their timeout."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return _Soon(playwright_expect(actual, message))
