@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page
 
 from controller.web import WebConfig
 from tests.broker import Broker, free_port
 from tests.web.conftest import VENUE
-from tests.web.harness import LiveTable, WebThread
+from tests.web.harness import LiveTable, Tabs, WebThread, close_page, expect, open_page
 from tests.web.test_history import MID_WORD
 from tests.web.test_wall import LONG_RU, SHOWN_TEXT, SKEWED
 
@@ -67,15 +67,8 @@ def evening(ws_broker: Broker) -> Iterator[dict[str, LiveTable]]:
 RECTS = "cs => cs.map(c => JSON.stringify(c.getBoundingClientRect()))"
 
 
-def _open(browser: Browser, url: str, size: tuple[int, int], init: str | None = None) -> Page:
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    if init:
-        page.add_init_script(init)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.goto(url)
-    return page
+def _open(where: Browser | Tabs, url: str, size: tuple[int, int], init: str | None = None) -> Page:
+    return open_page(where, url, size, init)
 
 
 def _laid_out(page: Page) -> None:
@@ -90,13 +83,13 @@ def _laid_out(page: Page) -> None:
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
 def test_twelve_ordinary_tables_fit_one_wall_with_40px_names_status_and_questions(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path,
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before (15 em × 11 em cards at 40 px): six tables a 1080p page, twelve turned pages
     every 15 s. Now the twelve show on one page, 4 × 3, and every name, status and question is
     at least 40 px at 1080p, 80 at 4K and 26.7 at 720p (the same size on the same TV), whole:
     not cut, no «…», no word broken."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (width, height))
     expect(page.locator("article.table")).to_have_count(12, timeout=TIMEOUT)
     expect(page.locator('[data-table="t47"] [data-field="question"]')).to_be_visible(timeout=TIMEOUT)
     expect(page.locator('[data-table="t52"] .player .name')).to_have_text(list(NAMES[11]))
@@ -126,12 +119,11 @@ def test_twelve_ordinary_tables_fit_one_wall_with_40px_names_status_and_question
     assert small and min(small) >= SMALL * least - 0.05, small
     assert [t for t in page.evaluate(SHOWN_TEXT) if t[0] < SMALL * least - 0.05] == []
     page.screenshot(path=str(artifacts / f"wall-twelve-ru-{height}p.png"))
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_a_card_with_the_longest_names_keeps_its_room_and_shortens_them_by_rule(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker,
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker,
         artifacts: Path) -> None:
     """Before: a thirteenth table with the longest Russian names took two cards' room and the
     wall turned pages for the whole match. Now the thirteen tables are dealt onto two pages of
@@ -140,7 +132,7 @@ def test_a_card_with_the_longest_names_keeps_its_room_and_shortens_them_by_rule(
     long = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t40").start()
     try:
         long.request("new_match", {"game": "siberian-ten", "players": LONG_RU, "race_to": 3})
-        page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+        page = _open(tabs, f"{web.url}?lang=ru&tv=1", (1920, 1080))
         expect(page.locator("#page-no")).to_have_text(re.compile(r"страница 1 из 2"), timeout=TIMEOUT)
         card = page.locator('[data-table="t40"]')
         expect(card.locator(".player .name")).to_have_count(2, timeout=TIMEOUT)
@@ -153,8 +145,7 @@ def test_a_card_with_the_longest_names_keeps_its_room_and_shortens_them_by_rule(
         assert len(sizes) == 7 and len(set(map(tuple, sizes))) == 1, sizes  # seven, one size
         measured = page.evaluate(MEASURED, MUST)
         assert [m for m in measured if m[0] < LEAST_PX - 0.05 or not m[2]] == []
-        assert page.errors == []  # type: ignore[attr-defined]
-        page.close()
+        close_page(page)
     finally:
         long.stop()
         _forget(ws_broker, "t40")
@@ -170,54 +161,52 @@ def _forget(broker: Broker, table: str) -> None:
     client.loop_start()
     for kind in ("health", "display", "state", "status"):  # what a table retains
         client.publish(f"billiards/{VENUE}/{table}/{kind}", b"", 1, True).wait_for_publish(5)
+    client.disconnect()  # before loop_stop: the other order waits out the loop's second
     client.loop_stop()
-    client.disconnect()
 
 
 def test_a_cards_update_time_is_on_the_tables_clock_not_the_browsers(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable]) -> None:
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable]) -> None:
     """Before: «обновлено 17:42:10», the browser's time of day (three hours off on a TV never
     set). Now how long ago the table spoke, on the table's clock. (t43: no question open
     there, so the shot asks one at most and its card keeps one card's room: the next test
     wants the wall on one page.)"""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1&table=t43", (1920, 1080), SKEWED)
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1&table=t43", (1920, 1080), SKEWED)
     updated = page.locator('[data-table="t43"] [data-field="updated"]')
     expect(updated).to_be_visible(timeout=TIMEOUT)
     expect(updated).to_have_text(re.compile(r"^обновлено \d+:\d\d назад$"), timeout=TIMEOUT)
     evening["t43"].pot("fr")
     evening["t43"].settle()
     expect(updated).to_have_text(re.compile(r"^обновлено 0:0\d назад$"), timeout=TIMEOUT)
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_a_consoles_update_age_runs_on_between_matches(
-        browser: Browser, web: WebThread, ws_broker: Broker) -> None:
+        tabs: Tabs, web: WebThread, ws_broker: Broker) -> None:
     """The console renders its card when a message comes (and each second of a match): between
     matches its «обновлено … назад» still counts on, never a frozen «0:00 назад»."""
     idle = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t39").start()
     try:
-        page = _open(browser, f"{web.url}console.html?table=t39&lang=ru", (1180, 820), SKEWED)
+        page = _open(tabs, f"{web.url}console.html?table=t39&lang=ru", (1180, 820), SKEWED)
         updated = page.locator('[data-table="t39"] [data-field="updated"]')
         expect(updated).to_have_text(re.compile(r"^обновлено 0:0\d назад$"), timeout=TIMEOUT)
         first = updated.inner_text()
         expect(updated).not_to_have_text(first, timeout=TIMEOUT)  # a second later, older
-        assert page.errors == []  # type: ignore[attr-defined]
-        page.close()
+        close_page(page)
     finally:
         idle.stop()
         _forget(ws_broker, "t39")
 
 
 def test_a_long_question_is_shown_in_its_cards_region_and_the_wall_stays_put(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
     """Before, a card a long question grew took two cards' room and the wall of twelve turned
     pages until it was answered. Now the question is in the card's own region (its lines
     clamped to it) and no card moves. (t42 plays on in Siberian Ten.)"""
     table = evening["t42"]
     assert table.request("new_match", {"game": "siberian-ten", "players": list(NAMES[1]),
                                        "race_to": 3})["status"] == "ok"
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (1920, 1080))
     card = page.locator('[data-table="t42"]')
     expect(card.locator('[data-field="status"]')).to_have_text("разбой", timeout=TIMEOUT)
     _laid_out(page)
@@ -236,12 +225,11 @@ def test_a_long_question_is_shown_in_its_cards_region_and_the_wall_stays_put(
     _laid_out(page)
     assert cards.evaluate_all(RECTS) == where
     assert page.locator("article.table").count() == 12
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_a_lost_connection_keeps_the_twelve_tables_on_one_page(
-        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+        tabs: Tabs, tmp_path: Path, artifacts: Path) -> None:
     """Before: cut off from the broker, every card's header took a second line for «неизвестно
     (нет связи)» and the banner pushed the cards down: the wall of twelve turned pages. Now the
     banner is said over the top bar (not its QR code) and each card's dashed border says it."""
@@ -253,7 +241,7 @@ def test_a_lost_connection_keeps_the_twelve_tables_on_one_page(
     try:
         for table, names in zip(tables, NAMES, strict=True):
             table.request("new_match", {"game": "ten-ball", "players": list(names), "race_to": 5})
-        page = _open(browser, f"{server.url}?tv=1", (1920, 1080))
+        page = _open(tabs, f"{server.url}?tv=1", (1920, 1080))
         expect(page.locator("article.table .player.shooting")).to_have_count(12, timeout=TIMEOUT)
         _laid_out(page)
         expect(page.locator("#page-no")).to_be_hidden()
@@ -274,8 +262,7 @@ def test_a_lost_connection_keeps_the_twelve_tables_on_one_page(
         expect(page.locator("#lost")).to_be_hidden(timeout=15000)
         # the tables back too (each says it is online again), before they stop
         expect(page.locator('article.table[data-online="online"]')).to_have_count(12, timeout=15000)
-        assert page.errors == []  # type: ignore[attr-defined]
-        page.close()
+        close_page(page)
     finally:
         for table in tables:
             table.stop()
