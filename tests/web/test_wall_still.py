@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page
 
 from tests.broker import Broker
 from tests.web.conftest import VENUE
-from tests.web.harness import LiveTable, WebThread
+from tests.web.harness import LiveTable, Tabs, WebThread, close_page, expect
 from tests.web.test_wall_legible import _open
 
 TIMEOUT = 8000  # ms
@@ -117,14 +117,14 @@ def _answer(table: LiveTable, page: Page, name: str) -> None:
 
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720), (3840, 2160)])
 def test_the_wall_of_twelve_stays_put_whatever_questions_and_names(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path,
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before: a card with an open question, two long names or three players took two cards'
     room, the 1080p wall of twelve turned to «страница 1 из 2» and table 12 was off the screen
     for those spells (31 layout changes in 120 s). Now every sample has the twelve on the one
     screen, each card where it was and its size, through questions opening and closing on
     three tables at once and new matches typed with long names, three and four players."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (width, height))
     expect(page.locator("article.table")).to_have_count(12, timeout=TIMEOUT)
     expect(page.locator('[data-table="t64"] .player')).to_have_count(4, timeout=TIMEOUT)
     first = _sample(page, height)
@@ -157,8 +157,7 @@ def test_the_wall_of_twelve_stays_put_whatever_questions_and_names(
     assert names.evaluate_all("ns => ns.map(n => n.title)") == FOUR
     for shown in names.all_inner_texts():
         assert re.fullmatch(r"[\w.-]+( [\w.-]+)*", shown), shown
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_a_long_name_is_shortened_by_the_stated_rule() -> None:
@@ -181,12 +180,12 @@ def test_a_long_name_is_shortened_by_the_stated_rule() -> None:
 
 
 def test_more_tables_than_fit_turn_pages_of_one_card_size_showing_every_table(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], artifacts: Path) -> None:
     """Before: page 2 had another card size, a question re-fitted the wall before its page
     turned, and 4K showed 11 cards and an empty slot on «страница 1 из 2». Now twelve tables on
     a screen too narrow for them at legible letters (1280×1080: two columns) are dealt onto pages of
     the same grid and card size, each table on one page; a question opening changes nothing."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (1280, 1080))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (1280, 1080))
     expect(page.locator("#page-no")).to_be_visible(timeout=TIMEOUT)
     expect(page.locator("article.table .player").first).to_be_visible(timeout=TIMEOUT)
     pages = int(re.search(r"из (\d+)", page.locator("#page-no").inner_text()).group(1))  # type: ignore[union-attr]
@@ -207,17 +206,16 @@ def test_more_tables_than_fit_turn_pages_of_one_card_size_showing_every_table(
     assert sorted(seen) == sorted(evening)  # every table, once
     assert len(sizes) == 1, sizes  # one card size on every page
     _answer(evening[asked], page, asked)
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_a_table_without_a_match_has_the_same_header_as_the_others(
-        browser: Browser, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker) -> None:
+        tabs: Tabs, web: WebThread, evening: dict[str, LiveTable], ws_broker: Broker) -> None:
     """Before: the no-match card's header said «Стол 73» in another style, its status in its
     body. Now its number and its status are where and as large as every card's."""
     idle = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t73").start()
     try:
-        page = _open(browser, f"{web.url}?lang=ru&tv=1", (1920, 1080))
+        page = _open(tabs, f"{web.url}?lang=ru&tv=1", (1920, 1080))
         expect(page.locator("#page-no")).to_have_text("страница 1 из 2", timeout=TIMEOUT)  # 7 and 6
         page.keyboard.press("ArrowRight")
         card, other = page.locator('[data-table="t73"]'), page.locator('[data-table="t68"]')
@@ -228,7 +226,6 @@ def test_a_table_without_a_match_has_the_same_header_as_the_others(
         heads = [c.locator("header h2").evaluate(style) for c in (card, other)]
         statuses = [c.locator("header [data-field='status']").evaluate(style) for c in (card, other)]
         assert heads[0] == heads[1] and statuses[0] == statuses[1], (heads, statuses)
-        assert page.errors == []  # type: ignore[attr-defined]
-        page.close()
+        close_page(page)
     finally:
         idle.stop()
