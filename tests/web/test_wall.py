@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page
 
 from controller.web import WebConfig
 from tests.broker import Broker
 from tests.web.conftest import VENUE
-from tests.web.harness import LiveTable, WebThread
+from tests.web.harness import LiveTable, Tabs, WebThread, close_page, expect, open_page
 from tests.web.test_history import MID_WORD
 
 TIMEOUT = 8000  # ms
@@ -67,15 +67,8 @@ def public_web(ws_broker: Broker) -> Iterator[WebThread]:
         server.stop()
 
 
-def _open(browser: Browser, url: str, size: tuple[int, int], init: str | None = None) -> Page:
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    if init:
-        page.add_init_script(init)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.goto(url)
-    return page
+def _open(where: Browser | Tabs, url: str, size: tuple[int, int], init: str | None = None) -> Page:
+    return open_page(where, url, size, init)
 
 
 def _seconds(page: Page, table: str) -> int:
@@ -89,16 +82,16 @@ def _seconds(page: Page, table: str) -> int:
 
 
 def test_a_tv_and_a_console_opened_at_different_times_show_the_tables_match_time(
-        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
     """Before, each page timed the match from when it saw the start on its own clock: a page
     opened mid-match showed no clock (or the server's start against the browser's clock)."""
     clocked = wall["t21"]
-    tv = _open(browser, f"{web.url}?lang=ru&tv=1&table=t21", (1920, 1080))
+    tv = _open(tabs, f"{web.url}?lang=ru&tv=1&table=t21", (1920, 1080))
     clocked.pot("fl")  # a shot: the table speaks, with its time
     clocked.settle()
     first = _seconds(tv, "t21")
     assert 600 <= first <= 600 + 30
-    console = _open(browser, f"{web.url}console.html?table=t21&lang=ru", (1180, 820), SKEWED)
+    console = _open(tabs, f"{web.url}console.html?table=t21&lang=ru", (1180, 820), SKEWED)
     expect(console.locator('[data-table="t21"] [data-field="clock"]')).to_be_visible(timeout=TIMEOUT)
     clocked.pot("fr")
     clocked.settle()
@@ -108,8 +101,7 @@ def test_a_tv_and_a_console_opened_at_different_times_show_the_tables_match_time
     assert abs(on_wall - table_now) <= 3, (on_wall, table_now)
     tv.screenshot(path=str(artifacts / "wall-clock-ru.png"))
     for page in (tv, console):
-        assert page.errors == []  # type: ignore[attr-defined]
-        page.close()
+        close_page(page)
 
 
 #: How many pixels wide a 55-inch TV is in a phone's 1080p camera preview from 1 m (a 70°
@@ -131,7 +123,7 @@ def _decoded(png: Path, scale: float = 1.0) -> list[str]:
 
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
 def test_the_walls_qr_code_holds_the_venues_address_and_scans_from_a_metre(
-        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
+        tabs: Tabs, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before: 43 px for 34 modules at 1080p, 38 at 720p, and the TV's own address (127.0.0.1).
     Then a code on every card, which left no room for 40 px letters. Now one code a wall, in
@@ -139,7 +131,7 @@ def test_the_walls_qr_code_holds_the_venues_address_and_scans_from_a_metre(
     the venue's dashboard, where a phone picks its table's console. Read from the screenshot,
     and from it at a phone camera's resolution (its camera at a metre sees the TV in about
     1,650 pixels across, ``PHONE_PX``)."""
-    page = _open(browser, f"{public_web.url}?tv=1", (width, height))
+    page = _open(tabs, f"{public_web.url}?tv=1", (width, height))
     codes = page.locator('[data-field="qr"]:not([hidden]) svg')
     expect(page.locator("article.table").first).to_be_visible(timeout=TIMEOUT)
     expect(codes).to_have_count(1, timeout=TIMEOUT)
@@ -155,14 +147,13 @@ def test_the_walls_qr_code_holds_the_venues_address_and_scans_from_a_metre(
     assert _decoded(shot, PHONE_PX / width) == expected
     ids = page.evaluate("[...document.querySelectorAll('[id]')].map(e => e.id)")
     assert len(ids) == len(set(ids))  # no id twice
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_one_table_full_screen_keeps_its_consoles_code(
-        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
     """``?table=`` (one table on a screen of its own): its console's code in the card's corner."""
-    page = _open(browser, f"{public_web.url}?table=t23", (1920, 1080))
+    page = _open(tabs, f"{public_web.url}?table=t23", (1920, 1080))
     code = page.locator('article.table [data-field="qr"] svg')
     expect(code).to_have_count(1, timeout=TIMEOUT)
     page.wait_for_function("() => document.querySelector('article.table .qr svg')"
@@ -170,16 +161,16 @@ def test_one_table_full_screen_keeps_its_consoles_code(
     shot = artifacts / "wall-single-qr.png"
     page.screenshot(path=str(shot))
     assert _decoded(shot) == [f"{PUBLIC}console.html?table=t23"]
-    page.close()
+    close_page(page)
 
 
 def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_language(
-        browser: Browser, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, public_web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
     """overlay.html?table=… for OBS's browser source: players, score, race, who shoots and the
     last event over a transparent page, in Russian (the venue's language)."""
     from PIL import Image
 
-    page = _open(browser, f"{public_web.url}overlay.html?table=t22", (1920, 1080))
+    page = _open(tabs, f"{public_web.url}overlay.html?table=t22", (1920, 1080))
     bar = page.locator(".bar")
     expect(bar).to_contain_text(LONG_RU[0], timeout=TIMEOUT)
     expect(bar).to_contain_text(LONG_RU[1])
@@ -198,8 +189,7 @@ def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_languag
     assert names.evaluate_all("ns => ns.filter(e => e.scrollWidth > e.clientWidth + 0.5).length") == 0
     assert page.evaluate(MID_WORD, ".bar") == []  # long names wrap between words, never cut
     assert "…" not in page.locator("#board").inner_text()
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_the_russian_wall_passes_axe_with_label_checks_and_stills_with_reduced_motion(
@@ -225,12 +215,12 @@ def test_the_russian_wall_passes_axe_with_label_checks_and_stills_with_reduced_m
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
 def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
-        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
+        tabs: Tabs, web: WebThread, wall: dict[str, LiveTable], artifacts: Path,
         width: int, height: int) -> None:
     """Before: the line under the table number ended in «…» on every card at every size (the
     shot number lost), the longest names were cut with «…», and at 4K the top bar stayed
     16-28 px."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (width, height))
     metas = page.locator("article.table .meta")
     expect(metas.first).to_contain_text("удар", timeout=TIMEOUT)
     cut = metas.evaluate_all("ms => ms.filter(m => m.scrollWidth > m.clientWidth + 0.5"
@@ -248,7 +238,7 @@ def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
     top = page.locator(".top h1").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert top >= 0.025 * height, top  # 28 px at 1080p, 56 at 4K
     page.screenshot(path=str(artifacts / f"wall-ru-{height}p.png"))
-    page.close()
+    close_page(page)
 
 
 # ------------------------------------------------------------------ legible by design, live statistics
@@ -319,8 +309,8 @@ class ScriptedTable:
     def stop(self) -> None:
         for kind in ("status", "state"):  # the table out of service: the wall forgets it
             self.client.publish(f"{self.base}/{kind}", b"", 1, True).wait_for_publish(5)
+        self.client.disconnect()  # before loop_stop: the other order waits out the loop's second
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 STATE: dict[str, object] = {
@@ -351,7 +341,7 @@ SHOWN_TEXT = """() => [...document.querySelectorAll("article.table *")].filter((
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080), (3840, 2160)])
 def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
-        browser: Browser, web: WebThread, wall: dict[str, LiveTable], scripted: ScriptedTable,
+        tabs: Tabs, web: WebThread, wall: dict[str, LiveTable], scripted: ScriptedTable,
         artifacts: Path, width: int, height: int) -> None:
     """Before: on a 1080p wall of 12, names 30.6 px and status, questions, «2 ФОЛА» and ball in
     hand 15-18 px; with three or four players only first names and no balls. Now those are at
@@ -359,7 +349,7 @@ def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
     by the wall's rule (whole where they fit, else shortened, whole in their title), the question
     before the facts (ball in hand gives way to it on a card of four players), and the balls
     shown whole or not at all."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1", (width, height))
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1", (width, height))
     expect(page.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
     # the constant the page sizes by
     assert page.evaluate("async () => (await import('./dashboard.js')).MIN_LETTER_PX") == LEAST_PX
@@ -389,24 +379,25 @@ def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
     balls = card.locator('[data-field="on_table"]')  # the balls whole, or not shown
     assert balls.evaluate_all("""bs => bs.every(b => !b.checkVisibility() || b.getBoundingClientRect().bottom
         <= b.closest('.notes').getBoundingClientRect().bottom + 0.5)""")
-    # the twelve tables of the wall (and t20) on pages whose cards all keep those letters
-    every = page.locator("article.table .player .name").evaluate_all(
-        "ns => ns.map(n => parseFloat(getComputedStyle(n).fontSize))")
+    # the twelve tables of the wall (and t20) on pages whose cards all keep those letters; found
+    # and measured in one step (a locator's evaluate_all finds them, then measures: a redraw
+    # between the two left names out of the page, each NaN px)
+    every = page.evaluate("() => [...document.querySelectorAll('article.table .player .name')]"
+                          ".map(n => parseFloat(getComputedStyle(n).fontSize))")
     assert min(every) >= least - 0.5, every
     # everything else on a card scales with the screen: nothing below half the least
     small = [t for t in page.evaluate(SHOWN_TEXT) if t[0] < least / 2 - 0.5]
     assert small == []
     page.screenshot(path=str(artifacts / f"wall-legible-ru-{height}p.png"))
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_the_wall_shows_runs_break_and_runs_and_rack_times_on_the_tables_clock(
-        browser: Browser, web: WebThread, scripted: ScriptedTable, artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, scripted: ScriptedTable, artifacts: Path) -> None:
     """The live statistics the table's state carries (``stats``): the shooter's current run,
     the best run, break-and-runs and rack times, on the table's time (``ts``), with the
     browser's clock three hours off."""
-    page = _open(browser, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080), SKEWED)
+    page = _open(tabs, f"{web.url}?lang=ru&tv=1&table=t20", (1920, 1080), SKEWED)
     expect(page.locator("#connection.ok")).to_be_visible(timeout=TIMEOUT)
     scripted.play(page)
     stats = page.locator('[data-table="t20"] [data-field="stats"]')
@@ -421,15 +412,14 @@ def test_the_wall_shows_runs_break_and_runs_and_rack_times_on_the_tables_clock(
     assert stats.locator('[data-field="partial"]').count() == 0  # the table's figures are whole
     assert 76 <= _seconds(page, "t20") <= 76 + 10  # the match clock: 176 - 100 s on the table's clock
     page.screenshot(path=str(artifacts / "wall-stats-ru.png"))
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
-        browser: Browser, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, wall: dict[str, LiveTable], artifacts: Path) -> None:
     """Before: on a phone the longest names were cut with «…» (two lines, then an ellipsis),
     and the cards were titled «T22» where the console says «Стол 22»."""
-    page = _open(browser, f"{web.url}?lang=ru", (390, 844))
+    page = _open(tabs, f"{web.url}?lang=ru", (390, 844))
     card = page.locator('[data-table="t22"]')
     expect(card.locator(".player .name")).to_have_text(LONG_RU, timeout=TIMEOUT)
     expect(card.locator("h2")).to_have_text("Стол 22")
@@ -442,5 +432,4 @@ def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
     assert page.evaluate(MID_WORD, "article.table .player .name") == []
     card.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
