@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page
 
 from controller.web import WebConfig
 from controller.web import options as web_options
 from controller.words import catalogue
 from tests.broker import Broker, free_port
 from tests.web.conftest import VENUE
-from tests.web.harness import Heard, LiveTable, WebThread
+from tests.web.harness import Heard, LiveTable, Tabs, WebThread, close_page, expect, open_page
 
 TIMEOUT = 8000  # ms, for every expectation below
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
@@ -72,14 +72,8 @@ def venue(ws_broker: Broker, web: WebThread) -> Iterator[dict[str, LiveTable]]:
             t.stop()
 
 
-def _open(browser: Browser, url: str, size: str = "tablet") -> Page:
-    width, height = SIZES[size]
-    page = browser.new_page(viewport={"width": width, "height": height})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.goto(url)
-    return page
+def _open(where: Browser | Tabs, url: str, size: str = "tablet") -> Page:
+    return open_page(where, url, SIZES[size])
 
 
 def _listening(console: Page) -> None:
@@ -93,8 +87,7 @@ def _listening(console: Page) -> None:
 
 
 def _close(page: Page) -> None:
-    assert page.errors == []  # type: ignore[attr-defined]
-    page.close()
+    close_page(page)
 
 
 def _serious(page: Page) -> list[str]:
@@ -107,9 +100,9 @@ def _serious(page: Page) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_long_names_never_hide_a_score_on_the_tv_the_tablet_or_the_phone(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path, lang: str) -> None:
-    wall = _open(browser, f"{web.url}?lang={lang}&tv=1", "tv")
-    page = _open(browser, f"{web.url}?lang={lang}", "tablet")
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path, lang: str) -> None:
+    wall = _open(tabs, f"{web.url}?lang={lang}&tv=1", "tv")
+    page = _open(tabs, f"{web.url}?lang={lang}", "tablet")
     for size in SIZES:
         tv = size == "tv"
         shown = wall if tv else page
@@ -168,11 +161,11 @@ def _every_page(page: Page) -> list[str]:
 
 
 def test_twelve_tables_on_the_tvs_pages_and_a_smaller_screen_turns_pages(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
     """Issue 30: 40 px letters on a 1080p wall (was: their names 30 px); issue 41: t1's three
     long names no longer take two cards' room, so the twelve stay on one page at 1080p; a
     smaller screen turns pages."""
-    page = _open(browser, web.url + "?tv=1", "tv")
+    page = _open(tabs, web.url + "?tv=1", "tv")
     expect(page.locator('[data-table="t1"] .player .name')).to_have_count(3, timeout=TIMEOUT)
     expect(page.locator("article.table")).to_have_count(12)
     expect(page.locator("#page-no")).to_be_hidden()
@@ -188,7 +181,7 @@ def test_twelve_tables_on_the_tvs_pages_and_a_smaller_screen_turns_pages(
     page.wait_for_function("document.fullscreenElement === null")
     _close(page)
 
-    small = _open(browser, web.url + "?tv=1", "tablet")  # 12 tables do not fit 1024×768 legibly
+    small = _open(tabs, web.url + "?tv=1", "tablet")  # 12 tables do not fit 1024×768 legibly
     expect(small.locator("#page-no")).to_have_text(re.compile(r"page 1 of [2-9]"), timeout=TIMEOUT)
     first = small.locator("article.table").evaluate_all("cs => cs.map(c => c.dataset.table)")
     assert 1 < len(first) < 12 and small.evaluate(OUT_OF_PLACE, True) == []
@@ -199,7 +192,7 @@ def test_twelve_tables_on_the_tvs_pages_and_a_smaller_screen_turns_pages(
     small.screenshot(path=str(artifacts / "tv-small-page2.png"))
     _close(small)
 
-    one = _open(browser, web.url + "?table=t1", "tv")  # one table, the whole screen
+    one = _open(tabs, web.url + "?table=t1", "tv")  # one table, the whole screen
     expect(one.locator("article.table")).to_have_count(1, timeout=TIMEOUT)
     expect(one.locator(".player .name")).to_have_text(LONG, timeout=TIMEOUT)
     heights = _score_heights(one)
@@ -210,8 +203,8 @@ def test_twelve_tables_on_the_tvs_pages_and_a_smaller_screen_turns_pages(
 
 
 def test_russian_pages_name_games_pockets_and_questions_in_russian(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
-    page = _open(browser, web.url + "?lang=ru")
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+    page = _open(tabs, web.url + "?lang=ru")
     expect(page.locator("html")).to_have_attribute("lang", "ru", timeout=TIMEOUT)
     expect(page.locator('[data-table="t1"] .game-name')).to_have_text("Пирамида", timeout=TIMEOUT)
     expect(page.locator('[data-table="t3"] .game-name')).to_have_text("Сибирская десятка")
@@ -225,7 +218,7 @@ def test_russian_pages_name_games_pockets_and_questions_in_russian(
     names = {w for n in [*LONG, "Cleo", "Dan", "Ирина", "Пётр", *(f"Player {n}A" for n in range(4, 13))]
              for w in re.findall(r"[A-Za-z]+", n)}
     for address in ("?lang=ru&tv=1", "?lang=ru"):
-        shown = _open(browser, web.url + address, "tv")
+        shown = _open(tabs, web.url + address, "tv")
         expect(shown.locator('[data-table="t2"] [data-field="status"]')).to_have_text("ждёт ответа",
                                                                                  timeout=TIMEOUT)
         text = shown.evaluate("() => { const c = document.body.cloneNode(true); "
@@ -233,7 +226,7 @@ def test_russian_pages_name_games_pockets_and_questions_in_russian(
         assert set(re.findall(r"[A-Za-z]{2,}", text)) - names - {VENUE} == set(), address
         _close(shown)
 
-    console = _open(browser, web.url + "console.html?table=t2&lang=ru")
+    console = _open(tabs, web.url + "console.html?table=t2&lang=ru")
     expect(console.locator("#h-new")).to_have_text("Новый матч", timeout=TIMEOUT)
     expect(console.locator("#questions .question")).to_have_text(
         "Cleo: Какой шар упал в лузу «дальняя левая»?", timeout=TIMEOUT)
@@ -264,11 +257,11 @@ OPTIONS_SHOWN = """() => [...document.querySelectorAll("#options .option")].map(
 
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_every_game_option_is_explained_in_the_pages_language(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path,
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path,
         lang: str) -> None:
     words = catalogue.words(lang).pages
     games = web_options.options()
-    console = _open(browser, web.url + f"console.html?table=t6&lang={lang}", "tablet")
+    console = _open(tabs, web.url + f"console.html?table=t6&lang={lang}", "tablet")
     expect(console.locator("html")).to_have_attribute("lang", lang, timeout=TIMEOUT)
     console.click("#new-match details summary")
     for game, spec in games.items():
@@ -296,12 +289,12 @@ def test_every_game_option_is_explained_in_the_pages_language(
 
 
 def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
     t2 = venue["t2"]
-    wall = _open(browser, web.url, "tv")
+    wall = _open(tabs, web.url, "tv")
     card = wall.locator('[data-table="t2"]')
     expect(card.locator('[data-field="question"]')).to_have_count(1, timeout=TIMEOUT)
-    console = _open(browser, web.url + "console.html?table=t2", "tablet-wide")
+    console = _open(tabs, web.url + "console.html?table=t2", "tablet-wide")
     result = console.locator("#result")
     expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
 
@@ -370,10 +363,10 @@ def test_keyboard_alone_answers_calls_and_undoes_and_the_wall_shows_the_answer(
 
 
 def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_the_table_is(
-        browser: Browser, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
+        tabs: Tabs, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
         artifacts: Path) -> None:
     spare = LiveTable(ws_broker.host, ws_broker.port, "spare", "t1").start()
-    phone = _open(browser, web.url + "console.html?venue=spare&table=t1", "phone")
+    phone = _open(tabs, web.url + "console.html?venue=spare&table=t1", "phone")
     expect(phone.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
     # no match: the new match form is first, and calls are not offered
     expect(phone.locator("#call-panel")).to_be_hidden()
@@ -418,12 +411,12 @@ def test_the_console_leads_with_a_new_match_names_the_breakers_and_is_off_while_
 
 
 def test_ten_ball_declares_the_breaks_cushions_and_unsportsmanlike_conduct_from_the_keyboard(
-        browser: Browser, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
+        tabs: Tabs, web: WebThread, ws_broker: Broker, venue: dict[str, LiveTable],
         artifacts: Path) -> None:
     """TB-5's count of balls to a cushion and TB-14's penalty, declared with the keyboard alone
     in Russian; the table's answer (a bad break, then the match lost) shows on the card. Other
     games have neither."""
-    siberian = _open(browser, web.url + "console.html?table=t3&lang=ru", "tablet")
+    siberian = _open(tabs, web.url + "console.html?table=t3&lang=ru", "tablet")
     expect(siberian.locator("#card .game-name")).to_have_text("Сибирская десятка", timeout=TIMEOUT)
     expect(siberian.locator("#balls-to-cushion")).to_be_hidden()
     expect(siberian.locator("#unsporting")).to_be_hidden()
@@ -431,7 +424,7 @@ def test_ten_ball_declares_the_breaks_cushions_and_unsportsmanlike_conduct_from_
     tb = LiveTable(ws_broker.host, ws_broker.port, "tb", "t1").start()
     try:
         tb.request("new_match", {"game": "ten-ball", "players": ["Анна", "Борис"], "race_to": 1})
-        console = _open(browser, web.url + "console.html?venue=tb&table=t1&lang=ru", "tablet")
+        console = _open(tabs, web.url + "console.html?venue=tb&table=t1&lang=ru", "tablet")
         expect(console.locator("#connection")).to_have_text("на связи", timeout=TIMEOUT)
         expect(console.locator("#card")).to_contain_text("до 1 победы")  # Russian's plural forms
         expect(console.locator("#unsporting legend")).to_have_text("Неспортивное поведение")  # no rule id
@@ -482,9 +475,9 @@ def test_ten_ball_declares_the_breaks_cushions_and_unsportsmanlike_conduct_from_
 
 
 def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable], artifacts: Path) -> None:
     t5 = venue["t5"]
-    console = _open(browser, web.url + "console.html?table=t5", "tablet-wide")
+    console = _open(tabs, web.url + "console.html?table=t5", "tablet-wide")
     _listening(console)
     for ball, pocket in ((1, "fl"), (2, "sl")):  # the break, then a shot nobody saw hit first
         t5.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
@@ -504,9 +497,9 @@ def test_a_presumption_of_the_last_shot_is_corrected_with_one_tap(
 
 
 def test_a_presumption_corrected_once_the_next_shot_is_in_play_is_refused_not_moved(
-        browser: Browser, web: WebThread, venue: dict[str, LiveTable]) -> None:
+        tabs: Tabs, web: WebThread, venue: dict[str, LiveTable]) -> None:
     t6 = venue["t6"]
-    console = _open(browser, web.url + "console.html?table=t6", "tablet-wide")
+    console = _open(tabs, web.url + "console.html?table=t6", "tablet-wide")
     _listening(console)
     for ball, pocket in ((1, "fl"), (2, "sl")):
         t6.request("call", {"calls": [{"ball": ball, "pocket": pocket}]})
@@ -526,14 +519,14 @@ def test_a_presumption_corrected_once_the_next_shot_is_in_play_is_refused_not_mo
 
 
 def test_a_lost_connection_is_a_banner_and_no_table_claims_to_be_online(
-        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+        tabs: Tabs, tmp_path: Path, artifacts: Path) -> None:
     ws_port = free_port()
     broker = Broker(tmp_path, extra=f"listener {ws_port} 127.0.0.1\nprotocol websockets")
     broker.start()
     server = WebThread(WebConfig(broker=f"ws://{{host}}:{ws_port}", venue=VENUE)).start()
     table = LiveTable(broker.host, broker.port, VENUE, "t1").start()
     try:
-        page = _open(browser, server.url, "tablet")
+        page = _open(tabs, server.url, "tablet")
         badge = page.locator('[data-table="t1"] [data-field="online"]')
         expect(badge).to_have_text("online", timeout=TIMEOUT)
         expect(page.locator('[data-table="t1"] [data-field="updated"]')).to_have_text(
@@ -564,7 +557,7 @@ def test_a_lost_connection_is_a_banner_and_no_table_claims_to_be_online(
 
 
 def test_an_answer_that_comes_after_the_console_gave_up_turns_not_known_into_done(
-        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
     """Issues 33 and 39: the table took the undo, but its answer came after the console's
     time for it: the console asked the table to cancel it and says it does not know, until
     the table's answer says it was done."""
@@ -574,7 +567,7 @@ def test_an_answer_that_comes_after_the_console_gave_up_turns_not_known_into_don
         table.request("call", {"calls": [{"ball": 1, "pocket": "fl"}]})
         table.pot("fl")
         table.settle()
-        console = _open(browser, web.url + "console.html?venue=hall&table=t1&ttl=2")
+        console = _open(tabs, web.url + "console.html?venue=hall&table=t1&ttl=2")
         result = console.locator("#result")
         expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1", timeout=TIMEOUT)
         table.hold_answers()
@@ -595,14 +588,14 @@ def test_an_answer_that_comes_after_the_console_gave_up_turns_not_known_into_don
 
 
 def test_a_request_the_table_did_not_get_in_time_is_reported_not_done_and_never_done(
-        browser: Browser, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
+        tabs: Tabs, web: WebThread, ws_broker: Broker, artifacts: Path) -> None:
     table = LiveTable(ws_broker.host, ws_broker.port, "hall", "t1", persistent=True).start()
     try:
         table.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 2})
         table.request("call", {"calls": [{"ball": 1, "pocket": "fl"}]})
         table.pot("fl")
         table.settle()
-        console = _open(browser, web.url + "console.html?venue=hall&table=t1&ttl=2")
+        console = _open(tabs, web.url + "console.html?venue=hall&table=t1&ttl=2")
         result = console.locator("#result")
         expect(console.locator('#card [data-table="t1"] .meta')).to_contain_text("shot 1", timeout=TIMEOUT)
         table.vanish()  # its status still says online: the console cannot know yet
