@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Dialog, Page
 
 from tests.broker import Broker
 from tests.web.conftest import VENUE
-from tests.web.harness import LiveTable, WebThread
+from tests.web.harness import LiveTable, Tabs, WebThread, close_page, expect, open_page
 
 TIMEOUT = 8000  # ms, for every expectation below
+SIZE = (1280, 800)  # a page's size unless said (``_page``'s)
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def _no_errors(page: Page) -> None:
 
 
 def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],
+        tabs: Tabs, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],
         artifacts: Path) -> None:
     t1 = _make(tables, ws_broker, "t1")
     t1.request("new_match", {"game": "ten-ball", "players": ["Ann", "Bob"], "race_to": 3})
@@ -60,8 +61,7 @@ def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
     _make(tables, ws_broker, "t3").stop()
     _make(tables, ws_broker, "t4").crash()
 
-    page = _page(browser)
-    page.goto(web.url)
+    page = open_page(tabs, web.url, SIZE)
     expect(page.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
     card = page.locator('[data-table="t1"]')
     # retained state: the page is complete without waiting for anything new
@@ -74,11 +74,10 @@ def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
     # a sensor's fault is the staff's (issue 41): not on the dashboard, in words on the console
     expect(page.locator('[data-table="t2"]')).to_have_count(1)
     expect(page.locator('[data-table="t2"] [data-field="fault"]')).to_have_count(0)
-    staff = _page(browser)
-    staff.goto(web.url + "console.html?table=t2")
+    staff = open_page(tabs, web.url + "console.html?table=t2", SIZE)
     expect(staff.locator('[data-table="t2"] [data-field="fault"]')).to_contain_text(
         "the foot left pocket's sensor: stuck", timeout=TIMEOUT)
-    staff.close()
+    close_page(staff)
     expect(page.locator('[data-table="t3"]')).to_have_attribute("data-online", "stopped")
     expect(page.locator('[data-table="t4"]')).to_have_attribute("data-online", "offline", timeout=TIMEOUT)
     expect(page.locator('[data-table="t4"] [data-field="online"]')).to_have_text("offline")
@@ -105,25 +104,20 @@ def test_dashboard_shows_every_table_at_once_and_follows_the_rulings(
     page.screenshot(path=str(artifacts / "dashboard.png"), full_page=True)
 
     # a phone: one column, nothing wider than the screen
-    phone = _page(browser, 390, 844)
-    phone.goto(web.url)
+    phone = open_page(tabs, web.url, (390, 844))
     expect(phone.locator('[data-table="t1"] .player .name')).to_have_text(["Ann", "Bob"], timeout=TIMEOUT)
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     phone.screenshot(path=str(artifacts / "dashboard-phone.png"), full_page=True)
-    _no_errors(page)
-    _no_errors(phone)
-    page.close()
-    phone.close()
+    close_page(page)
+    close_page(phone)
 
 
 def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],
+        tabs: Tabs, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable],
         artifacts: Path) -> None:
     t5 = _make(tables, ws_broker, "t5")
-    console = _page(browser, 1280, 1000)
-    console.goto(web.url + "console.html?table=t5")
-    dashboard = _page(browser)
-    dashboard.goto(web.url)
+    console = open_page(tabs, web.url + "console.html?table=t5", (1280, 1000))
+    dashboard = open_page(tabs, web.url, SIZE)
     card = dashboard.locator('[data-table="t5"]')
     expect(card.locator('[data-field="status"]')).to_have_text("No match", timeout=TIMEOUT)
     expect(console.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
@@ -183,7 +177,10 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
 
     # undo too much: the table's reason is shown; then undo one shot (each asked first)
     asked: list[str] = []
-    console.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    def ask(d: Dialog) -> None:
+        asked.append(d.message)
+        d.accept()
+    console.on("dialog", ask)
     console.fill("#undo-shots", "99")
     console.click("#undo")
     expect(result).to_have_attribute("data-state", "error", timeout=TIMEOUT)
@@ -197,28 +194,26 @@ def test_console_actions_reach_the_table_and_the_dashboard_shows_them(
     expect(card.locator('[data-field="on_table"] .ball')).to_have_count(9)
     console.screenshot(path=str(artifacts / "console.png"), full_page=True)
     dashboard.screenshot(path=str(artifacts / "dashboard-after-console.png"), full_page=True)
-    _no_errors(console)
-    _no_errors(dashboard)
-    console.close()
-    dashboard.close()
+    console.remove_listener("dialog", ask)  # the page serves the module's next tests
+    close_page(console)
+    close_page(dashboard)
 
 
 def test_the_console_names_the_port_of_a_sensor_board_not_connected_and_why(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
+        tabs: Tabs, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
     # issue 28: a table that cannot see says so, naming the port and the reason
     why = "absent: no device /dev/serial/by-id/usb-pico-if00 (is the board plugged in?)"
     _make(tables, ws_broker, "t5", health={"summary": {
         "ok": False, "faults": {}, "down": {"/dev/serial/by-id/usb-pico-if00": why}}})
-    page = _page(browser)  # the console (a staff page: issue 41), not the public dashboard
-    page.goto(web.url + "console.html?table=t5")
+    # the console (a staff page: issue 41), not the public dashboard
+    page = open_page(tabs, web.url + "console.html?table=t5", SIZE)
     expect(page.locator('[data-table="t5"] [data-field="fault"]')).to_contain_text(
         f"/dev/serial/by-id/usb-pico-if00: {why}", timeout=TIMEOUT)
-    _no_errors(page)
-    page.close()
+    close_page(page)
 
 
 def test_a_plain_ball_siberian_table_shows_the_balls_left_not_numbers_that_are_gone(
-        browser: Browser, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
+        tabs: Tabs, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
     """Issue 27: a Siberian Ten break that pots two balls on a table with no numbers and no
     identity reader leaves eight balls, which ones nobody knows (the number changes nothing):
     the card shows eight, never the ten numbers that may be on the table."""
@@ -233,12 +228,10 @@ def test_a_plain_ball_siberian_table_shows_the_balls_left_not_numbers_that_are_g
     state = t.table.referee.snapshot()
     assert (len(state["on_table"]), state["unidentified"], state["balls_left"]) == (10, 2, 8)
 
-    page = _page(browser)
-    page.goto(web.url)
+    page = open_page(tabs, web.url, SIZE)
     expect(page.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
     card = page.locator('[data-table="t1"]')
     expect(card.locator('[data-field="balls_left"]')).to_have_text(
         "8 balls on the table (numbers not known)", timeout=TIMEOUT)
     expect(card.locator('[data-field="on_table"]')).to_have_count(0)
-    _no_errors(page)
-    page.close()
+    close_page(page)
