@@ -66,7 +66,7 @@ async def _outage(tmp_path: Path, store_url: str, down: Callable[[], Any],
                     health.append(json.loads(message.payload))
 
             listening = asyncio.create_task(listen())
-            async with tables(tmp_path, broker, len(NAMES), speed=20, shots=400):
+            async with tables(tmp_path, broker, len(NAMES), speed=40, shots=400):
                 await until(lambda: len(store.progress()) == len(NAMES), 30, "both tables heard")
                 down()
                 await until(lambda: any(not h["store"]["up"] for h in health if h.get("online")),
