@@ -7,9 +7,11 @@ race, and the tap sends its ``tournament`` as the offer gave it; the wall's card
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from playwright.sync_api import Browser, expect
+import pytest
+from playwright.sync_api import Browser, Page, expect
 
 import tournament as core
 from controller.record import tournaments, waiting
@@ -28,9 +30,39 @@ from tests.web.test_roster_console import wait_for
 TIMEOUT = 15000  # ms
 
 
+@pytest.fixture(scope="module")
+def window(browser: Browser) -> Iterator[Page]:
+    """One browser tab for the module's consoles and player pages, each loaded afresh in it:
+    a new tab is a new renderer process, about 1.3 CPU-s and a second of a loaded machine's
+    time, a page loaded in the tab about half that."""
+    page = browser.new_page()
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def tab(window: Page) -> Iterator[tuple[Page, list[str]]]:
+    """The module's tab, its page's storage left by the test before it cleared (the console
+    remembers a table's last match settings there), and the list its script errors go to
+    during the test."""
+    window.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }")
+    errors: list[str] = []
+
+    def append(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    window.on("pageerror", append)
+    try:
+        yield window, errors
+    finally:
+        window.remove_listener("pageerror", append)
+
+
 def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_shows_it(
-        browser: Browser, web: WebThread, ws_broker: Broker, live_tables: dict[str, LiveTable],
-        artifacts: Path, tmp_path: Path) -> None:
+        browser: Browser, tab: tuple[Page, list[str]], web: WebThread, ws_broker: Broker,
+        live_tables: dict[str, LiveTable], artifacts: Path, tmp_path: Path) -> None:
     with recording(ws_broker, tmp_path) as store:
         for name in ("t1", "t2"):  # two pool tables, each with a match played this evening
             live_tables[name] = LiveTable(ws_broker.host, ws_broker.port, VENUE, name).start()
@@ -53,9 +85,8 @@ def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_sho
             "Следующие: Анна — Борис", timeout=TIMEOUT)
         wall.screenshot(path=str(artifacts / "wall-next.png"))
 
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = tab
+        page.set_viewport_size({"width": 1024, "height": 768})
         page.goto(web.url + "console.html?table=t2&lang=ru")
         expect(page.locator("#next-text")).to_have_text(
             "Турнир Кубок клуба, матч W1-1: Анна — Борис, до 3 побед", timeout=TIMEOUT)
@@ -80,12 +111,11 @@ def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_sho
         expect(wall.locator('[data-table="t1"] [data-field="next"]')).to_have_count(
             0, timeout=TIMEOUT)
         assert errors == []
-        page.close()
         wall.close()
 
 
 def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
-        browser: Browser, web: WebThread, ws_broker: Broker, live_tables: dict[str, LiveTable],
+        tab: tuple[Page, list[str]], web: WebThread, ws_broker: Broker, live_tables: dict[str, LiveTable],
         artifacts: Path, tmp_path: Path) -> None:
     with recording(ws_broker, tmp_path) as store:
         live_tables["t3"] = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t3").start()
@@ -94,9 +124,8 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         wait_for(lambda: [t.kind for t in waiting.tables_now(store, VENUE).values()
                           if t.table == "t3" and not t.playing] == ["russian"], 30,
                  "table 3's match recorded")
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = tab
+        page.set_viewport_size({"width": 1024, "height": 768})
         page.goto(web.url + "console.html?table=t3&lang=ru")
         # the console hears its table (its retained status: the subscriptions answered), so
         # it is connected before it asks: under load a click before it said «Нет связи»
@@ -124,20 +153,18 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         expect(page.locator("#next-panel")).to_be_hidden()  # the empty retained offer
         assert waiting.entries(store, VENUE) == []
         assert errors == []
-        page.close()
 
 
-def test_a_player_puts_himself_on_the_list_from_his_page(browser: Browser, tmp_path: Path,
-                                                          artifacts: Path) -> None:
+def test_a_player_puts_himself_on_the_list_from_his_page(tab: tuple[Page, list[str]],
+                                                          tmp_path: Path, artifacts: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
     played(store, "t1", "ten-ball", 1.0, ids=["p1", "p2"])
     take(store)  # summed up: p1 is a roster entry
     server = WebThread(WebConfig(venue=VENUE), record=WithRecord(
         DirectorSite(store), RecordSite(store), WaitingSite(store))).start()
     try:
-        page = browser.new_page(viewport={"width": 390, "height": 844})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = tab
+        page.set_viewport_size({"width": 390, "height": 844})
         page.goto(server.url + "history.html?pid=p1&lang=ru")
         page.click('[data-join="pool"]')
         said = page.locator('[data-field="waiting-said"]')
@@ -148,6 +175,5 @@ def test_a_player_puts_himself_on_the_list_from_his_page(browser: Browser, tmp_p
         assert [(e.kind, [dict(p) for p in e.players]) for e in waiting.entries(store, VENUE)] == [
             ("pool", [{"id": "p1", "name": "p1"}])]
         assert errors == []
-        page.close()
     finally:
         server.stop()
