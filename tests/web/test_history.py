@@ -15,7 +15,6 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,11 @@ from controller.web import WebConfig, WebServer
 from controller.web.history import History
 from controller.words import catalogue
 from tests.tracekit import TraceBuilder
+from tests.web import test_console_wording as wording
 from tests.web.harness import WebThread, http_get
+
+#: the module's browser tab, each test's page loaded afresh in it (test_console_wording's)
+window, tab, errors = wording.window, wording.tab, wording.errors
 
 TIMEOUT = 8000
 
@@ -267,36 +270,9 @@ MID_WORD = """(selector) => {
 SIZES = (((1024, 768), "tablet"), ((390, 844), "phone"))
 
 
-@pytest.fixture(scope="module")
-def tab(browser: Browser) -> Iterator[Page]:
-    """One browser tab for the module's pages, each loaded afresh in it at the size a test
-    gives (``_sized``): a new tab is a new renderer process, about 1.3 CPU-s and a second of
-    a loaded machine's time, a page loaded in the tab about half that. (Each test's server
-    has a port, an origin, of its own: nothing a page keeps is seen by the next test's.)"""
-    page = browser.new_page()
-    try:
-        yield page
-    finally:
-        page.close()
-
-
-@pytest.fixture
-def errors(tab: Page) -> Iterator[list[str]]:
-    """The script errors of the pages the test loads in ``tab``."""
-    caught: list[str] = []
-
-    def append(exc: Exception) -> None:
-        caught.append(str(exc))
-
-    tab.on("pageerror", append)
-    try:
-        yield caught
-    finally:
-        tab.remove_listener("pageerror", append)
-
-
 def _sized(tab: Page, width: int, height: int) -> Page:
-    """Returns ``tab`` sized ``width``×``height`` for the page it loads next."""
+    """Returns ``tab`` (one browser tab for the module, each page loaded afresh in it) sized
+    ``width``×``height`` for the page it loads next."""
     tab.set_viewport_size({"width": width, "height": height})
     return tab
 

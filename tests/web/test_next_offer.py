@@ -7,10 +7,8 @@ race, and the tap sends its ``tournament`` as the offer gave it; the wall's card
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 import tournament as core
@@ -23,46 +21,20 @@ from controller.web import WebConfig
 from tests.broker import Broker
 from tests.record.test_offers import played, take
 from tests.record.venue import recording
+from tests.web import test_console_wording as wording
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_roster_console import wait_for
 
+#: the module's browser tab, each test's page loaded afresh in it (test_console_wording's)
+window, tab, errors = wording.window, wording.tab, wording.errors
+
 TIMEOUT = 15000  # ms
 
 
-@pytest.fixture(scope="module")
-def window(browser: Browser) -> Iterator[Page]:
-    """One browser tab for the module's consoles and player pages, each loaded afresh in it:
-    a new tab is a new renderer process, about 1.3 CPU-s and a second of a loaded machine's
-    time, a page loaded in the tab about half that."""
-    page = browser.new_page()
-    try:
-        yield page
-    finally:
-        page.close()
-
-
-@pytest.fixture
-def tab(window: Page) -> Iterator[tuple[Page, list[str]]]:
-    """The module's tab, its page's storage left by the test before it cleared (the console
-    remembers a table's last match settings there), and the list its script errors go to
-    during the test."""
-    window.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }")
-    errors: list[str] = []
-
-    def append(exc: Exception) -> None:
-        errors.append(str(exc))
-
-    window.on("pageerror", append)
-    try:
-        yield window, errors
-    finally:
-        window.remove_listener("pageerror", append)
-
-
 def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_shows_it(
-        browser: Browser, tab: tuple[Page, list[str]], web: WebThread, ws_broker: Broker,
-        live_tables: dict[str, LiveTable], artifacts: Path, tmp_path: Path) -> None:
+        browser: Browser, tab: Page, errors: list[str], web: WebThread,
+        ws_broker: Broker, live_tables: dict[str, LiveTable], artifacts: Path, tmp_path: Path) -> None:
     with recording(ws_broker, tmp_path) as store:
         for name in ("t1", "t2"):  # two pool tables, each with a match played this evening
             live_tables[name] = LiveTable(ws_broker.host, ws_broker.port, VENUE, name).start()
@@ -85,7 +57,7 @@ def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_sho
             "Следующие: Анна — Борис", timeout=TIMEOUT)
         wall.screenshot(path=str(artifacts / "wall-next.png"))
 
-        page, errors = tab
+        page = tab
         page.set_viewport_size({"width": 1024, "height": 768})
         page.goto(web.url + "console.html?table=t2&lang=ru")
         expect(page.locator("#next-text")).to_have_text(
@@ -115,8 +87,8 @@ def test_the_console_offers_the_next_pair_and_one_tap_starts_it_and_the_wall_sho
 
 
 def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
-        tab: tuple[Page, list[str]], web: WebThread, ws_broker: Broker, live_tables: dict[str, LiveTable],
-        artifacts: Path, tmp_path: Path) -> None:
+        tab: Page, errors: list[str], web: WebThread, ws_broker: Broker,
+        live_tables: dict[str, LiveTable], artifacts: Path, tmp_path: Path) -> None:
     with recording(ws_broker, tmp_path) as store:
         live_tables["t3"] = LiveTable(ws_broker.host, ws_broker.port, VENUE, "t3").start()
         live_tables["t3"].request("new_match", {"game": "pyramid", "players": ["Ян", "Ира"]})
@@ -124,7 +96,7 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         wait_for(lambda: [t.kind for t in waiting.tables_now(store, VENUE).values()
                           if t.table == "t3" and not t.playing] == ["russian"], 30,
                  "table 3's match recorded")
-        page, errors = tab
+        page = tab
         page.set_viewport_size({"width": 1024, "height": 768})
         page.goto(web.url + "console.html?table=t3&lang=ru")
         # the console hears its table (its retained status: the subscriptions answered), so
@@ -155,15 +127,15 @@ def test_a_console_puts_a_pair_on_the_waiting_list_and_takes_it_off(
         assert errors == []
 
 
-def test_a_player_puts_himself_on_the_list_from_his_page(tab: tuple[Page, list[str]],
-                                                          tmp_path: Path, artifacts: Path) -> None:
+def test_a_player_puts_himself_on_the_list_from_his_page(
+        tab: Page, errors: list[str], tmp_path: Path, artifacts: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'record.sqlite3'}")
     played(store, "t1", "ten-ball", 1.0, ids=["p1", "p2"])
     take(store)  # summed up: p1 is a roster entry
     server = WebThread(WebConfig(venue=VENUE), record=WithRecord(
         DirectorSite(store), RecordSite(store), WaitingSite(store))).start()
     try:
-        page, errors = tab
+        page = tab
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(server.url + "history.html?pid=p1&lang=ru")
         page.click('[data-join="pool"]')
