@@ -63,8 +63,10 @@ def evening(ws_broker: Broker) -> Iterator[dict[str, LiveTable]]:
             t.stop()
 
 
-#: Where each card is and its size.
-RECTS = "cs => cs.map(c => JSON.stringify(c.getBoundingClientRect()))"
+#: Where each card is and its size, found and measured at once (the wall redraws a card whose
+#: clock ticked: one found a step before it is measured may be out of the page by then).
+RECTS = ("() => [...document.querySelectorAll('article.table')]"
+         ".map(c => JSON.stringify(c.getBoundingClientRect()))")
 
 
 def _open(where: Browser | Tabs, url: str, size: tuple[int, int], init: str | None = None) -> Page:
@@ -114,8 +116,8 @@ def test_twelve_ordinary_tables_fit_one_wall_with_40px_names_status_and_question
     sizes = ("async () => { const m = await import('./dashboard.js');"
              " return [m.MIN_LETTER_PX, m.SMALL_LETTER]; }")
     assert page.evaluate(sizes) == [LEAST_PX, SMALL]
-    small = page.locator("article.table .meta").evaluate_all(
-        "ms => ms.map(m => parseFloat(getComputedStyle(m).fontSize))")
+    small = page.evaluate("() => [...document.querySelectorAll('article.table .meta')]"
+                          ".map(m => parseFloat(getComputedStyle(m).fontSize))")  # found and measured at once
     assert small and min(small) >= SMALL * least - 0.05, small
     assert [t for t in page.evaluate(SHOWN_TEXT) if t[0] < SMALL * least - 0.05] == []
     page.screenshot(path=str(artifacts / f"wall-twelve-ru-{height}p.png"))
@@ -140,8 +142,8 @@ def test_a_card_with_the_longest_names_keeps_its_room_and_shortens_them_by_rule(
         page.screenshot(path=str(artifacts / "wall-longest-names-ru-1080p.png"))
         assert card.locator(".player .name").evaluate_all("ns => ns.map(n => n.title)") == LONG_RU
         assert card.locator(".player .name").all_inner_texts() == ["А. Константинопольская", "Вячеслав П.-З."]
-        sizes = page.locator("article.table").evaluate_all(
-            "cs => cs.map(c => [Math.round(c.offsetWidth), Math.round(c.offsetHeight)])")
+        sizes = page.evaluate("() => [...document.querySelectorAll('article.table')]"
+                              ".map(c => [Math.round(c.offsetWidth), Math.round(c.offsetHeight)])")
         assert len(sizes) == 7 and len(set(map(tuple, sizes))) == 1, sizes  # seven, one size
         measured = page.evaluate(MEASURED, MUST)
         assert [m for m in measured if m[0] < LEAST_PX - 0.05 or not m[2]] == []
@@ -210,20 +212,20 @@ def test_a_long_question_is_shown_in_its_cards_region_and_the_wall_stays_put(
     card = page.locator('[data-table="t42"]')
     expect(card.locator('[data-field="status"]')).to_have_text("разбой", timeout=TIMEOUT)
     _laid_out(page)
-    cards = page.locator("article.table")
-    where = cards.evaluate_all(RECTS)
+    where = page.evaluate(RECTS)
     table.pot("fl")  # was it the cue ball? (three lines at 40 px, with the question mark)
     table.settle()
     expect(card.locator('[data-field="question"]')).to_have_count(1, timeout=TIMEOUT)
     _laid_out(page)
     expect(page.locator("#page-no")).to_be_hidden()
-    assert cards.evaluate_all(RECTS) == where
-    assert card.locator(".questions").evaluate("q => q.checkVisibility() && q.clientHeight > 0")
+    assert page.evaluate(RECTS) == where
+    assert page.evaluate("""() => { const q = document.querySelector('[data-table="t42"] .questions');
+        return q.checkVisibility() && q.clientHeight > 0; }""")  # found and measured at once
     page.screenshot(path=str(artifacts / "wall-long-question-ru-1080p.png"))
     assert table.request("answer", {"answer": False})["status"] == "ok"
     expect(card.locator('[data-field="question"]')).to_have_count(0, timeout=TIMEOUT)
     _laid_out(page)
-    assert cards.evaluate_all(RECTS) == where
+    assert page.evaluate(RECTS) == where
     assert page.locator("article.table").count() == 12
     close_page(page)
 

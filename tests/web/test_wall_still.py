@@ -222,9 +222,13 @@ def test_a_table_without_a_match_has_the_same_header_as_the_others(
         expect(card.locator("header [data-field='status']")).to_have_text("Нет матча", timeout=TIMEOUT)
         expect(other.locator(".player").first).to_be_visible(timeout=TIMEOUT)
         expect(card.locator("header h2 [aria-hidden]")).to_have_text("73")
-        style = "e => [getComputedStyle(e).fontSize, getComputedStyle(e).fontWeight]"
-        heads = [c.locator("header h2").evaluate(style) for c in (card, other)]
-        statuses = [c.locator("header [data-field='status']").evaluate(style) for c in (card, other)]
+        # each found and measured in one step (a locator's evaluate finds, then measures: the
+        # wall's redraw between the two left t68's status out of the page, its style empty)
+        style = """(sels) => sels.map((sel) => { const s = getComputedStyle(document.querySelector(sel));
+            return [s.fontSize, s.fontWeight]; })"""
+        heads = page.evaluate(style, [f'[data-table="{t}"] header h2' for t in ("t73", "t68")])
+        statuses = page.evaluate(style, [f'[data-table="{t}"] header [data-field="status"]'
+                                         for t in ("t73", "t68")])
         assert heads[0] == heads[1] and statuses[0] == statuses[1], (heads, statuses)
         close_page(page)
     finally:
