@@ -18,7 +18,7 @@ from tests.broker import Broker, free_port
 from tests.web.harness import LiveTable, Tabs, WebThread
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -74,6 +74,21 @@ def tabs(browser: Browser) -> Iterator[Tabs]:
         yield pool
     finally:
         pool.stop()
+
+
+@pytest.fixture
+def tab(tabs: Tabs) -> Iterator[Page]:
+    """A blank page of the module's ``tabs`` (a tablet's 1024×768 unless the test sizes it),
+    for the pages the test loads in it; given back when the test ends (its storage cleared)."""
+    page = tabs.open("about:blank", (1024, 768))
+    yield page
+    tabs.close(page)  # asserts no script error happened in it
+
+
+@pytest.fixture
+def errors(tab: Page) -> list[str]:
+    """The script errors of the pages the test loads in ``tab``."""
+    return tab.errors  # type: ignore[attr-defined,no-any-return]
 
 
 @pytest.fixture

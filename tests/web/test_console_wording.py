@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from controller.pipeline.fusion import fusion_config
 from controller.pipeline.table import Table
@@ -24,42 +24,6 @@ from tests.web.harness import LiveTable, WebThread
 
 TIMEOUT = 10000
 ANNA_BORIS = ["Анна", "Борис"]
-
-
-@pytest.fixture(scope="module")
-def window(browser: Browser) -> Iterator[Page]:
-    """One browser tab (a tablet's 1024×768 unless a test sizes it) for the module, each test's
-    page loaded afresh in it: a new tab is a new renderer process, about 1.3 CPU-s and a second
-    of a loaded machine's time, a page loaded in the tab about half that. (Also the tab of
-    test_history and test_next_offer, which import these fixtures.)"""
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
-    try:
-        yield page
-    finally:
-        page.close()
-
-
-@pytest.fixture
-def tab(window: Page) -> Page:
-    """The module's tab, its page's storage left by the test before it cleared (the console
-    remembers a table's last match settings there)."""
-    window.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }")
-    return window
-
-
-@pytest.fixture
-def errors(tab: Page) -> Iterator[list[str]]:
-    """The script errors of the pages the test loads in ``tab``."""
-    caught: list[str] = []
-
-    def append(exc: Exception) -> None:
-        caught.append(str(exc))
-
-    tab.on("pageerror", append)
-    try:
-        yield caught
-    finally:
-        tab.remove_listener("pageerror", append)
 
 
 @pytest.fixture

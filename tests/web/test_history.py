@@ -33,11 +33,7 @@ from controller.web import WebConfig, WebServer
 from controller.web.history import History
 from controller.words import catalogue
 from tests.tracekit import TraceBuilder
-from tests.web import test_console_wording as wording
 from tests.web.harness import WebThread, http_get
-
-#: the module's browser tab, each test's page loaded afresh in it (test_console_wording's)
-window, tab, errors = wording.window, wording.tab, wording.errors
 
 TIMEOUT = 8000
 

@@ -21,13 +21,9 @@ from controller.web import WebConfig
 from tests.broker import Broker
 from tests.record.test_offers import played, take
 from tests.record.venue import recording
-from tests.web import test_console_wording as wording
 from tests.web.conftest import VENUE
 from tests.web.harness import LiveTable, WebThread
 from tests.web.test_roster_console import wait_for
-
-#: the module's browser tab, each test's page loaded afresh in it (test_console_wording's)
-window, tab, errors = wording.window, wording.tab, wording.errors
 
 TIMEOUT = 15000  # ms
 
