@@ -86,9 +86,10 @@ class Postgres:
         self._next: Future[str] | None = None  # the next one, being made meanwhile
         self._maker = ThreadPoolExecutor(1, thread_name_prefix="createdb")
 
-    def _run(self, *args: str) -> None:
+    def _run(self, *args: str, stdin: str | None = None) -> None:
         env = {**os.environ, "PGPASSWORD": self.password} if self.password else None
-        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60, env=env)
+        subprocess.run([*self._as, *args], check=True, capture_output=True, timeout=60, env=env,
+                       input=stdin.encode() if stdin is not None else None)
 
     def start(self) -> None:
         """Makes the cluster (a copy of ``initdb``'s) and starts it; with a password, TCP
@@ -99,8 +100,8 @@ class Postgres:
         self.resume()
         if self.password:
             self._run(str(BIN / "psql"), "-h", str(self.directory), "-p", str(self.port), "-U",
-                      "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c",
-                      f"ALTER USER postgres PASSWORD '{self.password}'")
+                      "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1",
+                      stdin=f"ALTER USER postgres PASSWORD '{self.password}';\n")  # not in argv
 
     def resume(self) -> None:
         """Starts the cluster on its data and port (at first, and again after ``crash``);
