@@ -304,9 +304,10 @@ def _invert(report: Report, inverted: frozenset[str], invert: Sequence[str],
             Said("f.inverted_cue" if _kind(ch) is Kind.CUE else "f.inverted"),
             Said(fix, {"name": name, "section": section})))
     if section and inverted:
-        names = {renamed.get(ch, ch) for ch in inverted}
-        report.settings.append(Setting(section, "invert", list(invert),
-                                       sorted({*invert, *names}), Said("why.invert")))
+        # plain names, as the file holds them (the cue detector's channel is a ``Kind``)
+        names = {str(renamed.get(ch, ch)) for ch in inverted}
+        report.settings.append(Setting(section, "invert", list(map(str, invert)),
+                                       sorted({*map(str, invert), *names}), Said("why.invert")))
 
 
 def _kind(ch: str) -> Kind | None:
