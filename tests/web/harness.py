@@ -299,12 +299,9 @@ class Tabs:
         else:
             context = self.browser.new_context(viewport={"width": size[0], "height": size[1]})
             self._contexts.append(context)
-            page = context.new_page()
+            page = _catching(context.new_page())
             page.tabs = self  # type: ignore[attr-defined]
             page.kept = init is None  # type: ignore[attr-defined]
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.errors = errors  # type: ignore[attr-defined]
             if init:
                 page.add_init_script(init)
         page.errors.clear()  # type: ignore[attr-defined]
@@ -317,7 +314,8 @@ class Tabs:
         if not page.kept:  # type: ignore[attr-defined]
             page.context.close()
             return
-        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        # (a page that never left about:blank has no storage: reading it throws)
+        page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch {} }")
         page.goto("about:blank")
         self._free.append(page)
 
@@ -331,13 +329,18 @@ def open_page(where: Browser | Tabs, url: str, size: tuple[int, int], init: str 
     errors go to ``page.errors``. ``close_page`` closes it."""
     if isinstance(where, Tabs):
         return where.open(url, size, init)
-    page = where.new_page(viewport={"width": size[0], "height": size[1]})
+    page = _catching(where.new_page(viewport={"width": size[0], "height": size[1]}))
     if init:
         page.add_init_script(init)
+    page.goto(url)
+    return page
+
+
+def _catching(page: Page) -> Page:
+    """Returns ``page``, its script errors collected in ``page.errors``."""
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors  # type: ignore[attr-defined]
-    page.goto(url)
     return page
 
 
