@@ -396,3 +396,30 @@ def expect(actual: Page | Locator, message: str | None = None) -> Any:
     from playwright.sync_api import expect as playwright_expect
 
     return _Soon(playwright_expect(actual, message))
+
+
+#: The elements of a selector that are rendered (an element not rendered measures 0 × 0, so
+#: no box could cut it: a check of it passes whatever the page does), the texts of those whose
+#: box cuts them (wider than their box, an ellipsis, a line clamp, or, when ``tall`` counts,
+#: taller than a box that hides what overflows it), and how many wall cards are rendered; found
+#: and measured in one step (the wall redraws a card whose clock ticked: an element found a
+#: step before it is measured may be out of the page by then).
+_CUT = """([selector, tall]) => {
+  const shown = [...document.querySelectorAll(selector)].filter((e) => e.checkVisibility());
+  const cut = shown.filter((e) => { const style = getComputedStyle(e);
+    return e.scrollWidth > e.clientWidth + 0.5 || style.textOverflow === "ellipsis"
+      || !["none", ""].includes(style.webkitLineClamp)
+      || (tall && style.overflowY !== "visible" && e.scrollHeight > e.clientHeight + 0.5); });
+  const cards = [...document.querySelectorAll("article.table")].filter((e) => e.checkVisibility());
+  return {shown: shown.length, cut: cut.map((e) => e.textContent), cards: cards.length};
+}"""
+
+
+def cut_texts(page: Page, selector: str, *, tall: bool = True, each_card: int = 0,
+              at_least: int = 1) -> list[str]:
+    """The texts of ``selector``'s rendered elements whose box cuts them (``tall``: a box too
+    short for them counts); asserts that at least ``at_least`` of them, and ``each_card`` for
+    each wall card shown, are rendered (measured)."""
+    found = page.evaluate(_CUT, [selector, tall])
+    assert found["shown"] >= max(at_least, each_card * found["cards"]), (selector, found)
+    return list(found["cut"])

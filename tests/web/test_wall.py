@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page
 from controller.web import WebConfig
 from tests.broker import Broker
 from tests.web.conftest import VENUE
-from tests.web.harness import LiveTable, Tabs, WebThread, close_page, expect, open_page
+from tests.web.harness import LiveTable, Tabs, WebThread, close_page, cut_texts, expect, open_page
 from tests.web.test_history import MID_WORD
 
 TIMEOUT = 8000  # ms
@@ -183,11 +183,10 @@ def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_languag
     page.screenshot(path=str(shot), omit_background=True)
     image = Image.open(shot).convert("RGBA")
     assert image.getpixel((10, 10))[3] == image.getpixel((960, 300))[3] == 0  # the picture shows through
-    names = page.locator(".bar .name")
     sizes = page.evaluate("() => [...document.querySelectorAll('.bar .name')]"
                           ".map(e => parseFloat(getComputedStyle(e).fontSize))")  # found and measured at once
     assert min(sizes) >= 40, sizes  # letters a viewer reads on a phone's stream
-    assert names.evaluate_all("ns => ns.filter(e => e.scrollWidth > e.clientWidth + 0.5).length") == 0
+    assert cut_texts(page, ".bar .name", at_least=2) == []
     assert page.evaluate(MID_WORD, ".bar") == []  # long names wrap between words, never cut
     assert "…" not in page.locator("#board").inner_text()
     close_page(page)
@@ -220,21 +219,22 @@ def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
         width: int, height: int) -> None:
     """Before: the line under the table number ended in «…» on every card at every size (the
     shot number lost), the longest names were cut with «…», and at 4K the top bar stayed
-    16-28 px."""
+    16-28 px. Now an item of that line shows whole or wraps out of sight, the most wanted
+    first: a pyramid's games won, the race."""
     page = _open(tabs, f"{web.url}?lang=ru&tv=1", (width, height))
     metas = page.locator("article.table .meta")
     expect(metas.first).to_contain_text("удар", timeout=TIMEOUT)
-    cut = metas.evaluate_all("ms => ms.filter(m => m.scrollWidth > m.clientWidth + 0.5"
-                             " || getComputedStyle(m).textOverflow === 'ellipsis').map(m => m.textContent)")
-    assert cut == []
+    assert cut_texts(page, "article.table .meta", tall=False, each_card=1) == []  # items wrap out of sight
     assert page.evaluate(MID_WORD, "article.table .meta") == []
-    for meta in metas.all():
-        if meta.is_visible():
-            assert re.search(r"удар \d+", meta.inner_text()), meta.inner_text()
-    names = page.locator("article.table .player .name")
-    cut_names = names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
-                                   " || n.scrollHeight > n.clientHeight + 0.5).map(n => n.textContent)")
-    assert cut_names == []  # before: «Константино…», «Преображен…»
+    # the race in sight on every card, and the games won where the score is not the games
+    # (before: a pyramid's «партии 1:0» wrapped out of sight on a wall of twelve, where
+    # ``innerText`` still held it)
+    lines = page.evaluate(SEEN_ITEMS)
+    assert any("games" in every for _, every in lines)  # a pyramid's card among them
+    for seen, every in lines:
+        assert "race" in seen and ("games" in seen or "games" not in every), (seen, every)
+    # before: «Константино…», «Преображен…»
+    assert cut_texts(page, "article.table .player .name", each_card=2) == []
     assert page.evaluate(MID_WORD, "article.table .player .name") == []
     top = page.locator(".top h1").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert top >= 0.025 * height, top  # 28 px at 1080p, 56 at 4K
@@ -333,6 +333,16 @@ def scripted(ws_broker: Broker) -> Iterator[ScriptedTable]:
         table.stop()
 
 
+#: For each rendered wall card's match line, the fields of its items in sight and of all its
+#: items (an item wrapped below the one-line box is rendered, and in its ``innerText``, but
+#: not seen).
+SEEN_ITEMS = """() => [...document.querySelectorAll("article.table .meta")].filter((e) => e.checkVisibility())
+    .map((e) => { const box = e.getBoundingClientRect(), items = [...e.querySelectorAll(".item")];
+      return [items.filter((c) => { const r = c.getBoundingClientRect();
+        return r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5; }).map((c) => c.dataset.field),
+        items.map((c) => c.dataset.field)]; })"""
+
+
 #: Every text of the wall's cards that shows: its element's font size, and what it says.
 SHOWN_TEXT = """() => [...document.querySelectorAll("article.table *")].filter((e) =>
     [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim())
@@ -375,7 +385,7 @@ def test_the_walls_letters_are_40px_at_1080p_and_scale_with_the_screen(
         # whole, or by the rule: the initials of the words before the last, or of those after the first
         first, *rest = full.split()
         assert shown == full or shown.startswith((first[0] + ".", first + " ")), (shown, full)
-    assert names.evaluate_all("ns => ns.filter(n => n.scrollHeight > n.clientHeight + 0.5).length") == 0
+    assert cut_texts(page, '[data-table="t20"] .player .name', at_least=len(FOUR_RU)) == []
     assert page.evaluate(MID_WORD, "article.table .player .name, article.table .meta") == []
     balls = card.locator('[data-field="on_table"]')  # the balls whole, or not shown
     assert balls.evaluate_all("""bs => bs.every(b => !b.checkVisibility() || b.getBoundingClientRect().bottom
@@ -425,11 +435,7 @@ def test_the_dashboard_on_a_phone_shows_whole_names_and_russian_table_titles(
     expect(card.locator(".player .name")).to_have_text(LONG_RU, timeout=TIMEOUT)
     expect(card.locator("h2")).to_have_text("Стол 22")
     expect(card).to_have_attribute("aria-label", "Стол 22")
-    names = page.locator("article.table .player .name")
-    assert names.evaluate_all("ns => ns.filter(n => n.scrollWidth > n.clientWidth + 0.5"
-                              " || n.scrollHeight > n.clientHeight + 0.5"
-                              " || getComputedStyle(n).webkitLineClamp !== 'none')"
-                              ".map(n => n.textContent)") == []
+    assert cut_texts(page, "article.table .player .name", each_card=2) == []
     assert page.evaluate(MID_WORD, "article.table .player .name") == []
     card.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "dashboard-phone-ru.png"))

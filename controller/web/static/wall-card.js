@@ -103,18 +103,20 @@ function notes(table) {
   return box;
 }
 
-// The one line of small letters: the match's clock, game, race, rack, shot, the games won
-// (where the score is not the games) and the best run.
+// The one line of small letters, most wanted first (on a wall card of one line, the items that
+// do not fit wrap out of sight, from the end): the games won where the score is not the games
+// (a pyramid's race is lost without them), the race, the game, the match's clock, the rack,
+// the shot and the best run.
 function matchLine(table) {
   const s = table.state;
   const items = [];
   const item = (field, text) => items.push(el("span", { class: "item", "data-field": field }, text));
-  if (table.matchSeconds() !== null) item("clock", t("page.clock", { time: duration(table.matchSeconds()) }));
-  item("game", gameName(s.game));
+  if (!scoresGames(s.game)) item("games", t("card.games_score", { games: (s.players || []).map((p) => p.games).join(":") }));
   item("race", t("card.race", { n: s.race_to }));
+  item("game", gameName(s.game));
+  if (table.matchSeconds() !== null) item("clock", t("page.clock", { time: duration(table.matchSeconds()) }));
   item("rack", t("card.game", { n: s.game_no }));
   item("shot", t("card.shot", { n: s.shot }));
-  if (!scoresGames(s.game)) item("games", t("card.games_score", { games: (s.players || []).map((p) => p.games).join(":") }));
   const best = table.stats.best;
   if (best && best.balls > 0) item("best", t("stats.best", { n: best.balls, who: table.playerName(best.player) }));
   // each item with the separator before it: an item that wraps out of sight takes its « · » along
