@@ -201,7 +201,6 @@ async def test_a_brown_out_loop_within_one_shot_names_each_gap_in_what_the_refer
                         await asyncio.sleep(ROLL_S)
                     board.drop(pocket)
                     await col.wait(lambda n=n: len(col.events("ball_pocketed")) >= n, 20)
-                    await asyncio.sleep(0.5)
                     gaps = len([w for w in col.events("warning")
                                 if w["data"].get("kind") == "data_gap"])
                     board.power_cycle(0.3)
