@@ -203,11 +203,11 @@ def test_the_console_names_the_port_of_a_sensor_board_not_connected_and_why(
         tabs: Tabs, web: WebThread, ws_broker: Broker, tables: dict[str, LiveTable]) -> None:
     # issue 28: a table that cannot see says so, naming the port and the reason
     why = "absent: no device /dev/serial/by-id/usb-pico-if00 (is the board plugged in?)"
-    _make(tables, ws_broker, "t5", health={"summary": {
+    _make(tables, ws_broker, "t6", health={"summary": {
         "ok": False, "faults": {}, "down": {"/dev/serial/by-id/usb-pico-if00": why}}})
     # the console (a staff page: issue 41), not the public dashboard
-    page = open_page(tabs, web.url + "console.html?table=t5", SIZE)
-    expect(page.locator('[data-table="t5"] [data-field="fault"]')).to_contain_text(
+    page = open_page(tabs, web.url + "console.html?table=t6", SIZE)
+    expect(page.locator('[data-table="t6"] [data-field="fault"]')).to_contain_text(
         f"/dev/serial/by-id/usb-pico-if00: {why}", timeout=TIMEOUT)
     close_page(page)
 
@@ -217,7 +217,7 @@ def test_a_plain_ball_siberian_table_shows_the_balls_left_not_numbers_that_are_g
     """Issue 27: a Siberian Ten break that pots two balls on a table with no numbers and no
     identity reader leaves eight balls, which ones nobody knows (the number changes nothing):
     the card shows eight, never the ten numbers that may be on the table."""
-    t = _make(tables, ws_broker, "t1")
+    t = _make(tables, ws_broker, "t7")
     t.request("new_match", {"game": "siberian-ten", "players": ["Ann", "Bob"], "race_to": 2})
     t.pot("fl")
     t.pot("fr")
@@ -230,7 +230,7 @@ def test_a_plain_ball_siberian_table_shows_the_balls_left_not_numbers_that_are_g
 
     page = open_page(tabs, web.url, SIZE)
     expect(page.locator("#connection")).to_have_text("connected", timeout=TIMEOUT)
-    card = page.locator('[data-table="t1"]')
+    card = page.locator('[data-table="t7"]')
     expect(card.locator('[data-field="balls_left"]')).to_have_text(
         "8 balls on the table (numbers not known)", timeout=TIMEOUT)
     expect(card.locator('[data-field="on_table"]')).to_have_count(0)
