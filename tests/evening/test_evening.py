@@ -67,7 +67,9 @@ def test_a_short_evening_under_faults_breaks_no_invariant(tmp_path: Path) -> Non
 def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
     # a smaller evening than the short one (2 tables at 20x): each defect shows in it. The
     # record never settles here (record-skips): each settle is its whole bound, 2 s, where a
-    # record that can settle does in well under 0.1 s
+    # record that can settle does in well under 0.1 s. A defect can keep a table from ever
+    # finishing its evening (one run waited out the short plan's 150 s bound, where the
+    # tables play theirs in about 28 s): 75 s bounds it, every fault long past by then
     plan = replace(short_plan(SEED), tables=2, speed=20.0, serial=0,
                    kinds=("table-kill", "undo-hung", "clock-jump"),
                    each=2, span=12.0, table_cmd=("-m", "tests.evening.defects", "table"),
@@ -75,7 +77,7 @@ def test_each_invariant_catches_its_defect_put_back(tmp_path: Path) -> None:
                    defects="drop-pocketed,rebuild-loses-requests,record-skips,will-online,"
                            "question-hides-truth,wall-overflows,console-gives-up,"
                            "deadline-by-wall",
-                   settle_s=2.0)
+                   settle_s=2.0, bound_s=75.0)
     report = evening(plan, tmp_path, keep_if_bad=False)
     assert report["drops"].bad > 0, report.text()  # drop-pocketed
     assert any(" fl: " in d for d in report["drops"].details), report.text()
