@@ -401,7 +401,7 @@ def expect(actual: Page | Locator, message: str | None = None) -> Any:
 #: The elements of a selector that are rendered (an element not rendered measures 0 × 0, so
 #: no box could cut it: a check of it passes whatever the page does), the texts of those whose
 #: box cuts them (wider than their box, an ellipsis, a line clamp, or, when ``tall`` counts,
-#: taller than a box that hides what overflows it), and how many wall cards are rendered; found
+#: taller than their box), and how many wall cards are rendered; found
 #: and measured in one step (the wall redraws a card whose clock ticked: an element found a
 #: step before it is measured may be out of the page by then).
 _CUT = """([selector, tall]) => {
@@ -409,7 +409,7 @@ _CUT = """([selector, tall]) => {
   const cut = shown.filter((e) => { const style = getComputedStyle(e);
     return e.scrollWidth > e.clientWidth + 0.5 || style.textOverflow === "ellipsis"
       || !["none", ""].includes(style.webkitLineClamp)
-      || (tall && style.overflowY !== "visible" && e.scrollHeight > e.clientHeight + 0.5); });
+      || (tall && e.scrollHeight > e.clientHeight + 0.5); });
   const cards = [...document.querySelectorAll("article.table")].filter((e) => e.checkVisibility());
   return {shown: shown.length, cut: cut.map((e) => e.textContent), cards: cards.length};
 }"""

@@ -194,7 +194,7 @@ def test_the_streaming_overlay_is_a_transparent_scoreboard_in_the_venues_languag
     sizes = page.evaluate("() => [...document.querySelectorAll('.bar .name')]"
                           ".map(e => parseFloat(getComputedStyle(e).fontSize))")  # found and measured at once
     assert min(sizes) >= 40, sizes  # letters a viewer reads on a phone's stream
-    assert cut_texts(page, ".bar .name", at_least=2) == []
+    assert cut_texts(page, ".bar .name", tall=False, at_least=2) == []
     assert page.evaluate(MID_WORD, ".bar") == []  # long names wrap between words, never cut
     assert "…" not in page.locator("#board").inner_text()
     close_page(page)
@@ -236,6 +236,9 @@ def test_the_walls_names_and_info_line_are_never_cut_and_the_top_bar_scales(
     # items wrap out of sight; a card crowded by its questions hides the line (wall.js)
     assert cut_texts(page, "article.table .meta", tall=False) == []
     assert page.evaluate(MID_WORD, "article.table .meta") == []
+    for meta in metas.all():
+        if meta.is_visible():
+            assert re.search(r"удар \d+", meta.inner_text()), meta.inner_text()
     # the race in sight on every card, and the games won where the score is not the games
     # (before: a pyramid's «партии 1:0» wrapped out of sight on a wall of twelve, where
     # ``innerText`` still held it)
